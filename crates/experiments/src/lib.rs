@@ -1,0 +1,1 @@
+//! Batch what-if sweeps. Not yet built.

@@ -1,0 +1,318 @@
+//! Integer expressions: loop bounds, barrier indices, phase parities and per-lane addresses.
+//!
+//! Expressions are small trees here; the engine compiles them once into a form that
+//! evaluates without allocation.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Expr {
+    Int(i64),
+    /// A loop variable, a parameter, or one of the built-ins `warp`, `lane`,
+    /// `warpgroup`, `cta`.
+    Var(String),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `min(a, b)` and `max(a, b)`.
+    Call(Func, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Func {
+    Min,
+    Max,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Xor,
+    Or,
+}
+
+/// Names every kernel may use in expressions without declaring them.
+pub const BUILTIN_VARS: [&str; 4] = ["warp", "lane", "warpgroup", "cta"];
+
+impl BinOp {
+    /// Binding strength, C's order: higher binds tighter.
+    pub fn precedence(self) -> u8 {
+        use BinOp::*;
+        match self {
+            Mul | Div | Rem => 10,
+            Add | Sub => 9,
+            Shl | Shr => 8,
+            Lt | Le | Gt | Ge => 7,
+            Eq | Ne => 6,
+            And => 5,
+            Xor => 4,
+            Or => 3,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            Add => "+",
+            Sub => "-",
+            Shl => "<<",
+            Shr => ">>",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Eq => "==",
+            Ne => "!=",
+            And => "&",
+            Xor => "^",
+            Or => "|",
+        }
+    }
+
+    pub const ALL: [BinOp; 16] = [
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Rem,
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Shl,
+        BinOp::Shr,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::And,
+        BinOp::Xor,
+        BinOp::Or,
+    ];
+
+    /// Applies the operator. Division or remainder by zero and out-of-range shifts are
+    /// errors, not panics: the expression came from the user.
+    pub fn apply(self, a: i64, b: i64) -> Result<i64, EvalError> {
+        use BinOp::*;
+        Ok(match self {
+            Mul => a.wrapping_mul(b),
+            Div => {
+                if b == 0 {
+                    return Err(EvalError::DivideByZero);
+                }
+                a.wrapping_div(b)
+            }
+            Rem => {
+                if b == 0 {
+                    return Err(EvalError::DivideByZero);
+                }
+                a.wrapping_rem(b)
+            }
+            Add => a.wrapping_add(b),
+            Sub => a.wrapping_sub(b),
+            Shl => {
+                if !(0..64).contains(&b) {
+                    return Err(EvalError::BadShift(b));
+                }
+                a.wrapping_shl(b as u32)
+            }
+            Shr => {
+                if !(0..64).contains(&b) {
+                    return Err(EvalError::BadShift(b));
+                }
+                a.wrapping_shr(b as u32)
+            }
+            Lt => (a < b) as i64,
+            Le => (a <= b) as i64,
+            Gt => (a > b) as i64,
+            Ge => (a >= b) as i64,
+            Eq => (a == b) as i64,
+            Ne => (a != b) as i64,
+            And => a & b,
+            Xor => a ^ b,
+            Or => a | b,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalError {
+    Unbound(String),
+    DivideByZero,
+    BadShift(i64),
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvalError::Unbound(v) => write!(f, "`{v}` is not a loop variable, parameter or built-in"),
+            EvalError::DivideByZero => write!(f, "division by zero"),
+            EvalError::BadShift(b) => write!(f, "shift by {b} is outside 0..64"),
+        }
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+impl Expr {
+    pub fn var(name: &str) -> Expr {
+        Expr::Var(name.to_string())
+    }
+
+    pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Bin(op, Box::new(a), Box::new(b))
+    }
+
+    /// Evaluates with `lookup` resolving variables.
+    pub fn eval(&self, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<i64, EvalError> {
+        Ok(match self {
+            Expr::Int(v) => *v,
+            Expr::Var(name) => lookup(name).ok_or_else(|| EvalError::Unbound(name.clone()))?,
+            Expr::Neg(e) => e.eval(lookup)?.wrapping_neg(),
+            Expr::Not(e) => !e.eval(lookup)?,
+            Expr::Bin(op, a, b) => op.apply(a.eval(lookup)?, b.eval(lookup)?)?,
+            Expr::Call(func, a, b) => {
+                let (a, b) = (a.eval(lookup)?, b.eval(lookup)?);
+                match func {
+                    Func::Min => a.min(b),
+                    Func::Max => a.max(b),
+                }
+            }
+        })
+    }
+
+    /// Every variable name the expression mentions, in order of first appearance.
+    pub fn vars(&self, out: &mut Vec<String>) {
+        match self {
+            Expr::Int(_) => {}
+            Expr::Var(v) => {
+                if !out.contains(v) {
+                    out.push(v.clone())
+                }
+            }
+            Expr::Neg(e) | Expr::Not(e) => e.vars(out),
+            Expr::Bin(_, a, b) | Expr::Call(_, a, b) => {
+                a.vars(out);
+                b.vars(out);
+            }
+        }
+    }
+
+    /// True when the value can differ between the lanes of one warp.
+    pub fn depends_on_lane(&self) -> bool {
+        let mut v = Vec::new();
+        self.vars(&mut v);
+        v.iter().any(|n| n == "lane")
+    }
+
+    /// Replaces parameters by their values, leaving other names alone, and folds
+    /// constant subtrees.
+    pub fn substitute(&self, value_of: &dyn Fn(&str) -> Option<i64>) -> Expr {
+        match self {
+            Expr::Int(v) => Expr::Int(*v),
+            Expr::Var(n) => match value_of(n) {
+                Some(v) => Expr::Int(v),
+                None => Expr::Var(n.clone()),
+            },
+            Expr::Neg(e) => match e.substitute(value_of) {
+                Expr::Int(v) => Expr::Int(v.wrapping_neg()),
+                e => Expr::Neg(Box::new(e)),
+            },
+            Expr::Not(e) => match e.substitute(value_of) {
+                Expr::Int(v) => Expr::Int(!v),
+                e => Expr::Not(Box::new(e)),
+            },
+            Expr::Bin(op, a, b) => {
+                let (a, b) = (a.substitute(value_of), b.substitute(value_of));
+                if let (Expr::Int(x), Expr::Int(y)) = (&a, &b) {
+                    if let Ok(v) = op.apply(*x, *y) {
+                        return Expr::Int(v);
+                    }
+                }
+                Expr::bin(*op, a, b)
+            }
+            Expr::Call(f, a, b) => {
+                let (a, b) = (a.substitute(value_of), b.substitute(value_of));
+                if let (Expr::Int(x), Expr::Int(y)) = (&a, &b) {
+                    return Expr::Int(match f {
+                        Func::Min => *x.min(y),
+                        Func::Max => *x.max(y),
+                    });
+                }
+                Expr::Call(*f, Box::new(a), Box::new(b))
+            }
+        }
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Expr::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    fn fmt_prec(&self, f: &mut fmt::Formatter<'_>, parent: u8) -> fmt::Result {
+        match self {
+            Expr::Int(v) => write!(f, "{v}"),
+            Expr::Var(n) => write!(f, "{n}"),
+            Expr::Neg(e) => {
+                write!(f, "-")?;
+                e.fmt_prec(f, 11)
+            }
+            Expr::Not(e) => {
+                write!(f, "~")?;
+                e.fmt_prec(f, 11)
+            }
+            Expr::Call(func, a, b) => {
+                let name = match func {
+                    Func::Min => "min",
+                    Func::Max => "max",
+                };
+                write!(f, "{name}({a}, {b})")
+            }
+            Expr::Bin(op, a, b) => {
+                let p = op.precedence();
+                // Left-associative: the right operand needs parentheses at equal precedence.
+                let paren = p < parent;
+                if paren {
+                    write!(f, "(")?;
+                }
+                a.fmt_prec(f, p)?;
+                write!(f, " {} ", op.symbol())?;
+                b.fmt_prec(f, p + 1)?;
+                if paren {
+                    write!(f, ")")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_prec(f, 0)
+    }
+}
+
+impl From<i64> for Expr {
+    fn from(v: i64) -> Self {
+        Expr::Int(v)
+    }
+}
