@@ -161,7 +161,9 @@ pub enum EvalError {
 impl fmt::Display for EvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EvalError::Unbound(v) => write!(f, "`{v}` is not a loop variable, parameter or built-in"),
+            EvalError::Unbound(v) => {
+                write!(f, "`{v}` is not a loop variable, parameter or built-in")
+            }
             EvalError::DivideByZero => write!(f, "division by zero"),
             EvalError::BadShift(b) => write!(f, "shift by {b} is outside 0..64"),
         }
@@ -267,17 +269,45 @@ impl Expr {
         }
     }
 
-    fn fmt_prec(&self, f: &mut fmt::Formatter<'_>, parent: u8) -> fmt::Result {
+    /// Prints with the parentheses a reader expects: required ones, plus any around a
+    /// mix of operators other than the familiar `a * b + c`.
+    fn fmt_child(&self, f: &mut fmt::Formatter<'_>, parent: BinOp, right: bool) -> fmt::Result {
+        use BinOp::*;
+        let paren = match self {
+            Expr::Bin(op, ..) => {
+                let (p, c) = (parent.precedence(), op.precedence());
+                let additive = |o: BinOp| matches!(o, Add | Sub);
+                let multiplicative = |o: BinOp| matches!(o, Mul | Div | Rem);
+                let plain = (multiplicative(*op) && additive(parent))
+                    || (!right && (*op == parent || (additive(*op) && additive(parent))));
+                c < p || (right && c == p) || !plain
+            }
+            _ => false,
+        };
+        if paren {
+            write!(f, "({self})")
+        } else {
+            write!(f, "{self}")
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Expr::Int(v) => write!(f, "{v}"),
             Expr::Var(n) => write!(f, "{n}"),
-            Expr::Neg(e) => {
-                write!(f, "-")?;
-                e.fmt_prec(f, 11)
-            }
-            Expr::Not(e) => {
-                write!(f, "~")?;
-                e.fmt_prec(f, 11)
+            Expr::Neg(e) | Expr::Not(e) => {
+                f.write_str(if matches!(self, Expr::Neg(_)) {
+                    "-"
+                } else {
+                    "~"
+                })?;
+                if matches!(**e, Expr::Bin(..)) {
+                    write!(f, "({e})")
+                } else {
+                    write!(f, "{e}")
+                }
             }
             Expr::Call(func, a, b) => {
                 let name = match func {
@@ -287,27 +317,11 @@ impl Expr {
                 write!(f, "{name}({a}, {b})")
             }
             Expr::Bin(op, a, b) => {
-                let p = op.precedence();
-                // Left-associative: the right operand needs parentheses at equal precedence.
-                let paren = p < parent;
-                if paren {
-                    write!(f, "(")?;
-                }
-                a.fmt_prec(f, p)?;
+                a.fmt_child(f, *op, false)?;
                 write!(f, " {} ", op.symbol())?;
-                b.fmt_prec(f, p + 1)?;
-                if paren {
-                    write!(f, ")")?;
-                }
-                Ok(())
+                b.fmt_child(f, *op, true)
             }
         }
-    }
-}
-
-impl fmt::Display for Expr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.fmt_prec(f, 0)
     }
 }
 

@@ -1,0 +1,139 @@
+//! Prints a kernel in the text format; `parse_kernel(&k.to_string()) == Ok(k)`.
+
+use std::fmt::{self, Display, Formatter, Write};
+
+use crate::ast::*;
+
+fn size(v: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (m, u) in UNITS {
+        if v >= m && v % m == 0 {
+            return format!("{}{u}", v / m);
+        }
+    }
+    v.to_string()
+}
+
+impl Display for Operand {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Reg { reg, negated } => {
+                if *negated {
+                    f.write_char(if matches!(reg, Reg::P(_) | Reg::Pt) {
+                        '!'
+                    } else {
+                        '-'
+                    })?;
+                }
+                write!(f, "{reg}")
+            }
+            Operand::Int(v) => write!(f, "{v}"),
+            Operand::Float(s) => f.write_str(s),
+            Operand::Index { name, index } => write!(f, "{name}[{index}]"),
+            Operand::Key { key, value } => write!(f, "{key}={value}"),
+            // A bare expression that is one name prints like a word and parses back as one.
+            Operand::Expr(e) => write!(f, "{e}"),
+            Operand::Word(w) => f.write_str(w),
+        }
+    }
+}
+
+impl Display for Instr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if let Some(g) = self.guard {
+            write!(f, "@{}{} ", if g.negated { "!" } else { "" }, g.pred)?;
+        }
+        f.write_str(&self.mnemonic())?;
+        for (i, o) in self.operands.iter().enumerate() {
+            f.write_str(if i == 0 { " " } else { ", " })?;
+            write!(f, "{o}")?;
+        }
+        Ok(())
+    }
+}
+
+fn body(f: &mut Formatter<'_>, stmts: &[Stmt], depth: usize) -> fmt::Result {
+    let pad = "  ".repeat(depth);
+    for s in stmts {
+        match s {
+            Stmt::Instr(i) => writeln!(f, "{pad}{i}")?,
+            Stmt::Loop {
+                var,
+                start,
+                end,
+                body: b,
+                ..
+            } => {
+                writeln!(f, "{pad}loop {var} {start}..{end}")?;
+                body(f, b, depth + 1)?;
+            }
+            Stmt::If { cond, body: b, .. } => {
+                writeln!(f, "{pad}if {cond}")?;
+                body(f, b, depth + 1)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Display for Kernel {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        writeln!(f, "kernel {}", self.name)?;
+        let l = &self.launch;
+        write!(
+            f,
+            "launch cta_threads={} regs={} smem={} grid={}",
+            l.cta_threads, l.regs, l.smem, l.grid
+        )?;
+        if l.cluster != 1 {
+            write!(f, " cluster={}", l.cluster)?;
+        }
+        if l.tmem_cols != 0 {
+            write!(f, " tmem={}", l.tmem_cols)?;
+        }
+        writeln!(f)?;
+        for b in &self.buffers {
+            writeln!(f, "buffer {} global size={}", b.name, size(b.size))?;
+        }
+        for s in &self.shared {
+            writeln!(f, "shared {} size={}", s.name, s.size)?;
+        }
+        for m in &self.mbarriers {
+            if m.len == 1 {
+                writeln!(f, "mbarrier {} count={}", m.name, m.count)?;
+            } else {
+                writeln!(f, "mbarrier {}[{}] count={}", m.name, m.len, m.count)?;
+            }
+        }
+        for b in &self.named_barriers {
+            writeln!(f, "barrier {} id={} threads={}", b.name, b.id, b.threads)?;
+        }
+        if !self.params.is_empty() {
+            f.write_str("param")?;
+            for p in &self.params {
+                write!(f, " {}={}", p.name, p.default)?;
+            }
+            writeln!(f)?;
+        }
+        if let Some(w) = &self.work {
+            f.write_str("work")?;
+            if let Some(e) = &w.flops {
+                write!(f, " flops={e}")?;
+            }
+            if let Some(e) = &w.bytes {
+                write!(f, " bytes={e}")?;
+            }
+            writeln!(f)?;
+        }
+        for r in &self.roles {
+            writeln!(f)?;
+            write!(f, "role {} warps={}..{}", r.name, r.first_warp, r.last_warp)?;
+            if let Some(m) = r.maxnreg {
+                write!(f, " maxnreg={m}")?;
+            }
+            writeln!(f)?;
+            body(f, &r.body, 1)?;
+        }
+        Ok(())
+    }
+}
