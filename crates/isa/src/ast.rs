@@ -215,7 +215,23 @@ pub struct Instr {
     pub mods: Vec<String>,
     pub operands: Vec<Operand>,
     pub span: Span,
+    /// Where each operand starts, parallel to `operands` (empty for instructions built
+    /// in Rust). Ignored by equality, like [`Span`].
+    #[serde(default)]
+    pub operand_spans: OperandSpans,
 }
+
+/// The source positions of an instruction's operands, for diagnostics that point at one
+/// operand rather than at the whole line.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct OperandSpans(pub Vec<Span>);
+
+impl PartialEq for OperandSpans {
+    fn eq(&self, _: &OperandSpans) -> bool {
+        true
+    }
+}
+impl Eq for OperandSpans {}
 
 /// What kind of memory an `Index` operand names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -234,7 +250,14 @@ impl Instr {
             mods: mods.iter().map(|s| s.to_string()).collect(),
             operands,
             span: Span::default(),
+            operand_spans: OperandSpans::default(),
         }
+    }
+
+    /// Where operand `i` (an index into `operands`) starts; the instruction's own span
+    /// when the position is not known.
+    pub fn operand_span(&self, i: usize) -> Span {
+        self.operand_spans.0.get(i).copied().unwrap_or(self.span)
     }
 
     pub fn has_mod(&self, m: &str) -> bool {
@@ -355,10 +378,10 @@ impl Instr {
             _ => 1,
         };
         for o in self.positional().skip(skip) {
-            if let Operand::Reg { reg, .. } = o {
-                if matches!(reg, Reg::R(_) | Reg::P(_)) {
-                    out.push((*reg, data_width));
-                }
+            if let Operand::Reg { reg, .. } = o
+                && matches!(reg, Reg::R(_) | Reg::P(_))
+            {
+                out.push((*reg, data_width));
             }
         }
         out

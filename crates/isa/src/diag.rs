@@ -35,20 +35,20 @@ impl Diagnostic {
             "{file}:{}:{}: error: {}\n",
             self.line, self.col, self.message
         );
-        if self.line >= 1 {
-            if let Some(text) = source.lines().nth(self.line as usize - 1) {
-                let num = self.line.to_string();
-                let pad = " ".repeat(num.len());
-                out.push_str(&format!("{pad} |\n{num} | {text}\n"));
-                let caret_col = (self.col.max(1) - 1) as usize;
-                // Keep tabs so the caret lines up under tab-indented text.
-                let lead: String = text
-                    .chars()
-                    .take(caret_col)
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
-                    .collect();
-                out.push_str(&format!("{pad} | {lead}^\n"));
-            }
+        if self.line >= 1
+            && let Some(text) = source.lines().nth(self.line as usize - 1)
+        {
+            let num = self.line.to_string();
+            let pad = " ".repeat(num.len());
+            out.push_str(&format!("{pad} |\n{num} | {text}\n"));
+            let caret_col = (self.col.max(1) - 1) as usize;
+            // Keep tabs so the caret lines up under tab-indented text.
+            let lead: String = text
+                .chars()
+                .take(caret_col)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            out.push_str(&format!("{pad} | {lead}^\n"));
         }
         if let Some(h) = &self.help {
             out.push_str(&format!("  = help: {h}\n"));

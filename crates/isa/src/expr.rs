@@ -242,10 +242,10 @@ impl Expr {
             },
             Expr::Bin(op, a, b) => {
                 let (a, b) = (a.substitute(value_of), b.substitute(value_of));
-                if let (Expr::Int(x), Expr::Int(y)) = (&a, &b) {
-                    if let Ok(v) = op.apply(*x, *y) {
-                        return Expr::Int(v);
-                    }
+                if let (Expr::Int(x), Expr::Int(y)) = (&a, &b)
+                    && let Ok(v) = op.apply(*x, *y)
+                {
+                    return Expr::Int(v);
                 }
                 Expr::bin(*op, a, b)
             }

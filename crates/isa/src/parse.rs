@@ -329,10 +329,20 @@ impl<'a> Parser<'a> {
                         c.expect('=')?;
                         c.skip_ws();
                         let neg = c.eat('-');
-                        let v = c.uint()? as i64;
+                        c.skip_ws();
+                        let vpos = c.pos;
+                        let v = c.uint()?;
+                        let default = if neg {
+                            0i64.checked_sub_unsigned(v)
+                        } else {
+                            i64::try_from(v).ok()
+                        }
+                        .ok_or_else(|| {
+                            c.error_at(vpos, "parameter value out of range for a 64-bit integer")
+                        })?;
                         k.params.push(Param {
                             name,
-                            default: if neg { -v } else { v },
+                            default,
                             span: pspan,
                         });
                         any = true;
@@ -823,6 +833,16 @@ impl<'a> Cursor<'a> {
         match self.peek() {
             Some('-') => {
                 self.bump();
+                self.skip_ws();
+                if matches!(self.peek(), Some(c) if c.is_ascii_digit()) {
+                    // A negative literal, so that i64::MIN prints and parses back.
+                    let start = self.pos;
+                    let v = self.uint()?;
+                    return 0i64
+                        .checked_sub_unsigned(v)
+                        .map(Expr::Int)
+                        .ok_or_else(|| self.error_at(start, "number too large"));
+                }
                 let e = self.unary()?;
                 Ok(match e {
                     Expr::Int(v) => Expr::Int(v.wrapping_neg()),
@@ -921,9 +941,12 @@ impl<'a> Cursor<'a> {
             col += m.len();
         }
         let mut operands = Vec::new();
+        let mut operand_spans = Vec::new();
         self.skip_ws();
         if !self.at_end() && self.peek() != Some(';') {
             loop {
+                self.skip_ws();
+                operand_spans.push(self.span());
                 operands.push(self.operand()?);
                 self.skip_ws();
                 if self.eat(',') {
@@ -943,6 +966,7 @@ impl<'a> Cursor<'a> {
             mods,
             operands,
             span,
+            operand_spans: OperandSpans(operand_spans),
         })
     }
 
@@ -955,15 +979,15 @@ impl<'a> Cursor<'a> {
         {
             let neg_char = self.bump();
             let save = self.pos;
-            if let Some(name) = self.ident_opt() {
-                if let Some(reg) = parse_reg(&name) {
-                    let ok = matches!(
-                        (neg_char, reg),
-                        (Some('!'), Reg::P(_) | Reg::Pt) | (Some('-'), Reg::R(_) | Reg::Rz)
-                    );
-                    if ok {
-                        return Ok(Operand::Reg { reg, negated: true });
-                    }
+            if let Some(name) = self.ident_opt()
+                && let Some(reg) = parse_reg(&name)
+            {
+                let ok = matches!(
+                    (neg_char, reg),
+                    (Some('!'), Reg::P(_) | Reg::Pt) | (Some('-'), Reg::R(_) | Reg::Rz)
+                );
+                if ok {
+                    return Ok(Operand::Reg { reg, negated: true });
                 }
             }
             if neg_char == Some('!') {
@@ -977,13 +1001,13 @@ impl<'a> Cursor<'a> {
         }
         let save = self.pos;
         if let Some(name) = self.ident_opt() {
-            if let Some(reg) = parse_reg(&name) {
-                if !self.next_is_expr_continuation() {
-                    return Ok(Operand::Reg {
-                        reg,
-                        negated: false,
-                    });
-                }
+            if let Some(reg) = parse_reg(&name)
+                && !self.next_is_expr_continuation()
+            {
+                return Ok(Operand::Reg {
+                    reg,
+                    negated: false,
+                });
             }
             self.skip_ws();
             match self.peek() {

@@ -7,7 +7,7 @@ use crate::ast::*;
 fn size(v: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     for (m, u) in UNITS {
-        if v >= m && v % m == 0 {
+        if v >= m && v.is_multiple_of(m) {
             return format!("{}{u}", v / m);
         }
     }

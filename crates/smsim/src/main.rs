@@ -1,1 +1,37 @@
-fn main() {}
+//! `smsim`: a cycle-level simulator of one GPU streaming multiprocessor.
+//!
+//! One module per subcommand; `kernel_file` loads, overrides and validates a kernel file
+//! for all of them.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod check;
+mod kernel_file;
+mod profile_limits;
+
+#[derive(Parser)]
+#[command(
+    name = "smsim",
+    version,
+    about = "Cycle-level simulator of one GPU streaming multiprocessor (H100)",
+    propagate_version = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and validate a kernel file; describe its roles, resources and occupancy.
+    Check(check::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => check::run(&args),
+    }
+}
