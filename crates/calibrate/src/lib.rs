@@ -1,1 +1,303 @@
+//! Calibration of the simulator against a real GPU.
+//!
+//! This part is the measurement: [`collect`] compiles CUDA C microbenchmarks (inline
+//! PTX) with NVRTC for `sm_90a`, runs them through the CUDA driver API (cudarc, loaded
+//! at run time), times them with `clock64` inside the kernels (and CUDA events or
+//! `%globaltimer` where wall time is needed), and writes one JSON file
+//! ([`schema::Measurement`]) with every repetition and the provenance of the run.
+//!
+//! Without a driver (no libcuda) nothing panics: [`collect`] returns
+//! [`CollectError::NoDriver`].
 
+mod bench;
+mod gpu;
+pub mod nvrtc;
+pub mod schema;
+pub mod sources;
+
+pub use schema::{Benchmark, Measurement, Provenance};
+
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What `collect` is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct CollectOptions {
+    /// Output file; default `crates/calibrate/data/<gpu>-<UTC date-time>.json`.
+    pub out: Option<PathBuf>,
+    /// Fewer repetitions and sizes: a smoke test of every kernel in seconds.
+    pub quick: bool,
+    /// Run only the sections whose name contains one of these (empty: all).
+    pub only: Vec<String>,
+    /// Where to write the compiled images (cubin / ptx) for disassembly.
+    pub dump_dir: Option<PathBuf>,
+    /// The command line, recorded in the provenance.
+    pub command: Vec<String>,
+}
+
+/// Why a collect run (or a part of it) failed.
+#[derive(Debug)]
+pub enum CollectError {
+    /// libcuda could not be loaded: no GPU driver on this machine.
+    NoDriver,
+    /// libnvrtc could not be loaded.
+    NoNvrtc,
+    /// The output file exists already; measurements are never overwritten.
+    OutputExists(PathBuf),
+    Driver(String),
+    Nvrtc(String),
+    Compile {
+        name: String,
+        log: String,
+    },
+    /// A kernel's bounded wait expired (it reports this instead of hanging).
+    Timeout(String),
+    Io(std::io::Error),
+    Json(serde_json::Error),
+}
+
+impl fmt::Display for CollectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CollectError::NoDriver => write!(
+                f,
+                "no CUDA driver: libcuda could not be loaded (this needs a machine with an NVIDIA GPU and its driver)"
+            ),
+            CollectError::NoNvrtc => write!(
+                f,
+                "no NVRTC: libnvrtc could not be loaded (install the CUDA toolkit or put libnvrtc.so on LD_LIBRARY_PATH)"
+            ),
+            CollectError::OutputExists(p) => {
+                write!(
+                    f,
+                    "{} exists; measurements are never overwritten",
+                    p.display()
+                )
+            }
+            CollectError::Driver(s) => write!(f, "CUDA driver: {s}"),
+            CollectError::Nvrtc(s) => write!(f, "NVRTC: {s}"),
+            CollectError::Compile { name, log } => write!(f, "compiling {name} failed:\n{log}"),
+            CollectError::Timeout(s) => write!(f, "timeout: {s}"),
+            CollectError::Io(e) => write!(f, "I/O: {e}"),
+            CollectError::Json(e) => write!(f, "JSON: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CollectError {}
+
+impl From<std::io::Error> for CollectError {
+    fn from(e: std::io::Error) -> Self {
+        CollectError::Io(e)
+    }
+}
+
+impl From<serde_json::Error> for CollectError {
+    fn from(e: serde_json::Error) -> Self {
+        CollectError::Json(e)
+    }
+}
+
+/// True when libcuda can be loaded. Must be checked before any other driver call:
+/// cudarc panics when the library is absent.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the library.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// The driver check with the probe passed in (testable without a GPU).
+pub fn check_driver_with(probe: impl Fn() -> bool) -> Result<(), CollectError> {
+    if probe() {
+        Ok(())
+    } else {
+        Err(CollectError::NoDriver)
+    }
+}
+
+/// Errors unless libcuda is present.
+pub fn check_driver() -> Result<(), CollectError> {
+    check_driver_with(driver_present)
+}
+
+/// Creates `path` for writing, failing if it exists (never overwrites a measurement).
+/// Missing parent folders are created.
+pub fn create_new_file(path: &Path) -> Result<File, CollectError> {
+    if let Some(parent) = path.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent)?;
+    }
+    match OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(f) => Ok(f),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(CollectError::OutputExists(path.to_path_buf()))
+        }
+        Err(e) => Err(CollectError::Io(e)),
+    }
+}
+
+/// Writes `text` to `path`, never overwriting.
+pub fn write_new(path: &Path, text: &str) -> Result<(), CollectError> {
+    let mut f = create_new_file(path)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()?;
+    Ok(())
+}
+
+/// Seconds since the Unix epoch as (YYYY, MM, DD, hh, mm, ss), UTC.
+pub fn utc_parts(secs: u64) -> (i64, u32, u32, u32, u32, u32) {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // civil-from-days (Howard Hinnant's algorithm)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (
+        y,
+        m,
+        d,
+        (rem / 3600) as u32,
+        ((rem % 3600) / 60) as u32,
+        (rem % 60) as u32,
+    )
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// ISO 8601 UTC, e.g. `2026-11-20T10:11:12Z`.
+pub fn iso_utc(secs: u64) -> String {
+    let (y, mo, d, h, mi, s) = utc_parts(secs);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+/// A short lowercase tag for a GPU name: "NVIDIA H100 80GB HBM3" -> "h100".
+pub fn gpu_tag(name: &str) -> String {
+    for w in name.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let b = w.as_bytes();
+        if b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1..].iter().all(|c| c.is_ascii_digit()) {
+            return w.to_ascii_lowercase();
+        }
+    }
+    "gpu".to_string()
+}
+
+/// `dir/<tag>-YYYYMMDDTHHMMSSZ.json`; if that exists, `-2`, `-3`, ... is appended.
+pub fn default_out_path(dir: &Path, gpu_name: &str, secs: u64) -> PathBuf {
+    let (y, mo, d, h, mi, s) = utc_parts(secs);
+    let stem = format!(
+        "{}-{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z",
+        gpu_tag(gpu_name)
+    );
+    let mut p = dir.join(format!("{stem}.json"));
+    let mut i = 2;
+    while p.exists() {
+        p = dir.join(format!("{stem}-{i}.json"));
+        i += 1;
+    }
+    p
+}
+
+/// Folder of the committed measurements, relative to the workspace root.
+pub const DATA_DIR: &str = "crates/calibrate/data";
+
+/// The NVRTC target for a compute capability: sm_90 -> "sm_90a".
+pub fn arch_for(cc: (i32, i32)) -> String {
+    format!("sm_{}{}a", cc.0, cc.1)
+}
+
+/// (source name, source text, the compiled image or why it failed)
+pub type CompileResult = (String, String, Result<nvrtc::Compiled, CollectError>);
+
+/// Compiles every source for `arch` (needs libnvrtc only, no GPU). Images are written to
+/// `dump_dir` as `<name>.cubin` (or `.ptx`) when given.
+pub fn compile_all(
+    arch: &str,
+    dump_dir: Option<&Path>,
+) -> Result<Vec<CompileResult>, CollectError> {
+    if !nvrtc::nvrtc_present() {
+        return Err(CollectError::NoNvrtc);
+    }
+    let mut out = Vec::new();
+    for (name, text) in sources::all() {
+        let t0 = std::time::Instant::now();
+        let res = nvrtc::compile(name, &text, arch);
+        eprintln!(
+            "[calibrate] compiled {name} for {arch} in {:.1} s: {}",
+            t0.elapsed().as_secs_f64(),
+            match &res {
+                Ok(c) => format!("{} bytes of {}", c.image.len(), c.kind),
+                Err(e) => format!("FAILED {e}"),
+            }
+        );
+        if let (Some(dir), Ok(c)) = (dump_dir, &res) {
+            std::fs::create_dir_all(dir)?;
+            let ext = if c.kind == "cubin" { "cubin" } else { "ptx" };
+            std::fs::write(dir.join(format!("{name}.{ext}")), &c.image)?;
+            if !c.log.is_empty() {
+                std::fs::write(dir.join(format!("{name}.log")), &c.log)?;
+            }
+        }
+        out.push((name.to_string(), text, res));
+    }
+    Ok(out)
+}
+
+/// Runs every microbenchmark on GPU 0 and writes the measurement file; returns its path.
+pub fn collect(opts: &CollectOptions) -> Result<PathBuf, CollectError> {
+    check_driver()?;
+    if !nvrtc::nvrtc_present() {
+        return Err(CollectError::NoNvrtc);
+    }
+    if let Some(p) = &opts.out
+        && p.exists()
+    {
+        return Err(CollectError::OutputExists(p.clone()));
+    }
+    let started = now_secs();
+    let m = bench::run(opts, iso_utc(started))?;
+    let path = match &opts.out {
+        Some(p) => p.clone(),
+        None => default_out_path(Path::new(DATA_DIR), &m.provenance.gpu_name, started),
+    };
+    write_new(&path, &m.to_json()?)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(iso_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso_utc(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(iso_utc(4_102_444_799), "2099-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn gpu_tags() {
+        assert_eq!(gpu_tag("NVIDIA H100 80GB HBM3"), "h100");
+        assert_eq!(gpu_tag("NVIDIA B200"), "b200");
+        assert_eq!(gpu_tag("Some GPU"), "gpu");
+    }
+
+    #[test]
+    fn arch_names() {
+        assert_eq!(arch_for((9, 0)), "sm_90a");
+        assert_eq!(arch_for((10, 0)), "sm_100a");
+    }
+}

@@ -1,0 +1,1752 @@
+//! The benchmarks: launches, raw timings, derived repetitions.
+
+use crate::gpu::{DevBuf, Event, Func, Gpu, Module, Result, arg, tensor_map_2d_u32};
+use crate::schema::{
+    self, BenchError, Benchmark, KernelInfo, Measurement, Provenance, SourceRecord,
+};
+use crate::sources::{self, BURN_PER_ITER, CHAIN_A, CHAIN_B, REC_MAX, WGMMA_K, WGMMA_N};
+use crate::{CollectError, CollectOptions, nvrtc};
+use cudarc::driver::sys::{CUdevice_attribute as DA, CUfunction_attribute as FA};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::c_void;
+use std::time::Instant;
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * 1024;
+const GIB: u64 = 1024 * MIB;
+/// Arena for chases, bulk copies and bandwidth: larger than L2 by far.
+const ARENA: u64 = GIB;
+/// Written before every cold (HBM) measurement to push the arena out of L2.
+const FLUSH: u64 = 256 * MIB;
+/// Output buffer for raw timings.
+const OUT_BYTES: u64 = 16 * MIB;
+
+struct Kernel {
+    func: Func,
+    source: String,
+}
+
+pub(crate) struct Runner {
+    gpu: Gpu,
+    quick: bool,
+    only: Vec<String>,
+    sm_count: u32,
+    kernels: HashMap<String, Kernel>,
+    _modules: Vec<Module>,
+    benchmarks: Vec<Benchmark>,
+    errors: Vec<BenchError>,
+    out: DevBuf,
+    sink: DevBuf,
+    err: DevBuf,
+    arena: DevBuf,
+    flush: DevBuf,
+    clock_mhz: Option<f64>,
+    sticky: bool,
+}
+
+fn v<T: serde::Serialize>(x: T) -> Value {
+    json!(x)
+}
+
+fn med(x: &[f64]) -> f64 {
+    schema::median(x).unwrap_or(f64::NAN)
+}
+
+/// A deterministic permutation of 0..n (xorshift64* Fisher-Yates).
+pub(crate) fn permutation(n: usize, seed: u64) -> Vec<u32> {
+    let mut s = seed | 1;
+    let mut next = move || {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let mut p: Vec<u32> = (0..n as u32).collect();
+    for i in (1..n).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        p.swap(i, j);
+    }
+    p
+}
+
+fn fmt_bytes(b: u64) -> String {
+    if b >= GIB && b.is_multiple_of(GIB) {
+        format!("{}GiB", b / GIB)
+    } else if b >= MIB && b.is_multiple_of(MIB) {
+        format!("{}MiB", b / MIB)
+    } else {
+        format!("{}KiB", b / KIB)
+    }
+}
+
+/// Per-block records of 5 u64: clock64 start/end, globaltimer start/end, SM id.
+struct BlockTimes {
+    c: Vec<f64>,
+    g: Vec<f64>,
+    smids: Vec<u64>,
+}
+
+impl BlockTimes {
+    fn parse(raw: &[u64]) -> Self {
+        let mut c = Vec::new();
+        let mut g = Vec::new();
+        let mut smids = Vec::new();
+        for r in raw.chunks_exact(5) {
+            c.push(r[1].wrapping_sub(r[0]) as f64);
+            g.push(r[3].wrapping_sub(r[2]) as f64);
+            smids.push(r[4]);
+        }
+        BlockTimes { c, g, smids }
+    }
+    /// Median over blocks of clock64 cycles per globaltimer ns, in MHz.
+    fn mhz(&self) -> f64 {
+        let f: Vec<f64> = self
+            .c
+            .iter()
+            .zip(&self.g)
+            .filter(|(_, g)| **g > 0.0)
+            .map(|(c, g)| c / g * 1e3)
+            .collect();
+        med(&f)
+    }
+    fn max_cycles(&self) -> f64 {
+        self.c.iter().copied().fold(0.0, f64::max)
+    }
+    fn max_ns(&self) -> f64 {
+        self.g.iter().copied().fold(0.0, f64::max)
+    }
+    fn distinct_sms(&self) -> usize {
+        let mut s = self.smids.clone();
+        s.sort_unstable();
+        s.dedup();
+        s.len()
+    }
+}
+
+struct Rec<'a> {
+    name: String,
+    group: &'a str,
+    unit: &'a str,
+    kernel: &'a str,
+    method: &'a str,
+    params: Vec<(&'a str, Value)>,
+    reps: Vec<f64>,
+    extra: Vec<(&'a str, Value)>,
+}
+
+pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement> {
+    let t_start = Instant::now();
+    let gpu = Gpu::open()?;
+    let name = gpu.name()?;
+    let cc = (
+        gpu.attr(DA::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+        gpu.attr(DA::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+    );
+    let sm_count = gpu.attr(DA::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    let l2 = gpu.attr(DA::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?;
+    let smem_optin = gpu.attr(DA::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?;
+    let opt_attr = |a| gpu.attr(a).ok().filter(|x| *x > 0).map(i64::from);
+    let clock_attr = opt_attr(DA::CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    let mem_clock_attr = opt_attr(DA::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+    let bus = opt_attr(DA::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+    let drv = crate::gpu::driver_version()?;
+    let nvrtc_version = nvrtc::version()?;
+    let arch = crate::arch_for(cc);
+    eprintln!(
+        "[calibrate] {name}, cc {}.{}, {sm_count} SMs, L2 {} MiB, driver API {drv}, NVRTC {nvrtc_version}, arch {arch}",
+        cc.0,
+        cc.1,
+        l2 / (1024 * 1024)
+    );
+
+    // compile and load
+    let mut sources_out = Vec::new();
+    let mut kernels = HashMap::new();
+    let mut modules = Vec::new();
+    let mut errors = Vec::new();
+    let mut kinfo = Vec::new();
+    for (sname, text, res) in crate::compile_all(&arch, opts.dump_dir.as_deref())? {
+        let (log, kind) = match &res {
+            Ok(c) => (c.log.clone(), c.kind.clone()),
+            Err(e) => (e.to_string(), "none".to_string()),
+        };
+        sources_out.push(SourceRecord {
+            name: sname.clone(),
+            hash_algo: "fnv1a-64".into(),
+            hash: schema::fnv1a64(&text),
+            text: text.clone(),
+            compile_log: log,
+            image_kind: kind,
+        });
+        let c = match res {
+            Ok(c) => c,
+            Err(e) => {
+                errors.push(BenchError {
+                    name: format!("compile.{sname}"),
+                    error: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let module = match gpu.load(&c.image) {
+            Ok(m) => m,
+            Err(e) => {
+                errors.push(BenchError {
+                    name: format!("load.{sname}"),
+                    error: e.to_string(),
+                });
+                continue;
+            }
+        };
+        for kname in kernel_names(&text) {
+            match module.func(&kname) {
+                Ok(func) => {
+                    kinfo.push(KernelInfo {
+                        name: kname.clone(),
+                        source: sname.clone(),
+                        num_regs: func.attr(FA::CU_FUNC_ATTRIBUTE_NUM_REGS).unwrap_or(-1),
+                        local_bytes: func
+                            .attr(FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+                            .unwrap_or(-1),
+                        static_smem_bytes: func
+                            .attr(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+                            .unwrap_or(-1),
+                    });
+                    kernels.insert(
+                        kname,
+                        Kernel {
+                            func,
+                            source: sname.clone(),
+                        },
+                    );
+                }
+                Err(e) => errors.push(BenchError {
+                    name: format!("function.{kname}"),
+                    error: e.to_string(),
+                }),
+            }
+        }
+        modules.push(module);
+    }
+    eprintln!(
+        "[calibrate] {} kernels loaded in {:.1} s",
+        kernels.len(),
+        t_start.elapsed().as_secs_f64()
+    );
+
+    let out = gpu.alloc(OUT_BYTES as usize)?;
+    let sink = gpu.alloc(16 * MIB as usize)?;
+    let err = gpu.alloc(4096)?;
+    let arena = gpu.alloc(ARENA as usize)?;
+    let flush = gpu.alloc(FLUSH as usize)?;
+    let mut r = Runner {
+        gpu,
+        quick: opts.quick,
+        only: opts.only.clone(),
+        sm_count: sm_count as u32,
+        kernels,
+        _modules: modules,
+        benchmarks: Vec::new(),
+        errors,
+        out,
+        sink,
+        err,
+        arena,
+        flush,
+        clock_mhz: None,
+        sticky: false,
+    };
+
+    r.section("clock.light", Runner::clock_light);
+    r.section("lat.alu", Runner::lat_alu);
+    r.section("lat.lds", Runner::lat_lds);
+    r.section("lat.bar_sync", Runner::lat_barsync);
+    r.section("lat.mbarrier", Runner::lat_mbarrier);
+    r.section("lat.ldg", Runner::lat_ldg);
+    r.section("lat.ldgsts", Runner::lat_ldgsts);
+    r.section("lat.bulk", Runner::lat_bulk);
+    r.section("lat.tma", Runner::lat_tma);
+    r.section("lat.wgmma", Runner::lat_wgmma);
+    r.section("tp.alu", Runner::tp_alu);
+    r.section("tp.lds", Runner::tp_lds);
+    r.section("bw.ldg", Runner::bw_ldg);
+    r.section("bw.tma", Runner::bw_tma);
+    r.section("regbank", Runner::regbank);
+    r.section("clock.tensor", Runner::clock_tensor);
+    r.section("clock.light_after", Runner::clock_light_after);
+
+    let provenance = Provenance {
+        tool: "calibrate-collect".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        date_utc,
+        gpu_name: name,
+        compute_capability: [cc.0, cc.1],
+        sm_count,
+        l2_bytes: i64::from(l2),
+        total_mem_bytes: r.gpu.total_mem()?,
+        max_smem_per_block_optin: i64::from(smem_optin),
+        driver_api_version: drv,
+        cuda_version: format!("{}.{}", drv / 1000, (drv % 1000) / 10),
+        nvrtc_version,
+        clock_rate_khz_attr: clock_attr,
+        mem_clock_rate_khz_attr: mem_clock_attr,
+        mem_bus_width_bits: bus,
+        sm_clock_mhz_measured: r.clock_mhz,
+        compile_options: nvrtc::options_for(&arch),
+        arch,
+        quick: opts.quick,
+        command: opts.command.clone(),
+        notes: vec![format!(
+            "run took {:.1} s; cycles are SM clock64 cycles; per-SM kernels ran on whichever SM the \
+             scheduler chose",
+            t_start.elapsed().as_secs_f64()
+        )],
+    };
+    eprintln!(
+        "[calibrate] done: {} benchmarks, {} errors, {:.1} s",
+        r.benchmarks.len(),
+        r.errors.len(),
+        t_start.elapsed().as_secs_f64()
+    );
+    Ok(Measurement {
+        schema: schema::SCHEMA.into(),
+        provenance,
+        sources: sources_out,
+        kernels: kinfo,
+        benchmarks: r.benchmarks,
+        errors: r.errors,
+    })
+}
+
+/// Names of the `extern "C" __global__` kernels in a source text.
+pub(crate) fn kernel_names(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in text.lines() {
+        let mut l = line.trim_start().to_string();
+        if !l.starts_with("extern \"C\" __global__") {
+            continue;
+        }
+        // drop `__launch_bounds__(...)`
+        if let Some(s) = l.find("__launch_bounds__(")
+            && let Some(e) = l[s..].find(')')
+        {
+            l.replace_range(s..s + e + 1, "");
+        }
+        // the name is the identifier just before the first '('
+        if let Some(open) = l.find('(') {
+            let head = &l[..open];
+            if let Some(n) = head.split_whitespace().last()
+                && n != "NAME"
+            {
+                names.push(n.to_string());
+            }
+        }
+    }
+    // kernels stamped out by macros: NAME(args) lines at the top level
+    for line in text.lines() {
+        for (mac, _) in [
+            ("LAT_CHAIN(", 0),
+            ("CHASE(", 0),
+            ("LDGSTS(", 0),
+            ("TP_KERNEL(", 0),
+            ("TP_LDS(", 0),
+            ("RB_KERNEL(", 0),
+        ] {
+            if let Some(rest) = line.strip_prefix(mac)
+                && let Some(end) = rest.find(',')
+            {
+                names.push(rest[..end].trim().to_string());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+impl Runner {
+    fn section(&mut self, name: &str, f: fn(&mut Runner) -> Result<()>) {
+        if !self.only.is_empty() && !self.only.iter().any(|o| name.contains(o.as_str())) {
+            return;
+        }
+        if self.sticky {
+            self.errors.push(BenchError {
+                name: name.into(),
+                error: "skipped: an earlier failure left the context unusable".into(),
+            });
+            return;
+        }
+        let t0 = Instant::now();
+        let before = self.benchmarks.len();
+        let res = f(self);
+        eprintln!(
+            "[calibrate] {name}: {} benchmarks in {:.2} s{}",
+            self.benchmarks.len() - before,
+            t0.elapsed().as_secs_f64(),
+            match &res {
+                Ok(()) => String::new(),
+                Err(e) => format!(", ERROR {e}"),
+            }
+        );
+        if let Err(e) = res {
+            self.errors.push(BenchError {
+                name: name.into(),
+                error: e.to_string(),
+            });
+            // a failed launch or memory fault poisons the context: stop running kernels
+            if self.gpu.sync().is_err() {
+                self.sticky = true;
+            }
+        }
+    }
+
+    fn k(&self, name: &str) -> Result<&Kernel> {
+        self.kernels
+            .get(name)
+            .ok_or_else(|| CollectError::Driver(format!("kernel {name} is not loaded")))
+    }
+
+    fn launch(
+        &self,
+        kname: &str,
+        grid: u32,
+        block: u32,
+        smem: u32,
+        args: &[*mut c_void],
+    ) -> Result<()> {
+        let k = self.k(kname)?;
+        k.func.launch(grid, block, smem, args)?;
+        self.gpu.sync()
+    }
+
+    /// Launch bracketed by events; returns milliseconds.
+    fn launch_timed(
+        &self,
+        kname: &str,
+        grid: u32,
+        block: u32,
+        smem: u32,
+        args: &[*mut c_void],
+    ) -> Result<f64> {
+        let k = self.k(kname)?;
+        let (e0, e1) = (Event::new()?, Event::new()?);
+        e0.record()?;
+        k.func.launch(grid, block, smem, args)?;
+        e1.record()?;
+        let ms = e0.elapsed_ms(&e1)?;
+        self.gpu.sync()?;
+        Ok(ms)
+    }
+
+    fn out_u64(&self, n: usize) -> Result<Vec<u64>> {
+        self.out.download::<u64>(n)
+    }
+
+    fn clear_err(&self) -> Result<()> {
+        self.err.fill_u32(0)
+    }
+
+    fn check_err(&self, what: &str) -> Result<()> {
+        let e = self.err.download::<i32>(4)?;
+        if e.iter().any(|x| *x != 0) {
+            return Err(CollectError::Timeout(format!("{what}: device flag {e:?}")));
+        }
+        Ok(())
+    }
+
+    /// Pushes L2 out by writing a buffer several times its size.
+    fn flush_l2(&self) -> Result<()> {
+        self.flush.fill_u32(0x5a5a_5a5a)?;
+        self.gpu.sync()
+    }
+
+    fn source_of(&self, kernel: &str) -> String {
+        let first = kernel.split(',').next().unwrap_or(kernel);
+        self.kernels
+            .get(first)
+            .map(|k| k.source.clone())
+            .unwrap_or_default()
+    }
+
+    fn push(&mut self, r: Rec<'_>) {
+        let median = med(&r.reps);
+        if !median.is_finite() {
+            self.errors.push(BenchError {
+                name: r.name,
+                error: "no finite repetition".into(),
+            });
+            return;
+        }
+        let reps: Vec<f64> = r.reps.into_iter().filter(|x| x.is_finite()).collect();
+        let b = Benchmark {
+            source: self.source_of(r.kernel),
+            name: r.name,
+            group: r.group.into(),
+            unit: r.unit.into(),
+            params: r
+                .params
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect::<BTreeMap<_, _>>(),
+            reps,
+            median,
+            kernel: r.kernel.into(),
+            method: r.method.into(),
+            extra: r
+                .extra
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect::<BTreeMap<_, _>>(),
+        };
+        eprintln!("    {:<48} {:>12.3} {}", b.name, b.median, b.unit);
+        self.benchmarks.push(b);
+    }
+
+    fn reps(&self, full: i32, quick: i32) -> i32 {
+        if self.quick { quick } else { full }
+    }
+
+    // ------------------------------------------------------------------ clock
+
+    fn clock_spin(&mut self, label: &str, reps: i32) -> Result<()> {
+        let cycles: u64 = if self.quick { 20_000_000 } else { 100_000_000 };
+        let out = self.out.ptr;
+        let mut gt = Vec::new();
+        let mut ev = Vec::new();
+        let mut raw = Vec::new();
+        for _ in 0..reps {
+            let ms = self.launch_timed("clk_spin", 1, 32, 0, &[arg(&cycles), arg(&out)])?;
+            let t = self.out_u64(4)?;
+            let dc = t[1].wrapping_sub(t[0]) as f64;
+            let dg = t[3].wrapping_sub(t[2]) as f64;
+            gt.push(dc / dg * 1e3);
+            ev.push(dc / (ms * 1e3));
+            raw.push(json!({"clock64": dc, "globaltimer_ns": dg, "event_ms": ms}));
+        }
+        let params = vec![("cycles", v(cycles)), ("grid", v(1)), ("block", v(32))];
+        self.push(Rec {
+            name: format!("clock.sm.{label}.globaltimer"),
+            group: "clock",
+            unit: "MHz",
+            kernel: "clk_spin",
+            method: "one thread spins on clock64; clock64 delta / %globaltimer delta",
+            params: params.clone(),
+            reps: gt.clone(),
+            extra: vec![("raw", v(&raw))],
+        });
+        self.push(Rec {
+            name: format!("clock.sm.{label}.events"),
+            group: "clock",
+            unit: "MHz",
+            kernel: "clk_spin",
+            method: "clock64 delta / CUDA event time around the launch (includes launch overhead)",
+            params,
+            reps: ev,
+            extra: vec![],
+        });
+        if self.clock_mhz.is_none() {
+            self.clock_mhz = schema::median(&gt);
+        }
+        Ok(())
+    }
+
+    fn clock_light(&mut self) -> Result<()> {
+        let reps = self.reps(5, 2);
+        self.clock_spin("light", reps)
+    }
+
+    fn clock_light_after(&mut self) -> Result<()> {
+        self.clock_spin("light_after_tensor", 3)
+    }
+
+    fn clock_tensor(&mut self) -> Result<()> {
+        let grid = self.sm_count;
+        let mhz = self.clock_mhz.unwrap_or(1700.0);
+        // about 150 ms per launch (2 warpgroups x 16 x 128 cycles per iteration)
+        let secs = if self.quick { 0.02 } else { 0.15 };
+        let iters: i64 = ((secs * mhz * 1e6) / (2.0 * f64::from(BURN_PER_ITER) * 128.0)) as i64;
+        let smem = sources::wgmma_smem(256);
+        self.k("wgmma_burn_n256")?.func.allow_smem(smem)?;
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let mut clk = Vec::new();
+        let mut ev = Vec::new();
+        let mut tflops = Vec::new();
+        let mut raw = Vec::new();
+        for _ in 0..self.reps(4, 2) {
+            let ms = self.launch_timed(
+                "wgmma_burn_n256",
+                grid,
+                256,
+                smem,
+                &[arg(&iters), arg(&out), arg(&sink)],
+            )?;
+            let bt = BlockTimes::parse(&self.out_u64(5 * grid as usize)?);
+            clk.push(bt.mhz());
+            ev.push(bt.max_cycles() / (ms * 1e3));
+            let flop = 2.0
+                * 64.0
+                * 256.0
+                * 16.0
+                * f64::from(BURN_PER_ITER)
+                * iters as f64
+                * 2.0
+                * f64::from(grid);
+            tflops.push(flop / (ms * 1e-3) / 1e12);
+            raw.push(json!({"event_ms": ms, "max_block_cycles": bt.max_cycles(), "max_block_ns": bt.max_ns(),
+                "distinct_sms": bt.distinct_sms()}));
+        }
+        let params = vec![
+            ("grid", v(grid)),
+            ("block", v(256)),
+            ("iters", v(iters)),
+            ("wgmma_per_iter_per_warpgroup", v(BURN_PER_ITER)),
+            ("shape", v("m64n256k16 bf16, A and B from shared memory")),
+        ];
+        self.push(Rec {
+            name: "clock.sm.tensor.globaltimer".into(),
+            group: "clock",
+            unit: "MHz",
+            kernel: "wgmma_burn_n256",
+            method: "every SM runs 2 warpgroups issuing wgmma back to back; median over blocks of clock64 \
+                     delta / %globaltimer delta",
+            params: params.clone(),
+            reps: clk,
+            extra: vec![("raw", v(&raw))],
+        });
+        self.push(Rec {
+            name: "clock.sm.tensor.events".into(),
+            group: "clock",
+            unit: "MHz",
+            kernel: "wgmma_burn_n256",
+            method: "largest block clock64 delta / CUDA event time",
+            params: params.clone(),
+            reps: ev,
+            extra: vec![],
+        });
+        self.push(Rec {
+            name: "tp.wgmma.chip.m64n256k16.bf16".into(),
+            group: "throughput",
+            unit: "TFLOP/s",
+            kernel: "wgmma_burn_n256",
+            method: "dense bf16 FLOP / CUDA event time, whole chip",
+            params,
+            reps: tflops,
+            extra: vec![],
+        });
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ ALU chains
+
+    fn lat_chain_raw(
+        &self,
+        kname: &str,
+        a: *mut c_void,
+        b: *mut c_void,
+        x0: *mut c_void,
+        reps: i32,
+    ) -> Result<Vec<u64>> {
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        self.launch(
+            kname,
+            1,
+            1,
+            0,
+            &[arg(&out), a, b, x0, arg(&reps), arg(&sink)],
+        )?;
+        self.out_u64(2 * reps as usize)
+    }
+
+    fn push_chain(&mut self, name: &str, kname: &str, raw: &[u64], what: &str) {
+        let ta: Vec<f64> = raw.iter().step_by(2).map(|x| *x as f64).collect();
+        let tb: Vec<f64> = raw.iter().skip(1).step_by(2).map(|x| *x as f64).collect();
+        let per: Vec<f64> = ta
+            .iter()
+            .zip(&tb)
+            .map(|(a, b)| (b - a) / f64::from(CHAIN_B - CHAIN_A))
+            .collect();
+        let naive: Vec<f64> = tb.iter().map(|b| b / f64::from(CHAIN_B)).collect();
+        self.push(Rec {
+            name: name.into(),
+            group: "latency",
+            unit: "cycles",
+            kernel: kname,
+            method: "one thread; dependent chains of 64 and 320 instructions timed with clock64; \
+                     (t320 - t64) / 256 per repetition",
+            params: vec![
+                ("instruction", v(what)),
+                ("chain_a", v(CHAIN_A)),
+                ("chain_b", v(CHAIN_B)),
+            ],
+            reps: per,
+            extra: vec![
+                ("t_chain_a", v(&ta)),
+                ("t_chain_b", v(&tb)),
+                ("t_chain_b_over_b", v(med(&naive))),
+            ],
+        });
+    }
+
+    fn lat_alu(&mut self) -> Result<()> {
+        let reps = self.reps(32, 8);
+        let f = |x: f32| x;
+        let chains_f: [(&str, &str, f32, f32, f32, &str); 4] = [
+            (
+                "lat.ffma",
+                "lat_ffma",
+                0.999,
+                0.001,
+                1.0,
+                "FFMA (fma.rn.f32 x, x, a, b)",
+            ),
+            (
+                "lat.fadd",
+                "lat_fadd",
+                0.001,
+                0.0,
+                1.0,
+                "FADD (add.rn.f32 x, x, a)",
+            ),
+            (
+                "lat.mufu.ex2",
+                "lat_mufu_ex2",
+                0.0,
+                0.0,
+                0.5,
+                "MUFU.EX2 (ex2.approx.ftz.f32)",
+            ),
+            (
+                "lat.mufu.rcp",
+                "lat_mufu_rcp",
+                0.0,
+                0.0,
+                1.5,
+                "MUFU.RCP (rcp.approx.ftz.f32 of |x|)",
+            ),
+        ];
+        for (name, kname, a, b, x0, what) in chains_f {
+            let (a, b, x0) = (f(a), f(b), f(x0));
+            let raw = self.lat_chain_raw(kname, arg(&a), arg(&b), arg(&x0), reps)?;
+            self.push_chain(name, kname, &raw, what);
+        }
+        let chains_i: [(&str, &str, u32, u32, u32, &str); 3] = [
+            (
+                "lat.imad",
+                "lat_imad",
+                3,
+                1,
+                7,
+                "IMAD (mad.lo.u32 x, x, a, b)",
+            ),
+            (
+                "lat.iadd3",
+                "lat_iadd3",
+                0x9e37_79b9,
+                0x7f4a_7c15,
+                7,
+                "IADD3 (x = x + a + b, two PTX adds fused)",
+            ),
+            (
+                "lat.lop3",
+                "lat_lop3",
+                0x1234_5678,
+                0x0f0f_0f0f,
+                7,
+                "LOP3 (lop3.b32 x, x, a, b, 0x96)",
+            ),
+        ];
+        for (name, kname, a, b, x0, what) in chains_i {
+            let raw = self.lat_chain_raw(kname, arg(&a), arg(&b), arg(&x0), reps)?;
+            self.push_chain(name, kname, &raw, what);
+        }
+        Ok(())
+    }
+
+    fn lat_lds(&mut self) -> Result<()> {
+        let reps = self.reps(32, 8);
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        self.launch("lat_lds", 1, 32, 0, &[arg(&out), arg(&reps), arg(&sink)])?;
+        let raw = self.out_u64(2 * reps as usize)?;
+        self.push_chain(
+            "lat.lds",
+            "lat_lds",
+            &raw,
+            "LDS.32 pointer chase (ld.shared.u32 x, [x])",
+        );
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ barriers
+
+    fn lat_barsync(&mut self) -> Result<()> {
+        let iters: i32 = if self.quick { 256 } else { 1024 };
+        let reps = self.reps(8, 3);
+        let out = self.out.ptr;
+        for warps in [1u32, 2, 4, 8, 16, 32] {
+            self.launch(
+                "lat_barsync",
+                1,
+                32 * warps,
+                0,
+                &[arg(&iters), arg(&reps), arg(&out)],
+            )?;
+            let raw = self.out_u64(reps as usize)?;
+            let per: Vec<f64> = raw.iter().map(|t| *t as f64 / f64::from(iters)).collect();
+            self.push(Rec {
+                name: format!("lat.bar_sync.warps_{warps}"),
+                group: "latency",
+                unit: "cycles",
+                kernel: "lat_barsync",
+                method: "back-to-back bar.sync 0 by every thread of the block; cycles per barrier seen by thread 0",
+                params: vec![("warps", v(warps)), ("iters", v(iters))],
+                reps: per,
+                extra: vec![],
+            });
+        }
+        Ok(())
+    }
+
+    fn lat_mbarrier(&mut self) -> Result<()> {
+        let iters: i32 = if self.quick { 200 } else { 1000 };
+        let reps = self.reps(16, 4);
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        self.clear_err()?;
+        self.launch(
+            "lat_mbar_pingpong",
+            1,
+            64,
+            0,
+            &[arg(&iters), arg(&reps), arg(&out), arg(&err)],
+        )?;
+        self.check_err("lat_mbar_pingpong")?;
+        let raw = self.out_u64(reps as usize)?;
+        let rt: Vec<f64> = raw.iter().map(|t| *t as f64 / f64::from(iters)).collect();
+        let one_way: Vec<f64> = rt.iter().map(|x| x / 2.0).collect();
+        self.push(Rec {
+            name: "lat.mbarrier.pingpong_roundtrip".into(),
+            group: "latency",
+            unit: "cycles",
+            kernel: "lat_mbar_pingpong",
+            method: "warp 0 arrives on bar0 and waits on bar1, warp 1 waits on bar0 and arrives on bar1 \
+                     (one lane each, try_wait.parity loops); cycles per round trip",
+            params: vec![("iters", v(iters)), ("warps", v(2))],
+            reps: rt,
+            extra: vec![],
+        });
+        self.push(Rec {
+            name: "lat.mbarrier.arrive_to_wait".into(),
+            group: "latency",
+            unit: "cycles",
+            kernel: "lat_mbar_pingpong",
+            method: "half the ping-pong round trip: one arrive by one warp until the other warp's wait returns",
+            params: vec![("iters", v(iters)), ("warps", v(2))],
+            reps: one_way,
+            extra: vec![],
+        });
+        self.clear_err()?;
+        self.launch(
+            "lat_mbar_self",
+            1,
+            32,
+            0,
+            &[arg(&iters), arg(&reps), arg(&out), arg(&err)],
+        )?;
+        self.check_err("lat_mbar_self")?;
+        let raw = self.out_u64(reps as usize)?;
+        let per: Vec<f64> = raw.iter().map(|t| *t as f64 / f64::from(iters)).collect();
+        self.push(Rec {
+            name: "lat.mbarrier.self_arrive_wait".into(),
+            group: "latency",
+            unit: "cycles",
+            kernel: "lat_mbar_self",
+            method: "one thread: arrive (count 1) then try_wait.parity on the phase it completed; cycles per pair",
+            params: vec![("iters", v(iters))],
+            reps: per,
+            extra: vec![],
+        });
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ global loads
+
+    /// Writes a random pointer cycle over `footprint` bytes of the arena (one pointer
+    /// per `stride` bytes); returns the start pointer and the number of elements.
+    fn build_chain(&self, footprint: u64, stride: u64, seed: u64) -> Result<(u64, u64)> {
+        let n = footprint / stride;
+        let order = permutation(n as usize, seed);
+        let obuf = self.gpu.alloc(order.len() * 4)?;
+        obuf.upload(&order)?;
+        let (base, optr) = (self.arena.ptr, obuf.ptr);
+        let grid = (n.div_ceil(256)).clamp(1, 4096) as u32;
+        self.launch(
+            "build_chain",
+            grid,
+            256,
+            0,
+            &[arg(&base), arg(&optr), arg(&n), arg(&stride)],
+        )?;
+        Ok((base + u64::from(order[0]) * stride, n))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn chase(
+        &mut self,
+        kname: &str,
+        label: &str,
+        footprint: u64,
+        warm_traversals: u64,
+        chunk_steps: i32,
+        chunks: i32,
+        cold: bool,
+        level: &str,
+    ) -> Result<()> {
+        let stride = 128u64;
+        let (start, n) = self.build_chain(footprint, stride, 0x5eed ^ footprint)?;
+        if cold {
+            self.flush_l2()?;
+        }
+        let warm: i64 = (warm_traversals * n) as i64;
+        let rec = REC_MAX as i32;
+        let out = self.out.ptr;
+        let out_rec = self.out.ptr + 64 * KIB;
+        let sink = self.sink.ptr;
+        let t0 = Instant::now();
+        self.launch(
+            kname,
+            1,
+            32,
+            0,
+            &[
+                arg(&start),
+                arg(&warm),
+                arg(&chunk_steps),
+                arg(&chunks),
+                arg(&rec),
+                arg(&out),
+                arg(&out_rec),
+                arg(&sink),
+            ],
+        )?;
+        let secs = t0.elapsed().as_secs_f64();
+        let raw = self.out_u64(chunks as usize)?;
+        let per: Vec<f64> = raw
+            .iter()
+            .map(|t| *t as f64 / f64::from(chunk_steps))
+            .collect();
+        let mut steps_buf = vec![0u32; rec as usize];
+        // the per-step samples sit 64 KiB into the output buffer
+        let all = self
+            .out
+            .download::<u32>((64 * KIB / 4) as usize + rec as usize)?;
+        steps_buf.copy_from_slice(&all[(64 * KIB / 4) as usize..]);
+        let steps: Vec<f64> = steps_buf.iter().map(|x| f64::from(*x)).collect();
+        let pct: BTreeMap<String, f64> = [1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0]
+            .iter()
+            .map(|p| {
+                (
+                    format!("p{p}"),
+                    schema::percentile(&steps, *p).unwrap_or(f64::NAN),
+                )
+            })
+            .collect();
+        let op = match kname {
+            "chase_cg" => "ld.global.cg.u64 (LDG.E.64.STRONG.GPU)",
+            "chase_ca" => "ld.global.ca.u64 (LDG.E.64.STRONG.SM)",
+            _ => "ld.global.u64 (LDG.E.64)",
+        };
+        self.push(Rec {
+            name: format!("lat.ldg.{}.{label}", &kname[6..]),
+            group: "latency",
+            unit: "cycles",
+            kernel: kname,
+            method: "one thread chases a random pointer cycle (one 8-byte pointer per 128-byte line); \
+                     each repetition = mean cycles per load over one timed chunk",
+            params: vec![
+                ("footprint_bytes", v(footprint)),
+                ("stride_bytes", v(stride)),
+                ("lines", v(n)),
+                ("warm_traversals", v(warm_traversals)),
+                ("chunk_steps", v(chunk_steps)),
+                ("l2_flushed_before", v(cold)),
+                ("expected_level", v(level)),
+                ("instruction", v(op)),
+            ],
+            reps: per,
+            extra: vec![
+                ("per_step_cycles", v(&steps_buf)),
+                (
+                    "per_step_note",
+                    v("each sample = clock64 read, load, dependent STS, clock64 read; compare with the L1 \
+                       footprint's samples for the fixed cost of the timing code"),
+                ),
+                ("per_step_percentiles", v(&pct)),
+                ("host_seconds", v(secs)),
+            ],
+        });
+        Ok(())
+    }
+
+    fn lat_ldg(&mut self) -> Result<()> {
+        for k in ["chase_ld", "chase_ca", "chase_cg"] {
+            self.k(k)?
+                .func
+                .set_attr(FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 0)?;
+        }
+        let l1: &[u64] = if self.quick {
+            &[4 * KIB]
+        } else {
+            &[4 * KIB, 16 * KIB, 64 * KIB, 128 * KIB, 192 * KIB]
+        };
+        for &fp in l1 {
+            self.chase(
+                "chase_ld",
+                &format!("fp_{}", fmt_bytes(fp)),
+                fp,
+                4,
+                1024,
+                8,
+                false,
+                "L1",
+            )?;
+        }
+        if !self.quick {
+            for fp in [4 * KIB, 64 * KIB] {
+                self.chase(
+                    "chase_ca",
+                    &format!("fp_{}", fmt_bytes(fp)),
+                    fp,
+                    4,
+                    1024,
+                    8,
+                    false,
+                    "L1",
+                )?;
+            }
+        }
+        let l2: &[u64] = if self.quick {
+            &[2 * MIB, 32 * MIB]
+        } else {
+            &[
+                512 * KIB,
+                MIB,
+                2 * MIB,
+                4 * MIB,
+                8 * MIB,
+                16 * MIB,
+                24 * MIB,
+                32 * MIB,
+                40 * MIB,
+                48 * MIB,
+                64 * MIB,
+            ]
+        };
+        for &fp in l2 {
+            let n = fp / 128;
+            let chunk = (n / 8).div_ceil(8) * 8;
+            let level = if fp <= 32 * MIB {
+                "L2"
+            } else {
+                "L2 capacity edge / HBM"
+            };
+            self.chase(
+                "chase_ld",
+                &format!("fp_{}", fmt_bytes(fp)),
+                fp,
+                1,
+                chunk as i32,
+                8,
+                false,
+                level,
+            )?;
+        }
+        if !self.quick {
+            for fp in [MIB, 16 * MIB] {
+                let n = fp / 128;
+                let chunk = (n / 8).div_ceil(8) * 8;
+                self.chase(
+                    "chase_cg",
+                    &format!("fp_{}", fmt_bytes(fp)),
+                    fp,
+                    1,
+                    chunk as i32,
+                    8,
+                    false,
+                    "L2",
+                )?;
+            }
+        }
+        let hbm: &[u64] = if self.quick {
+            &[256 * MIB]
+        } else {
+            &[256 * MIB, GIB]
+        };
+        for &fp in hbm {
+            self.chase(
+                "chase_ld",
+                &format!("fp_{}_cold", fmt_bytes(fp)),
+                fp,
+                0,
+                2048,
+                8,
+                true,
+                "HBM",
+            )?;
+        }
+        Ok(())
+    }
+
+    fn lat_ldgsts(&mut self) -> Result<()> {
+        let reps = self.reps(16, 4);
+        let steps: i32 = 1024;
+        for (kname, fp, level) in [
+            ("lat_ldgsts_ca16", 4 * KIB, "L1"),
+            ("lat_ldgsts_cg16", 4 * MIB, "L2"),
+        ] {
+            let (start, n) = self.build_chain(fp, 128, 0xa5a5 ^ fp)?;
+            let (out, sink) = (self.out.ptr, self.sink.ptr);
+            // warm pass over the whole cycle, then the timed run from the same start
+            let warm_steps = ((n as u32).max(steps as u32).div_ceil(4) * 4) as i32;
+            let one = 1i32;
+            self.launch(
+                kname,
+                1,
+                32,
+                0,
+                &[
+                    arg(&start),
+                    arg(&warm_steps),
+                    arg(&one),
+                    arg(&out),
+                    arg(&sink),
+                ],
+            )?;
+            self.launch(
+                kname,
+                1,
+                32,
+                0,
+                &[arg(&start), arg(&steps), arg(&reps), arg(&out), arg(&sink)],
+            )?;
+            let raw = self.out_u64(reps as usize)?;
+            let per: Vec<f64> = raw.iter().map(|t| *t as f64 / f64::from(steps)).collect();
+            self.push(Rec {
+                name: format!("lat.ldgsts.{}.fp_{}", &kname[11..], fmt_bytes(fp)),
+                group: "latency",
+                unit: "cycles",
+                kernel: kname,
+                method: "one thread; per step: cp.async 16 B of a pointer cycle to shared, commit_group, \
+                         wait_group 0, LDS of the pointer; cycles per step (includes the LDS)",
+                params: vec![
+                    ("footprint_bytes", v(fp)),
+                    ("steps", v(steps)),
+                    ("expected_level", v(level)),
+                ],
+                reps: per,
+                extra: vec![],
+            });
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ bulk / tensor copies
+
+    fn bulk_sizes(&self) -> Vec<u32> {
+        if self.quick {
+            vec![1024, 16384, 65536]
+        } else {
+            vec![1024, 2048, 4096, 8192, 16384, 32768, 65536]
+        }
+    }
+
+    fn lat_bulk(&mut self) -> Result<()> {
+        self.k("lat_bulk")?.func.allow_smem(64 * 1024)?;
+        let reps = self.reps(16, 4);
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        for bytes in self.bulk_sizes() {
+            for (src_level, cold) in [("l2", false), ("hbm", true)] {
+                let src = self.arena.ptr + 512 * MIB;
+                let step: u64 = if cold { 4 * MIB } else { 0 };
+                self.clear_err()?;
+                if cold {
+                    self.flush_l2()?;
+                } else {
+                    let two = 2i32;
+                    self.launch(
+                        "lat_bulk",
+                        1,
+                        32,
+                        bytes,
+                        &[
+                            arg(&src),
+                            arg(&step),
+                            arg(&bytes),
+                            arg(&two),
+                            arg(&out),
+                            arg(&err),
+                        ],
+                    )?;
+                }
+                self.launch(
+                    "lat_bulk",
+                    1,
+                    32,
+                    bytes,
+                    &[
+                        arg(&src),
+                        arg(&step),
+                        arg(&bytes),
+                        arg(&reps),
+                        arg(&out),
+                        arg(&err),
+                    ],
+                )?;
+                self.check_err("lat_bulk")?;
+                let raw = self.out_u64(reps as usize)?;
+                self.push(Rec {
+                    name: format!("lat.bulk.{src_level}.{}", fmt_bytes(u64::from(bytes))),
+                    group: "latency",
+                    unit: "cycles",
+                    kernel: "lat_bulk",
+                    method: "one thread: mbarrier.arrive.expect_tx + cp.async.bulk global->shared, then \
+                             try_wait.parity until complete; cycles per copy",
+                    params: vec![
+                        ("bytes", v(bytes)),
+                        ("source", v(src_level)),
+                        ("src_step_bytes", v(step)),
+                        ("l2_flushed_before", v(cold)),
+                    ],
+                    reps: raw.iter().map(|x| *x as f64).collect(),
+                    extra: vec![],
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn lat_tma(&mut self) -> Result<()> {
+        self.k("lat_tma2d")?.func.allow_smem(64 * 1024)?;
+        let reps = self.reps(16, 4);
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        let width = 1024u64; // u32 elements per row: 4 KiB rows
+        let height = ARENA / (width * 4);
+        for bytes in self.bulk_sizes() {
+            let rows = bytes / 256;
+            let tm = tensor_map_2d_u32(self.arena.ptr, width, height, 64, rows)?;
+            for (src_level, cold) in [("l2", false), ("hbm", true)] {
+                // y offset 128 Ki rows = 512 MiB into the arena; HBM steps 1024 rows (4 MiB)
+                let y_step: i32 = if cold { 1024 } else { 0 };
+                let tm_shift =
+                    tensor_map_2d_u32(self.arena.ptr + 512 * MIB, width, height / 2, 64, rows)?;
+                let tmu = if cold { &tm_shift } else { &tm };
+                self.clear_err()?;
+                if cold {
+                    self.flush_l2()?;
+                } else {
+                    let two = 2i32;
+                    self.launch(
+                        "lat_tma2d",
+                        1,
+                        32,
+                        bytes,
+                        &[
+                            arg(tmu),
+                            arg(&bytes),
+                            arg(&y_step),
+                            arg(&two),
+                            arg(&out),
+                            arg(&err),
+                        ],
+                    )?;
+                }
+                self.launch(
+                    "lat_tma2d",
+                    1,
+                    32,
+                    bytes,
+                    &[
+                        arg(tmu),
+                        arg(&bytes),
+                        arg(&y_step),
+                        arg(&reps),
+                        arg(&out),
+                        arg(&err),
+                    ],
+                )?;
+                self.check_err("lat_tma2d")?;
+                let raw = self.out_u64(reps as usize)?;
+                self.push(Rec {
+                    name: format!("lat.tma2d.{src_level}.{}", fmt_bytes(u64::from(bytes))),
+                    group: "latency",
+                    unit: "cycles",
+                    kernel: "lat_tma2d",
+                    method: "one thread: expect_tx + cp.async.bulk.tensor.2d (tile, no swizzle, u32 box 64 x rows, \
+                             map from cuTensorMapEncodeTiled) then try_wait.parity; cycles per copy",
+                    params: vec![
+                        ("bytes", v(bytes)),
+                        ("box", v([64, rows])),
+                        ("row_pitch_bytes", v(width * 4)),
+                        ("source", v(src_level)),
+                        ("y_step_rows", v(y_step)),
+                        ("l2_flushed_before", v(cold)),
+                    ],
+                    reps: raw.iter().map(|x| *x as f64).collect(),
+                    extra: vec![],
+                });
+            }
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ wgmma
+
+    fn lat_wgmma(&mut self) -> Result<()> {
+        let reps = self.reps(32, 8);
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        for n in WGMMA_N {
+            let smem = sources::wgmma_smem(n);
+            let mut by_k: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+            for k in WGMMA_K {
+                let kname = format!("wgmma_lat_n{n}_k{k}");
+                self.k(&kname)?.func.allow_smem(smem)?;
+                self.launch(&kname, 1, 128, smem, &[arg(&reps), arg(&out), arg(&sink)])?;
+                let raw: Vec<f64> = self
+                    .out_u64(reps as usize)?
+                    .iter()
+                    .map(|x| *x as f64)
+                    .collect();
+                by_k.insert(k, raw.clone());
+                self.push(Rec {
+                    name: format!("lat.wgmma.m64n{n}k16.bf16.k{k}"),
+                    group: "latency",
+                    unit: "cycles",
+                    kernel: &kname,
+                    method: "one warpgroup: wgmma.fence, clock64, K wgmma.mma_async into the same accumulators, \
+                             commit_group, wait_group 0, clock64; cycles per repetition (thread 0)",
+                    params: vec![
+                        ("n", v(n)),
+                        ("k_back_to_back", v(k)),
+                        ("operands", v("A and B from shared memory (descriptors, no swizzle)")),
+                    ],
+                    reps: raw,
+                    extra: vec![],
+                });
+            }
+            let lat = by_k[&1].clone();
+            self.push(Rec {
+                name: format!("lat.wgmma.m64n{n}k16.bf16.issue_to_complete"),
+                group: "latency",
+                unit: "cycles",
+                kernel: &format!("wgmma_lat_n{n}_k1"),
+                method: "K = 1: from before the wgmma to after wait_group 0 returns (includes one clock read, \
+                         commit and wait)",
+                params: vec![("n", v(n))],
+                reps: lat,
+                extra: vec![],
+            });
+            let (k_lo, k_hi) = (8u32, 32u32);
+            let interval: Vec<f64> = by_k[&k_lo]
+                .iter()
+                .zip(&by_k[&k_hi])
+                .map(|(a, b)| (b - a) / f64::from(k_hi - k_lo))
+                .collect();
+            self.push(Rec {
+                name: format!("lat.wgmma.m64n{n}k16.bf16.interval"),
+                group: "throughput",
+                unit: "cycles",
+                kernel: &format!("wgmma_lat_n{n}_k{k_lo},wgmma_lat_n{n}_k{k_hi}"),
+                method: "issue interval of back-to-back wgmma into the same accumulators: (t(K=32) - t(K=8)) / 24 \
+                         per repetition",
+                params: vec![("n", v(n)), ("k_lo", v(k_lo)), ("k_hi", v(k_hi))],
+                reps: interval,
+                extra: vec![],
+            });
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ ALU / LDS throughput
+
+    /// Runs a per-SM throughput kernel (1 block) and returns the span in cycles per rep.
+    fn warp_span(&self, raw: &[u64]) -> f64 {
+        let starts = raw.iter().step_by(2).copied().min().unwrap_or(0);
+        let ends = raw.iter().skip(1).step_by(2).copied().max().unwrap_or(0);
+        ends.wrapping_sub(starts) as f64
+    }
+
+    fn tp_alu(&mut self) -> Result<()> {
+        let reps = self.reps(5, 2);
+        let block = 1024u32;
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let (a, b) = (0.999f32, 0.001f32);
+        for (name, kname, iters, what) in [
+            ("tp.ffma", "tp_ffma", 2048i32, "FFMA"),
+            ("tp.mufu.ex2", "tp_mufu_ex2", 256, "MUFU.EX2"),
+            ("tp.mufu.rcp", "tp_mufu_rcp", 256, "MUFU.RCP"),
+        ] {
+            let mut per = Vec::new();
+            for _ in 0..reps {
+                self.launch(
+                    kname,
+                    1,
+                    block,
+                    0,
+                    &[arg(&iters), arg(&a), arg(&b), arg(&out), arg(&sink)],
+                )?;
+                let raw = self.out_u64(2 * (block / 32) as usize)?;
+                let ops = f64::from(block) * f64::from(iters) * 16.0 * 8.0;
+                per.push(ops / self.warp_span(&raw));
+            }
+            self.push(Rec {
+                name: name.into(),
+                group: "throughput",
+                unit: "per_clk_per_sm",
+                kernel: kname,
+                method: "one block of 1024 threads, 8 independent chains per thread; thread-instructions per \
+                         cycle over the span from the first warp's start to the last warp's end",
+                params: vec![("instruction", v(what)), ("block", v(block)), ("iters", v(iters))],
+                reps: per,
+                extra: vec![],
+            });
+        }
+        Ok(())
+    }
+
+    fn tp_lds(&mut self) -> Result<()> {
+        let reps = self.reps(5, 2);
+        let block = 1024u32;
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        for (name, kname, iters, bytes) in [
+            ("tp.lds128", "tp_lds128", 1024i32, 16.0),
+            ("tp.lds32", "tp_lds32", 4096, 4.0),
+        ] {
+            let mut per = Vec::new();
+            for _ in 0..reps {
+                self.launch(kname, 1, block, 0, &[arg(&iters), arg(&out), arg(&sink)])?;
+                let raw = self.out_u64(2 * (block / 32) as usize)?;
+                let total = f64::from(block) * f64::from(iters) * 16.0 * bytes;
+                per.push(total / self.warp_span(&raw));
+            }
+            self.push(Rec {
+                name: name.into(),
+                group: "throughput",
+                unit: "bytes_per_clk_per_sm",
+                kernel: kname,
+                method: "one block of 1024 threads, conflict-free shared loads, 16 per iteration; bytes per cycle \
+                         over the block's span",
+                params: vec![("bytes_per_thread_load", v(bytes)), ("block", v(block)), ("iters", v(iters))],
+                reps: per,
+                extra: vec![],
+            });
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ bandwidth
+
+    #[allow(clippy::too_many_arguments)]
+    fn bw_run(
+        &mut self,
+        name: &str,
+        region: u64,
+        grid: u32,
+        total_bytes: u64,
+        warm: bool,
+        level: &str,
+        reps: i32,
+    ) -> Result<()> {
+        let block = 1024u32;
+        let per_iter = u64::from(grid) * u64::from(block) * 16 * 8;
+        let iters = (total_bytes / per_iter).max(1);
+        let bytes = (iters * per_iter) as f64;
+        let mask = region / 16 - 1;
+        let (base, out, sink) = (self.arena.ptr, self.out.ptr, self.sink.ptr);
+        if warm {
+            let wi = (region / per_iter).max(1);
+            self.launch(
+                "bw_ld",
+                grid,
+                block,
+                0,
+                &[arg(&base), arg(&mask), arg(&wi), arg(&out), arg(&sink)],
+            )?;
+        }
+        let mut bpc = Vec::new();
+        let mut gbs = Vec::new();
+        let mut gbs_ev = Vec::new();
+        let mut raw_all = Vec::new();
+        for _ in 0..reps {
+            if !warm {
+                self.flush_l2()?;
+            }
+            let ms = self.launch_timed(
+                "bw_ld",
+                grid,
+                block,
+                0,
+                &[arg(&base), arg(&mask), arg(&iters), arg(&out), arg(&sink)],
+            )?;
+            let bt = BlockTimes::parse(&self.out_u64(5 * grid as usize)?);
+            let mhz = bt.mhz();
+            let ns = bt.max_ns();
+            gbs.push(bytes / ns);
+            gbs_ev.push(bytes / (ms * 1e6));
+            // bytes per SM-clock: wall time converted with the clock measured in the same kernel
+            bpc.push(bytes / (ns * mhz * 1e-3));
+            raw_all.push(json!({"event_ms": ms, "max_block_ns": ns, "clock_mhz": mhz,
+                "max_block_cycles": bt.max_cycles(), "distinct_sms": bt.distinct_sms()}));
+        }
+        let params = vec![
+            ("region_bytes", v(region)),
+            ("grid", v(grid)),
+            ("block", v(block)),
+            ("bytes_per_rep", v(bytes)),
+            ("expected_level", v(level)),
+            (
+                "instruction",
+                v("ld.global.v4.u32 (LDG.E.128), 8 independent per thread"),
+            ),
+        ];
+        let method = "streaming 16-byte loads over a region (grid-stride, wrapped); time from %globaltimer in the \
+                      kernel (largest block), cycles = that time x the clock64/globaltimer ratio measured in the \
+                      same kernel";
+        self.push(Rec {
+            name: format!("{name}.bytes_per_clk"),
+            group: "bandwidth",
+            unit: "bytes_per_clk",
+            kernel: "bw_ld",
+            method,
+            params: params.clone(),
+            reps: bpc,
+            extra: vec![("raw", v(&raw_all))],
+        });
+        self.push(Rec {
+            name: format!("{name}.gbps"),
+            group: "bandwidth",
+            unit: "GB/s",
+            kernel: "bw_ld",
+            method,
+            params,
+            reps: gbs,
+            extra: vec![("event_gbps", v(&gbs_ev))],
+        });
+        Ok(())
+    }
+
+    fn bw_ldg(&mut self) -> Result<()> {
+        let reps = self.reps(5, 2);
+        let chip = 2 * self.sm_count;
+        let q = if self.quick { 4 } else { 1 };
+        self.bw_run("bw.l2.one_sm", 8 * MIB, 1, 64 * MIB / q, true, "L2", reps)?;
+        self.bw_run("bw.l2.chip", 16 * MIB, chip, 4 * GIB / q, true, "L2", reps)?;
+        self.bw_run("bw.hbm.one_sm", ARENA, 1, 256 * MIB / q, false, "HBM", reps)?;
+        self.bw_run("bw.hbm.chip", ARENA, chip, 4 * GIB / q, false, "HBM", reps)?;
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bw_tma_run(
+        &mut self,
+        name: &str,
+        region: u64,
+        grid: u32,
+        nchunks: i32,
+        warm: bool,
+        level: &str,
+    ) -> Result<()> {
+        let chunk: u32 = 32 * 1024;
+        let stages: i32 = 4;
+        let smem = chunk * stages as u32;
+        self.k("bw_bulk")?.func.allow_smem(smem)?;
+        let block_stride = (region / u64::from(grid)) / u64::from(chunk) * u64::from(chunk);
+        let (base, out, err) = (self.arena.ptr, self.out.ptr, self.err.ptr);
+        let args = |n: &i32| {
+            [
+                arg(&base),
+                arg(&region),
+                arg(&block_stride),
+                arg(&chunk),
+                arg(&stages),
+                arg(n),
+                arg(&out),
+                arg(&err),
+            ]
+        };
+        self.clear_err()?;
+        if warm {
+            let wn = (region / u64::from(chunk)) as i32;
+            self.launch("bw_bulk", grid, 32, smem, &args(&wn))?;
+        }
+        let reps = self.reps(5, 2);
+        let bytes = f64::from(nchunks) * f64::from(chunk) * f64::from(grid);
+        let mut bpc = Vec::new();
+        let mut gbs = Vec::new();
+        let mut raw_all = Vec::new();
+        for _ in 0..reps {
+            if !warm {
+                self.flush_l2()?;
+            }
+            let ms = self.launch_timed("bw_bulk", grid, 32, smem, &args(&nchunks))?;
+            self.check_err("bw_bulk")?;
+            let bt = BlockTimes::parse(&self.out_u64(5 * grid as usize)?);
+            let mhz = bt.mhz();
+            let ns = bt.max_ns();
+            gbs.push(bytes / ns);
+            bpc.push(bytes / (ns * mhz * 1e-3));
+            raw_all.push(json!({"event_ms": ms, "max_block_ns": ns, "clock_mhz": mhz,
+                "distinct_sms": bt.distinct_sms()}));
+        }
+        let params = vec![
+            ("region_bytes", v(region)),
+            ("grid", v(grid)),
+            ("chunk_bytes", v(chunk)),
+            ("stages", v(stages)),
+            ("chunks_per_block", v(nchunks)),
+            ("expected_level", v(level)),
+        ];
+        let method = "one thread per block keeps 4 cp.async.bulk copies of 32 KiB in flight into a shared-memory \
+                      ring (mbarrier per slot); bytes / largest block's %globaltimer span (cycles via the \
+                      clock64/globaltimer ratio of the same kernel)";
+        self.push(Rec {
+            name: format!("{name}.bytes_per_clk"),
+            group: "bandwidth",
+            unit: "bytes_per_clk",
+            kernel: "bw_bulk",
+            method,
+            params: params.clone(),
+            reps: bpc,
+            extra: vec![("raw", v(&raw_all))],
+        });
+        self.push(Rec {
+            name: format!("{name}.gbps"),
+            group: "bandwidth",
+            unit: "GB/s",
+            kernel: "bw_bulk",
+            method,
+            params,
+            reps: gbs,
+            extra: vec![],
+        });
+        Ok(())
+    }
+
+    fn bw_tma(&mut self) -> Result<()> {
+        let q = if self.quick { 4 } else { 1 };
+        let sms = self.sm_count;
+        self.bw_tma_run("bw.tma.l2.one_sm", 8 * MIB, 1, 2048 / q, true, "L2")?;
+        self.bw_tma_run("bw.tma.hbm.one_sm", ARENA, 1, 4096 / q, false, "HBM")?;
+        self.bw_tma_run("bw.tma.l2.chip", 16 * MIB, sms, 512 / q, true, "L2")?;
+        self.bw_tma_run("bw.tma.hbm.chip", ARENA, sms, 1024 / q, false, "HBM")?;
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ register banks
+
+    fn regbank(&mut self) -> Result<()> {
+        let reps = self.reps(5, 2);
+        let iters: i32 = if self.quick { 256 } else { 1024 };
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let input: Vec<f32> = (0..64).map(|i| 1.0 + i as f32 * 1e-3).collect();
+        let inbuf = self.gpu.alloc(64 * 4)?;
+        inbuf.upload(&input)?;
+        let inp = inbuf.ptr;
+        let names: Vec<String> = {
+            let mut v: Vec<String> = self
+                .kernels
+                .keys()
+                .filter(|k| k.starts_with("rb_"))
+                .cloned()
+                .collect();
+            v.sort();
+            v
+        };
+        for kname in names {
+            for (warps, label) in [(32u32, "warps_32"), (1, "warps_1")] {
+                let block = 32 * warps;
+                let mut per = Vec::new();
+                let mut lat = Vec::new();
+                for _ in 0..reps {
+                    self.launch(
+                        &kname,
+                        1,
+                        block,
+                        0,
+                        &[arg(&iters), arg(&inp), arg(&out), arg(&sink)],
+                    )?;
+                    let raw = self.out_u64(2 * warps as usize)?;
+                    let span = self.warp_span(&raw);
+                    let ops = f64::from(block) * f64::from(iters) * f64::from(RB_OPS_PER_ITER);
+                    per.push(ops / span);
+                    lat.push(span / (f64::from(iters) * f64::from(RB_OPS_PER_ITER / RB_CHAINS)));
+                }
+                self.push(Rec {
+                    name: format!("regbank.{}.{label}", &kname[3..]),
+                    group: "regbank",
+                    unit: "ffma_per_clk_per_sm",
+                    kernel: &kname,
+                    method: "FFMA chains whose source registers were placed by ptxas as the kernel's comment says \
+                             (see the SASS dump); thread-FFMA per cycle over the block's span",
+                    params: vec![("warps", v(warps)), ("iters", v(iters))],
+                    reps: per,
+                    extra: vec![("cycles_per_dependent_step", v(&lat))],
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// FFMA per iteration per thread, and independent chains, of every rb_ kernel.
+const RB_OPS_PER_ITER: u32 = 64;
+const RB_CHAINS: u32 = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutation_is_a_permutation() {
+        let p = permutation(1000, 7);
+        let mut s = p.clone();
+        s.sort_unstable();
+        assert_eq!(s, (0..1000).collect::<Vec<u32>>());
+        assert_ne!(p, (0..1000).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn kernel_names_found() {
+        let names = kernel_names(sources::MICRO);
+        for k in [
+            "clk_spin",
+            "lat_ffma",
+            "lat_mufu_ex2",
+            "lat_lds",
+            "chase_ld",
+            "chase_ca",
+            "chase_cg",
+            "build_chain",
+            "lat_ldgsts_cg16",
+            "lat_bulk",
+            "lat_tma2d",
+            "lat_mbar_pingpong",
+            "lat_barsync",
+            "tp_ffma",
+            "tp_lds128",
+            "bw_ld",
+            "bw_bulk",
+        ] {
+            assert!(names.contains(&k.to_string()), "{k} missing from {names:?}");
+        }
+        assert!(!names.contains(&"NAME".to_string()));
+        let w = kernel_names(&sources::wgmma_source());
+        assert!(w.contains(&"wgmma_lat_n256_k32".to_string()));
+        assert!(w.contains(&"wgmma_burn_n256".to_string()));
+    }
+
+    #[test]
+    fn sizes_format() {
+        assert_eq!(fmt_bytes(4 * KIB), "4KiB");
+        assert_eq!(fmt_bytes(24 * MIB), "24MiB");
+        assert_eq!(fmt_bytes(GIB), "1GiB");
+    }
+}

@@ -1,0 +1,91 @@
+//! `calibrate-collect [--out FILE] [--quick] [--only SECTION[,SECTION...]] [--dump-dir DIR]`
+//! `calibrate-collect --compile-only DIR [--arch sm_90a]`
+//!
+//! Runs the microbenchmarks on GPU 0 and writes one JSON measurement file (never
+//! overwriting one). `--compile-only` needs only libnvrtc: it compiles every source and
+//! writes the images to DIR (for disassembly), with no GPU.
+
+use calibrate::{CollectOptions, collect, compile_all};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: calibrate-collect [--out FILE] [--quick] [--only SECTION[,SECTION...]] [--dump-dir DIR]\n       \
+                     calibrate-collect --compile-only DIR [--arch sm_90a]";
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().collect();
+    let mut opts = CollectOptions {
+        command: argv.clone(),
+        ..Default::default()
+    };
+    let mut compile_only: Option<PathBuf> = None;
+    let mut arch = "sm_90a".to_string();
+    let mut it = argv.iter().skip(1);
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| -> Result<String, ExitCode> {
+            it.next().cloned().ok_or_else(|| {
+                eprintln!("{flag} needs a value\n{USAGE}");
+                ExitCode::from(2)
+            })
+        };
+        let r = match a.as_str() {
+            "--out" => value("--out").map(|v| opts.out = Some(PathBuf::from(v))),
+            "--quick" => {
+                opts.quick = true;
+                Ok(())
+            }
+            "--only" => {
+                value("--only").map(|v| opts.only = v.split(',').map(str::to_string).collect())
+            }
+            "--dump-dir" => value("--dump-dir").map(|v| opts.dump_dir = Some(PathBuf::from(v))),
+            "--compile-only" => {
+                value("--compile-only").map(|v| compile_only = Some(PathBuf::from(v)))
+            }
+            "--arch" => value("--arch").map(|v| arch = v),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("unknown argument {other}\n{USAGE}");
+                Err(ExitCode::from(2))
+            }
+        };
+        if let Err(code) = r {
+            return code;
+        }
+    }
+
+    if let Some(dir) = compile_only {
+        return match compile_all(&arch, Some(&dir)) {
+            Ok(results) => {
+                let failed = results.iter().filter(|r| r.2.is_err()).count();
+                for (name, _, r) in &results {
+                    if let Err(e) = r {
+                        eprintln!("{name}: {e}");
+                    }
+                }
+                if failed == 0 {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
+            }
+            Err(e) => {
+                eprintln!("calibrate-collect: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+
+    match collect(&opts) {
+        Ok(path) => {
+            println!("{}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("calibrate-collect: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! Tests that need no GPU: the file format, the no-driver path, the never-overwrite rule.
+
+use calibrate::schema::{
+    self, BenchError, Benchmark, KernelInfo, Measurement, Provenance, SourceRecord,
+};
+use calibrate::{
+    CollectError, CollectOptions, check_driver_with, collect, create_new_file, default_out_path,
+    driver_present, write_new,
+};
+use serde_json::json;
+use std::path::PathBuf;
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let d = std::env::temp_dir().join(format!(
+        "calibrate-test-{tag}-{}-{nanos}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn sample() -> Measurement {
+    let mut params = std::collections::BTreeMap::new();
+    params.insert("footprint_bytes".to_string(), json!(16 * 1024 * 1024));
+    params.insert("expected_level".to_string(), json!("L2"));
+    let mut extra = std::collections::BTreeMap::new();
+    extra.insert("per_step_cycles".to_string(), json!([261, 270, 402]));
+    let reps = vec![262.5, 263.0, 261.75];
+    Measurement {
+        schema: schema::SCHEMA.to_string(),
+        provenance: Provenance {
+            tool: "calibrate-collect".into(),
+            tool_version: "0.1.0".into(),
+            date_utc: "2026-11-22T08:00:00Z".into(),
+            gpu_name: "NVIDIA H100 80GB HBM3".into(),
+            compute_capability: [9, 0],
+            sm_count: 132,
+            l2_bytes: 52_428_800,
+            total_mem_bytes: 85_520_809_984,
+            max_smem_per_block_optin: 232_448,
+            driver_api_version: 13000,
+            cuda_version: "13.0".into(),
+            nvrtc_version: "13.0".into(),
+            clock_rate_khz_attr: Some(1_980_000),
+            mem_clock_rate_khz_attr: None,
+            mem_bus_width_bits: Some(5120),
+            sm_clock_mhz_measured: Some(1980.0),
+            arch: "sm_90a".into(),
+            compile_options: vec!["--gpu-architecture=sm_90a".into()],
+            quick: false,
+            command: vec!["calibrate-collect".into(), "--out".into(), "x.json".into()],
+            notes: vec![],
+        },
+        sources: vec![SourceRecord {
+            name: "micro".into(),
+            hash_algo: "fnv1a-64".into(),
+            hash: schema::fnv1a64("int x;"),
+            text: "int x;".into(),
+            compile_log: String::new(),
+            image_kind: "cubin".into(),
+        }],
+        kernels: vec![KernelInfo {
+            name: "chase_ld".into(),
+            source: "micro".into(),
+            num_regs: 24,
+            local_bytes: 0,
+            static_smem_bytes: 8200,
+        }],
+        benchmarks: vec![Benchmark {
+            name: "lat.ldg.ld.fp_16MiB".into(),
+            group: "latency".into(),
+            unit: "cycles".into(),
+            params,
+            median: schema::median(&reps).unwrap(),
+            reps,
+            source: "micro".into(),
+            kernel: "chase_ld".into(),
+            method: "pointer chase".into(),
+            extra,
+        }],
+        errors: vec![BenchError {
+            name: "lat.tma".into(),
+            error: "example".into(),
+        }],
+    }
+}
+
+#[test]
+fn measurement_round_trips_through_json() {
+    let m = sample();
+    let text = m.to_json().unwrap();
+    let back = Measurement::from_json(&text).unwrap();
+    assert_eq!(m, back);
+    assert_eq!(back.get("lat.ldg.ld.fp_16MiB").unwrap().median, 262.5);
+    // and the JSON says what it is
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["schema"], schema::SCHEMA);
+    assert_eq!(v["provenance"]["sm_count"], 132);
+    assert!(v["provenance"].get("hostname").is_none());
+}
+
+#[test]
+fn committed_measurements_parse() {
+    // every committed measurement file must stay readable by this schema
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) == Some("json") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let m =
+                Measurement::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            assert_eq!(m.schema, schema::SCHEMA);
+            for b in &m.benchmarks {
+                assert!(!b.reps.is_empty(), "{} has no repetitions", b.name);
+                assert_eq!(
+                    Some(b.median),
+                    schema::median(&b.reps),
+                    "{}: median",
+                    b.name
+                );
+                assert!(
+                    m.sources.iter().any(|s| s.name == b.source),
+                    "{}: unknown source",
+                    b.name
+                );
+            }
+            for s in &m.sources {
+                assert_eq!(s.hash, schema::fnv1a64(&s.text), "source {} hash", s.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn missing_driver_is_an_error_not_a_panic() {
+    let e = check_driver_with(|| false).unwrap_err();
+    assert!(matches!(e, CollectError::NoDriver));
+    assert!(e.to_string().contains("libcuda"));
+    assert!(check_driver_with(|| true).is_ok());
+}
+
+#[test]
+fn collect_without_driver_returns_no_driver() {
+    if driver_present() {
+        return; // a machine with a GPU driver: covered by the device run
+    }
+    let dir = temp_dir("nodrv");
+    let opts = CollectOptions {
+        out: Some(dir.join("m.json")),
+        ..Default::default()
+    };
+    let e = collect(&opts).unwrap_err();
+    assert!(matches!(e, CollectError::NoDriver), "{e}");
+    assert!(!dir.join("m.json").exists());
+}
+
+#[test]
+fn never_overwrites() {
+    let dir = temp_dir("overwrite");
+    let p = dir.join("h100-x.json");
+    write_new(&p, "first").unwrap();
+    let e = write_new(&p, "second").unwrap_err();
+    assert!(matches!(e, CollectError::OutputExists(_)), "{e}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "first");
+    assert!(matches!(
+        create_new_file(&p),
+        Err(CollectError::OutputExists(_))
+    ));
+}
+
+#[test]
+fn default_path_picks_a_new_name() {
+    let dir = temp_dir("default");
+    let secs = 1_790_000_000; // 2026-09-21T14:13:20Z
+    let p1 = default_out_path(&dir, "NVIDIA H100 80GB HBM3", secs);
+    assert_eq!(p1.file_name().unwrap(), "h100-20260921T141320Z.json");
+    write_new(&p1, "{}").unwrap();
+    let p2 = default_out_path(&dir, "NVIDIA H100 80GB HBM3", secs);
+    assert_ne!(p1, p2);
+    assert_eq!(p2.file_name().unwrap(), "h100-20260921T141320Z-2.json");
+}
+
+#[test]
+fn median_and_hash() {
+    assert_eq!(schema::median(&[3.0, 1.0, 2.0]), Some(2.0));
+    assert_eq!(schema::median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    assert_eq!(schema::median(&[f64::NAN]), None);
+    assert_eq!(
+        schema::percentile(&[1.0, 2.0, 3.0, 4.0, 5.0], 50.0),
+        Some(3.0)
+    );
+    assert_eq!(schema::fnv1a64(""), "cbf29ce484222325");
+    assert_eq!(schema::fnv1a64("a"), "af63dc4c8601ec8c");
+}
