@@ -1,0 +1,1446 @@
+//! The cycle loop. Each cycle, each of the four sub-partition schedulers looks at its
+//! warps, puts each in exactly one state, and issues one eligible warp's instruction.
+//!
+//! A warp's state is recomputed only when it can have changed: classification returns,
+//! with the state, the first cycle at which it might differ (`until`). When no warp is
+//! eligible the loop jumps straight to the earliest such cycle (fast-forward); turning
+//! fast-forward off steps every cycle and reclassifies every warp, and must give the
+//! same result. State time is accounted in spans, so skipped cycles cost nothing.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use isa::ast::Space;
+use isa::opcode::{ResultLatency, Scoreboard};
+use isa::{Kernel, Pipe};
+
+use crate::lower::{self, CExpr, DInstr, Env, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS};
+use crate::memory::{self, LINE, Memory};
+use crate::profile::{Profile, Timing};
+use crate::result::*;
+use crate::scheduler::{Candidate, Policy, SchedulerPolicy};
+use crate::sink::{Event, MemLevel, NoSink, Sink, Unit, WarpId};
+use crate::state::{STATE_COUNT, WarpState};
+
+const NEVER: u64 = u64::MAX;
+const NPIPES: usize = Pipe::ALL.len();
+
+/// How to run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunConfig {
+    pub seed: u64,
+    pub policy: Policy,
+    /// The watchdog: a run still going after this many cycles stops with a report.
+    pub max_cycles: u64,
+    /// Skip cycles in which no warp can issue. Off only to check that skipping changes nothing.
+    pub fast_forward: bool,
+    /// Simulate at most this many CTAs on the SM (the busiest SM's share of the grid otherwise).
+    pub max_ctas: Option<u32>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig { seed: 1, policy: Policy::Gto, max_cycles: 200_000_000, fast_forward: true, max_ctas: None }
+    }
+}
+
+/// Runs a kernel (parameters already set) on a profile.
+pub fn run(kernel: &Kernel, profile: &Profile, cfg: &RunConfig) -> Result<RunResult, SimError> {
+    run_with(kernel, profile, cfg, cfg.policy.build(), &mut NoSink)
+}
+
+/// Runs with a policy of the caller's and events pushed into `sink`.
+pub fn run_with<S: Sink>(
+    kernel: &Kernel,
+    profile: &Profile,
+    cfg: &RunConfig,
+    policy: Box<dyn SchedulerPolicy>,
+    sink: &mut S,
+) -> Result<RunResult, SimError> {
+    let t = &profile.t;
+    let prog = lower::lower(kernel, t.reg_banks as u32, t.reg_bank_ports as u32, t.reg_bank_conflict_cycles as u32)
+        .map_err(|e| SimError::Invalid(format!("line {}:{}: {}", e.line, e.col, e.message)))?;
+    let occ = isa::occupancy::occupancy(kernel, &profile.limits());
+    let mut resident = occ.ctas_per_sm;
+    if t.tmem_cols > 0.0 && kernel.launch.tmem_cols > 0 {
+        resident = resident.min(t.tmem_cols as u32 / kernel.launch.tmem_cols);
+    } else if kernel.launch.tmem_cols > 0 {
+        return Err(SimError::Invalid(format!(
+            "the kernel allocates {} tensor-memory columns but the {} profile has no tensor memory",
+            kernel.launch.tmem_cols,
+            profile.name()
+        )));
+    }
+    if resident == 0 {
+        return Err(SimError::Invalid(format!(
+            "the kernel does not fit on an SM: {} registers per CTA ({} allowed), {} bytes of shared memory per CTA ({} allowed), {} warps per CTA ({} allowed)",
+            occ.regs_per_cta, profile.t.regs_per_sm, occ.smem_per_cta, profile.t.smem_per_sm, occ.warps_per_cta, profile.t.max_warps_per_sm
+        )));
+    }
+    let grid = kernel.launch.grid.max(1);
+    let sms = t.sm_count as u32;
+    let mut ctas_here = grid.div_ceil(sms);
+    if let Some(m) = cfg.max_ctas {
+        ctas_here = ctas_here.min(m.max(1));
+    }
+    let resident = resident.min(ctas_here);
+    let busy_sms = grid.min(sms);
+    let smem_used = (kernel.launch.smem as u64 + t.smem_reserved_per_cta as u64) * resident as u64;
+    let l1_bytes = (t.l1_plus_smem_bytes as u64).saturating_sub(smem_used.next_multiple_of(8192));
+    let mut e = Engine::new(kernel, profile, &prog, cfg, policy, sink, resident, ctas_here, busy_sms, l1_bytes);
+    e.run()?;
+    Ok(e.finish(occ, resident, ctas_here, grid))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Block {
+    None,
+    Barrier { id: u32 },
+    Mbar { idx: u32, parity: u32 },
+    WgArrive,
+    Until { t: u64, state: WarpState },
+}
+
+struct Warp {
+    live: bool,
+    exited: bool,
+    cta: u32,
+    warp: u32,
+    role: u16,
+    sp: u8,
+    age: u64,
+    pc: u32,
+    vars: [i64; MAX_LOOP_DEPTH],
+    ends: [i64; MAX_LOOP_DEPTH],
+    reg_ready: Box<[u64]>,
+    reg_kind: Box<[u8]>,
+    /// The instruction (text index) that last wrote each register.
+    reg_writer: Box<[u32]>,
+    block: Block,
+    state: WarpState,
+    state_since: u64,
+    state_pc: u32,
+    dispatch_paid: u64,
+    dispatch_ready: u64,
+    instrs: u64,
+    wg_open: u64,
+    wg_groups: VecDeque<u64>,
+    cp_open: u64,
+    cp_groups: VecDeque<u64>,
+    bulk_open: u64,
+    bulk_groups: VecDeque<u64>,
+    utc_done: u64,
+    outstanding: u64,
+    last_issue: u64,
+    stats: [u64; STATE_COUNT],
+    started: u64,
+    finished: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Mbar {
+    count: u32,
+    pending: u32,
+    tx: i64,
+    phase: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct NamedBar {
+    arrived: u32,
+    expected: u32,
+}
+
+struct Cta {
+    id: u32,
+    live: bool,
+    warps_left: u32,
+    mbars: Vec<Mbar>,
+    bars: [NamedBar; 16],
+    wg_arrived: [u32; 8],
+}
+
+/// A FIFO whose entries leave at known cycles; full when `depth` have not left yet.
+struct Queue {
+    departs: Vec<u64>,
+    depth: usize,
+}
+
+impl Queue {
+    fn new(depth: usize) -> Queue {
+        Queue { departs: Vec::with_capacity(depth + 1), depth }
+    }
+    fn prune(&mut self, now: u64) {
+        self.departs.retain(|&d| d > now);
+    }
+    /// When full, the cycle at which a slot frees.
+    fn full_until(&mut self, now: u64) -> Option<u64> {
+        self.prune(now);
+        if self.departs.len() >= self.depth { self.departs.iter().copied().min() } else { None }
+    }
+    fn push(&mut self, now: u64, depart: u64) {
+        self.prune(now);
+        if depart > now {
+            self.departs.push(depart);
+        }
+    }
+}
+
+#[derive(PartialEq, Eq, PartialOrd, Ord, Clone, Copy, Debug)]
+enum Ev {
+    /// TMA bytes land in shared memory and count against an mbarrier's transactions.
+    TxComplete { cta: u32, mbar: u32, bytes: u32 },
+    /// An arrival made by an async unit (tcgen05 commit).
+    Arrive { cta: u32, mbar: u32 },
+    LaunchCta { slot: u32 },
+}
+
+struct Engine<'a, S: Sink> {
+    kernel: &'a Kernel,
+    profile: &'a Profile,
+    t: &'a Timing,
+    prog: &'a Program,
+    cfg: &'a RunConfig,
+    policy: Box<dyn SchedulerPolicy>,
+    sink: &'a mut S,
+    now: u64,
+    warps: Vec<Warp>,
+    until: Vec<u64>,
+    sp_warps: [Vec<u32>; 4],
+    ctas: Vec<Cta>,
+    warps_per_cta: u32,
+    pipe_free: [[u64; NPIPES]; 4],
+    pipe_busy: [[u64; NPIPES]; 4],
+    intervals: [u64; NPIPES],
+    mio_q: [Queue; 4],
+    lsu_q: [Queue; 4],
+    tensor_q: [Queue; 4],
+    tensor_free: [u64; 4],
+    tensor_busy: [u64; 4],
+    smem_free: f64,
+    l1_free: f64,
+    tma_free: f64,
+    tma_busy: f64,
+    mem: Memory,
+    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    event_seq: u64,
+    cands: Vec<Candidate>,
+    addrs: [u64; 32],
+    lines: Vec<(u64, u32)>,
+    next_cta: u32,
+    ctas_total: u32,
+    ctas_done: u32,
+    issued: [u64; 4],
+    pc_stats: Vec<Vec<[u64; STATE_COUNT]>>,
+    pc_issued: Vec<Vec<u64>>,
+    buffer_base: Vec<u64>,
+    buffer_size: Vec<u64>,
+    mem_requests: [u64; 5],
+    warp_summaries: Vec<WarpSummary>,
+    instr_total: u64,
+    age_counter: u64,
+}
+
+fn fault(msg: impl Into<String>) -> SimError {
+    SimError::Fault(msg.into())
+}
+
+impl<'a, S: Sink> Engine<'a, S> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        kernel: &'a Kernel,
+        profile: &'a Profile,
+        prog: &'a Program,
+        cfg: &'a RunConfig,
+        policy: Box<dyn SchedulerPolicy>,
+        sink: &'a mut S,
+        resident: u32,
+        ctas_total: u32,
+        busy_sms: u32,
+        l1_bytes: u64,
+    ) -> Self {
+        let t = &profile.t;
+        let wpc = kernel.warps();
+        let mut warps = Vec::new();
+        let mut sp_warps: [Vec<u32>; 4] = Default::default();
+        for c in 0..resident {
+            for w in 0..wpc {
+                let slot = c * wpc + w;
+                // Warps of resident CTAs interleave over the sub-partitions.
+                let sp = (slot % 4) as u8;
+                sp_warps[sp as usize].push(slot);
+                warps.push(Warp {
+                    live: false,
+                    exited: false,
+                    cta: c,
+                    warp: w,
+                    role: 0,
+                    sp,
+                    age: 0,
+                    pc: 0,
+                    vars: [0; MAX_LOOP_DEPTH],
+                    ends: [0; MAX_LOOP_DEPTH],
+                    reg_ready: vec![0; REG_SLOTS].into_boxed_slice(),
+                    reg_kind: vec![0; REG_SLOTS].into_boxed_slice(),
+                    reg_writer: vec![u32::MAX; REG_SLOTS].into_boxed_slice(),
+                    block: Block::None,
+                    state: WarpState::Selected,
+                    state_since: 0,
+                    state_pc: 0,
+                    dispatch_paid: u64::MAX,
+                    dispatch_ready: 0,
+                    instrs: 0,
+                    wg_open: 0,
+                    wg_groups: VecDeque::with_capacity(8),
+                    cp_open: 0,
+                    cp_groups: VecDeque::with_capacity(8),
+                    bulk_open: 0,
+                    bulk_groups: VecDeque::with_capacity(8),
+                    utc_done: 0,
+                    outstanding: 0,
+                    last_issue: 0,
+                    stats: [0; STATE_COUNT],
+                    started: 0,
+                    finished: 0,
+                });
+            }
+        }
+        let ctas = (0..resident)
+            .map(|_| Cta {
+                id: 0,
+                live: false,
+                warps_left: 0,
+                mbars: vec![Mbar { count: 0, pending: 0, tx: 0, phase: 0 }; prog.mbar_total as usize],
+                bars: [NamedBar::default(); 16],
+                wg_arrived: [0; 8],
+            })
+            .collect();
+        let mut intervals = [1u64; NPIPES];
+        intervals[Pipe::Fma.index()] = t.fma_issue_interval as u64;
+        intervals[Pipe::Alu.index()] = t.alu_issue_interval as u64;
+        intervals[Pipe::Fp64.index()] = t.fp64_issue_interval as u64;
+        intervals[Pipe::Mufu.index()] = t.mufu_issue_interval as u64;
+        intervals[Pipe::Branch.index()] = t.branch_issue_interval as u64;
+        intervals[Pipe::Sync.index()] = t.sync_issue_interval as u64;
+        // Async and memory pipes are limited by their queues and units, not an interval.
+        intervals[Pipe::Mio.index()] = 1;
+        intervals[Pipe::Lsu.index()] = 1;
+        intervals[Pipe::Tensor.index()] = 1;
+        intervals[Pipe::Tma.index()] = 1;
+        let mut buffer_base = Vec::new();
+        let mut buffer_size = Vec::new();
+        let mut next = 1u64 << 32;
+        for b in &kernel.buffers {
+            buffer_base.push(next);
+            buffer_size.push(b.size);
+            next = (next + b.size).next_multiple_of(1 << 21) + (1 << 21);
+        }
+        let q = |d: f64| -> [Queue; 4] { std::array::from_fn(|_| Queue::new(d as usize)) };
+        Engine {
+            kernel,
+            profile,
+            t,
+            prog,
+            cfg,
+            policy,
+            sink,
+            now: 0,
+            until: vec![NEVER; warps.len()],
+            warps,
+            sp_warps,
+            ctas,
+            warps_per_cta: wpc,
+            pipe_free: [[0; NPIPES]; 4],
+            pipe_busy: [[0; NPIPES]; 4],
+            intervals,
+            mio_q: q(t.mio_queue_depth),
+            lsu_q: q(t.lsu_queue_depth),
+            tensor_q: q(t.tensor_queue_depth),
+            tensor_free: [0; 4],
+            tensor_busy: [0; 4],
+            smem_free: 0.0,
+            l1_free: 0.0,
+            tma_free: 0.0,
+            tma_busy: 0.0,
+            mem: Memory::new(t, l1_bytes, busy_sms, cfg.seed),
+            events: BinaryHeap::new(),
+            event_seq: 0,
+            cands: Vec::with_capacity(64),
+            addrs: [0; 32],
+            lines: Vec::with_capacity(64),
+            next_cta: 0,
+            ctas_total,
+            ctas_done: 0,
+            issued: [0; 4],
+            pc_stats: prog.roles.iter().map(|r| vec![[0; STATE_COUNT]; r.code.len()]).collect(),
+            pc_issued: prog.roles.iter().map(|r| vec![0; r.code.len()]).collect(),
+            buffer_base,
+            buffer_size,
+            mem_requests: [0; 5],
+            warp_summaries: Vec::new(),
+            instr_total: 0,
+            age_counter: 0,
+        }
+    }
+
+    fn push_event(&mut self, at: u64, ev: Ev) {
+        self.event_seq += 1;
+        self.events.push(Reverse((at, self.event_seq, ev)));
+    }
+
+    fn wid(&self, slot: u32) -> WarpId {
+        let w = &self.warps[slot as usize];
+        WarpId { cta: self.ctas[w.cta as usize].id, warp: w.warp }
+    }
+
+    fn launch_cta(&mut self, c: u32) -> Result<(), SimError> {
+        let id = self.next_cta;
+        self.next_cta += 1;
+        let cta = &mut self.ctas[c as usize];
+        cta.id = id;
+        cta.live = true;
+        cta.warps_left = self.warps_per_cta;
+        cta.bars = [NamedBar::default(); 16];
+        cta.wg_arrived = [0; 8];
+        for (d, decl) in self.kernel.mbarriers.iter().enumerate() {
+            let base = self.prog.mbar_base[d] as usize;
+            for i in 0..decl.len as usize {
+                cta.mbars[base + i] = Mbar { count: decl.count, pending: decl.count, tx: 0, phase: 0 };
+            }
+        }
+        if S::ENABLED {
+            self.sink.event(Event::CtaLaunch { cycle: self.now, cta: id });
+        }
+        for w in 0..self.warps_per_cta {
+            let slot = c * self.warps_per_cta + w;
+            let role = self.kernel.role_of(w).ok_or_else(|| fault(format!("warp {w} has no role")))?;
+            self.age_counter += 1;
+            let now = self.now;
+            let warp = &mut self.warps[slot as usize];
+            warp.live = true;
+            warp.exited = false;
+            warp.role = role as u16;
+            warp.age = self.age_counter;
+            warp.pc = 0;
+            warp.block = Block::None;
+            warp.reg_ready.fill(0);
+            warp.reg_kind.fill(0);
+            warp.reg_writer.fill(u32::MAX);
+            warp.state = WarpState::Selected;
+            warp.state_since = now;
+            warp.state_pc = 0;
+            warp.dispatch_paid = u64::MAX;
+            warp.dispatch_ready = 0;
+            warp.instrs = 0;
+            warp.wg_open = 0;
+            warp.wg_groups.clear();
+            warp.cp_open = 0;
+            warp.cp_groups.clear();
+            warp.bulk_open = 0;
+            warp.bulk_groups.clear();
+            warp.utc_done = 0;
+            warp.outstanding = 0;
+            warp.last_issue = 0;
+            warp.stats = [0; STATE_COUNT];
+            warp.started = now;
+            self.until[slot as usize] = now;
+            self.settle(slot)?;
+        }
+        Ok(())
+    }
+
+    fn env(&self, slot: u32, lane: i64) -> Env<'_> {
+        let w = &self.warps[slot as usize];
+        Env { vars: &w.vars, warp: w.warp as i64, lane, cta: self.ctas[w.cta as usize].id as i64 }
+    }
+
+    fn eval(&self, slot: u32, e: &CExpr) -> Result<i64, SimError> {
+        if let Some(v) = e.is_const() {
+            return Ok(v);
+        }
+        e.eval(&self.env(slot, 0)).map_err(|f| self.fault_at(slot, &f.0))
+    }
+
+    fn fault_at(&self, slot: u32, msg: &str) -> SimError {
+        let w = &self.warps[slot as usize];
+        let role = &self.prog.roles[w.role as usize];
+        let text = match &role.code[w.pc as usize] {
+            Node::Instr(d) => role.texts[d.text as usize].clone(),
+            _ => "(loop control)".to_string(),
+        };
+        fault(format!(
+            "CTA {} warp {} (role {}) at `{}`, cycle {}: {msg}",
+            self.ctas[w.cta as usize].id, w.warp, role.name, text, self.now
+        ))
+    }
+
+    /// Steps over loop control (which costs no cycles) to the next instruction.
+    fn settle(&mut self, slot: u32) -> Result<(), SimError> {
+        let role = self.warps[slot as usize].role as usize;
+        let code = &self.prog.roles[role].code;
+        loop {
+            let pc = self.warps[slot as usize].pc as usize;
+            match &code[pc] {
+                Node::Instr(_) => return Ok(()),
+                Node::End => {
+                    // Falling off the end of a role's body exits, as EXIT would.
+                    let w = &mut self.warps[slot as usize];
+                    if !w.exited {
+                        w.exited = true;
+                        if S::ENABLED {
+                            let id = self.wid(slot);
+                            self.sink.event(Event::WarpExit { cycle: self.now, warp: id });
+                        }
+                    }
+                    return Ok(());
+                }
+                Node::LoopHead { slot: s, start, end, exit } => {
+                    let (a, b) = (self.eval(slot, start)?, self.eval(slot, end)?);
+                    let w = &mut self.warps[slot as usize];
+                    if a >= b {
+                        w.pc = *exit;
+                    } else {
+                        w.vars[*s as usize] = a;
+                        w.ends[*s as usize] = b;
+                        w.pc += 1;
+                    }
+                }
+                Node::LoopTail { slot: s, head } => {
+                    let w = &mut self.warps[slot as usize];
+                    let s = *s as usize;
+                    w.vars[s] += 1;
+                    if w.vars[s] < w.ends[s] {
+                        w.pc = head + 1;
+                    } else {
+                        w.pc += 1;
+                    }
+                }
+                Node::If { cond, exit } => {
+                    let c = self.eval(slot, cond)?;
+                    let w = &mut self.warps[slot as usize];
+                    if c != 0 {
+                        w.pc += 1;
+                    } else {
+                        w.pc = *exit;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Closes the warp's current state span and opens a new one.
+    fn set_state(&mut self, slot: u32, state: WarpState) {
+        let now = self.now;
+        let w = &mut self.warps[slot as usize];
+        if w.state == state && w.state_pc == w.pc {
+            return;
+        }
+        let span = now - w.state_since;
+        if span > 0 {
+            w.stats[w.state.index()] += span;
+            self.pc_stats[w.role as usize][w.state_pc as usize][w.state.index()] += span;
+        }
+        w.state = state;
+        w.state_since = now;
+        w.state_pc = w.pc;
+        if S::ENABLED {
+            let id = self.wid(slot);
+            let pc = self.warps[slot as usize].pc;
+            self.sink.event(Event::StateChange { cycle: now, warp: id, state, pc });
+        }
+    }
+
+    fn instr(&self, slot: u32) -> &'a DInstr {
+        let w = &self.warps[slot as usize];
+        match &self.prog.roles[w.role as usize].code[w.pc as usize] {
+            Node::Instr(d) => d,
+            _ => unreachable!("settle leaves warps on instructions"),
+        }
+    }
+
+    /// The warp's state this cycle and the first cycle it might change; None: eligible.
+    fn classify(&mut self, slot: u32) -> Option<(WarpState, u64)> {
+        let now = self.now;
+        let w = &mut self.warps[slot as usize];
+        match w.block {
+            Block::None => {}
+            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER)),
+            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER)),
+            Block::WgArrive => return Some((WarpState::Gmma, NEVER)),
+            Block::Until { t, state } => {
+                if t > now {
+                    return Some((state, t));
+                }
+                w.block = Block::None;
+            }
+        }
+        if w.exited {
+            return Some((WarpState::Drain, w.outstanding.max(now)));
+        }
+        let d = self.instr(slot);
+        let w = &self.warps[slot as usize];
+        let sp = w.sp as usize;
+        let mut ready = 0u64;
+        let mut kind = 0u8;
+        let mut check = |r: u16| {
+            let t = w.reg_ready[r as usize];
+            if t > ready {
+                ready = t;
+                kind = w.reg_kind[r as usize];
+            }
+        };
+        for &r in d.srcs.iter() {
+            check(r);
+        }
+        if let Some((base, n)) = d.dst {
+            for r in base..(base + n as u16).min(REG_SLOTS as u16) {
+                check(r);
+            }
+        }
+        if ready > now {
+            let st = match kind {
+                1 => WarpState::LongScoreboard,
+                2 => WarpState::ShortScoreboard,
+                _ => WarpState::Wait,
+            };
+            return Some((st, ready));
+        }
+        let p = d.pipe.index();
+        if self.pipe_free[sp][p] > now {
+            return Some((WarpState::MathPipeThrottle, self.pipe_free[sp][p]));
+        }
+        match d.pipe {
+            Pipe::Mio => {
+                if let Some(t) = self.mio_q[sp].full_until(now) {
+                    return Some((WarpState::MioThrottle, t));
+                }
+            }
+            Pipe::Lsu => {
+                if let Some(t) = self.lsu_q[sp].full_until(now) {
+                    return Some((WarpState::LgThrottle, t));
+                }
+            }
+            Pipe::Tensor => {
+                if let Some(t) = self.tensor_q[sp].full_until(now) {
+                    return Some((WarpState::MathPipeThrottle, t));
+                }
+            }
+            _ => {}
+        }
+        if d.bank_conflict_cycles > 0 {
+            let w = &mut self.warps[slot as usize];
+            if w.dispatch_paid != w.instrs {
+                w.dispatch_paid = w.instrs;
+                w.dispatch_ready = now + d.bank_conflict_cycles as u64;
+            }
+            if w.dispatch_ready > now {
+                return Some((WarpState::DispatchStall, w.dispatch_ready));
+            }
+        }
+        None
+    }
+
+    fn retire(&mut self, slot: u32) {
+        let now = self.now;
+        // Close the last span (drain) before the warp leaves.
+        let w = &mut self.warps[slot as usize];
+        let span = now - w.state_since;
+        if span > 0 {
+            w.stats[w.state.index()] += span;
+            self.pc_stats[w.role as usize][w.state_pc as usize][w.state.index()] += span;
+        }
+        w.state_since = now;
+        w.live = false;
+        w.finished = now;
+        self.until[slot as usize] = NEVER;
+        let w = &self.warps[slot as usize];
+        self.warp_summaries.push(WarpSummary {
+            cta: self.ctas[w.cta as usize].id,
+            warp: w.warp,
+            role: self.prog.roles[w.role as usize].name.clone(),
+            subpartition: w.sp,
+            started: w.started,
+            finished: now,
+            instructions: w.instrs,
+            states: StateCounts::from_array(&w.stats),
+        });
+        let c = w.cta as usize;
+        self.ctas[c].warps_left -= 1;
+        if self.ctas[c].warps_left == 0 {
+            self.ctas[c].live = false;
+            self.ctas_done += 1;
+            if S::ENABLED {
+                self.sink.event(Event::CtaDone { cycle: now, cta: self.ctas[c].id });
+            }
+            if self.next_cta < self.ctas_total {
+                let at = now + self.t.cta_launch_cycles as u64;
+                self.push_event(at, Ev::LaunchCta { slot: c as u32 });
+            }
+        }
+    }
+
+    fn run(&mut self) -> Result<(), SimError> {
+        let initial = (self.ctas.len() as u32).min(self.ctas_total);
+        for c in 0..initial {
+            self.launch_cta(c)?;
+        }
+        let ff = self.cfg.fast_forward;
+        loop {
+            if self.ctas_done == self.ctas_total {
+                return Ok(());
+            }
+            self.apply_events()?;
+            for sp in 0..4 {
+                self.cands.clear();
+                for i in 0..self.sp_warps[sp].len() {
+                    let slot = self.sp_warps[sp][i];
+                    let s = slot as usize;
+                    if !self.warps[s].live || (ff && self.until[s] > self.now) {
+                        continue;
+                    }
+                    match self.classify(slot) {
+                        Some((WarpState::Drain, t)) if t <= self.now => self.retire(slot),
+                        Some((state, t)) => {
+                            self.set_state(slot, state);
+                            self.until[s] = t;
+                        }
+                        None => {
+                            let w = &self.warps[s];
+                            self.cands.push(Candidate { slot, age: w.age, last_issue: w.last_issue, position: i as u32 });
+                        }
+                    }
+                }
+                if self.cands.is_empty() {
+                    continue;
+                }
+                let pick = self.policy.pick(sp, self.now, &self.cands);
+                let chosen = self.cands[pick.min(self.cands.len() - 1)].slot;
+                for i in 0..self.cands.len() {
+                    let slot = self.cands[i].slot;
+                    if slot != chosen {
+                        self.set_state(slot, WarpState::NotSelected);
+                        self.until[slot as usize] = self.now + 1;
+                    }
+                }
+                self.policy.issued(sp, chosen);
+                self.issue(chosen)?;
+            }
+            if self.ctas_done == self.ctas_total {
+                return Ok(());
+            }
+            let next = if ff {
+                let mut n = self.until.iter().copied().min().unwrap_or(NEVER);
+                if let Some(Reverse((t, _, _))) = self.events.peek() {
+                    n = n.min(*t);
+                }
+                n.max(self.now + 1)
+            } else {
+                self.now + 1
+            };
+            if next == NEVER || (!ff && self.stuck()) {
+                return Err(SimError::Deadlock(self.report("deadlock: no warp can make progress")));
+            }
+            if next > self.cfg.max_cycles {
+                self.now = self.cfg.max_cycles;
+                return Err(SimError::Watchdog(self.report(&format!(
+                    "watchdog: the run passed {} cycles (raise it with --max-cycles)",
+                    self.cfg.max_cycles
+                ))));
+            }
+            self.now = next;
+        }
+    }
+
+    /// Without fast-forward the loop does not see `NEVER`; a run is stuck when every
+    /// live warp waits on something only another warp or an event could end.
+    fn stuck(&self) -> bool {
+        self.events.is_empty()
+            && self.warps.iter().all(|w| {
+                !w.live || matches!(w.block, Block::Barrier { .. } | Block::Mbar { .. } | Block::WgArrive)
+            })
+    }
+
+    fn apply_events(&mut self) -> Result<(), SimError> {
+        while let Some(Reverse((t, _, _))) = self.events.peek() {
+            if *t > self.now {
+                break;
+            }
+            let Some(Reverse((_, _, ev))) = self.events.pop() else { break };
+            match ev {
+                Ev::TxComplete { cta, mbar, bytes } => {
+                    self.ctas[cta as usize].mbars[mbar as usize].tx -= bytes as i64;
+                    self.check_phase(cta, mbar);
+                }
+                Ev::Arrive { cta, mbar } => {
+                    let m = &mut self.ctas[cta as usize].mbars[mbar as usize];
+                    m.pending = m.pending.saturating_sub(1);
+                    self.check_phase(cta, mbar);
+                }
+                Ev::LaunchCta { slot } => self.launch_cta(slot)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn check_phase(&mut self, cta: u32, mbar: u32) {
+        let m = &mut self.ctas[cta as usize].mbars[mbar as usize];
+        if m.pending != 0 || m.tx != 0 {
+            return;
+        }
+        let completed_parity = (m.phase & 1) as u32;
+        m.phase += 1;
+        m.pending = m.count;
+        let phase = m.phase;
+        if S::ENABLED {
+            let id = self.ctas[cta as usize].id;
+            self.sink.event(Event::MbarrierPhase { cycle: self.now, cta: id, mbarrier: mbar, phase });
+        }
+        let wake = self.now + self.t.lat_mbarrier_wake as u64;
+        let per = self.warps_per_cta;
+        for s in cta * per..(cta + 1) * per {
+            let w = &mut self.warps[s as usize];
+            if w.live && w.block == (Block::Mbar { idx: mbar, parity: completed_parity }) {
+                w.block = Block::Until { t: wake, state: WarpState::Sleeping };
+                self.until[s as usize] = self.now;
+            }
+        }
+    }
+
+    fn mbar_index(&self, slot: u32, d: &DInstr) -> Result<u32, SimError> {
+        let (base, len, idx) = d.mbar.as_ref().ok_or_else(|| self.fault_at(slot, "no mbarrier operand"))?;
+        let i = self.eval(slot, idx)?;
+        if i < 0 || i >= *len as i64 {
+            return Err(self.fault_at(slot, &format!("mbarrier index {i} is outside 0..{len}")));
+        }
+        Ok(base + i as u32)
+    }
+
+    /// Evaluates a memory operand's address for all 32 lanes into `self.addrs`.
+    fn lane_addrs(&mut self, slot: u32, m: &lower::MemOperand, width: u32) -> Result<(), SimError> {
+        let w = &self.warps[slot as usize];
+        let gwarp = (w.cta as u64) * self.warps_per_cta as u64 + w.warp as u64;
+        let mut env = Env { vars: &w.vars, warp: w.warp as i64, lane: 0, cta: self.ctas[w.cta as usize].id as i64 };
+        let uniform = !m.addr.uses_lane();
+        let mut first = 0i64;
+        for lane in 0..32 {
+            env.lane = lane;
+            let off = if uniform && lane > 0 {
+                first
+            } else {
+                m.addr.eval(&env).map_err(|f| self.fault_at(slot, &f.0))?
+            };
+            if lane == 0 {
+                first = off;
+            }
+            if off < 0 {
+                return Err(self.fault_at(slot, &format!("lane {lane} computes a negative address {off}")));
+            }
+            let off = off as u64;
+            self.addrs[lane as usize] = match m.space {
+                Space::Global => {
+                    let b = m.base as usize;
+                    if off + width as u64 > self.buffer_size[b] {
+                        return Err(self.fault_at(
+                            slot,
+                            &format!(
+                                "lane {lane} reads byte {off} of buffer `{}`, which has {} bytes",
+                                self.kernel.buffers[b].name, self.buffer_size[b]
+                            ),
+                        ));
+                    }
+                    self.buffer_base[b] + off
+                }
+                Space::Shared => m.base + off,
+                // Local memory interleaves threads word by word, so a warp's access to
+                // the same local offset is one coalesced line.
+                Space::Local => (1u64 << 44) + gwarp * (1 << 20) + (off / 4) * 128 + lane as u64 * 4 + (off % 4),
+                Space::Tmem => off,
+            };
+        }
+        Ok(())
+    }
+
+    fn emit_mem(&mut self, slot: u32, level: MemLevel, bytes: u32, done: u64, write: bool) {
+        self.mem_requests[memory::level_index(level)] += 1;
+        if S::ENABLED {
+            let id = self.wid(slot);
+            self.sink.event(Event::Memory { cycle: self.now, done, warp: id, level, bytes, write });
+        }
+    }
+
+    /// Global or local access through the L1TEX queue; returns when all lines complete.
+    fn global_access(&mut self, slot: u32, d: &DInstr, m: usize, write: bool, through_l1: bool) -> Result<u64, SimError> {
+        let mo = &d.mem[m];
+        self.lane_addrs(slot, mo, d.width)?;
+        memory::coalesce(&self.addrs, d.width, &mut self.lines);
+        let now = self.now;
+        let sp = self.warps[slot as usize].sp as usize;
+        let start = self.l1_free.max(now as f64);
+        self.l1_free = start + self.lines.len() as f64 / self.t.l1_lines_per_clk;
+        let depart = start.ceil() as u64;
+        self.lsu_q[sp].push(now, self.l1_free.ceil() as u64);
+        let local = mo.space == Space::Local;
+        let mut done = depart;
+        for i in 0..self.lines.len() {
+            let (line, sectors) = self.lines[i];
+            let line = line;
+            let (t, level) = if write {
+                (self.mem.write(line, sectors, depart, local), if Memory::is_far(line) { MemLevel::L2Far } else { MemLevel::L2Near })
+            } else if through_l1 {
+                self.mem.read_l1(line, sectors, depart)
+            } else {
+                self.mem.read_l2(line, sectors, depart)
+            };
+            self.emit_mem(slot, level, sectors * 32, t, write);
+            done = done.max(t);
+        }
+        Ok(done)
+    }
+
+    fn set_dst(&mut self, slot: u32, d: &DInstr, ready: u64, kind: u8) {
+        if let Some((base, n)) = d.dst {
+            let w = &mut self.warps[slot as usize];
+            for r in base..(base + n as u16).min(REG_SLOTS as u16) {
+                w.reg_ready[r as usize] = ready;
+                w.reg_kind[r as usize] = kind;
+                w.reg_writer[r as usize] = d.text;
+            }
+        }
+    }
+
+    fn block(&mut self, slot: u32, b: Block) {
+        self.warps[slot as usize].block = b;
+    }
+
+    /// The earliest cycle at which at most `n` of `groups` are still pending.
+    fn groups_wait(groups: &mut VecDeque<u64>, now: u64, n: usize) -> u64 {
+        groups.retain(|&t| t > now);
+        if groups.len() <= n {
+            return now;
+        }
+        // The (n+1)-th latest completion.
+        let mut v: [u64; 64] = [0; 64];
+        let k = groups.len().min(64);
+        for (i, t) in groups.iter().take(k).enumerate() {
+            v[i] = *t;
+        }
+        let v = &mut v[..k];
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v[n.min(k - 1)]
+    }
+
+    fn issue(&mut self, slot: u32) -> Result<(), SimError> {
+        let now = self.now;
+        let d: &'a DInstr = self.instr(slot);
+        let t = self.t;
+        let sp = self.warps[slot as usize].sp as usize;
+        self.set_state(slot, WarpState::Selected);
+        self.until[slot as usize] = now + 1;
+        {
+            let w = &mut self.warps[slot as usize];
+            w.instrs += 1;
+            w.last_issue = now;
+            self.pc_issued[w.role as usize][w.pc as usize] += 1;
+        }
+        self.issued[sp] += 1;
+        self.instr_total += 1;
+        if S::ENABLED {
+            let id = self.wid(slot);
+            let w = &self.warps[slot as usize];
+            self.sink.event(Event::Issue { cycle: now, warp: id, subpartition: sp as u8, role: w.role, pc: w.pc });
+        }
+        let p = d.pipe.index();
+        let interval = self.intervals[p];
+        self.pipe_free[sp][p] = now + interval;
+        self.pipe_busy[sp][p] += interval;
+        if S::ENABLED && interval > 1 {
+            let id = self.wid(slot);
+            self.sink.event(Event::UnitBusy { start: now, end: now + interval, unit: Unit::Pipe { pipe: d.pipe, subpartition: sp as u8 }, warp: id });
+        }
+        match &d.kind {
+            Kind::Compute | Kind::Plain => match d.latency {
+                ResultLatency::Fixed(c) => self.set_dst(slot, d, now + self.profile.fixed_latency(c), 0),
+                ResultLatency::Variable(Scoreboard::Short) => self.set_dst(slot, d, now + t.lat_mufu as u64, 2),
+                ResultLatency::Variable(Scoreboard::Long) => self.set_dst(slot, d, now + t.lat_l1_hit as u64, 1),
+                ResultLatency::None => {}
+            },
+            Kind::Load { space } | Kind::Store { space } => {
+                let write = matches!(d.kind, Kind::Store { .. });
+                match space {
+                    Space::Shared => {
+                        let m = &d.mem[0];
+                        self.lane_addrs(slot, m, d.width)?;
+                        let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0 / t.smem_bytes_per_clk;
+                        let start = self.smem_free.max(now as f64);
+                        self.smem_free = start + waves;
+                        self.mio_q[sp].push(now, start.ceil() as u64);
+                        let done = (start + waves).ceil() as u64 + t.lat_lds as u64 - 1;
+                        self.emit_mem(slot, MemLevel::Shared, d.width * 32, done, write);
+                        if !write {
+                            self.set_dst(slot, d, done, 2);
+                        }
+                    }
+                    Space::Global | Space::Local => {
+                        let through_l1 = !d.bypass_l1;
+                        let done = self.global_access(slot, d, 0, write, through_l1)?;
+                        let w = &mut self.warps[slot as usize];
+                        w.outstanding = w.outstanding.max(done);
+                        if !write {
+                            self.set_dst(slot, d, done, 1);
+                        }
+                    }
+                    Space::Tmem => {
+                        self.set_dst(slot, d, now + t.lat_tmem_load as u64, 2);
+                    }
+                }
+            }
+            Kind::Atomic { returns } => {
+                let done = self.global_access(slot, d, 0, false, false)?;
+                let w = &mut self.warps[slot as usize];
+                w.outstanding = w.outstanding.max(done);
+                if *returns {
+                    self.set_dst(slot, d, done, 1);
+                }
+            }
+            Kind::Ldgsts => {
+                let done = self.global_access(slot, d, 1, false, true)?;
+                let w = &mut self.warps[slot as usize];
+                w.cp_open = w.cp_open.max(done);
+                w.outstanding = w.outstanding.max(done);
+            }
+            Kind::CpAsyncCommit => {
+                let w = &mut self.warps[slot as usize];
+                let g = w.cp_open.max(now);
+                w.cp_groups.push_back(g);
+                w.cp_open = 0;
+            }
+            Kind::DepbarCpAsync | Kind::DepbarBulk | Kind::WgDepbar => {
+                let n = self.eval(slot, &d.n)?;
+                if n < 0 {
+                    return Err(self.fault_at(slot, "a wait depth cannot be negative"));
+                }
+                let w = &mut self.warps[slot as usize];
+                let (groups, state) = match d.kind {
+                    Kind::DepbarCpAsync => (&mut w.cp_groups, WarpState::LongScoreboard),
+                    Kind::DepbarBulk => (&mut w.bulk_groups, WarpState::LongScoreboard),
+                    _ => (&mut w.wg_groups, WarpState::Gmma),
+                };
+                let until = Self::groups_wait(groups, now, n as usize);
+                if until > now + 1 {
+                    self.block(slot, Block::Until { t: until, state });
+                }
+            }
+            Kind::TmaLoad | Kind::TmaStore => {
+                let bytes = self.eval(slot, &d.n)?;
+                if bytes <= 0 || bytes % 16 != 0 {
+                    return Err(self.fault_at(slot, &format!("a bulk copy moves a positive multiple of 16 bytes, not {bytes}")));
+                }
+                let (gi, si) = if d.kind == Kind::TmaLoad { (1, 0) } else { (0, 1) };
+                let gaddr = {
+                    let g = &d.mem[gi];
+                    let off = self.eval(slot, &g.addr)?;
+                    let b = g.base as usize;
+                    if off < 0 || off as u64 + bytes as u64 > self.buffer_size[b] {
+                        return Err(self.fault_at(
+                            slot,
+                            &format!("the copy covers bytes {off}..{} of buffer `{}`, which has {} bytes", off + bytes, self.kernel.buffers[b].name, self.buffer_size[b]),
+                        ));
+                    }
+                    self.buffer_base[b] + off as u64
+                };
+                let soff = self.eval(slot, &d.mem[si].addr)?;
+                if soff < 0 || soff as u64 + bytes as u64 > self.kernel.launch.smem as u64 {
+                    return Err(self.fault_at(slot, &format!("the copy covers shared bytes {soff}..{}, beyond the CTA's {} bytes", soff + bytes, self.kernel.launch.smem)));
+                }
+                let start = self.tma_free.max(now as f64);
+                let busy = t.tma_issue_cycles + bytes as f64 / t.tma_bytes_per_clk;
+                self.tma_free = start + busy;
+                self.tma_busy += busy;
+                let s = start.ceil() as u64;
+                let mut done = self.tma_free.ceil() as u64;
+                let first = gaddr / LINE;
+                let last = (gaddr + bytes as u64 - 1) / LINE;
+                for line in first..=last {
+                    let (dn, level) = if d.kind == Kind::TmaLoad {
+                        self.mem.read_l2(line, 4, s)
+                    } else {
+                        (self.mem.write(line, 4, s, false), MemLevel::L2Near)
+                    };
+                    self.mem_requests[memory::level_index(level)] += 1;
+                    done = done.max(dn);
+                }
+                done += t.tma_extra_latency as u64;
+                if S::ENABLED {
+                    let id = self.wid(slot);
+                    self.sink.event(Event::UnitBusy { start: s, end: self.tma_free.ceil() as u64, unit: Unit::Tma, warp: id });
+                    self.sink.event(Event::Memory { cycle: s, done, warp: id, level: MemLevel::L2Near, bytes: bytes as u32, write: d.kind == Kind::TmaStore });
+                }
+                if d.kind == Kind::TmaLoad {
+                    let mbar = self.mbar_index(slot, d)?;
+                    let cta = self.warps[slot as usize].cta;
+                    self.push_event(done, Ev::TxComplete { cta, mbar, bytes: bytes as u32 });
+                } else {
+                    let w = &mut self.warps[slot as usize];
+                    w.bulk_open = w.bulk_open.max(done);
+                    w.outstanding = w.outstanding.max(done);
+                }
+            }
+            Kind::TmaCommit => {
+                let w = &mut self.warps[slot as usize];
+                let g = w.bulk_open.max(now);
+                w.bulk_groups.push_back(g);
+                w.bulk_open = 0;
+            }
+            Kind::MbarInit => {
+                let idx = self.mbar_index(slot, d)?;
+                let n = self.eval(slot, &d.n)?;
+                if n <= 0 {
+                    return Err(self.fault_at(slot, "an mbarrier's count must be positive"));
+                }
+                let cta = self.warps[slot as usize].cta as usize;
+                let m = &mut self.ctas[cta].mbars[idx as usize];
+                m.count = n as u32;
+                m.pending = n as u32;
+                m.tx = 0;
+            }
+            Kind::MbarArrive { expect_tx } => {
+                let idx = self.mbar_index(slot, d)?;
+                let count = self.eval(slot, &d.n2)?;
+                let bytes = if *expect_tx { self.eval(slot, &d.n)? } else { 0 };
+                let cta = self.warps[slot as usize].cta;
+                let pending = self.ctas[cta as usize].mbars[idx as usize].pending;
+                if count < 0 || count as u32 > pending {
+                    let (name, el) = self.mbar_name(idx);
+                    return Err(self.fault_at(
+                        slot,
+                        &format!("{count} arrivals on {name}[{el}], which expects only {pending} more in this phase"),
+                    ));
+                }
+                let m = &mut self.ctas[cta as usize].mbars[idx as usize];
+                m.tx += bytes;
+                m.pending -= count as u32;
+                self.check_phase(cta, idx);
+            }
+            Kind::MbarWait => {
+                let idx = self.mbar_index(slot, d)?;
+                let parity = (self.eval(slot, &d.n)? & 1) as u32;
+                let cta = self.warps[slot as usize].cta as usize;
+                let phase = self.ctas[cta].mbars[idx as usize].phase;
+                // try_wait.parity P passes once the phase with parity P has completed,
+                // i.e. while the current phase's parity differs from P.
+                if (phase & 1) as u32 == parity {
+                    self.block(slot, Block::Mbar { idx, parity });
+                }
+            }
+            Kind::Fence => self.block(slot, Block::Until { t: now + t.lat_fence as u64, state: WarpState::Membar }),
+            Kind::Membar { gpu } => {
+                let until = if *gpu {
+                    (now + t.lat_membar_gpu as u64).max(self.warps[slot as usize].outstanding)
+                } else {
+                    now + t.lat_fence as u64
+                };
+                self.block(slot, Block::Until { t: until, state: WarpState::Membar });
+            }
+            Kind::Nanosleep => {
+                let ns = self.eval(slot, &d.n)?.max(0) as f64;
+                let cycles = (ns * t.clock_mhz / 1000.0).ceil() as u64;
+                self.block(slot, Block::Until { t: now + cycles.max(1), state: WarpState::Sleeping });
+            }
+            Kind::WgArrive => {
+                let w = &self.warps[slot as usize];
+                let (cta, wg) = (w.cta as usize, (w.warp / 4) as usize);
+                if wg >= 8 {
+                    return Err(self.fault_at(slot, "warpgroup index beyond 8"));
+                }
+                self.ctas[cta].wg_arrived[wg] += 1;
+                if self.ctas[cta].wg_arrived[wg] == 4 {
+                    self.ctas[cta].wg_arrived[wg] = 0;
+                    let base = cta as u32 * self.warps_per_cta + wg as u32 * 4;
+                    for s in base..base + 4 {
+                        if self.warps[s as usize].block == Block::WgArrive {
+                            self.warps[s as usize].block = Block::Until { t: now + 1, state: WarpState::Gmma };
+                            // A warp due this very cycle on a later sub-partition keeps its turn.
+                            self.until[s as usize] = self.until[s as usize].min(now + 1);
+                        }
+                    }
+                } else {
+                    self.block(slot, Block::WgArrive);
+                }
+            }
+            Kind::Hgmma { commit } => {
+                let shape = d.mma.expect("decoded");
+                let flops = shape.flops() as f64 / 4.0;
+                let rate = t.tensor_flops_per_clk_sm / 4.0 * shape.ab.rate_vs_f16();
+                let cycles = (flops / rate).ceil() as u64;
+                let start = self.tensor_free[sp].max(now);
+                self.tensor_free[sp] = start + cycles;
+                self.tensor_busy[sp] += cycles;
+                self.tensor_q[sp].push(now, start);
+                let done = start + cycles + t.hgmma_latency as u64;
+                if S::ENABLED {
+                    let id = self.wid(slot);
+                    self.sink.event(Event::UnitBusy { start, end: start + cycles, unit: Unit::Pipe { pipe: Pipe::Tensor, subpartition: sp as u8 }, warp: id });
+                }
+                let w = &mut self.warps[slot as usize];
+                w.wg_open = w.wg_open.max(done);
+                if *commit {
+                    w.wg_groups.push_back(w.wg_open);
+                    w.wg_open = 0;
+                }
+            }
+            Kind::Utcmma => {
+                let shape = d.mma.expect("decoded");
+                let rate = t.tensor_flops_per_clk_sm * shape.ab.rate_vs_f16();
+                let mut cycles = shape.flops() as f64 / rate;
+                let scale = shape.m as f64 / 128.0;
+                if !d.mma_a_not_smem {
+                    cycles = cycles.max((t.utcmma_smem_base_cycles + shape.n as f64 / 4.0) * scale);
+                }
+                let cycles = cycles.ceil() as u64;
+                let start = self.tensor_free.iter().copied().max().unwrap_or(0).max(now);
+                for s in 0..4 {
+                    self.tensor_free[s] = start + cycles;
+                    self.tensor_busy[s] += cycles;
+                }
+                let lat = if d.mma_a_not_smem { t.utcmma_latency_tmem_a } else { t.utcmma_latency_smem_a };
+                let w = &mut self.warps[slot as usize];
+                w.utc_done = w.utc_done.max(start + cycles + lat as u64);
+            }
+            Kind::Utcbar => {
+                let idx = self.mbar_index(slot, d)?;
+                let w = &self.warps[slot as usize];
+                let (cta, at) = (w.cta, w.utc_done.max(now + 1));
+                self.push_event(at, Ev::Arrive { cta, mbar: idx });
+            }
+            Kind::TmemLoad => self.set_dst(slot, d, now + t.lat_tmem_load as u64, 2),
+            Kind::TmemStore | Kind::TmemAlloc => {}
+            Kind::BarSync | Kind::BarArrive => {
+                let id = self.eval(slot, &d.n)?;
+                let threads = self.eval(slot, &d.n2)?;
+                if !(0..16).contains(&id) {
+                    return Err(self.fault_at(slot, &format!("barrier id {id} is outside 0..15")));
+                }
+                if threads <= 0 || threads % 32 != 0 || threads > self.kernel.launch.cta_threads as i64 {
+                    return Err(self.fault_at(slot, &format!("barrier thread count {threads} must be a positive multiple of 32 up to the CTA's {}", self.kernel.launch.cta_threads)));
+                }
+                let cta = self.warps[slot as usize].cta as usize;
+                let b = &mut self.ctas[cta].bars[id as usize];
+                b.expected = (threads / 32) as u32;
+                b.arrived += 1;
+                if b.arrived >= b.expected {
+                    b.arrived = 0;
+                    let release = now + t.lat_bar as u64;
+                    let per = self.warps_per_cta;
+                    for s in cta as u32 * per..(cta as u32 + 1) * per {
+                        if self.warps[s as usize].block == (Block::Barrier { id: id as u32 }) {
+                            self.warps[s as usize].block = Block::Until { t: release, state: WarpState::Barrier };
+                            // A warp due this very cycle on a later sub-partition keeps its turn.
+                            self.until[s as usize] = self.until[s as usize].min(now + 1);
+                        }
+                    }
+                    if d.kind == Kind::BarSync {
+                        self.block(slot, Block::Until { t: release, state: WarpState::Barrier });
+                    }
+                    if S::ENABLED {
+                        self.sink.event(Event::BarrierRelease { cycle: now, cta: self.ctas[cta].id, id: id as u32 });
+                    }
+                } else if d.kind == Kind::BarSync {
+                    self.block(slot, Block::Barrier { id: id as u32 });
+                }
+            }
+            Kind::Exit => {
+                let w = &mut self.warps[slot as usize];
+                w.exited = true;
+                if S::ENABLED {
+                    let id = self.wid(slot);
+                    self.sink.event(Event::WarpExit { cycle: now, warp: id });
+                }
+                return Ok(());
+            }
+        }
+        self.warps[slot as usize].pc += 1;
+        self.settle(slot)
+    }
+
+    fn mbar_name(&self, flat: u32) -> (String, u32) {
+        for (d, m) in self.kernel.mbarriers.iter().enumerate() {
+            let base = self.prog.mbar_base[d];
+            if flat >= base && flat < base + m.len {
+                return (m.name.clone(), flat - base);
+            }
+        }
+        ("?".into(), flat)
+    }
+
+    /// Describes every live warp and what it waits for.
+    fn report(&self, headline: &str) -> StuckReport {
+        let mut warps = Vec::new();
+        for (s, w) in self.warps.iter().enumerate() {
+            if !w.live {
+                continue;
+            }
+            let role = &self.prog.roles[w.role as usize];
+            let text = match &role.code[w.pc as usize] {
+                Node::Instr(d) => role.texts[d.text as usize].clone(),
+                _ => "(end of role)".into(),
+            };
+            let cta = &self.ctas[w.cta as usize];
+            let waits_for = match w.block {
+                Block::Barrier { id } => {
+                    let b = cta.bars[id as usize];
+                    let per = self.warps_per_cta;
+                    let waiting: Vec<String> = (w.cta * per..(w.cta + 1) * per)
+                        .filter(|&o| self.warps[o as usize].live && self.warps[o as usize].block == (Block::Barrier { id }))
+                        .map(|o| self.warps[o as usize].warp.to_string())
+                        .collect();
+                    let missing: Vec<String> = (w.cta * per..(w.cta + 1) * per)
+                        .filter(|&o| !(self.warps[o as usize].live && self.warps[o as usize].block == (Block::Barrier { id })))
+                        .map(|o| {
+                            let ow = &self.warps[o as usize];
+                            if ow.live { ow.warp.to_string() } else { format!("{} (exited)", ow.warp) }
+                        })
+                        .collect();
+                    format!(
+                        "named barrier {id}: {} of {} warps arrived (waiting: {}); not arrived: {}",
+                        b.arrived,
+                        b.expected,
+                        waiting.join(", "),
+                        if missing.is_empty() { "-".into() } else { missing.join(", ") }
+                    )
+                }
+                Block::Mbar { idx, parity } => {
+                    let m = &cta.mbars[idx as usize];
+                    let (name, el) = self.mbar_name(idx);
+                    format!(
+                        "mbarrier {name}[{el}] to complete the phase of parity {parity}: {} phases completed, {} of {} arrivals still missing, {} transaction bytes outstanding",
+                        m.phase, m.pending, m.count, m.tx
+                    )
+                }
+                Block::WgArrive => {
+                    let wg = w.warp / 4;
+                    format!("WARPGROUP.ARRIVE of warpgroup {wg}: {} of its 4 warps arrived", cta.wg_arrived[wg as usize])
+                }
+                Block::Until { t, state } => format!("{state} until cycle {t}"),
+                Block::None if w.exited => format!("drain until cycle {}", w.outstanding),
+                Block::None => format!("{} (until cycle {})", w.state, self.until[s]),
+            };
+            warps.push(StuckWarp {
+                cta: cta.id,
+                warp: w.warp,
+                role: role.name.clone(),
+                pc: match &role.code[w.pc as usize] {
+                    Node::Instr(d) => d.text,
+                    _ => u32::MAX,
+                },
+                instruction: text,
+                waits_for,
+            });
+        }
+        StuckReport { headline: headline.to_string(), cycle: self.now, warps }
+    }
+
+    fn finish(mut self, occ: isa::occupancy::Occupancy, resident: u32, ctas_here: u32, grid: u32) -> RunResult {
+        let cycles = self.now;
+        let t = self.t;
+        // Close the spans of warps still live (none after a clean run).
+        let live: Vec<u32> = (0..self.warps.len() as u32).filter(|&s| self.warps[s as usize].live).collect();
+        for s in live {
+            self.retire(s);
+        }
+        let mut roles = Vec::new();
+        for (ri, r) in self.prog.roles.iter().enumerate() {
+            let mut states = [0u64; STATE_COUNT];
+            let mut instrs = 0;
+            let mut warps = 0;
+            for w in self.warp_summaries.iter().filter(|w| w.role == r.name) {
+                warps += 1;
+                instrs += w.instructions;
+                for (i, v) in w.states.to_array().iter().enumerate() {
+                    states[i] += v;
+                }
+            }
+            let mut pcs = Vec::new();
+            for (ti, text) in r.texts.iter().enumerate() {
+                let pc = r.text_pc[ti] as usize;
+                pcs.push(PcStats {
+                    pc: ti as u32,
+                    instruction: text.clone(),
+                    issued: self.pc_issued[ri][pc],
+                    states: StateCounts::from_array(&self.pc_stats[ri][pc]),
+                });
+            }
+            roles.push(RoleStats {
+                name: r.name.clone(),
+                warps_per_cta: r.last_warp + 1 - r.first_warp,
+                warps_simulated: warps,
+                instructions: instrs,
+                states: StateCounts::from_array(&states),
+                per_pc: pcs,
+            });
+        }
+        let c = cycles.max(1) as f64;
+        let mut pipes = Vec::new();
+        for p in [Pipe::Fma, Pipe::Alu, Pipe::Fp64, Pipe::Mufu] {
+            let busy: u64 = (0..4).map(|s| self.pipe_busy[s][p.index()]).sum();
+            pipes.push(UnitUse { unit: p.name().to_string(), busy_fraction: busy as f64 / (4.0 * c) });
+        }
+        let tensor: u64 = self.tensor_busy.iter().sum();
+        pipes.push(UnitUse { unit: "tensor".into(), busy_fraction: tensor as f64 / (4.0 * c) });
+        pipes.push(UnitUse { unit: "tma".into(), busy_fraction: (self.tma_busy / c).min(1.0) });
+        let l2_bytes = self.mem.l2_bw.bytes;
+        let hbm_bytes = self.mem.hbm_bw.bytes;
+        pipes.push(UnitUse {
+            unit: "l2_bandwidth".into(),
+            busy_fraction: (l2_bytes as f64 / (c * self.l2_rate())).min(1.0),
+        });
+        let waves = grid.div_ceil((t.sm_count as u32) * resident.max(1));
+        let ctas_for_busiest = grid.div_ceil(t.sm_count as u32);
+        // Scale when fewer CTAs were simulated than the busiest SM runs.
+        let scale = ctas_for_busiest as f64 / ctas_here.max(1) as f64;
+        let kernel_cycles = cycles as f64 * scale;
+        let kernel_us = kernel_cycles / t.clock_mhz;
+        let flops = self.prog.flops_per_cta.map(|f| f * grid as f64);
+        let bytes = self.prog.bytes_per_cta.map(|b| b * grid as f64);
+        RunResult {
+            kernel: self.kernel.name.clone(),
+            profile: self.profile.name().to_string(),
+            profile_validated: self.profile.file.validated,
+            profile_note: self.profile.file.note.clone(),
+            overrides: self.profile.overrides.clone(),
+            seed: self.cfg.seed,
+            policy: self.policy.name().to_string(),
+            cycles,
+            time_us: cycles as f64 / t.clock_mhz,
+            clock_mhz: t.clock_mhz,
+            instructions: self.instr_total,
+            issued_per_subpartition: self.issued,
+            ipc: self.instr_total as f64 / c,
+            ctas_simulated: ctas_here,
+            ctas_resident: resident,
+            occupancy: occ,
+            grid,
+            waves,
+            kernel_time_us: kernel_us,
+            tflops: flops.map(|f| f / (kernel_us * 1e6)),
+            gbps: bytes.map(|b| b / (kernel_us * 1e3)),
+            units: pipes,
+            memory: MemoryStats {
+                requests_l1: self.mem_requests[0],
+                requests_l2_near: self.mem_requests[1],
+                requests_l2_far: self.mem_requests[2],
+                requests_hbm: self.mem_requests[3],
+                requests_shared: self.mem_requests[4],
+                l2_bytes,
+                hbm_bytes,
+            },
+            roles,
+            warps: std::mem::take(&mut self.warp_summaries),
+        }
+    }
+
+    fn l2_rate(&self) -> f64 {
+        let busy = (self.kernel.launch.grid.max(1)).min(self.t.sm_count as u32) as f64;
+        (self.t.l2_bytes_per_clk_chip / busy).min(self.t.l2_bytes_per_clk_sm_max)
+    }
+}
+

@@ -1,0 +1,691 @@
+//! Decoding: turns each role's structured body into flat code the engine steps through,
+//! with every operand resolved (registers to indices, names to barriers and buffers,
+//! expressions compiled so that they evaluate without allocation).
+
+use isa::ast::{Kernel, Operand, Reg, Space, Stmt};
+use isa::expr::{BinOp, Expr, Func};
+use isa::opcode::{MmaShape, Op, ResultLatency};
+use isa::{Instr, Pipe};
+
+/// Register-file indices: R0..R254 are 0..254, P0..P6 are 256..262.
+pub const REG_SLOTS: usize = 264;
+pub const MAX_LOOP_DEPTH: usize = 8;
+
+pub fn reg_index(r: Reg) -> Option<u16> {
+    match r {
+        Reg::R(n) => Some(n as u16),
+        Reg::P(n) => Some(256 + n as u16),
+        Reg::Rz | Reg::Pt => None,
+    }
+}
+
+/// Values an expression can read at run time.
+#[derive(Clone, Copy, Debug)]
+pub struct Env<'a> {
+    pub vars: &'a [i64; MAX_LOOP_DEPTH],
+    pub warp: i64,
+    pub lane: i64,
+    pub cta: i64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EOp {
+    Const(i64),
+    Var(u8),
+    Warp,
+    Lane,
+    Warpgroup,
+    Cta,
+    Neg,
+    Not,
+    Bin(BinOp),
+    Min,
+    Max,
+}
+
+/// A compiled expression: a constant, or postfix code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CExpr {
+    Const(i64),
+    Code(Box<[EOp]>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalFault(pub String);
+
+impl CExpr {
+    #[inline]
+    pub fn eval(&self, env: &Env) -> Result<i64, EvalFault> {
+        match self {
+            CExpr::Const(v) => Ok(*v),
+            CExpr::Code(code) => {
+                let mut stack = [0i64; 16];
+                let mut sp = 0usize;
+                for op in code.iter() {
+                    match op {
+                        EOp::Const(v) => {
+                            stack[sp] = *v;
+                            sp += 1;
+                        }
+                        EOp::Var(s) => {
+                            stack[sp] = env.vars[*s as usize];
+                            sp += 1;
+                        }
+                        EOp::Warp => {
+                            stack[sp] = env.warp;
+                            sp += 1;
+                        }
+                        EOp::Lane => {
+                            stack[sp] = env.lane;
+                            sp += 1;
+                        }
+                        EOp::Warpgroup => {
+                            stack[sp] = env.warp / 4;
+                            sp += 1;
+                        }
+                        EOp::Cta => {
+                            stack[sp] = env.cta;
+                            sp += 1;
+                        }
+                        EOp::Neg => stack[sp - 1] = stack[sp - 1].wrapping_neg(),
+                        EOp::Not => stack[sp - 1] = !stack[sp - 1],
+                        EOp::Bin(b) => {
+                            sp -= 1;
+                            stack[sp - 1] = b.apply(stack[sp - 1], stack[sp]).map_err(|e| EvalFault(e.to_string()))?;
+                        }
+                        EOp::Min => {
+                            sp -= 1;
+                            stack[sp - 1] = stack[sp - 1].min(stack[sp]);
+                        }
+                        EOp::Max => {
+                            sp -= 1;
+                            stack[sp - 1] = stack[sp - 1].max(stack[sp]);
+                        }
+                    }
+                }
+                Ok(stack[0])
+            }
+        }
+    }
+
+    pub fn is_const(&self) -> Option<i64> {
+        match self {
+            CExpr::Const(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// True when lanes of one warp may see different values.
+    pub fn uses_lane(&self) -> bool {
+        matches!(self, CExpr::Code(c) if c.contains(&EOp::Lane))
+    }
+}
+
+/// What an instruction does, decoded once.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    /// Register-to-register arithmetic (and MUFU, conversions).
+    Compute,
+    Load { space: Space },
+    Store { space: Space },
+    Atomic { returns: bool },
+    Ldgsts,
+    CpAsyncCommit,
+    /// DEPBAR.LE SB0, N (cp.async groups) or SB1 (bulk stores).
+    DepbarCpAsync,
+    DepbarBulk,
+    TmaLoad,
+    TmaStore,
+    TmaCommit,
+    MbarInit,
+    MbarArrive { expect_tx: bool },
+    MbarWait,
+    Fence,
+    WgArrive,
+    Hgmma { commit: bool },
+    WgDepbar,
+    Utcmma,
+    Utcbar,
+    TmemLoad,
+    TmemStore,
+    TmemAlloc,
+    BarSync,
+    BarArrive,
+    Membar { gpu: bool },
+    Nanosleep,
+    Exit,
+    /// Costs an issue slot and nothing else: BRA, NOP, SETMAXNREG, TMEMDEALLOC.
+    Plain,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemOperand {
+    pub space: Space,
+    /// Index of the global buffer, or the byte offset of the shared region.
+    pub base: u64,
+    pub addr: CExpr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DInstr {
+    pub kind: Kind,
+    pub op: Op,
+    pub pipe: Pipe,
+    pub latency: ResultLatency,
+    /// Destination registers: first index and count.
+    pub dst: Option<(u16, u8)>,
+    /// Source registers, each expanded: up to 16 entries.
+    pub srcs: Box<[u16]>,
+    /// Extra dispatch cycles from register-bank conflicts.
+    pub bank_conflict_cycles: u8,
+    /// Bytes per lane for memory instructions.
+    pub width: u32,
+    /// Memory operands in order (for copies: destination first).
+    pub mem: Box<[MemOperand]>,
+    /// The mbarrier (first element index in the CTA's flat mbarrier array, and element).
+    pub mbar: Option<(u32, u32, CExpr)>,
+    /// bytes=, parity=, count=, a wait depth, a sleep, a barrier id...
+    pub n: CExpr,
+    /// A second number: a barrier's thread count.
+    pub n2: CExpr,
+    pub mma: Option<MmaShape>,
+    /// A operand from tensor memory or registers (not shared memory).
+    pub mma_a_not_smem: bool,
+    /// `.CG` loads and `.BYPASS` copies skip L1.
+    pub bypass_l1: bool,
+    /// Index of the source instruction in the role's instruction list.
+    pub text: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    Instr(Box<DInstr>),
+    LoopHead { slot: u8, start: CExpr, end: CExpr, exit: u32 },
+    LoopTail { slot: u8, head: u32 },
+    If { cond: CExpr, exit: u32 },
+    End,
+}
+
+#[derive(Clone, Debug)]
+pub struct RoleCode {
+    pub name: String,
+    pub first_warp: u32,
+    pub last_warp: u32,
+    pub code: Vec<Node>,
+    /// The source of each instruction, as printed, for reports.
+    pub texts: Vec<String>,
+    /// Node index of each instruction text.
+    pub text_pc: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub roles: Vec<RoleCode>,
+    /// First flat index of each mbarrier declaration, and the total count.
+    pub mbar_base: Vec<u32>,
+    pub mbar_count: Vec<u32>,
+    pub mbar_total: u32,
+    pub flops_per_cta: Option<f64>,
+    pub bytes_per_cta: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LowerError {
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+impl std::fmt::Display for LowerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+struct Lowerer<'k> {
+    k: &'k Kernel,
+    scope: Vec<String>,
+    mbar_base: Vec<u32>,
+}
+
+fn compile(e: &Expr, k: &Kernel, scope: &[String], out: &mut Vec<EOp>) -> Result<(), String> {
+    match e {
+        Expr::Int(v) => out.push(EOp::Const(*v)),
+        Expr::Var(n) => {
+            if let Some(slot) = scope.iter().rposition(|s| s == n) {
+                out.push(EOp::Var(slot as u8));
+            } else if let Some(v) = k.param(n) {
+                out.push(EOp::Const(v));
+            } else {
+                out.push(match n.as_str() {
+                    "warp" => EOp::Warp,
+                    "lane" => EOp::Lane,
+                    "warpgroup" => EOp::Warpgroup,
+                    "cta" => EOp::Cta,
+                    _ => return Err(format!("`{n}` is not a loop variable in scope, a parameter or a built-in")),
+                });
+            }
+        }
+        Expr::Neg(a) => {
+            compile(a, k, scope, out)?;
+            out.push(EOp::Neg);
+        }
+        Expr::Not(a) => {
+            compile(a, k, scope, out)?;
+            out.push(EOp::Not);
+        }
+        Expr::Bin(op, a, b) => {
+            compile(a, k, scope, out)?;
+            compile(b, k, scope, out)?;
+            out.push(EOp::Bin(*op));
+        }
+        Expr::Call(f, a, b) => {
+            compile(a, k, scope, out)?;
+            compile(b, k, scope, out)?;
+            out.push(match f {
+                Func::Min => EOp::Min,
+                Func::Max => EOp::Max,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn depth(code: &[EOp]) -> usize {
+    let (mut d, mut max) = (0i32, 0i32);
+    for op in code {
+        d += match op {
+            EOp::Const(_) | EOp::Var(_) | EOp::Warp | EOp::Lane | EOp::Warpgroup | EOp::Cta => 1,
+            EOp::Neg | EOp::Not => 0,
+            EOp::Bin(_) | EOp::Min | EOp::Max => -1,
+        };
+        max = max.max(d);
+    }
+    max as usize
+}
+
+impl<'k> Lowerer<'k> {
+    fn cexpr(&self, e: &Expr, span: isa::Span) -> Result<CExpr, LowerError> {
+        let params = |n: &str| if self.scope.iter().any(|s| s == n) { None } else { self.k.param(n) };
+        let e = e.substitute(&params);
+        if let Expr::Int(v) = e {
+            return Ok(CExpr::Const(v));
+        }
+        let mut code = Vec::new();
+        compile(&e, self.k, &self.scope, &mut code).map_err(|m| err(span, m))?;
+        if depth(&code) > 16 {
+            return Err(err(span, "expression nested too deeply (more than 16 pending operands)"));
+        }
+        Ok(CExpr::Code(code.into_boxed_slice()))
+    }
+
+    fn operand_expr(&self, o: &Operand, span: isa::Span) -> Result<CExpr, LowerError> {
+        match o.as_expr() {
+            Some(e) => self.cexpr(&e, span),
+            None => Err(err(span, format!("expected a number or an expression, found `{o}`"))),
+        }
+    }
+
+    fn key(&self, i: &Instr, key: &str) -> Result<Option<CExpr>, LowerError> {
+        match i.key(key) {
+            Some(o) => Ok(Some(self.operand_expr(o, i.span)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn need_key(&self, i: &Instr, key: &str) -> Result<CExpr, LowerError> {
+        self.key(i, key)?
+            .ok_or_else(|| err(i.span, format!("{} needs {key}=", i.mnemonic())))
+    }
+
+    fn mbar_ref(&self, o: &Operand, span: isa::Span) -> Result<(u32, u32, CExpr), LowerError> {
+        match o {
+            Operand::Index { name, index } => {
+                let d = self
+                    .k
+                    .mbarriers
+                    .iter()
+                    .position(|m| &m.name == name)
+                    .ok_or_else(|| err(span, format!("`{name}` is not a declared mbarrier")))?;
+                Ok((self.mbar_base[d], self.k.mbarriers[d].len, self.cexpr(index, span)?))
+            }
+            Operand::Word(name) => {
+                let d = self
+                    .k
+                    .mbarriers
+                    .iter()
+                    .position(|m| &m.name == name)
+                    .ok_or_else(|| err(span, format!("`{name}` is not a declared mbarrier")))?;
+                Ok((self.mbar_base[d], self.k.mbarriers[d].len, CExpr::Const(0)))
+            }
+            _ => Err(err(span, format!("expected an mbarrier such as full[i], found `{o}`"))),
+        }
+    }
+
+    fn decode(&self, i: &Instr, text: u32) -> Result<DInstr, LowerError> {
+        let span = i.span;
+        let op = i.op;
+        let mut d = DInstr {
+            kind: Kind::Plain,
+            op,
+            pipe: op.pipe(),
+            latency: op.result_latency(),
+            dst: None,
+            srcs: Box::new([]),
+            bank_conflict_cycles: 0,
+            width: i.width_bytes(),
+            mem: Box::new([]),
+            mbar: None,
+            n: CExpr::Const(0),
+            n2: CExpr::Const(0),
+            mma: None,
+            mma_a_not_smem: false,
+            bypass_l1: i.has_mod("CG") || i.has_mod("BYPASS"),
+            text,
+        };
+        if let Some((r, n)) = i.dest_reg() {
+            if let Some(idx) = reg_index(r) {
+                d.dst = Some((idx, n.min(255) as u8));
+            }
+        }
+        let mut srcs = Vec::new();
+        for (r, n) in i.source_regs() {
+            if let Some(idx) = reg_index(r) {
+                for j in 0..n as u16 {
+                    if idx + j < REG_SLOTS as u16 {
+                        srcs.push(idx + j);
+                    }
+                }
+            }
+        }
+        let mut mem = Vec::new();
+        for (name, index) in i.memory_operands() {
+            let Some(space) = self.k.space_of(name) else {
+                if self.k.mbarrier(name).is_some() {
+                    continue;
+                }
+                return Err(err(span, format!("`{name}` is not a declared buffer, shared region, `local` or `tmem`")));
+            };
+            let base = match space {
+                Space::Global => self.k.buffers.iter().position(|b| b.name == name).unwrap_or(0) as u64,
+                Space::Shared => self.k.shared_offset(name).unwrap_or(0) as u64,
+                _ => 0,
+            };
+            mem.push(MemOperand { space, base, addr: self.cexpr(index, span)? });
+        }
+        let word_n = |w: &str| -> Option<&Operand> {
+            // The operand after a word such as SB0 or gsb0: `DEPBAR.LE SB0, 2`.
+            let pos: Vec<&Operand> = i.positional().collect();
+            let at = pos.iter().position(|o| matches!(o, Operand::Word(x) if x.eq_ignore_ascii_case(w)))?;
+            pos.get(at + 1).copied()
+        };
+        use Kind::*;
+        d.kind = match op {
+            Op::Ldg | Op::Ldl | Op::Lds | Op::Ldsm => {
+                let m = mem.first().ok_or_else(|| err(span, format!("{} needs a memory operand such as A[lane * 4]", i.mnemonic())))?;
+                Load { space: m.space }
+            }
+            Op::Stg | Op::Stl | Op::Sts => {
+                let m = mem.first().ok_or_else(|| err(span, format!("{} needs a memory operand such as A[lane * 4]", i.mnemonic())))?;
+                Store { space: m.space }
+            }
+            Op::Atom | Op::Red => {
+                if mem.is_empty() {
+                    return Err(err(span, format!("{} needs a memory operand", i.mnemonic())));
+                }
+                Atomic { returns: op == Op::Atom }
+            }
+            Op::Ldgsts => {
+                if mem.len() != 2 || mem[0].space != Space::Shared || mem[1].space != Space::Global {
+                    return Err(err(span, "LDGSTS takes a shared destination and a global source: LDGSTS.E.128 stage[off], A[off]"));
+                }
+                Ldgsts
+            }
+            Op::Ldgdepbar => CpAsyncCommit,
+            Op::Depbar => {
+                let (kind, n) = if let Some(n) = word_n("SB0") {
+                    (DepbarCpAsync, n)
+                } else if let Some(n) = word_n("SB1") {
+                    (DepbarBulk, n)
+                } else {
+                    return Err(err(span, "DEPBAR.LE needs SB0, N (cp.async groups) or SB1, N (bulk-store groups)"));
+                };
+                d.n = self.operand_expr(n, span)?;
+                kind
+            }
+            Op::Ublkcp | Op::Utmaldg => {
+                if mem.len() != 2 || mem[0].space != Space::Shared || mem[1].space != Space::Global {
+                    return Err(err(span, format!("{} copies global to shared: {} stage[off], A[off], bytes=N, bar=full[i]", i.mnemonic(), op)));
+                }
+                d.n = self.need_key(i, "bytes")?;
+                let bar = i.key("bar").ok_or_else(|| err(span, format!("{} needs bar=MBARRIER[i] to complete on", op)))?;
+                d.mbar = Some(self.mbar_ref(bar, span)?);
+                TmaLoad
+            }
+            Op::Utmastg => {
+                if mem.len() != 2 || mem[0].space != Space::Global || mem[1].space != Space::Shared {
+                    return Err(err(span, "UTMASTG copies shared to global: UTMASTG C[off], stage[off], bytes=N"));
+                }
+                d.n = self.need_key(i, "bytes")?;
+                TmaStore
+            }
+            Op::Utmacmdflush => TmaCommit,
+            Op::Syncs => {
+                let target = i
+                    .positional()
+                    .next()
+                    .ok_or_else(|| err(span, format!("{} needs an mbarrier operand", i.mnemonic())))?;
+                d.mbar = Some(self.mbar_ref(target, span)?);
+                if i.has_mod("EXCH") {
+                    d.n = self.need_key(i, "count")?;
+                    MbarInit
+                } else if i.has_mod("ARRIVE") {
+                    let expect_tx = i.has_mod("EXPECT_TX");
+                    d.n = if expect_tx { self.need_key(i, "bytes")? } else { CExpr::Const(0) };
+                    d.n2 = self.key(i, "count")?.unwrap_or(CExpr::Const(1));
+                    MbarArrive { expect_tx }
+                } else if i.has_mod("PHASECHK") || i.has_mod("TRYWAIT") {
+                    d.n = self.need_key(i, "parity")?;
+                    MbarWait
+                } else {
+                    return Err(err(span, "SYNCS needs .EXCH (init), .ARRIVE or .PHASECHK.TRANS64.TRYWAIT"));
+                }
+            }
+            Op::Fence => Fence,
+            Op::Warpgroup => {
+                if i.has_mod("ARRIVE") {
+                    WgArrive
+                } else if i.has_mod("DEPBAR") {
+                    let n = word_n("gsb0")
+                        .ok_or_else(|| err(span, "WARPGROUP.DEPBAR.LE needs gsb0, N"))?;
+                    d.n = self.operand_expr(n, span)?;
+                    WgDepbar
+                } else {
+                    return Err(err(span, "WARPGROUP needs .ARRIVE or .DEPBAR.LE"));
+                }
+            }
+            Op::Hgmma => {
+                let shape = i.mma_shape().unwrap_or_else(|| Err("no shape".into())).map_err(|m| err(span, m))?;
+                d.mma = Some(shape);
+                // The accumulator is read and written; A may come from registers.
+                let pos: Vec<&Operand> = i.positional().collect();
+                if let Some(Operand::Reg { reg, .. }) = pos.get(1) {
+                    d.mma_a_not_smem = true;
+                    if let Some(idx) = reg_index(*reg) {
+                        for j in 0..4 {
+                            srcs.push(idx + j);
+                        }
+                    }
+                }
+                Hgmma { commit: i.has_word("gsb0") }
+            }
+            Op::Utcmma => {
+                let shape = i.mma_shape().unwrap_or_else(|| Err("no shape".into())).map_err(|m| err(span, m))?;
+                d.mma = Some(shape);
+                d.mma_a_not_smem = mem.get(1).map(|m| m.space == Space::Tmem).unwrap_or(false);
+                Utcmma
+            }
+            Op::Utcbar => {
+                let target = i.positional().next().ok_or_else(|| err(span, "UTCBAR needs an mbarrier operand"))?;
+                d.mbar = Some(self.mbar_ref(target, span)?);
+                Utcbar
+            }
+            Op::Ldtm => TmemLoad,
+            Op::Sttm => TmemStore,
+            Op::Tmemalloc => TmemAlloc,
+            Op::Bar => {
+                let first = i.positional().next().ok_or_else(|| err(span, "BAR needs a barrier id (0..15) or a declared barrier name"))?;
+                let all = self.k.launch.cta_threads as i64;
+                match first {
+                    Operand::Word(w) if self.k.named_barrier(w).is_some() => {
+                        let b = self.k.named_barrier(w).expect("checked");
+                        d.n = CExpr::Const(b.id as i64);
+                        d.n2 = CExpr::Const(b.threads as i64);
+                    }
+                    o => {
+                        d.n = self.operand_expr(o, span)?;
+                        d.n2 = match i.positional().nth(1) {
+                            Some(t) => self.operand_expr(t, span)?,
+                            None => CExpr::Const(all),
+                        };
+                    }
+                }
+                if i.has_mod("ARV") { BarArrive } else { BarSync }
+            }
+            Op::Membar => Membar { gpu: !i.has_mod("CTA") },
+            Op::Nanosleep => {
+                d.n = match i.positional().next() {
+                    Some(o) => self.operand_expr(o, span)?,
+                    None => return Err(err(span, "NANOSLEEP needs a duration in nanoseconds")),
+                };
+                Nanosleep
+            }
+            Op::Exit => Exit,
+            Op::Bra | Op::Nop | Op::Setmaxnreg | Op::Tmemdealloc => Plain,
+            _ => Compute,
+        };
+        srcs.sort_unstable();
+        srcs.dedup();
+        d.srcs = srcs.into_boxed_slice();
+        d.mem = mem.into_boxed_slice();
+        Ok(d)
+    }
+
+    fn body(&mut self, stmts: &[Stmt], rc: &mut RoleCode) -> Result<(), LowerError> {
+        for s in stmts {
+            match s {
+                Stmt::Instr(i) => {
+                    let text = rc.texts.len() as u32;
+                    rc.texts.push(i.to_string());
+                    rc.text_pc.push(rc.code.len() as u32);
+                    let d = self.decode(i, text)?;
+                    rc.code.push(Node::Instr(Box::new(d)));
+                }
+                Stmt::Loop { var, start, end, body, span } => {
+                    if self.scope.len() >= MAX_LOOP_DEPTH {
+                        return Err(err(*span, format!("loops nest at most {MAX_LOOP_DEPTH} deep")));
+                    }
+                    let start = self.cexpr(start, *span)?;
+                    let end = self.cexpr(end, *span)?;
+                    let slot = self.scope.len() as u8;
+                    let head = rc.code.len() as u32;
+                    rc.code.push(Node::LoopHead { slot, start, end, exit: 0 });
+                    self.scope.push(var.clone());
+                    self.body(body, rc)?;
+                    self.scope.pop();
+                    rc.code.push(Node::LoopTail { slot, head });
+                    let exit = rc.code.len() as u32;
+                    if let Node::LoopHead { exit: e, .. } = &mut rc.code[head as usize] {
+                        *e = exit;
+                    }
+                }
+                Stmt::If { cond, body, span } => {
+                    let cond = self.cexpr(cond, *span)?;
+                    let at = rc.code.len();
+                    rc.code.push(Node::If { cond, exit: 0 });
+                    self.body(body, rc)?;
+                    let exit = rc.code.len() as u32;
+                    if let Node::If { exit: e, .. } = &mut rc.code[at] {
+                        *e = exit;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn err(span: isa::Span, m: impl Into<String>) -> LowerError {
+    LowerError { line: span.line, col: span.col, message: m.into() }
+}
+
+/// Register-bank conflict cycles of a source list: each bank serves `ports` distinct
+/// registers per dispatch.
+pub fn bank_conflict_cycles(srcs: &[u16], banks: u32, ports: u32, penalty: u32) -> u8 {
+    let mut per_bank = [0u32; 16];
+    let banks = banks.clamp(1, 16);
+    for &s in srcs {
+        if s < 256 {
+            per_bank[(s as u32 % banks) as usize] += 1;
+        }
+    }
+    let worst = per_bank.iter().copied().max().unwrap_or(0);
+    let extra = worst.div_ceil(ports.max(1)).saturating_sub(1);
+    (extra * penalty).min(255) as u8
+}
+
+/// Lowers a kernel (with its parameters already set) for a profile's bank model.
+pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program, LowerError> {
+    let mut mbar_base = Vec::new();
+    let mut total = 0u32;
+    for m in &k.mbarriers {
+        mbar_base.push(total);
+        total += m.len;
+    }
+    let mut lw = Lowerer { k, scope: vec![], mbar_base: mbar_base.clone() };
+    let mut roles = Vec::new();
+    for r in &k.roles {
+        let mut rc = RoleCode {
+            name: r.name.clone(),
+            first_warp: r.first_warp,
+            last_warp: r.last_warp,
+            code: vec![],
+            texts: vec![],
+            text_pc: vec![],
+        };
+        lw.body(&r.body, &mut rc)?;
+        rc.code.push(Node::End);
+        for n in rc.code.iter_mut() {
+            if let Node::Instr(d) = n {
+                // Only arithmetic reads its sources through the banked register file
+                // in one dispatch; memory and async ops are not modelled as conflicting.
+                if d.kind == Kind::Compute {
+                    d.bank_conflict_cycles = bank_conflict_cycles(&d.srcs, banks, ports, penalty);
+                }
+            }
+        }
+        roles.push(rc);
+    }
+    let lookup = |n: &str| k.param(n);
+    let work = |e: &Option<Expr>| -> Result<Option<f64>, LowerError> {
+        match e {
+            Some(e) => e
+                .eval(&lookup)
+                .map(|v| Some(v as f64))
+                .map_err(|m| LowerError { line: 0, col: 0, message: format!("work: {m}") }),
+            None => Ok(None),
+        }
+    };
+    let (flops, bytes) = match &k.work {
+        Some(w) => (work(&w.flops)?, work(&w.bytes)?),
+        None => (None, None),
+    };
+    Ok(Program {
+        roles,
+        mbar_count: k.mbarriers.iter().map(|m| m.len).collect(),
+        mbar_base,
+        mbar_total: total,
+        flops_per_cta: flops,
+        bytes_per_cta: bytes,
+    })
+}

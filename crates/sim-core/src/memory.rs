@@ -1,0 +1,306 @@
+//! The memory hierarchy as one SM sees it: L1 (sharing its capacity with shared memory),
+//! L2 with near and far partitions, HBM. Hits and misses follow from the addresses a
+//! program touches (set-associative caches with LRU replacement); bandwidth is a
+//! server per level whose rate is the SM's share of the chip's.
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+use crate::profile::Timing;
+use crate::sink::MemLevel;
+
+pub const LINE: u64 = 128;
+pub const SECTOR: u64 = 32;
+
+/// A set-associative cache of 128-byte lines. Each line remembers when its data
+/// arrives, so a hit on a line still in flight waits for it (the MSHR merge).
+pub struct Cache {
+    sets: usize,
+    ways: usize,
+    /// Line address + 1 (0 is empty).
+    tags: Vec<u64>,
+    ready: Vec<u64>,
+    last_use: Vec<u64>,
+    tick: u64,
+}
+
+impl Cache {
+    pub fn new(bytes: u64, ways: usize) -> Cache {
+        let lines = (bytes / LINE).max(ways as u64) as usize;
+        let sets = (lines / ways).max(1);
+        Cache {
+            sets,
+            ways,
+            tags: vec![0; sets * ways],
+            ready: vec![0; sets * ways],
+            last_use: vec![0; sets * ways],
+            tick: 0,
+        }
+    }
+
+    fn set_of(&self, line: u64) -> usize {
+        // Hash the line address so strided footprints spread over the sets.
+        let h = line ^ (line >> 7) ^ (line >> 17);
+        (h % self.sets as u64) as usize
+    }
+
+    /// Looks a line up; on a hit returns when its data is (or will be) there.
+    pub fn lookup(&mut self, line: u64) -> Option<u64> {
+        self.tick += 1;
+        let s = self.set_of(line) * self.ways;
+        for w in s..s + self.ways {
+            if self.tags[w] == line + 1 {
+                self.last_use[w] = self.tick;
+                return Some(self.ready[w]);
+            }
+        }
+        None
+    }
+
+    /// Installs a line whose data arrives at `ready`, evicting the least recently used.
+    pub fn fill(&mut self, line: u64, ready: u64) {
+        self.tick += 1;
+        let s = self.set_of(line) * self.ways;
+        let mut victim = s;
+        for w in s..s + self.ways {
+            if self.tags[w] == line + 1 {
+                victim = w;
+                break;
+            }
+            if self.last_use[w] < self.last_use[victim] {
+                victim = w;
+            }
+        }
+        self.tags[victim] = line + 1;
+        self.ready[victim] = ready;
+        self.last_use[victim] = self.tick;
+    }
+
+    pub fn invalidate(&mut self, line: u64) {
+        let s = self.set_of(line) * self.ways;
+        for w in s..s + self.ways {
+            if self.tags[w] == line + 1 {
+                self.tags[w] = 0;
+            }
+        }
+    }
+}
+
+/// A first-come first-served server moving bytes at a fixed rate.
+#[derive(Clone, Debug)]
+pub struct Bandwidth {
+    bytes_per_clk: f64,
+    free_at: f64,
+    pub bytes: u64,
+}
+
+impl Bandwidth {
+    pub fn new(bytes_per_clk: f64) -> Bandwidth {
+        Bandwidth { bytes_per_clk, free_at: 0.0, bytes: 0 }
+    }
+    /// Transfers `bytes` starting no earlier than `t`; returns when the transfer ends.
+    pub fn transfer(&mut self, t: u64, bytes: u64) -> u64 {
+        let start = self.free_at.max(t as f64);
+        self.free_at = start + bytes as f64 / self.bytes_per_clk;
+        self.bytes += bytes;
+        self.free_at.ceil() as u64
+    }
+}
+
+pub struct Memory {
+    pub l1: Cache,
+    pub l2: Cache,
+    pub l2_bw: Bandwidth,
+    pub hbm_bw: Bandwidth,
+    rng: StdRng,
+    lat_l1: u64,
+    lat_l2_near: u64,
+    lat_l2_far: u64,
+    lat_hbm: u64,
+    jitter_l2: u64,
+    jitter_hbm: u64,
+    /// Requests served per level (sectors).
+    pub sectors: [u64; 5],
+}
+
+impl Memory {
+    /// `l1_bytes`: what shared memory leaves of the unified L1; `busy_sms`: SMs the
+    /// launch keeps busy, who share the chip's L2 and HBM bandwidth.
+    pub fn new(t: &Timing, l1_bytes: u64, busy_sms: u32, seed: u64) -> Memory {
+        let share = |chip: f64| chip / busy_sms.max(1) as f64;
+        Memory {
+            l1: Cache::new(l1_bytes.max(LINE * t.l1_ways as u64), t.l1_ways as usize),
+            l2: Cache::new(t.l2_bytes as u64, t.l2_ways as usize),
+            l2_bw: Bandwidth::new(share(t.l2_bytes_per_clk_chip).min(t.l2_bytes_per_clk_sm_max)),
+            hbm_bw: Bandwidth::new(share(t.hbm_bytes_per_clk_chip).min(t.l2_bytes_per_clk_sm_max)),
+            rng: StdRng::seed_from_u64(seed),
+            lat_l1: t.lat_l1_hit as u64,
+            lat_l2_near: t.lat_l2_near as u64,
+            lat_l2_far: t.lat_l2_far as u64,
+            lat_hbm: t.lat_hbm as u64,
+            jitter_l2: t.jitter_l2 as u64,
+            jitter_hbm: t.jitter_hbm as u64,
+            sectors: [0; 5],
+        }
+    }
+
+    fn draw(&mut self, mean: u64, jitter: u64) -> u64 {
+        if jitter == 0 {
+            return mean;
+        }
+        let lo = mean.saturating_sub(jitter);
+        self.rng.random_range(lo..=mean + jitter)
+    }
+
+    /// Which L2 partition holds a line: half the lines are near this SM.
+    pub fn is_far(line: u64) -> bool {
+        ((line ^ (line >> 5) ^ (line >> 11)) & 1) == 1
+    }
+
+    /// Reads `sectors` sectors of one line from L2 (and HBM on a miss), starting at `t`.
+    /// Returns the arrival time at the SM and the level that served it.
+    pub fn read_l2(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
+        let bytes = sectors as u64 * SECTOR;
+        let far = Memory::is_far(line);
+        let lat = if far { self.lat_l2_far } else { self.lat_l2_near };
+        let lat = self.draw(lat, self.jitter_l2);
+        let (done, level) = match self.l2.lookup(line) {
+            Some(ready) => {
+                let moved = self.l2_bw.transfer(t, bytes);
+                ((t + lat).max(moved).max(ready), if far { MemLevel::L2Far } else { MemLevel::L2Near })
+            }
+            None => {
+                let lat = self.draw(self.lat_hbm, self.jitter_hbm);
+                let from_hbm = self.hbm_bw.transfer(t, LINE);
+                let moved = self.l2_bw.transfer(t, bytes);
+                let done = (t + lat).max(from_hbm + lat / 2).max(moved);
+                self.l2.fill(line, done);
+                (done, MemLevel::Hbm)
+            }
+        };
+        self.sectors[level_index(level)] += sectors as u64;
+        (done, level)
+    }
+
+    /// A load through L1: hit, or fetch from L2 and allocate.
+    pub fn read_l1(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
+        if let Some(ready) = self.l1.lookup(line) {
+            self.sectors[level_index(MemLevel::L1)] += sectors as u64;
+            return ((t + self.lat_l1).max(ready), MemLevel::L1);
+        }
+        // Fetch the whole line's requested sectors; the line is allocated in L1.
+        let (done, level) = self.read_l2(line, sectors, t);
+        self.l1.fill(line, done);
+        (done, level)
+    }
+
+    /// A store: write-through to L2 (L1 keeps no copy of global data).
+    pub fn write(&mut self, line: u64, sectors: u32, t: u64, keep_in_l1: bool) -> u64 {
+        let bytes = sectors as u64 * SECTOR;
+        let lat = if Memory::is_far(line) { self.lat_l2_far } else { self.lat_l2_near };
+        let moved = self.l2_bw.transfer(t, bytes);
+        if keep_in_l1 {
+            self.l1.fill(line, t + self.lat_l1);
+        } else {
+            self.l1.invalidate(line);
+        }
+        if self.l2.lookup(line).is_none() {
+            self.l2.fill(line, t + lat);
+        }
+        (t + lat).max(moved)
+    }
+}
+
+pub fn level_index(l: MemLevel) -> usize {
+    match l {
+        MemLevel::L1 => 0,
+        MemLevel::L2Near => 1,
+        MemLevel::L2Far => 2,
+        MemLevel::Hbm => 3,
+        MemLevel::Shared => 4,
+    }
+}
+
+/// The distinct 128-byte lines of a warp's 32 addresses, each with its sector count.
+/// Writes into `out` (cleared first) and returns how many lines there are.
+pub fn coalesce(addrs: &[u64; 32], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
+    out.clear();
+    for &a in addrs {
+        let first = a / SECTOR;
+        let last = (a + width.max(1) as u64 - 1) / SECTOR;
+        for s in first..=last {
+            let line = s * SECTOR / LINE;
+            let bit = 1u32 << (s % (LINE / SECTOR));
+            match out.iter_mut().find(|(l, _)| *l == line) {
+                Some((_, mask)) => *mask |= bit,
+                None => out.push((line, bit)),
+            }
+        }
+    }
+    for (_, mask) in out.iter_mut() {
+        *mask = mask.count_ones();
+    }
+    out.len()
+}
+
+/// Shared-memory wavefronts for a warp's access: each of the 32 banks (4 bytes wide)
+/// serves one distinct word per wavefront; a warp moves at most 128 bytes per wavefront.
+pub fn smem_wavefronts(addrs: &[u64; 32], width: u32) -> u32 {
+    let mut words: [u32; 32] = [0; 32];
+    let mut seen: [u64; 32 * 4] = [u64::MAX; 32 * 4];
+    let mut n = 0usize;
+    for &a in addrs {
+        for w in 0..width.div_ceil(4) as u64 {
+            let word = a / 4 + w;
+            if !seen[..n].contains(&word) {
+                seen[n] = word;
+                n += 1;
+                words[(word % 32) as usize] += 1;
+            }
+        }
+    }
+    let bytes = (n as u32) * 4;
+    words.iter().copied().max().unwrap_or(1).max(bytes.div_ceil(128)).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coalescing_counts_lines_and_sectors() {
+        let mut out = Vec::new();
+        let unit: [u64; 32] = std::array::from_fn(|l| l as u64 * 4);
+        assert_eq!(coalesce(&unit, 4, &mut out), 1);
+        assert_eq!(out[0].1, 4);
+        let strided: [u64; 32] = std::array::from_fn(|l| l as u64 * 128);
+        assert_eq!(coalesce(&strided, 4, &mut out), 32);
+        assert!(out.iter().all(|&(_, s)| s == 1));
+        let wide: [u64; 32] = std::array::from_fn(|l| l as u64 * 16);
+        assert_eq!(coalesce(&wide, 16, &mut out), 4);
+    }
+
+    #[test]
+    fn bank_conflicts_serialize() {
+        let unit: [u64; 32] = std::array::from_fn(|l| l as u64 * 4);
+        assert_eq!(smem_wavefronts(&unit, 4), 1);
+        let same_bank: [u64; 32] = std::array::from_fn(|l| l as u64 * 128);
+        assert_eq!(smem_wavefronts(&same_bank, 4), 32);
+        let broadcast: [u64; 32] = [0; 32];
+        assert_eq!(smem_wavefronts(&broadcast, 4), 1);
+        let wide: [u64; 32] = std::array::from_fn(|l| l as u64 * 16);
+        assert_eq!(smem_wavefronts(&wide, 16), 4);
+    }
+
+    #[test]
+    fn lru_keeps_the_recent_lines() {
+        let mut c = Cache::new(LINE * 4, 4);
+        for l in 0..4 {
+            c.fill(l, 0);
+        }
+        assert!(c.lookup(0).is_some());
+        c.fill(99, 0);
+        assert!(c.lookup(0).is_some(), "recently used line survived");
+        assert!(c.lookup(1).is_none(), "least recently used line was evicted");
+    }
+}

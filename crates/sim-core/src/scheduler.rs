@@ -1,0 +1,214 @@
+//! Warp-scheduling policies. Each sub-partition's scheduler picks one of its eligible
+//! warps per cycle; a policy only chooses, the engine does the rest.
+
+use std::fmt;
+
+/// An eligible warp as the policy sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate {
+    /// Engine-wide warp slot.
+    pub slot: u32,
+    /// Launch order: lower is older.
+    pub age: u64,
+    /// Cycle of the warp's last issue (0 if never).
+    pub last_issue: u64,
+    /// Position of the warp among its sub-partition's warps.
+    pub position: u32,
+}
+
+/// A scheduling policy. Implement it to try your own; `pick` must return an index into
+/// `eligible` (which is never empty).
+pub trait SchedulerPolicy: Send {
+    fn name(&self) -> &str;
+    fn pick(&mut self, subpartition: usize, now: u64, eligible: &[Candidate]) -> usize;
+    /// Told after every issue, so policies can remember who went last.
+    fn issued(&mut self, _subpartition: usize, _slot: u32) {}
+}
+
+/// Greedy then oldest: keep issuing from the same warp while it is eligible, else the oldest.
+#[derive(Default)]
+pub struct Gto {
+    last: [Option<u32>; 4],
+}
+
+impl SchedulerPolicy for Gto {
+    fn name(&self) -> &str {
+        "gto"
+    }
+    fn pick(&mut self, sp: usize, _: u64, eligible: &[Candidate]) -> usize {
+        if let Some(last) = self.last[sp] {
+            if let Some(i) = eligible.iter().position(|c| c.slot == last) {
+                return i;
+            }
+        }
+        oldest(eligible)
+    }
+    fn issued(&mut self, sp: usize, slot: u32) {
+        self.last[sp] = Some(slot);
+    }
+}
+
+fn oldest(eligible: &[Candidate]) -> usize {
+    let mut best = 0;
+    for (i, c) in eligible.iter().enumerate() {
+        if (c.age, c.position) < (eligible[best].age, eligible[best].position) {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Loose round robin: the next eligible warp after the one that issued last.
+#[derive(Default)]
+pub struct LooseRoundRobin {
+    last: [u32; 4],
+}
+
+impl SchedulerPolicy for LooseRoundRobin {
+    fn name(&self) -> &str {
+        "lrr"
+    }
+    fn pick(&mut self, sp: usize, _: u64, eligible: &[Candidate]) -> usize {
+        let last = self.last[sp];
+        let mut best = 0;
+        let mut best_key = u32::MAX;
+        for (i, c) in eligible.iter().enumerate() {
+            // Distance after `last`, wrapping.
+            let key = c.position.wrapping_sub(last).wrapping_sub(1);
+            if key < best_key {
+                best_key = key;
+                best = i;
+            }
+        }
+        best
+    }
+    fn issued(&mut self, _sp: usize, _slot: u32) {}
+}
+
+/// LRR needs positions, which `issued` does not carry; remember them through pick.
+pub struct RoundRobin {
+    inner: LooseRoundRobin,
+}
+
+impl Default for RoundRobin {
+    fn default() -> Self {
+        RoundRobin { inner: LooseRoundRobin { last: [u32::MAX; 4] } }
+    }
+}
+
+impl SchedulerPolicy for RoundRobin {
+    fn name(&self) -> &str {
+        "lrr"
+    }
+    fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
+        let i = self.inner.pick(sp, now, eligible);
+        self.inner.last[sp] = eligible[i].position;
+        i
+    }
+}
+
+/// Always the oldest eligible warp.
+#[derive(Default)]
+pub struct OldestFirst;
+
+impl SchedulerPolicy for OldestFirst {
+    fn name(&self) -> &str {
+        "oldest"
+    }
+    fn pick(&mut self, _: usize, _: u64, eligible: &[Candidate]) -> usize {
+        oldest(eligible)
+    }
+}
+
+/// Two-level: warps are split into fetch groups of `group` warps; the scheduler round-
+/// robins within the active group and moves to the next group only when none of the
+/// active group's warps is eligible (Narasiman et al., MICRO 2011).
+pub struct TwoLevel {
+    group: u32,
+    active: [u32; 4],
+    rr: RoundRobin,
+}
+
+impl TwoLevel {
+    pub fn new(group: u32) -> TwoLevel {
+        TwoLevel { group: group.max(1), active: [0; 4], rr: RoundRobin::default() }
+    }
+}
+
+impl SchedulerPolicy for TwoLevel {
+    fn name(&self) -> &str {
+        "two-level"
+    }
+    fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
+        let g = self.group;
+        let in_active = |c: &Candidate| c.position / g == self.active[sp];
+        if !eligible.iter().any(in_active) {
+            // Move to the group of the oldest eligible warp.
+            self.active[sp] = eligible[oldest(eligible)].position / g;
+        }
+        let active = self.active[sp];
+        // Round robin restricted to the active group: pick among them.
+        let mut best = None;
+        let mut best_key = u32::MAX;
+        let last = self.rr.inner.last[sp];
+        for (i, c) in eligible.iter().enumerate() {
+            if c.position / g != active {
+                continue;
+            }
+            let key = c.position.wrapping_sub(last).wrapping_sub(1);
+            if key < best_key {
+                best_key = key;
+                best = Some(i);
+            }
+        }
+        let i = best.unwrap_or_else(|| self.rr.pick(sp, now, eligible));
+        self.rr.inner.last[sp] = eligible[i].position;
+        i
+    }
+}
+
+/// The built-in policies by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+pub enum Policy {
+    #[default]
+    Gto,
+    Lrr,
+    Oldest,
+    TwoLevel,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 4] = [Policy::Gto, Policy::Lrr, Policy::Oldest, Policy::TwoLevel];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Gto => "gto",
+            Policy::Lrr => "lrr",
+            Policy::Oldest => "oldest",
+            Policy::TwoLevel => "two-level",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Result<Policy, String> {
+        Policy::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name() == s || (s == "two_level" && *p == Policy::TwoLevel))
+            .ok_or_else(|| format!("no scheduling policy `{s}`; choose gto, lrr, oldest or two-level"))
+    }
+
+    pub fn build(self) -> Box<dyn SchedulerPolicy> {
+        match self {
+            Policy::Gto => Box::<Gto>::default(),
+            Policy::Lrr => Box::<RoundRobin>::default(),
+            Policy::Oldest => Box::new(OldestFirst),
+            Policy::TwoLevel => Box::new(TwoLevel::new(4)),
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

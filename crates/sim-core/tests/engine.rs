@@ -1,0 +1,245 @@
+//! Hand-derived cycle counts on small kernels, and properties of every run.
+
+use sim_core::result::SimError;
+use sim_core::{Profile, RunConfig, RunResult, WarpState, run};
+
+fn kernel(src: &str) -> isa::Kernel {
+    isa::parse_kernel(src).unwrap_or_else(|e| panic!("{}", e.render("test", src)))
+}
+
+fn h100() -> Profile {
+    Profile::builtin("h100").unwrap()
+}
+
+fn sim(src: &str, p: &Profile) -> RunResult {
+    run(&kernel(src), p, &RunConfig::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn ffma_chain(warps: u32, n: u32) -> String {
+    format!(
+        "kernel chain\nlaunch cta_threads={} regs=32 smem=0 grid=1\nparam N={n}\nrole main warps=0..{}\n  loop i 0..N\n    FFMA R1, R1, R2, R3\n  EXIT\n",
+        warps * 32,
+        warps - 1
+    )
+}
+
+#[test]
+fn dependent_ffma_chain_takes_latency_per_step() {
+    let p = h100();
+    let lat = p.t.lat_fma as u64;
+    for n in [1u64, 2, 16, 100] {
+        let r = sim(&ffma_chain(1, n as u32), &p);
+        // FFMA i issues at lat * i; EXIT (independent) the cycle after the last one;
+        // the warp retires the cycle after that.
+        assert_eq!(r.cycles, lat * (n - 1) + 2, "N = {n}");
+        assert_eq!(r.instructions, n + 1);
+        let states = &r.roles[0].states;
+        assert_eq!(states.get(WarpState::Selected), n + 1);
+        assert_eq!(states.get(WarpState::Wait), (lat - 1) * (n - 1));
+    }
+}
+
+#[test]
+fn four_warps_on_four_subpartitions_run_in_the_time_of_one() {
+    let p = h100();
+    let one = sim(&ffma_chain(1, 64), &p);
+    let four = sim(&ffma_chain(4, 64), &p);
+    assert_eq!(four.cycles, one.cycles);
+    assert_eq!(four.issued_per_subpartition, [65; 4]);
+}
+
+#[test]
+fn a_changed_latency_changes_the_chain() {
+    let mut p = h100();
+    p.set("lat_fma", 6.0).unwrap();
+    assert_eq!(sim(&ffma_chain(1, 10), &p).cycles, 6 * 9 + 2);
+}
+
+#[test]
+fn thirty_two_warps_of_mufu_reach_the_sm_rate() {
+    let p = h100();
+    let m = 64;
+    let src = format!(
+        "kernel ex2\nlaunch cta_threads=1024 regs=32 smem=0 grid=1\nrole main warps=0..31\n  loop i 0..{m}\n    MUFU.EX2 R1, R100\n    MUFU.EX2 R2, R100\n  EXIT\n"
+    );
+    let r = sim(&src, &p);
+    let results = 32.0 * 32.0 * 2.0 * m as f64;
+    let per_cycle = results / r.cycles as f64;
+    // Per sub-partition one MUFU warp-instruction per interval: 4 * 32 / interval per SM.
+    let rate = 4.0 * 32.0 / p.t.mufu_issue_interval;
+    // The run ends before the last results are back, so the measured rate may edge past.
+    assert!((per_cycle - rate).abs() < rate * 0.01, "{per_cycle} results/cycle, expected about {rate}");
+    assert!(r.unit("mufu") > 0.98);
+    assert!(r.roles[0].states.get(WarpState::MathPipeThrottle) > r.roles[0].states.get(WarpState::Selected));
+}
+
+/// One warp walks `footprint` bytes with a `stride`, `passes` times; each load must
+/// wait for the one before (it overwrites the same register).
+fn load_chain(footprint: u64, stride: u64, passes: u32) -> String {
+    let steps = footprint / stride;
+    format!(
+        "kernel chase\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nbuffer A size={footprint}\nparam S={steps} P={passes}\nrole main warps=0..0\n  loop p 0..P\n    loop i 0..S\n      LDG.E R1, A[i * {stride}]\n  EXIT\n"
+    )
+}
+
+/// Cycles per step in the steady state: the difference between 2 and 3 passes.
+fn per_step(footprint: u64, stride: u64, p: &Profile) -> f64 {
+    let a = sim(&load_chain(footprint, stride, 2), p).cycles;
+    let b = sim(&load_chain(footprint, stride, 3), p).cycles;
+    (b - a) as f64 / (footprint / stride) as f64
+}
+
+#[test]
+fn dependent_loads_take_the_latency_of_the_level_their_footprint_lives_in() {
+    let p = h100();
+    let t = &p.t;
+    // 16 KiB lives in L1.
+    assert_eq!(per_step(16 << 10, 128, &p), t.lat_l1_hit);
+    // 4 MiB misses L1 (256 KiB) and hits L2: between the near and far latencies.
+    let l2 = per_step(4 << 20, 1024, &p);
+    assert!(l2 > t.lat_l2_near && l2 < t.lat_l2_far, "L2 step {l2}");
+    // 128 MiB misses the 50 MB L2.
+    let hbm = per_step(128 << 20, 4096, &p);
+    assert!((hbm - t.lat_hbm).abs() < t.jitter_hbm / 4.0, "HBM step {hbm}, profile {}", t.lat_hbm);
+}
+
+#[test]
+fn mbarrier_ping_pong_takes_two_wakes_per_round() {
+    let p = h100();
+    let w = p.t.lat_mbarrier_wake as u64;
+    for k in [1u64, 2, 10] {
+        let src = format!(
+            "kernel pingpong\nlaunch cta_threads=64 regs=32 smem=0 grid=1\nmbarrier full count=1\nmbarrier empty count=1\nparam K={k}\n\
+role producer warps=0..0\n  loop k 0..K\n    SYNCS.PHASECHK.TRANS64.TRYWAIT empty[0], parity=(k & 1) ^ 1\n    SYNCS.ARRIVE.TRANS64 full[0]\n  EXIT\n\
+role consumer warps=1..1\n  loop k 0..K\n    SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=k & 1\n    SYNCS.ARRIVE.TRANS64 empty[0]\n  EXIT\n"
+        );
+        let r = sim(&src, &p);
+        // The producer arrives at cycle 1, then every 2W cycles; the consumer's last
+        // arrival comes W later, its EXIT one cycle after, retiring one cycle after that.
+        assert_eq!(r.cycles, (2 * k - 1) * w + 3, "K = {k}");
+        assert!(r.role("consumer").unwrap().states.get(WarpState::Sleeping) > 0);
+    }
+}
+
+#[test]
+fn a_barrier_one_warp_never_reaches_is_a_deadlock_naming_it() {
+    let src = "kernel stuck\nlaunch cta_threads=64 regs=32 smem=0 grid=1\nrole waiter warps=0..0\n  BAR.SYNC 0\n  EXIT\nrole quitter warps=1..1\n  EXIT\n";
+    for ff in [true, false] {
+        let cfg = RunConfig { fast_forward: ff, ..Default::default() };
+        match run(&kernel(src), &h100(), &cfg) {
+            Err(SimError::Deadlock(r)) => {
+                assert_eq!(r.warps.len(), 1);
+                assert_eq!(r.warps[0].warp, 0);
+                assert_eq!(r.warps[0].instruction, "BAR.SYNC 0");
+                assert!(r.warps[0].waits_for.contains("1 of 2 warps arrived"), "{}", r.warps[0].waits_for);
+                assert!(r.warps[0].waits_for.contains("1 (exited)"), "{}", r.warps[0].waits_for);
+            }
+            other => panic!("expected a deadlock, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn an_mbarrier_nobody_arrives_at_is_a_deadlock_with_its_phase() {
+    let src = "kernel stuck\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nmbarrier full[2] count=1\nrole main warps=0..0\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[1], parity=0\n  EXIT\n";
+    let Err(SimError::Deadlock(r)) = run(&kernel(src), &h100(), &RunConfig::default()) else { panic!("no deadlock") };
+    assert!(r.warps[0].waits_for.contains("full[1]"), "{}", r.warps[0].waits_for);
+    assert!(r.warps[0].waits_for.contains("1 of 1 arrivals still missing"), "{}", r.warps[0].waits_for);
+}
+
+#[test]
+fn the_watchdog_stops_runaway_runs() {
+    let cfg = RunConfig { max_cycles: 1000, ..Default::default() };
+    let Err(SimError::Watchdog(r)) = run(&kernel(&ffma_chain(1, 10_000)), &h100(), &cfg) else { panic!("no watchdog") };
+    assert_eq!(r.warps.len(), 1);
+}
+
+/// A mixed kernel touching every mechanism, for the properties below.
+const MIXED: &str = "kernel mixed
+launch cta_threads=256 regs=64 smem=65536 grid=264
+buffer A size=64MiB
+buffer C size=1MiB
+shared stage size=65536
+mbarrier full[2] count=1
+mbarrier empty[2] count=4
+param K=12
+role producer warps=0..0
+  loop k 0..K
+    SYNCS.PHASECHK.TRANS64.TRYWAIT empty[k % 2], parity=((k / 2) & 1) ^ 1
+    SYNCS.ARRIVE.TRANS64.EXPECT_TX full[k % 2], bytes=16384
+    UTMALDG stage[(k % 2) * 16384], A[(cta * K + k) * 16384], bytes=16384, bar=full[k % 2]
+  EXIT
+role idle warps=1..3
+  EXIT
+role consumer warps=4..7
+  loop k 0..K
+    SYNCS.PHASECHK.TRANS64.TRYWAIT full[k % 2], parity=(k / 2) & 1
+    LDS.128 R4, stage[(k % 2) * 16384 + lane * 16]
+    LDG.E R8, A[(warp * 32 + lane) * 4 + k * 131072]
+    FFMA R10, R4, R8, R10
+    MUFU.EX2 R11, R10
+    SYNCS.ARRIVE.TRANS64 empty[k % 2]
+    BAR.SYNC 1, 128
+  STG.E C[(cta % 8) * 4096 + (warp * 32 + lane) * 4], R11
+  EXIT
+";
+
+#[test]
+fn every_cycle_of_every_warp_is_accounted_exactly_once() {
+    let r = sim(MIXED, &h100());
+    for w in &r.warps {
+        assert_eq!(w.states.total(), w.finished - w.started, "CTA {} warp {}", w.cta, w.warp);
+    }
+    let lifetimes: u64 = r.warps.iter().map(|w| w.finished - w.started).sum();
+    assert_eq!(r.total_states().total(), lifetimes);
+    let per_pc: u64 = r.roles.iter().flat_map(|r| r.per_pc.iter()).map(|p| p.states.total()).sum();
+    assert_eq!(per_pc, lifetimes);
+    assert_eq!(r.total_states().get(WarpState::Selected), r.instructions);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_result_and_fast_forward_changes_nothing() {
+    let p = h100();
+    let k = kernel(MIXED);
+    let json = |cfg: &RunConfig| serde_json::to_string(&run(&k, &p, cfg).unwrap()).unwrap();
+    let base = RunConfig { seed: 7, ..Default::default() };
+    let a = json(&base);
+    assert_eq!(a, json(&base));
+    assert_eq!(a, json(&RunConfig { fast_forward: false, ..base.clone() }));
+    assert_ne!(a, json(&RunConfig { seed: 8, ..base }), "HBM jitter should depend on the seed");
+}
+
+#[test]
+fn fast_forward_changes_nothing_on_the_hand_checked_kernels() {
+    let p = h100();
+    for src in [ffma_chain(4, 20), load_chain(4 << 20, 1024, 1)] {
+        let k = kernel(&src);
+        let a = serde_json::to_string(&run(&k, &p, &RunConfig::default()).unwrap()).unwrap();
+        let b = serde_json::to_string(&run(&k, &p, &RunConfig { fast_forward: false, ..Default::default() }).unwrap()).unwrap();
+        assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn fast_forward_emits_the_same_state_changes() {
+    use sim_core::sink::VecSink;
+    let p = h100();
+    let k = kernel(MIXED);
+    let events = |ff: bool| {
+        let mut sink = VecSink::default();
+        let cfg = RunConfig { fast_forward: ff, seed: 7, ..Default::default() };
+        sim_core::run_with(&k, &p, &cfg, cfg.policy.build(), &mut sink).unwrap();
+        sink.events.into_iter().map(|e| format!("{e:?}")).collect::<Vec<_>>()
+    };
+    let (a, b) = (events(true), events(false));
+    if std::env::var("DEBUG_FF").is_ok() {
+        for (x, y) in a.iter().zip(b.iter()) {
+            if x.contains("warp: 7 }") && x.contains("cta: 0,") { eprintln!("FF  {x}"); }
+            if y.contains("warp: 7 }") && y.contains("cta: 0,") { eprintln!("NFF {y}"); }
+        }
+    }
+    for (x, y) in a.iter().zip(b.iter()) {
+        assert_eq!(x, y);
+    }
+    assert_eq!(a.len(), b.len());
+}
