@@ -40,7 +40,13 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { seed: 1, policy: Policy::Gto, max_cycles: 200_000_000, fast_forward: true, max_ctas: None }
+        RunConfig {
+            seed: 1,
+            policy: Policy::Gto,
+            max_cycles: 200_000_000,
+            fast_forward: true,
+            max_ctas: None,
+        }
     }
 }
 
@@ -58,8 +64,13 @@ pub fn run_with<S: Sink>(
     sink: &mut S,
 ) -> Result<RunResult, SimError> {
     let t = &profile.t;
-    let prog = lower::lower(kernel, t.reg_banks as u32, t.reg_bank_ports as u32, t.reg_bank_conflict_cycles as u32)
-        .map_err(|e| SimError::Invalid(format!("line {}:{}: {}", e.line, e.col, e.message)))?;
+    let prog = lower::lower(
+        kernel,
+        t.reg_banks as u32,
+        t.reg_bank_ports as u32,
+        t.reg_bank_conflict_cycles as u32,
+    )
+    .map_err(|e| SimError::Invalid(format!("line {}:{}: {}", e.line, e.col, e.message)))?;
     let occ = isa::occupancy::occupancy(kernel, &profile.limits());
     let mut resident = occ.ctas_per_sm;
     if t.tmem_cols > 0.0 && kernel.launch.tmem_cols > 0 {
@@ -74,7 +85,12 @@ pub fn run_with<S: Sink>(
     if resident == 0 {
         return Err(SimError::Invalid(format!(
             "the kernel does not fit on an SM: {} registers per CTA ({} allowed), {} bytes of shared memory per CTA ({} allowed), {} warps per CTA ({} allowed)",
-            occ.regs_per_cta, profile.t.regs_per_sm, occ.smem_per_cta, profile.t.smem_per_sm, occ.warps_per_cta, profile.t.max_warps_per_sm
+            occ.regs_per_cta,
+            profile.t.regs_per_sm,
+            occ.smem_per_cta,
+            profile.t.smem_per_sm,
+            occ.warps_per_cta,
+            profile.t.max_warps_per_sm
         )));
     }
     let grid = kernel.launch.grid.max(1);
@@ -87,7 +103,9 @@ pub fn run_with<S: Sink>(
     let busy_sms = grid.min(sms);
     let smem_used = (kernel.launch.smem as u64 + t.smem_reserved_per_cta as u64) * resident as u64;
     let l1_bytes = (t.l1_plus_smem_bytes as u64).saturating_sub(smem_used.next_multiple_of(8192));
-    let mut e = Engine::new(kernel, profile, &prog, cfg, policy, sink, resident, ctas_here, busy_sms, l1_bytes);
+    let mut e = Engine::new(
+        kernel, profile, &prog, cfg, policy, sink, resident, ctas_here, busy_sms, l1_bytes,
+    );
     e.run()?;
     Ok(e.finish(occ, resident, ctas_here, grid))
 }
@@ -117,6 +135,8 @@ struct Warp {
     /// The instruction (text index) that last wrote each register.
     reg_writer: Box<[u32]>,
     block: Block,
+    /// The instruction that blocked the warp: stalls while blocked are charged to it.
+    block_pc: u32,
     state: WarpState,
     state_since: u64,
     state_pc: u32,
@@ -135,6 +155,17 @@ struct Warp {
     stats: [u64; STATE_COUNT],
     started: u64,
     finished: u64,
+}
+
+impl Warp {
+    /// The instruction the current state is charged to.
+    fn charged_pc(&self) -> u32 {
+        if self.block == Block::None {
+            self.pc
+        } else {
+            self.block_pc
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -168,7 +199,10 @@ struct Queue {
 
 impl Queue {
     fn new(depth: usize) -> Queue {
-        Queue { departs: Vec::with_capacity(depth + 1), depth }
+        Queue {
+            departs: Vec::with_capacity(depth + 1),
+            depth,
+        }
     }
     fn prune(&mut self, now: u64) {
         self.departs.retain(|&d| d > now);
@@ -176,7 +210,11 @@ impl Queue {
     /// When full, the cycle at which a slot frees.
     fn full_until(&mut self, now: u64) -> Option<u64> {
         self.prune(now);
-        if self.departs.len() >= self.depth { self.departs.iter().copied().min() } else { None }
+        if self.departs.len() >= self.depth {
+            self.departs.iter().copied().min()
+        } else {
+            None
+        }
     }
     fn push(&mut self, now: u64, depart: u64) {
         self.prune(now);
@@ -189,10 +227,19 @@ impl Queue {
 #[derive(PartialEq, Eq, PartialOrd, Ord, Clone, Copy, Debug)]
 enum Ev {
     /// TMA bytes land in shared memory and count against an mbarrier's transactions.
-    TxComplete { cta: u32, mbar: u32, bytes: u32 },
+    TxComplete {
+        cta: u32,
+        mbar: u32,
+        bytes: u32,
+    },
     /// An arrival made by an async unit (tcgen05 commit).
-    Arrive { cta: u32, mbar: u32 },
-    LaunchCta { slot: u32 },
+    Arrive {
+        cta: u32,
+        mbar: u32,
+    },
+    LaunchCta {
+        slot: u32,
+    },
 }
 
 struct Engine<'a, S: Sink> {
@@ -284,6 +331,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     reg_kind: vec![0; REG_SLOTS].into_boxed_slice(),
                     reg_writer: vec![u32::MAX; REG_SLOTS].into_boxed_slice(),
                     block: Block::None,
+                    block_pc: 0,
                     state: WarpState::Selected,
                     state_since: 0,
                     state_pc: 0,
@@ -310,7 +358,15 @@ impl<'a, S: Sink> Engine<'a, S> {
                 id: 0,
                 live: false,
                 warps_left: 0,
-                mbars: vec![Mbar { count: 0, pending: 0, tx: 0, phase: 0 }; prog.mbar_total as usize],
+                mbars: vec![
+                    Mbar {
+                        count: 0,
+                        pending: 0,
+                        tx: 0,
+                        phase: 0
+                    };
+                    prog.mbar_total as usize
+                ],
                 bars: [NamedBar::default(); 16],
                 wg_arrived: [0; 8],
             })
@@ -372,7 +428,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             ctas_total,
             ctas_done: 0,
             issued: [0; 4],
-            pc_stats: prog.roles.iter().map(|r| vec![[0; STATE_COUNT]; r.code.len()]).collect(),
+            pc_stats: prog
+                .roles
+                .iter()
+                .map(|r| vec![[0; STATE_COUNT]; r.code.len()])
+                .collect(),
             pc_issued: prog.roles.iter().map(|r| vec![0; r.code.len()]).collect(),
             buffer_base,
             buffer_size,
@@ -390,7 +450,10 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     fn wid(&self, slot: u32) -> WarpId {
         let w = &self.warps[slot as usize];
-        WarpId { cta: self.ctas[w.cta as usize].id, warp: w.warp }
+        WarpId {
+            cta: self.ctas[w.cta as usize].id,
+            warp: w.warp,
+        }
     }
 
     fn launch_cta(&mut self, c: u32) -> Result<(), SimError> {
@@ -405,15 +468,26 @@ impl<'a, S: Sink> Engine<'a, S> {
         for (d, decl) in self.kernel.mbarriers.iter().enumerate() {
             let base = self.prog.mbar_base[d] as usize;
             for i in 0..decl.len as usize {
-                cta.mbars[base + i] = Mbar { count: decl.count, pending: decl.count, tx: 0, phase: 0 };
+                cta.mbars[base + i] = Mbar {
+                    count: decl.count,
+                    pending: decl.count,
+                    tx: 0,
+                    phase: 0,
+                };
             }
         }
         if S::ENABLED {
-            self.sink.event(Event::CtaLaunch { cycle: self.now, cta: id });
+            self.sink.event(Event::CtaLaunch {
+                cycle: self.now,
+                cta: id,
+            });
         }
         for w in 0..self.warps_per_cta {
             let slot = c * self.warps_per_cta + w;
-            let role = self.kernel.role_of(w).ok_or_else(|| fault(format!("warp {w} has no role")))?;
+            let role = self
+                .kernel
+                .role_of(w)
+                .ok_or_else(|| fault(format!("warp {w} has no role")))?;
             self.age_counter += 1;
             let now = self.now;
             let warp = &mut self.warps[slot as usize];
@@ -451,14 +525,20 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     fn env(&self, slot: u32, lane: i64) -> Env<'_> {
         let w = &self.warps[slot as usize];
-        Env { vars: &w.vars, warp: w.warp as i64, lane, cta: self.ctas[w.cta as usize].id as i64 }
+        Env {
+            vars: &w.vars,
+            warp: w.warp as i64,
+            lane,
+            cta: self.ctas[w.cta as usize].id as i64,
+        }
     }
 
     fn eval(&self, slot: u32, e: &CExpr) -> Result<i64, SimError> {
         if let Some(v) = e.is_const() {
             return Ok(v);
         }
-        e.eval(&self.env(slot, 0)).map_err(|f| self.fault_at(slot, &f.0))
+        e.eval(&self.env(slot, 0))
+            .map_err(|f| self.fault_at(slot, &f.0))
     }
 
     fn fault_at(&self, slot: u32, msg: &str) -> SimError {
@@ -489,12 +569,20 @@ impl<'a, S: Sink> Engine<'a, S> {
                         w.exited = true;
                         if S::ENABLED {
                             let id = self.wid(slot);
-                            self.sink.event(Event::WarpExit { cycle: self.now, warp: id });
+                            self.sink.event(Event::WarpExit {
+                                cycle: self.now,
+                                warp: id,
+                            });
                         }
                     }
                     return Ok(());
                 }
-                Node::LoopHead { slot: s, start, end, exit } => {
+                Node::LoopHead {
+                    slot: s,
+                    start,
+                    end,
+                    exit,
+                } => {
                     let (a, b) = (self.eval(slot, start)?, self.eval(slot, end)?);
                     let w = &mut self.warps[slot as usize];
                     if a >= b {
@@ -532,7 +620,8 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn set_state(&mut self, slot: u32, state: WarpState) {
         let now = self.now;
         let w = &mut self.warps[slot as usize];
-        if w.state == state && w.state_pc == w.pc {
+        let pc = w.charged_pc();
+        if w.state == state && w.state_pc == pc {
             return;
         }
         let span = now - w.state_since;
@@ -542,11 +631,15 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         w.state = state;
         w.state_since = now;
-        w.state_pc = w.pc;
+        w.state_pc = pc;
         if S::ENABLED {
             let id = self.wid(slot);
-            let pc = self.warps[slot as usize].pc;
-            self.sink.event(Event::StateChange { cycle: now, warp: id, state, pc });
+            self.sink.event(Event::StateChange {
+                cycle: now,
+                warp: id,
+                state,
+                pc,
+            });
         }
     }
 
@@ -670,7 +763,10 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.ctas[c].live = false;
             self.ctas_done += 1;
             if S::ENABLED {
-                self.sink.event(Event::CtaDone { cycle: now, cta: self.ctas[c].id });
+                self.sink.event(Event::CtaDone {
+                    cycle: now,
+                    cta: self.ctas[c].id,
+                });
             }
             if self.next_cta < self.ctas_total {
                 let at = now + self.t.cta_launch_cycles as u64;
@@ -706,7 +802,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                         }
                         None => {
                             let w = &self.warps[s];
-                            self.cands.push(Candidate { slot, age: w.age, last_issue: w.last_issue, position: i as u32 });
+                            self.cands.push(Candidate {
+                                slot,
+                                age: w.age,
+                                last_issue: w.last_issue,
+                                position: i as u32,
+                            });
                         }
                     }
                 }
@@ -738,7 +839,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                 self.now + 1
             };
             if next == NEVER || (!ff && self.stuck()) {
-                return Err(SimError::Deadlock(self.report("deadlock: no warp can make progress")));
+                return Err(SimError::Deadlock(
+                    self.report("deadlock: no warp can make progress"),
+                ));
             }
             if next > self.cfg.max_cycles {
                 self.now = self.cfg.max_cycles;
@@ -756,7 +859,11 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn stuck(&self) -> bool {
         self.events.is_empty()
             && self.warps.iter().all(|w| {
-                !w.live || matches!(w.block, Block::Barrier { .. } | Block::Mbar { .. } | Block::WgArrive)
+                !w.live
+                    || matches!(
+                        w.block,
+                        Block::Barrier { .. } | Block::Mbar { .. } | Block::WgArrive
+                    )
             })
     }
 
@@ -765,7 +872,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             if *t > self.now {
                 break;
             }
-            let Some(Reverse((_, _, ev))) = self.events.pop() else { break };
+            let Some(Reverse((_, _, ev))) = self.events.pop() else {
+                break;
+            };
             match ev {
                 Ev::TxComplete { cta, mbar, bytes } => {
                     self.ctas[cta as usize].mbars[mbar as usize].tx -= bytes as i64;
@@ -793,21 +902,38 @@ impl<'a, S: Sink> Engine<'a, S> {
         let phase = m.phase;
         if S::ENABLED {
             let id = self.ctas[cta as usize].id;
-            self.sink.event(Event::MbarrierPhase { cycle: self.now, cta: id, mbarrier: mbar, phase });
+            self.sink.event(Event::MbarrierPhase {
+                cycle: self.now,
+                cta: id,
+                mbarrier: mbar,
+                phase,
+            });
         }
         let wake = self.now + self.t.lat_mbarrier_wake as u64;
         let per = self.warps_per_cta;
         for s in cta * per..(cta + 1) * per {
             let w = &mut self.warps[s as usize];
-            if w.live && w.block == (Block::Mbar { idx: mbar, parity: completed_parity }) {
-                w.block = Block::Until { t: wake, state: WarpState::Sleeping };
+            if w.live
+                && w.block
+                    == (Block::Mbar {
+                        idx: mbar,
+                        parity: completed_parity,
+                    })
+            {
+                w.block = Block::Until {
+                    t: wake,
+                    state: WarpState::Sleeping,
+                };
                 self.until[s as usize] = self.now;
             }
         }
     }
 
     fn mbar_index(&self, slot: u32, d: &DInstr) -> Result<u32, SimError> {
-        let (base, len, idx) = d.mbar.as_ref().ok_or_else(|| self.fault_at(slot, "no mbarrier operand"))?;
+        let (base, len, idx) = d
+            .mbar
+            .as_ref()
+            .ok_or_else(|| self.fault_at(slot, "no mbarrier operand"))?;
         let i = self.eval(slot, idx)?;
         if i < 0 || i >= *len as i64 {
             return Err(self.fault_at(slot, &format!("mbarrier index {i} is outside 0..{len}")));
@@ -819,7 +945,12 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn lane_addrs(&mut self, slot: u32, m: &lower::MemOperand, width: u32) -> Result<(), SimError> {
         let w = &self.warps[slot as usize];
         let gwarp = (w.cta as u64) * self.warps_per_cta as u64 + w.warp as u64;
-        let mut env = Env { vars: &w.vars, warp: w.warp as i64, lane: 0, cta: self.ctas[w.cta as usize].id as i64 };
+        let mut env = Env {
+            vars: &w.vars,
+            warp: w.warp as i64,
+            lane: 0,
+            cta: self.ctas[w.cta as usize].id as i64,
+        };
         let uniform = !m.addr.uses_lane();
         let mut first = 0i64;
         for lane in 0..32 {
@@ -833,7 +964,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 first = off;
             }
             if off < 0 {
-                return Err(self.fault_at(slot, &format!("lane {lane} computes a negative address {off}")));
+                return Err(self.fault_at(
+                    slot,
+                    &format!("lane {lane} computes a negative address {off}"),
+                ));
             }
             let off = off as u64;
             self.addrs[lane as usize] = match m.space {
@@ -853,7 +987,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                 Space::Shared => m.base + off,
                 // Local memory interleaves threads word by word, so a warp's access to
                 // the same local offset is one coalesced line.
-                Space::Local => (1u64 << 44) + gwarp * (1 << 20) + (off / 4) * 128 + lane as u64 * 4 + (off % 4),
+                Space::Local => {
+                    (1u64 << 44) + gwarp * (1 << 20) + (off / 4) * 128 + lane as u64 * 4 + (off % 4)
+                }
                 Space::Tmem => off,
             };
         }
@@ -864,12 +1000,26 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.mem_requests[memory::level_index(level)] += 1;
         if S::ENABLED {
             let id = self.wid(slot);
-            self.sink.event(Event::Memory { cycle: self.now, done, warp: id, level, bytes, write });
+            self.sink.event(Event::Memory {
+                cycle: self.now,
+                done,
+                warp: id,
+                level,
+                bytes,
+                write,
+            });
         }
     }
 
     /// Global or local access through the L1TEX queue; returns when all lines complete.
-    fn global_access(&mut self, slot: u32, d: &DInstr, m: usize, write: bool, through_l1: bool) -> Result<u64, SimError> {
+    fn global_access(
+        &mut self,
+        slot: u32,
+        d: &DInstr,
+        m: usize,
+        write: bool,
+        through_l1: bool,
+    ) -> Result<u64, SimError> {
         let mo = &d.mem[m];
         self.lane_addrs(slot, mo, d.width)?;
         memory::coalesce(&self.addrs, d.width, &mut self.lines);
@@ -885,7 +1035,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             let (line, sectors) = self.lines[i];
             let line = line;
             let (t, level) = if write {
-                (self.mem.write(line, sectors, depart, local), if Memory::is_far(line) { MemLevel::L2Far } else { MemLevel::L2Near })
+                (
+                    self.mem.write(line, sectors, depart, local),
+                    if Memory::is_far(line) {
+                        MemLevel::L2Far
+                    } else {
+                        MemLevel::L2Near
+                    },
+                )
             } else if through_l1 {
                 self.mem.read_l1(line, sectors, depart)
             } else {
@@ -908,8 +1065,11 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
+    /// Blocks the warp on the instruction it is issuing.
     fn block(&mut self, slot: u32, b: Block) {
-        self.warps[slot as usize].block = b;
+        let w = &mut self.warps[slot as usize];
+        w.block = b;
+        w.block_pc = w.pc;
     }
 
     /// The earliest cycle at which at most `n` of `groups` are still pending.
@@ -947,7 +1107,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         if S::ENABLED {
             let id = self.wid(slot);
             let w = &self.warps[slot as usize];
-            self.sink.event(Event::Issue { cycle: now, warp: id, subpartition: sp as u8, role: w.role, pc: w.pc });
+            self.sink.event(Event::Issue {
+                cycle: now,
+                warp: id,
+                subpartition: sp as u8,
+                role: w.role,
+                pc: w.pc,
+            });
         }
         let p = d.pipe.index();
         let interval = self.intervals[p];
@@ -955,13 +1121,27 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.pipe_busy[sp][p] += interval;
         if S::ENABLED && interval > 1 {
             let id = self.wid(slot);
-            self.sink.event(Event::UnitBusy { start: now, end: now + interval, unit: Unit::Pipe { pipe: d.pipe, subpartition: sp as u8 }, warp: id });
+            self.sink.event(Event::UnitBusy {
+                start: now,
+                end: now + interval,
+                unit: Unit::Pipe {
+                    pipe: d.pipe,
+                    subpartition: sp as u8,
+                },
+                warp: id,
+            });
         }
         match &d.kind {
             Kind::Compute | Kind::Plain => match d.latency {
-                ResultLatency::Fixed(c) => self.set_dst(slot, d, now + self.profile.fixed_latency(c), 0),
-                ResultLatency::Variable(Scoreboard::Short) => self.set_dst(slot, d, now + t.lat_mufu as u64, 2),
-                ResultLatency::Variable(Scoreboard::Long) => self.set_dst(slot, d, now + t.lat_l1_hit as u64, 1),
+                ResultLatency::Fixed(c) => {
+                    self.set_dst(slot, d, now + self.profile.fixed_latency(c), 0)
+                }
+                ResultLatency::Variable(Scoreboard::Short) => {
+                    self.set_dst(slot, d, now + t.lat_mufu as u64, 2)
+                }
+                ResultLatency::Variable(Scoreboard::Long) => {
+                    self.set_dst(slot, d, now + t.lat_l1_hit as u64, 1)
+                }
                 ResultLatency::None => {}
             },
             Kind::Load { space } | Kind::Store { space } => {
@@ -970,7 +1150,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                     Space::Shared => {
                         let m = &d.mem[0];
                         self.lane_addrs(slot, m, d.width)?;
-                        let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0 / t.smem_bytes_per_clk;
+                        let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
+                            / t.smem_bytes_per_clk;
                         let start = self.smem_free.max(now as f64);
                         self.smem_free = start + waves;
                         self.mio_q[sp].push(now, start.ceil() as u64);
@@ -1033,9 +1214,16 @@ impl<'a, S: Sink> Engine<'a, S> {
             Kind::TmaLoad | Kind::TmaStore => {
                 let bytes = self.eval(slot, &d.n)?;
                 if bytes <= 0 || bytes % 16 != 0 {
-                    return Err(self.fault_at(slot, &format!("a bulk copy moves a positive multiple of 16 bytes, not {bytes}")));
+                    return Err(self.fault_at(
+                        slot,
+                        &format!("a bulk copy moves a positive multiple of 16 bytes, not {bytes}"),
+                    ));
                 }
-                let (gi, si) = if d.kind == Kind::TmaLoad { (1, 0) } else { (0, 1) };
+                let (gi, si) = if d.kind == Kind::TmaLoad {
+                    (1, 0)
+                } else {
+                    (0, 1)
+                };
                 let gaddr = {
                     let g = &d.mem[gi];
                     let off = self.eval(slot, &g.addr)?;
@@ -1050,7 +1238,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                 };
                 let soff = self.eval(slot, &d.mem[si].addr)?;
                 if soff < 0 || soff as u64 + bytes as u64 > self.kernel.launch.smem as u64 {
-                    return Err(self.fault_at(slot, &format!("the copy covers shared bytes {soff}..{}, beyond the CTA's {} bytes", soff + bytes, self.kernel.launch.smem)));
+                    return Err(self.fault_at(
+                        slot,
+                        &format!(
+                            "the copy covers shared bytes {soff}..{}, beyond the CTA's {} bytes",
+                            soff + bytes,
+                            self.kernel.launch.smem
+                        ),
+                    ));
                 }
                 let start = self.tma_free.max(now as f64);
                 let busy = t.tma_issue_cycles + bytes as f64 / t.tma_bytes_per_clk;
@@ -1072,13 +1267,32 @@ impl<'a, S: Sink> Engine<'a, S> {
                 done += t.tma_extra_latency as u64;
                 if S::ENABLED {
                     let id = self.wid(slot);
-                    self.sink.event(Event::UnitBusy { start: s, end: self.tma_free.ceil() as u64, unit: Unit::Tma, warp: id });
-                    self.sink.event(Event::Memory { cycle: s, done, warp: id, level: MemLevel::L2Near, bytes: bytes as u32, write: d.kind == Kind::TmaStore });
+                    self.sink.event(Event::UnitBusy {
+                        start: s,
+                        end: self.tma_free.ceil() as u64,
+                        unit: Unit::Tma,
+                        warp: id,
+                    });
+                    self.sink.event(Event::Memory {
+                        cycle: s,
+                        done,
+                        warp: id,
+                        level: MemLevel::L2Near,
+                        bytes: bytes as u32,
+                        write: d.kind == Kind::TmaStore,
+                    });
                 }
                 if d.kind == Kind::TmaLoad {
                     let mbar = self.mbar_index(slot, d)?;
                     let cta = self.warps[slot as usize].cta;
-                    self.push_event(done, Ev::TxComplete { cta, mbar, bytes: bytes as u32 });
+                    self.push_event(
+                        done,
+                        Ev::TxComplete {
+                            cta,
+                            mbar,
+                            bytes: bytes as u32,
+                        },
+                    );
                 } else {
                     let w = &mut self.warps[slot as usize];
                     w.bulk_open = w.bulk_open.max(done);
@@ -1106,7 +1320,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             Kind::MbarArrive { expect_tx } => {
                 let idx = self.mbar_index(slot, d)?;
                 let count = self.eval(slot, &d.n2)?;
-                let bytes = if *expect_tx { self.eval(slot, &d.n)? } else { 0 };
+                let bytes = if *expect_tx {
+                    self.eval(slot, &d.n)?
+                } else {
+                    0
+                };
                 let cta = self.warps[slot as usize].cta;
                 let pending = self.ctas[cta as usize].mbars[idx as usize].pending;
                 if count < 0 || count as u32 > pending {
@@ -1132,19 +1350,37 @@ impl<'a, S: Sink> Engine<'a, S> {
                     self.block(slot, Block::Mbar { idx, parity });
                 }
             }
-            Kind::Fence => self.block(slot, Block::Until { t: now + t.lat_fence as u64, state: WarpState::Membar }),
+            Kind::Fence => self.block(
+                slot,
+                Block::Until {
+                    t: now + t.lat_fence as u64,
+                    state: WarpState::Membar,
+                },
+            ),
             Kind::Membar { gpu } => {
                 let until = if *gpu {
                     (now + t.lat_membar_gpu as u64).max(self.warps[slot as usize].outstanding)
                 } else {
                     now + t.lat_fence as u64
                 };
-                self.block(slot, Block::Until { t: until, state: WarpState::Membar });
+                self.block(
+                    slot,
+                    Block::Until {
+                        t: until,
+                        state: WarpState::Membar,
+                    },
+                );
             }
             Kind::Nanosleep => {
                 let ns = self.eval(slot, &d.n)?.max(0) as f64;
                 let cycles = (ns * t.clock_mhz / 1000.0).ceil() as u64;
-                self.block(slot, Block::Until { t: now + cycles.max(1), state: WarpState::Sleeping });
+                self.block(
+                    slot,
+                    Block::Until {
+                        t: now + cycles.max(1),
+                        state: WarpState::Sleeping,
+                    },
+                );
             }
             Kind::WgArrive => {
                 let w = &self.warps[slot as usize];
@@ -1158,7 +1394,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                     let base = cta as u32 * self.warps_per_cta + wg as u32 * 4;
                     for s in base..base + 4 {
                         if self.warps[s as usize].block == Block::WgArrive {
-                            self.warps[s as usize].block = Block::Until { t: now + 1, state: WarpState::Gmma };
+                            self.warps[s as usize].block = Block::Until {
+                                t: now + 1,
+                                state: WarpState::Gmma,
+                            };
                             // A warp due this very cycle on a later sub-partition keeps its turn.
                             self.until[s as usize] = self.until[s as usize].min(now + 1);
                         }
@@ -1179,7 +1418,15 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let done = start + cycles + t.hgmma_latency as u64;
                 if S::ENABLED {
                     let id = self.wid(slot);
-                    self.sink.event(Event::UnitBusy { start, end: start + cycles, unit: Unit::Pipe { pipe: Pipe::Tensor, subpartition: sp as u8 }, warp: id });
+                    self.sink.event(Event::UnitBusy {
+                        start,
+                        end: start + cycles,
+                        unit: Unit::Pipe {
+                            pipe: Pipe::Tensor,
+                            subpartition: sp as u8,
+                        },
+                        warp: id,
+                    });
                 }
                 let w = &mut self.warps[slot as usize];
                 w.wg_open = w.wg_open.max(done);
@@ -1202,7 +1449,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                     self.tensor_free[s] = start + cycles;
                     self.tensor_busy[s] += cycles;
                 }
-                let lat = if d.mma_a_not_smem { t.utcmma_latency_tmem_a } else { t.utcmma_latency_smem_a };
+                let lat = if d.mma_a_not_smem {
+                    t.utcmma_latency_tmem_a
+                } else {
+                    t.utcmma_latency_smem_a
+                };
                 let w = &mut self.warps[slot as usize];
                 w.utc_done = w.utc_done.max(start + cycles + lat as u64);
             }
@@ -1220,7 +1471,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 if !(0..16).contains(&id) {
                     return Err(self.fault_at(slot, &format!("barrier id {id} is outside 0..15")));
                 }
-                if threads <= 0 || threads % 32 != 0 || threads > self.kernel.launch.cta_threads as i64 {
+                if threads <= 0
+                    || threads % 32 != 0
+                    || threads > self.kernel.launch.cta_threads as i64
+                {
                     return Err(self.fault_at(slot, &format!("barrier thread count {threads} must be a positive multiple of 32 up to the CTA's {}", self.kernel.launch.cta_threads)));
                 }
                 let cta = self.warps[slot as usize].cta as usize;
@@ -1233,16 +1487,29 @@ impl<'a, S: Sink> Engine<'a, S> {
                     let per = self.warps_per_cta;
                     for s in cta as u32 * per..(cta as u32 + 1) * per {
                         if self.warps[s as usize].block == (Block::Barrier { id: id as u32 }) {
-                            self.warps[s as usize].block = Block::Until { t: release, state: WarpState::Barrier };
+                            self.warps[s as usize].block = Block::Until {
+                                t: release,
+                                state: WarpState::Barrier,
+                            };
                             // A warp due this very cycle on a later sub-partition keeps its turn.
                             self.until[s as usize] = self.until[s as usize].min(now + 1);
                         }
                     }
                     if d.kind == Kind::BarSync {
-                        self.block(slot, Block::Until { t: release, state: WarpState::Barrier });
+                        self.block(
+                            slot,
+                            Block::Until {
+                                t: release,
+                                state: WarpState::Barrier,
+                            },
+                        );
                     }
                     if S::ENABLED {
-                        self.sink.event(Event::BarrierRelease { cycle: now, cta: self.ctas[cta].id, id: id as u32 });
+                        self.sink.event(Event::BarrierRelease {
+                            cycle: now,
+                            cta: self.ctas[cta].id,
+                            id: id as u32,
+                        });
                     }
                 } else if d.kind == Kind::BarSync {
                     self.block(slot, Block::Barrier { id: id as u32 });
@@ -1253,7 +1520,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 w.exited = true;
                 if S::ENABLED {
                     let id = self.wid(slot);
-                    self.sink.event(Event::WarpExit { cycle: now, warp: id });
+                    self.sink.event(Event::WarpExit {
+                        cycle: now,
+                        warp: id,
+                    });
                 }
                 return Ok(());
             }
@@ -1280,7 +1550,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 continue;
             }
             let role = &self.prog.roles[w.role as usize];
-            let text = match &role.code[w.pc as usize] {
+            let pc = w.charged_pc() as usize;
+            let text = match &role.code[pc] {
                 Node::Instr(d) => role.texts[d.text as usize].clone(),
                 _ => "(end of role)".into(),
             };
@@ -1290,14 +1561,24 @@ impl<'a, S: Sink> Engine<'a, S> {
                     let b = cta.bars[id as usize];
                     let per = self.warps_per_cta;
                     let waiting: Vec<String> = (w.cta * per..(w.cta + 1) * per)
-                        .filter(|&o| self.warps[o as usize].live && self.warps[o as usize].block == (Block::Barrier { id }))
+                        .filter(|&o| {
+                            self.warps[o as usize].live
+                                && self.warps[o as usize].block == (Block::Barrier { id })
+                        })
                         .map(|o| self.warps[o as usize].warp.to_string())
                         .collect();
                     let missing: Vec<String> = (w.cta * per..(w.cta + 1) * per)
-                        .filter(|&o| !(self.warps[o as usize].live && self.warps[o as usize].block == (Block::Barrier { id })))
+                        .filter(|&o| {
+                            !(self.warps[o as usize].live
+                                && self.warps[o as usize].block == (Block::Barrier { id }))
+                        })
                         .map(|o| {
                             let ow = &self.warps[o as usize];
-                            if ow.live { ow.warp.to_string() } else { format!("{} (exited)", ow.warp) }
+                            if ow.live {
+                                ow.warp.to_string()
+                            } else {
+                                format!("{} (exited)", ow.warp)
+                            }
                         })
                         .collect();
                     format!(
@@ -1305,7 +1586,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                         b.arrived,
                         b.expected,
                         waiting.join(", "),
-                        if missing.is_empty() { "-".into() } else { missing.join(", ") }
+                        if missing.is_empty() {
+                            "-".into()
+                        } else {
+                            missing.join(", ")
+                        }
                     )
                 }
                 Block::Mbar { idx, parity } => {
@@ -1318,7 +1603,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 Block::WgArrive => {
                     let wg = w.warp / 4;
-                    format!("WARPGROUP.ARRIVE of warpgroup {wg}: {} of its 4 warps arrived", cta.wg_arrived[wg as usize])
+                    format!(
+                        "WARPGROUP.ARRIVE of warpgroup {wg}: {} of its 4 warps arrived",
+                        cta.wg_arrived[wg as usize]
+                    )
                 }
                 Block::Until { t, state } => format!("{state} until cycle {t}"),
                 Block::None if w.exited => format!("drain until cycle {}", w.outstanding),
@@ -1328,7 +1616,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 cta: cta.id,
                 warp: w.warp,
                 role: role.name.clone(),
-                pc: match &role.code[w.pc as usize] {
+                pc: match &role.code[pc] {
                     Node::Instr(d) => d.text,
                     _ => u32::MAX,
                 },
@@ -1336,14 +1624,26 @@ impl<'a, S: Sink> Engine<'a, S> {
                 waits_for,
             });
         }
-        StuckReport { headline: headline.to_string(), cycle: self.now, warps }
+        StuckReport {
+            headline: headline.to_string(),
+            cycle: self.now,
+            warps,
+        }
     }
 
-    fn finish(mut self, occ: isa::occupancy::Occupancy, resident: u32, ctas_here: u32, grid: u32) -> RunResult {
+    fn finish(
+        mut self,
+        occ: isa::occupancy::Occupancy,
+        resident: u32,
+        ctas_here: u32,
+        grid: u32,
+    ) -> RunResult {
         let cycles = self.now;
         let t = self.t;
         // Close the spans of warps still live (none after a clean run).
-        let live: Vec<u32> = (0..self.warps.len() as u32).filter(|&s| self.warps[s as usize].live).collect();
+        let live: Vec<u32> = (0..self.warps.len() as u32)
+            .filter(|&s| self.warps[s as usize].live)
+            .collect();
         for s in live {
             self.retire(s);
         }
@@ -1382,11 +1682,20 @@ impl<'a, S: Sink> Engine<'a, S> {
         let mut pipes = Vec::new();
         for p in [Pipe::Fma, Pipe::Alu, Pipe::Fp64, Pipe::Mufu] {
             let busy: u64 = (0..4).map(|s| self.pipe_busy[s][p.index()]).sum();
-            pipes.push(UnitUse { unit: p.name().to_string(), busy_fraction: busy as f64 / (4.0 * c) });
+            pipes.push(UnitUse {
+                unit: p.name().to_string(),
+                busy_fraction: busy as f64 / (4.0 * c),
+            });
         }
         let tensor: u64 = self.tensor_busy.iter().sum();
-        pipes.push(UnitUse { unit: "tensor".into(), busy_fraction: tensor as f64 / (4.0 * c) });
-        pipes.push(UnitUse { unit: "tma".into(), busy_fraction: (self.tma_busy / c).min(1.0) });
+        pipes.push(UnitUse {
+            unit: "tensor".into(),
+            busy_fraction: tensor as f64 / (4.0 * c),
+        });
+        pipes.push(UnitUse {
+            unit: "tma".into(),
+            busy_fraction: (self.tma_busy / c).min(1.0),
+        });
         let l2_bytes = self.mem.l2_bw.bytes;
         let hbm_bytes = self.mem.hbm_bw.bytes;
         pipes.push(UnitUse {
@@ -1443,4 +1752,3 @@ impl<'a, S: Sink> Engine<'a, S> {
         (self.t.l2_bytes_per_clk_chip / busy).min(self.t.l2_bytes_per_clk_sm_max)
     }
 }
-

@@ -91,7 +91,9 @@ impl CExpr {
                         EOp::Not => stack[sp - 1] = !stack[sp - 1],
                         EOp::Bin(b) => {
                             sp -= 1;
-                            stack[sp - 1] = b.apply(stack[sp - 1], stack[sp]).map_err(|e| EvalFault(e.to_string()))?;
+                            stack[sp - 1] = b
+                                .apply(stack[sp - 1], stack[sp])
+                                .map_err(|e| EvalFault(e.to_string()))?;
                         }
                         EOp::Min => {
                             sp -= 1;
@@ -126,9 +128,15 @@ impl CExpr {
 pub enum Kind {
     /// Register-to-register arithmetic (and MUFU, conversions).
     Compute,
-    Load { space: Space },
-    Store { space: Space },
-    Atomic { returns: bool },
+    Load {
+        space: Space,
+    },
+    Store {
+        space: Space,
+    },
+    Atomic {
+        returns: bool,
+    },
     Ldgsts,
     CpAsyncCommit,
     /// DEPBAR.LE SB0, N (cp.async groups) or SB1 (bulk stores).
@@ -138,11 +146,15 @@ pub enum Kind {
     TmaStore,
     TmaCommit,
     MbarInit,
-    MbarArrive { expect_tx: bool },
+    MbarArrive {
+        expect_tx: bool,
+    },
     MbarWait,
     Fence,
     WgArrive,
-    Hgmma { commit: bool },
+    Hgmma {
+        commit: bool,
+    },
     WgDepbar,
     Utcmma,
     Utcbar,
@@ -151,7 +163,9 @@ pub enum Kind {
     TmemAlloc,
     BarSync,
     BarArrive,
-    Membar { gpu: bool },
+    Membar {
+        gpu: bool,
+    },
     Nanosleep,
     Exit,
     /// Costs an issue slot and nothing else: BRA, NOP, SETMAXNREG, TMEMDEALLOC.
@@ -200,9 +214,20 @@ pub struct DInstr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
     Instr(Box<DInstr>),
-    LoopHead { slot: u8, start: CExpr, end: CExpr, exit: u32 },
-    LoopTail { slot: u8, head: u32 },
-    If { cond: CExpr, exit: u32 },
+    LoopHead {
+        slot: u8,
+        start: CExpr,
+        end: CExpr,
+        exit: u32,
+    },
+    LoopTail {
+        slot: u8,
+        head: u32,
+    },
+    If {
+        cond: CExpr,
+        exit: u32,
+    },
     End,
 }
 
@@ -262,7 +287,11 @@ fn compile(e: &Expr, k: &Kernel, scope: &[String], out: &mut Vec<EOp>) -> Result
                     "lane" => EOp::Lane,
                     "warpgroup" => EOp::Warpgroup,
                     "cta" => EOp::Cta,
-                    _ => return Err(format!("`{n}` is not a loop variable in scope, a parameter or a built-in")),
+                    _ => {
+                        return Err(format!(
+                            "`{n}` is not a loop variable in scope, a parameter or a built-in"
+                        ));
+                    }
                 });
             }
         }
@@ -306,7 +335,13 @@ fn depth(code: &[EOp]) -> usize {
 
 impl<'k> Lowerer<'k> {
     fn cexpr(&self, e: &Expr, span: isa::Span) -> Result<CExpr, LowerError> {
-        let params = |n: &str| if self.scope.iter().any(|s| s == n) { None } else { self.k.param(n) };
+        let params = |n: &str| {
+            if self.scope.iter().any(|s| s == n) {
+                None
+            } else {
+                self.k.param(n)
+            }
+        };
         let e = e.substitute(&params);
         if let Expr::Int(v) = e {
             return Ok(CExpr::Const(v));
@@ -314,7 +349,10 @@ impl<'k> Lowerer<'k> {
         let mut code = Vec::new();
         compile(&e, self.k, &self.scope, &mut code).map_err(|m| err(span, m))?;
         if depth(&code) > 16 {
-            return Err(err(span, "expression nested too deeply (more than 16 pending operands)"));
+            return Err(err(
+                span,
+                "expression nested too deeply (more than 16 pending operands)",
+            ));
         }
         Ok(CExpr::Code(code.into_boxed_slice()))
     }
@@ -322,7 +360,10 @@ impl<'k> Lowerer<'k> {
     fn operand_expr(&self, o: &Operand, span: isa::Span) -> Result<CExpr, LowerError> {
         match o.as_expr() {
             Some(e) => self.cexpr(&e, span),
-            None => Err(err(span, format!("expected a number or an expression, found `{o}`"))),
+            None => Err(err(
+                span,
+                format!("expected a number or an expression, found `{o}`"),
+            )),
         }
     }
 
@@ -347,7 +388,11 @@ impl<'k> Lowerer<'k> {
                     .iter()
                     .position(|m| &m.name == name)
                     .ok_or_else(|| err(span, format!("`{name}` is not a declared mbarrier")))?;
-                Ok((self.mbar_base[d], self.k.mbarriers[d].len, self.cexpr(index, span)?))
+                Ok((
+                    self.mbar_base[d],
+                    self.k.mbarriers[d].len,
+                    self.cexpr(index, span)?,
+                ))
             }
             Operand::Word(name) => {
                 let d = self
@@ -358,7 +403,10 @@ impl<'k> Lowerer<'k> {
                     .ok_or_else(|| err(span, format!("`{name}` is not a declared mbarrier")))?;
                 Ok((self.mbar_base[d], self.k.mbarriers[d].len, CExpr::Const(0)))
             }
-            _ => Err(err(span, format!("expected an mbarrier such as full[i], found `{o}`"))),
+            _ => Err(err(
+                span,
+                format!("expected an mbarrier such as full[i], found `{o}`"),
+            )),
         }
     }
 
@@ -404,40 +452,79 @@ impl<'k> Lowerer<'k> {
                 if self.k.mbarrier(name).is_some() {
                     continue;
                 }
-                return Err(err(span, format!("`{name}` is not a declared buffer, shared region, `local` or `tmem`")));
+                return Err(err(
+                    span,
+                    format!("`{name}` is not a declared buffer, shared region, `local` or `tmem`"),
+                ));
             };
             let base = match space {
-                Space::Global => self.k.buffers.iter().position(|b| b.name == name).unwrap_or(0) as u64,
+                Space::Global => self
+                    .k
+                    .buffers
+                    .iter()
+                    .position(|b| b.name == name)
+                    .unwrap_or(0) as u64,
                 Space::Shared => self.k.shared_offset(name).unwrap_or(0) as u64,
                 _ => 0,
             };
-            mem.push(MemOperand { space, base, addr: self.cexpr(index, span)? });
+            mem.push(MemOperand {
+                space,
+                base,
+                addr: self.cexpr(index, span)?,
+            });
         }
         let word_n = |w: &str| -> Option<&Operand> {
             // The operand after a word such as SB0 or gsb0: `DEPBAR.LE SB0, 2`.
             let pos: Vec<&Operand> = i.positional().collect();
-            let at = pos.iter().position(|o| matches!(o, Operand::Word(x) if x.eq_ignore_ascii_case(w)))?;
+            let at = pos
+                .iter()
+                .position(|o| matches!(o, Operand::Word(x) if x.eq_ignore_ascii_case(w)))?;
             pos.get(at + 1).copied()
         };
         use Kind::*;
         d.kind = match op {
             Op::Ldg | Op::Ldl | Op::Lds | Op::Ldsm => {
-                let m = mem.first().ok_or_else(|| err(span, format!("{} needs a memory operand such as A[lane * 4]", i.mnemonic())))?;
+                let m = mem.first().ok_or_else(|| {
+                    err(
+                        span,
+                        format!(
+                            "{} needs a memory operand such as A[lane * 4]",
+                            i.mnemonic()
+                        ),
+                    )
+                })?;
                 Load { space: m.space }
             }
             Op::Stg | Op::Stl | Op::Sts => {
-                let m = mem.first().ok_or_else(|| err(span, format!("{} needs a memory operand such as A[lane * 4]", i.mnemonic())))?;
+                let m = mem.first().ok_or_else(|| {
+                    err(
+                        span,
+                        format!(
+                            "{} needs a memory operand such as A[lane * 4]",
+                            i.mnemonic()
+                        ),
+                    )
+                })?;
                 Store { space: m.space }
             }
             Op::Atom | Op::Red => {
                 if mem.is_empty() {
-                    return Err(err(span, format!("{} needs a memory operand", i.mnemonic())));
+                    return Err(err(
+                        span,
+                        format!("{} needs a memory operand", i.mnemonic()),
+                    ));
                 }
-                Atomic { returns: op == Op::Atom }
+                Atomic {
+                    returns: op == Op::Atom,
+                }
             }
             Op::Ldgsts => {
-                if mem.len() != 2 || mem[0].space != Space::Shared || mem[1].space != Space::Global {
-                    return Err(err(span, "LDGSTS takes a shared destination and a global source: LDGSTS.E.128 stage[off], A[off]"));
+                if mem.len() != 2 || mem[0].space != Space::Shared || mem[1].space != Space::Global
+                {
+                    return Err(err(
+                        span,
+                        "LDGSTS takes a shared destination and a global source: LDGSTS.E.128 stage[off], A[off]",
+                    ));
                 }
                 Ldgsts
             }
@@ -448,47 +535,70 @@ impl<'k> Lowerer<'k> {
                 } else if let Some(n) = word_n("SB1") {
                     (DepbarBulk, n)
                 } else {
-                    return Err(err(span, "DEPBAR.LE needs SB0, N (cp.async groups) or SB1, N (bulk-store groups)"));
+                    return Err(err(
+                        span,
+                        "DEPBAR.LE needs SB0, N (cp.async groups) or SB1, N (bulk-store groups)",
+                    ));
                 };
                 d.n = self.operand_expr(n, span)?;
                 kind
             }
             Op::Ublkcp | Op::Utmaldg => {
-                if mem.len() != 2 || mem[0].space != Space::Shared || mem[1].space != Space::Global {
-                    return Err(err(span, format!("{} copies global to shared: {} stage[off], A[off], bytes=N, bar=full[i]", i.mnemonic(), op)));
+                if mem.len() != 2 || mem[0].space != Space::Shared || mem[1].space != Space::Global
+                {
+                    return Err(err(
+                        span,
+                        format!(
+                            "{} copies global to shared: {} stage[off], A[off], bytes=N, bar=full[i]",
+                            i.mnemonic(),
+                            op
+                        ),
+                    ));
                 }
                 d.n = self.need_key(i, "bytes")?;
-                let bar = i.key("bar").ok_or_else(|| err(span, format!("{} needs bar=MBARRIER[i] to complete on", op)))?;
+                let bar = i.key("bar").ok_or_else(|| {
+                    err(span, format!("{} needs bar=MBARRIER[i] to complete on", op))
+                })?;
                 d.mbar = Some(self.mbar_ref(bar, span)?);
                 TmaLoad
             }
             Op::Utmastg => {
-                if mem.len() != 2 || mem[0].space != Space::Global || mem[1].space != Space::Shared {
-                    return Err(err(span, "UTMASTG copies shared to global: UTMASTG C[off], stage[off], bytes=N"));
+                if mem.len() != 2 || mem[0].space != Space::Global || mem[1].space != Space::Shared
+                {
+                    return Err(err(
+                        span,
+                        "UTMASTG copies shared to global: UTMASTG C[off], stage[off], bytes=N",
+                    ));
                 }
                 d.n = self.need_key(i, "bytes")?;
                 TmaStore
             }
             Op::Utmacmdflush => TmaCommit,
             Op::Syncs => {
-                let target = i
-                    .positional()
-                    .next()
-                    .ok_or_else(|| err(span, format!("{} needs an mbarrier operand", i.mnemonic())))?;
+                let target = i.positional().next().ok_or_else(|| {
+                    err(span, format!("{} needs an mbarrier operand", i.mnemonic()))
+                })?;
                 d.mbar = Some(self.mbar_ref(target, span)?);
                 if i.has_mod("EXCH") {
                     d.n = self.need_key(i, "count")?;
                     MbarInit
                 } else if i.has_mod("ARRIVE") {
                     let expect_tx = i.has_mod("EXPECT_TX");
-                    d.n = if expect_tx { self.need_key(i, "bytes")? } else { CExpr::Const(0) };
+                    d.n = if expect_tx {
+                        self.need_key(i, "bytes")?
+                    } else {
+                        CExpr::Const(0)
+                    };
                     d.n2 = self.key(i, "count")?.unwrap_or(CExpr::Const(1));
                     MbarArrive { expect_tx }
                 } else if i.has_mod("PHASECHK") || i.has_mod("TRYWAIT") {
                     d.n = self.need_key(i, "parity")?;
                     MbarWait
                 } else {
-                    return Err(err(span, "SYNCS needs .EXCH (init), .ARRIVE or .PHASECHK.TRANS64.TRYWAIT"));
+                    return Err(err(
+                        span,
+                        "SYNCS needs .EXCH (init), .ARRIVE or .PHASECHK.TRANS64.TRYWAIT",
+                    ));
                 }
             }
             Op::Fence => Fence,
@@ -505,7 +615,10 @@ impl<'k> Lowerer<'k> {
                 }
             }
             Op::Hgmma => {
-                let shape = i.mma_shape().unwrap_or_else(|| Err("no shape".into())).map_err(|m| err(span, m))?;
+                let shape = i
+                    .mma_shape()
+                    .unwrap_or_else(|| Err("no shape".into()))
+                    .map_err(|m| err(span, m))?;
                 d.mma = Some(shape);
                 // The accumulator is read and written; A may come from registers.
                 let pos: Vec<&Operand> = i.positional().collect();
@@ -517,16 +630,24 @@ impl<'k> Lowerer<'k> {
                         }
                     }
                 }
-                Hgmma { commit: i.has_word("gsb0") }
+                Hgmma {
+                    commit: i.has_word("gsb0"),
+                }
             }
             Op::Utcmma => {
-                let shape = i.mma_shape().unwrap_or_else(|| Err("no shape".into())).map_err(|m| err(span, m))?;
+                let shape = i
+                    .mma_shape()
+                    .unwrap_or_else(|| Err("no shape".into()))
+                    .map_err(|m| err(span, m))?;
                 d.mma = Some(shape);
                 d.mma_a_not_smem = mem.get(1).map(|m| m.space == Space::Tmem).unwrap_or(false);
                 Utcmma
             }
             Op::Utcbar => {
-                let target = i.positional().next().ok_or_else(|| err(span, "UTCBAR needs an mbarrier operand"))?;
+                let target = i
+                    .positional()
+                    .next()
+                    .ok_or_else(|| err(span, "UTCBAR needs an mbarrier operand"))?;
                 d.mbar = Some(self.mbar_ref(target, span)?);
                 Utcbar
             }
@@ -534,7 +655,12 @@ impl<'k> Lowerer<'k> {
             Op::Sttm => TmemStore,
             Op::Tmemalloc => TmemAlloc,
             Op::Bar => {
-                let first = i.positional().next().ok_or_else(|| err(span, "BAR needs a barrier id (0..15) or a declared barrier name"))?;
+                let first = i.positional().next().ok_or_else(|| {
+                    err(
+                        span,
+                        "BAR needs a barrier id (0..15) or a declared barrier name",
+                    )
+                })?;
                 let all = self.k.launch.cta_threads as i64;
                 match first {
                     Operand::Word(w) if self.k.named_barrier(w).is_some() => {
@@ -552,7 +678,9 @@ impl<'k> Lowerer<'k> {
                 }
                 if i.has_mod("ARV") { BarArrive } else { BarSync }
             }
-            Op::Membar => Membar { gpu: !i.has_mod("CTA") },
+            Op::Membar => Membar {
+                gpu: !i.has_mod("CTA"),
+            },
             Op::Nanosleep => {
                 d.n = match i.positional().next() {
                     Some(o) => self.operand_expr(o, span)?,
@@ -581,15 +709,29 @@ impl<'k> Lowerer<'k> {
                     let d = self.decode(i, text)?;
                     rc.code.push(Node::Instr(Box::new(d)));
                 }
-                Stmt::Loop { var, start, end, body, span } => {
+                Stmt::Loop {
+                    var,
+                    start,
+                    end,
+                    body,
+                    span,
+                } => {
                     if self.scope.len() >= MAX_LOOP_DEPTH {
-                        return Err(err(*span, format!("loops nest at most {MAX_LOOP_DEPTH} deep")));
+                        return Err(err(
+                            *span,
+                            format!("loops nest at most {MAX_LOOP_DEPTH} deep"),
+                        ));
                     }
                     let start = self.cexpr(start, *span)?;
                     let end = self.cexpr(end, *span)?;
                     let slot = self.scope.len() as u8;
                     let head = rc.code.len() as u32;
-                    rc.code.push(Node::LoopHead { slot, start, end, exit: 0 });
+                    rc.code.push(Node::LoopHead {
+                        slot,
+                        start,
+                        end,
+                        exit: 0,
+                    });
                     self.scope.push(var.clone());
                     self.body(body, rc)?;
                     self.scope.pop();
@@ -616,7 +758,11 @@ impl<'k> Lowerer<'k> {
 }
 
 fn err(span: isa::Span, m: impl Into<String>) -> LowerError {
-    LowerError { line: span.line, col: span.col, message: m.into() }
+    LowerError {
+        line: span.line,
+        col: span.col,
+        message: m.into(),
+    }
 }
 
 /// Register-bank conflict cycles of a source list: each bank serves `ports` distinct
@@ -642,7 +788,11 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
         mbar_base.push(total);
         total += m.len;
     }
-    let mut lw = Lowerer { k, scope: vec![], mbar_base: mbar_base.clone() };
+    let mut lw = Lowerer {
+        k,
+        scope: vec![],
+        mbar_base: mbar_base.clone(),
+    };
     let mut roles = Vec::new();
     for r in &k.roles {
         let mut rc = RoleCode {
@@ -672,7 +822,11 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
             Some(e) => e
                 .eval(&lookup)
                 .map(|v| Some(v as f64))
-                .map_err(|m| LowerError { line: 0, col: 0, message: format!("work: {m}") }),
+                .map_err(|m| LowerError {
+                    line: 0,
+                    col: 0,
+                    message: format!("work: {m}"),
+                }),
             None => Ok(None),
         }
     };

@@ -96,7 +96,11 @@ pub struct Bandwidth {
 
 impl Bandwidth {
     pub fn new(bytes_per_clk: f64) -> Bandwidth {
-        Bandwidth { bytes_per_clk, free_at: 0.0, bytes: 0 }
+        Bandwidth {
+            bytes_per_clk,
+            free_at: 0.0,
+            bytes: 0,
+        }
     }
     /// Transfers `bytes` starting no earlier than `t`; returns when the transfer ends.
     pub fn transfer(&mut self, t: u64, bytes: u64) -> u64 {
@@ -162,12 +166,23 @@ impl Memory {
     pub fn read_l2(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
         let bytes = sectors as u64 * SECTOR;
         let far = Memory::is_far(line);
-        let lat = if far { self.lat_l2_far } else { self.lat_l2_near };
+        let lat = if far {
+            self.lat_l2_far
+        } else {
+            self.lat_l2_near
+        };
         let lat = self.draw(lat, self.jitter_l2);
         let (done, level) = match self.l2.lookup(line) {
             Some(ready) => {
                 let moved = self.l2_bw.transfer(t, bytes);
-                ((t + lat).max(moved).max(ready), if far { MemLevel::L2Far } else { MemLevel::L2Near })
+                (
+                    (t + lat).max(moved).max(ready),
+                    if far {
+                        MemLevel::L2Far
+                    } else {
+                        MemLevel::L2Near
+                    },
+                )
             }
             None => {
                 let lat = self.draw(self.lat_hbm, self.jitter_hbm);
@@ -197,7 +212,11 @@ impl Memory {
     /// A store: write-through to L2 (L1 keeps no copy of global data).
     pub fn write(&mut self, line: u64, sectors: u32, t: u64, keep_in_l1: bool) -> u64 {
         let bytes = sectors as u64 * SECTOR;
-        let lat = if Memory::is_far(line) { self.lat_l2_far } else { self.lat_l2_near };
+        let lat = if Memory::is_far(line) {
+            self.lat_l2_far
+        } else {
+            self.lat_l2_near
+        };
         let moved = self.l2_bw.transfer(t, bytes);
         if keep_in_l1 {
             self.l1.fill(line, t + self.lat_l1);
@@ -260,7 +279,13 @@ pub fn smem_wavefronts(addrs: &[u64; 32], width: u32) -> u32 {
         }
     }
     let bytes = (n as u32) * 4;
-    words.iter().copied().max().unwrap_or(1).max(bytes.div_ceil(128)).max(1)
+    words
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(bytes.div_ceil(128))
+        .max(1)
 }
 
 #[cfg(test)]
@@ -301,6 +326,9 @@ mod tests {
         assert!(c.lookup(0).is_some());
         c.fill(99, 0);
         assert!(c.lookup(0).is_some(), "recently used line survived");
-        assert!(c.lookup(1).is_none(), "least recently used line was evicted");
+        assert!(
+            c.lookup(1).is_none(),
+            "least recently used line was evicted"
+        );
     }
 }

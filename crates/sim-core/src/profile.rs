@@ -30,8 +30,15 @@ pub struct ProfileFile {
 pub enum ProfileError {
     Toml(String),
     Missing(Vec<String>),
-    Unknown { name: String, known: Vec<String> },
-    Invalid { name: String, value: f64, why: String },
+    Unknown {
+        name: String,
+        known: Vec<String>,
+    },
+    Invalid {
+        name: String,
+        value: f64,
+        why: String,
+    },
     NoSuchBuiltin(String),
 }
 
@@ -40,7 +47,11 @@ impl fmt::Display for ProfileError {
         match self {
             ProfileError::Toml(e) => write!(f, "the profile is not valid TOML: {e}"),
             ProfileError::Missing(names) => {
-                write!(f, "the profile lacks these parameters: {}", names.join(", "))
+                write!(
+                    f,
+                    "the profile lacks these parameters: {}",
+                    names.join(", ")
+                )
             }
             ProfileError::Unknown { name, known } => {
                 let close: Vec<&String> = known.iter().filter(|k| similar(k, name)).collect();
@@ -53,7 +64,11 @@ impl fmt::Display for ProfileError {
             }
             ProfileError::Invalid { name, value, why } => write!(f, "`{name}` = {value}: {why}"),
             ProfileError::NoSuchBuiltin(n) => {
-                write!(f, "no built-in profile `{n}`; built in: {}", BUILTIN.iter().map(|b| b.0).collect::<Vec<_>>().join(", "))
+                write!(
+                    f,
+                    "no built-in profile `{n}`; built in: {}",
+                    BUILTIN.iter().map(|b| b.0).collect::<Vec<_>>().join(", ")
+                )
             }
         }
     }
@@ -64,7 +79,10 @@ impl std::error::Error for ProfileError {}
 fn similar(a: &str, b: &str) -> bool {
     a.contains(b) || b.contains(a) || {
         let pa: Vec<&str> = a.split('_').collect();
-        b.split('_').filter(|w| w.len() > 2 && pa.contains(w)).count() >= 2
+        b.split('_')
+            .filter(|w| w.len() > 2 && pa.contains(w))
+            .count()
+            >= 2
     }
 }
 
@@ -99,16 +117,32 @@ macro_rules! timing {
 }
 
 fn positive(v: f64) -> Result<(), &'static str> {
-    if v > 0.0 && v.is_finite() { Ok(()) } else { Err("must be a positive number") }
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err("must be a positive number")
+    }
 }
 fn non_negative(v: f64) -> Result<(), &'static str> {
-    if v >= 0.0 && v.is_finite() { Ok(()) } else { Err("must be zero or more") }
+    if v >= 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err("must be zero or more")
+    }
 }
 fn count(v: f64) -> Result<(), &'static str> {
-    if v >= 1.0 && v.fract() == 0.0 && v < 1e12 { Ok(()) } else { Err("must be a whole number of at least 1") }
+    if v >= 1.0 && v.fract() == 0.0 && v < 1e12 {
+        Ok(())
+    } else {
+        Err("must be a whole number of at least 1")
+    }
 }
 fn whole(v: f64) -> Result<(), &'static str> {
-    if v >= 0.0 && v.fract() == 0.0 && v < 1e12 { Ok(()) } else { Err("must be a whole number") }
+    if v >= 0.0 && v.fract() == 0.0 && v < 1e12 {
+        Ok(())
+    } else {
+        Err("must be a whole number")
+    }
 }
 
 timing! {
@@ -199,8 +233,13 @@ impl Profile {
     }
 
     pub fn from_toml(text: &str) -> Result<Profile, ProfileError> {
-        let file: ProfileFile = toml::from_str(text).map_err(|e| ProfileError::Toml(e.to_string()))?;
-        let unknown: Vec<&String> = file.params.keys().filter(|k| !Timing::NAMES.contains(&k.as_str())).collect();
+        let file: ProfileFile =
+            toml::from_str(text).map_err(|e| ProfileError::Toml(e.to_string()))?;
+        let unknown: Vec<&String> = file
+            .params
+            .keys()
+            .filter(|k| !Timing::NAMES.contains(&k.as_str()))
+            .collect();
         if let Some(name) = unknown.first() {
             return Err(ProfileError::Unknown {
                 name: name.to_string(),
@@ -208,7 +247,11 @@ impl Profile {
             });
         }
         let t = Timing::from_params(&file.params)?;
-        Ok(Profile { file, t, overrides: vec![] })
+        Ok(Profile {
+            file,
+            t,
+            overrides: vec![],
+        })
     }
 
     pub fn to_toml(&self) -> String {

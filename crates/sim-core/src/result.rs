@@ -25,7 +25,11 @@ impl StateCounts {
     }
     /// States by cycles, largest first, zeros left out.
     pub fn ranked(&self) -> Vec<(WarpState, u64)> {
-        let mut v: Vec<(WarpState, u64)> = WarpState::ALL.iter().map(|&s| (s, self.get(s))).filter(|x| x.1 > 0).collect();
+        let mut v: Vec<(WarpState, u64)> = WarpState::ALL
+            .iter()
+            .map(|&s| (s, self.get(s)))
+            .filter(|x| x.1 > 0)
+            .collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         v
     }
@@ -131,7 +135,11 @@ pub struct RunResult {
 
 impl RunResult {
     pub fn unit(&self, name: &str) -> f64 {
-        self.units.iter().find(|u| u.unit == name).map(|u| u.busy_fraction).unwrap_or(0.0)
+        self.units
+            .iter()
+            .find(|u| u.unit == name)
+            .map(|u| u.busy_fraction)
+            .unwrap_or(0.0)
     }
     pub fn role(&self, name: &str) -> Option<&RoleStats> {
         self.roles.iter().find(|r| r.name == name)

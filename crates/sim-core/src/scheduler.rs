@@ -92,7 +92,11 @@ pub struct RoundRobin {
 
 impl Default for RoundRobin {
     fn default() -> Self {
-        RoundRobin { inner: LooseRoundRobin { last: [u32::MAX; 4] } }
+        RoundRobin {
+            inner: LooseRoundRobin {
+                last: [u32::MAX; 4],
+            },
+        }
     }
 }
 
@@ -131,7 +135,11 @@ pub struct TwoLevel {
 
 impl TwoLevel {
     pub fn new(group: u32) -> TwoLevel {
-        TwoLevel { group: group.max(1), active: [0; 4], rr: RoundRobin::default() }
+        TwoLevel {
+            group: group.max(1),
+            active: [0; 4],
+            rr: RoundRobin::default(),
+        }
     }
 }
 
@@ -194,7 +202,9 @@ impl Policy {
             .iter()
             .copied()
             .find(|p| p.name() == s || (s == "two_level" && *p == Policy::TwoLevel))
-            .ok_or_else(|| format!("no scheduling policy `{s}`; choose gto, lrr, oldest or two-level"))
+            .ok_or_else(|| {
+                format!("no scheduling policy `{s}`; choose gto, lrr, oldest or two-level")
+            })
     }
 
     pub fn build(self) -> Box<dyn SchedulerPolicy> {

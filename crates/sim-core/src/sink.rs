@@ -25,21 +25,62 @@ pub enum Unit {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Event {
-    CtaLaunch { cycle: u64, cta: u32 },
-    CtaDone { cycle: u64, cta: u32 },
+    CtaLaunch {
+        cycle: u64,
+        cta: u32,
+    },
+    CtaDone {
+        cycle: u64,
+        cta: u32,
+    },
     /// A warp issued the instruction at `pc` of its role.
-    Issue { cycle: u64, warp: WarpId, subpartition: u8, role: u16, pc: u32 },
+    Issue {
+        cycle: u64,
+        warp: WarpId,
+        subpartition: u8,
+        role: u16,
+        pc: u32,
+    },
     /// A warp entered `state` at `cycle` (and stays in it until its next StateChange).
-    StateChange { cycle: u64, warp: WarpId, state: WarpState, pc: u32 },
+    StateChange {
+        cycle: u64,
+        warp: WarpId,
+        state: WarpState,
+        pc: u32,
+    },
     /// A unit is busy from `start` to `end` on behalf of `warp`.
-    UnitBusy { start: u64, end: u64, unit: Unit, warp: WarpId },
+    UnitBusy {
+        start: u64,
+        end: u64,
+        unit: Unit,
+        warp: WarpId,
+    },
     /// A memory request: `bytes` from the level that served it, complete at `done`.
-    Memory { cycle: u64, done: u64, warp: WarpId, level: MemLevel, bytes: u32, write: bool },
+    Memory {
+        cycle: u64,
+        done: u64,
+        warp: WarpId,
+        level: MemLevel,
+        bytes: u32,
+        write: bool,
+    },
     /// An mbarrier completed a phase (`phase` is the number of phases completed so far).
-    MbarrierPhase { cycle: u64, cta: u32, mbarrier: u32, phase: u64 },
+    MbarrierPhase {
+        cycle: u64,
+        cta: u32,
+        mbarrier: u32,
+        phase: u64,
+    },
     /// A named barrier released its warps.
-    BarrierRelease { cycle: u64, cta: u32, id: u32 },
-    WarpExit { cycle: u64, warp: WarpId },
+    BarrierRelease {
+        cycle: u64,
+        cta: u32,
+        id: u32,
+    },
+    WarpExit {
+        cycle: u64,
+        warp: WarpId,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

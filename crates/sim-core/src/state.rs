@@ -200,7 +200,11 @@ impl WarpState {
                 "nothing in smsim",
             ),
         };
-        Explanation { means, causes, fixes }
+        Explanation {
+            means,
+            causes,
+            fixes,
+        }
     }
 }
 
@@ -218,7 +222,11 @@ mod tests {
     fn names_follow_the_reference_list_and_parse_back() {
         let reference = include_str!("../../../docs/reference/stall-reasons.md");
         for s in WarpState::ALL {
-            assert!(reference.contains(&format!("| {} |", s.name())), "{} not in stall-reasons.md", s.name());
+            assert!(
+                reference.contains(&format!("| {} |", s.name())),
+                "{} not in stall-reasons.md",
+                s.name()
+            );
             assert_eq!(WarpState::from_name(s.name()), Some(s));
             assert_eq!(WarpState::ALL[s.index()], s);
         }
