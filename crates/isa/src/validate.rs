@@ -368,6 +368,10 @@ struct Validator<'k> {
     /// Inside an `if` or a guarded instruction, not every value of a variable is reached,
     /// so bounds are not exact.
     conditional: u32,
+    /// Roles already told that wgmma needs whole warpgroups.
+    wgmma_reported: Vec<usize>,
+    /// Loop variables whose loops have ended in the current role, with the loop's line.
+    ended_loops: Vec<(String, u32)>,
 }
 
 impl<'k> Validator<'k> {
@@ -383,6 +387,8 @@ impl<'k> Validator<'k> {
             mbar_uses: BTreeMap::new(),
             bar_uses: Vec::new(),
             conditional: 0,
+            wgmma_reported: Vec::new(),
+            ended_loops: Vec::new(),
         }
     }
 
@@ -766,6 +772,7 @@ impl<'k> Validator<'k> {
                 && role.warp_count().is_multiple_of(4),
         };
         let mut scope = Vec::new();
+        self.ended_loops.clear();
         self.block(&rc, &role.body, &mut scope);
     }
 
@@ -811,6 +818,7 @@ impl<'k> Validator<'k> {
                     });
                     self.block(rc, body, scope);
                     scope.pop();
+                    self.ended_loops.push((var.clone(), span.line));
                 }
                 Stmt::If { cond, body, span } => {
                     self.check_vars(cond, *span, scope, Allow::Uniform, "an `if` condition");
@@ -881,9 +889,21 @@ impl<'k> Validator<'k> {
                 Some(s) => format!("{s} "),
                 None => String::new(),
             };
-            help.push_str(&format!(
-                "declare it with `param {v}=VALUE` or use it inside `loop {v} ...`"
-            ));
+            help.push_str(&if allow == Allow::Bounds {
+                format!("declare it with `param {v}=VALUE`")
+            } else {
+                format!("declare it with `param {v}=VALUE` or use it inside `loop {v} ...`")
+            });
+            if let Some((_, line)) = self.ended_loops.iter().rev().find(|(n, _)| n == &v) {
+                let msg =
+                    format!("`{v}` is used outside its loop (the loop on line {line} has ended)");
+                self.error_help(
+                    span,
+                    msg,
+                    "a loop variable exists only in the loop's body; indent this under the loop or use another value",
+                );
+                continue;
+            }
             let msg = format!(
                 "`{v}` is not a loop variable in scope, a parameter or a built-in (warp, lane, warpgroup, cta)"
             );
@@ -927,8 +947,18 @@ impl<'k> Validator<'k> {
         e.eval(&|n| self.params.get(n).copied()).ok()
     }
 
-    /// Checks that `iv` lies within `0..len`; `what` names the thing indexed.
-    fn check_range(&mut self, span: Span, iv: Option<Iv>, len: i64, what: &str, unit: &str) {
+    /// Checks that `iv` lies within `0..len`. `subject` says what takes the values
+    /// ("mbarrier index `i % 8`"), `container` what it must stay inside ("`full` has 4
+    /// mbarriers (0..=3)").
+    fn check_range(
+        &mut self,
+        span: Span,
+        iv: Option<Iv>,
+        len: i64,
+        subject: &str,
+        container: &str,
+        help: &str,
+    ) {
         let Some(iv) = iv else { return };
         let certain = iv.hi < 0 || iv.lo >= len;
         let reached = iv.exact && (iv.lo < 0 || iv.hi >= len);
@@ -937,14 +967,20 @@ impl<'k> Validator<'k> {
         }
         let bad = if iv.hi >= len { iv.hi } else { iv.lo };
         let msg = if iv.is_point() {
-            format!("{unit} {bad} is outside {what}, which has {len}")
-        } else {
+            format!("{subject} is {bad}, but {container}")
+        } else if reached {
             format!(
-                "{unit} ranges over {}..={} and reaches {bad}, outside {what}, which has {len}",
+                "{subject} takes values {}..={} and reaches {bad}, but {container}",
                 iv.lo, iv.hi
             )
+        } else {
+            format!("{subject} lies in {}..={}, but {container}", iv.lo, iv.hi)
         };
-        self.error(span, msg);
+        if help.is_empty() {
+            self.error(span, msg);
+        } else {
+            self.error_help(span, msg, help);
+        }
     }
 
     /// Resolves the name of an `Index` operand.
@@ -998,20 +1034,24 @@ impl<'k> Validator<'k> {
         let mnem = ins.mnemonic();
         self.modifiers(ins);
 
-        if matches!(op, Op::Hgmma | Op::Warpgroup) && !rc.whole_warpgroups {
+        if matches!(op, Op::Hgmma | Op::Warpgroup)
+            && !rc.whole_warpgroups
+            && !self.wgmma_reported.contains(&rc.index)
+        {
+            self.wgmma_reported.push(rc.index);
             let r = rc.role;
             let msg = format!(
                 "`{mnem}` runs on whole warpgroups, but role `{}` is {}",
                 r.name,
                 warps_text(r.first_warp, r.last_warp)
             );
-            let first = r.first_warp / 4 * 4;
-            let last = (r.last_warp / 4) * 4 + 3;
+            let first = r.first_warp.div_ceil(4) * 4;
+            let last = first + r.warp_count().div_ceil(4) * 4 - 1;
             self.error_help(
                 ins.span,
                 msg,
                 format!(
-                    "wgmma needs a role of whole warpgroups: it must start at a warp that is a multiple of 4 and have a multiple of 4 warps (e.g. warps={first}..{last})"
+                    "wgmma (HGMMA, WARPGROUP.*) needs a role of whole warpgroups: its first warp a multiple of 4 and a multiple of 4 warps (e.g. warps={first}..{last})"
                 ),
             );
         }
@@ -1096,8 +1136,21 @@ impl<'k> Validator<'k> {
                 match t {
                     Some(Target::Mbar) => {
                         let m = self.k.mbarrier(name).expect("resolved");
-                        let what = format!("mbarrier array `{name}[{}]`", m.len);
-                        self.check_range(span, iv, m.len as i64, &what, "index");
+                        let len = m.len as i64;
+                        let subject = if matches!(index, Expr::Int(_)) {
+                            "the mbarrier index".to_string()
+                        } else {
+                            format!("mbarrier index `{index}`")
+                        };
+                        let container = format!(
+                            "`{name}` has {} (0..={})",
+                            plural(m.len as u64, "mbarrier", "mbarriers"),
+                            len - 1
+                        );
+                        let help = format!(
+                            "declare more with `mbarrier {name}[N]`, or keep the index in range (e.g. `{name}[i % {len}]`)"
+                        );
+                        self.check_range(span, iv, len, &subject, &container, &help);
                     }
                     Some(Target::Mem(space)) => {
                         if space == Space::Local {
@@ -1108,6 +1161,13 @@ impl<'k> Validator<'k> {
                                 Op::Utmaldg | Op::Ublkcp | Op::Utmastg => ins
                                     .key_expr("bytes")
                                     .and_then(|e| self.constant(e))
+                                    .or(match ins.key("bytes") {
+                                        Some(Operand::Int(v)) => Some(*v),
+                                        Some(Operand::Word(w)) => {
+                                            self.params.get(w.as_str()).copied()
+                                        }
+                                        _ => None,
+                                    })
                                     .unwrap_or(1),
                                 _ if space == Space::Tmem => 1,
                                 Op::Ldg
@@ -1118,37 +1178,44 @@ impl<'k> Validator<'k> {
                                 | Op::Atom
                                 | Op::Red => ins.width_bytes() as i64,
                                 _ => 1,
-                            };
-                            // The last byte touched must be inside: check offset + width - 1.
+                            }
+                            .max(1);
+                            // The last byte touched must be inside: offset + width - 1.
                             let iv = iv.and_then(|iv| {
                                 Some(Iv {
-                                    hi: iv.hi.checked_add(width.max(1) - 1)?,
+                                    hi: iv.hi.checked_add(width - 1)?,
                                     ..iv
                                 })
                             });
-                            let kind = match space {
-                                Space::Global => "buffer",
-                                Space::Shared => "shared region",
-                                _ => "tensor memory",
-                            };
-                            let label = if space == Space::Tmem {
-                                "the CTA's tensor memory".to_string()
+                            let (subject, container) = if space == Space::Tmem {
+                                (
+                                    format!("tensor-memory column `{index}`"),
+                                    format!("the CTA allocates {size} {unit} (0..={})", size - 1),
+                                )
                             } else {
-                                format!("{kind} `{name}`")
+                                let kind = if space == Space::Global {
+                                    "buffer"
+                                } else {
+                                    "shared region"
+                                };
+                                let subject = if width > 1 {
+                                    format!(
+                                        "the last byte of `{name}[{index}]` ({width} bytes from the offset)"
+                                    )
+                                } else {
+                                    format!("byte offset `{index}`")
+                                };
+                                (
+                                    subject,
+                                    format!("{kind} `{name}` has {size} {unit} (0..={})", size - 1),
+                                )
                             };
-                            let _ = unit;
-                            let what_unit = if space == Space::Tmem {
-                                "column"
+                            let help = if space == Space::Tmem {
+                                "allocate more columns (tmem= on the launch line) or use lower columns"
                             } else {
-                                "byte"
+                                "grow the declaration's size= or keep the offsets inside it; the range covers every loop trip, warp and lane"
                             };
-                            self.check_range(
-                                span,
-                                iv,
-                                size,
-                                &format!("{label} ({size} {unit})"),
-                                what_unit,
-                            );
+                            self.check_range(span, iv, size, &subject, &container, help);
                         }
                     }
                     None => {}
@@ -1312,16 +1379,14 @@ impl<'k> Validator<'k> {
             };
             let role = rc.role;
             let source = if role.maxnreg.is_some() {
-                format!("role `{}`'s budget (maxnreg={})", role.name, rc.budget)
+                format!("role's maxnreg={}", rc.budget)
             } else {
-                format!(
-                    "role `{}`'s budget (the launch's regs={})",
-                    role.name, rc.budget
-                )
+                format!("launch's regs={}", rc.budget)
             };
             let msg = format!(
-                "`{}` {used} but {source} is {}",
+                "`{}` {used} but role `{}`'s budget is {} (the {source})",
                 ins.mnemonic(),
+                role.name,
                 plural(rc.budget as u64, "register", "registers")
             );
             let help = if rc.budget == 0 {
@@ -1932,7 +1997,20 @@ impl<'k> Validator<'k> {
                             })
                         });
                         let cols = self.k.launch.tmem_cols as i64;
-                        self.check_range(ins.operand_span(pos[0].0), iv, cols, &format!("the CTA's tensor memory ({cols} columns) with the {}-column accumulator", shape.n), "column");
+                        let subject = format!(
+                            "the last column of the {}-column accumulator at `tmem[{index}]`",
+                            shape.n
+                        );
+                        let container =
+                            format!("the CTA allocates {cols} columns (0..={})", cols - 1);
+                        self.check_range(
+                            ins.operand_span(pos[0].0),
+                            iv,
+                            cols,
+                            &subject,
+                            &container,
+                            "allocate more columns (tmem= on the launch line) or start the accumulator lower",
+                        );
                     }
                 }
             }
@@ -2138,12 +2216,17 @@ impl<'k> Validator<'k> {
             }
         };
         if let Some(iv) = ids {
+            let subject = match id_op {
+                Operand::Expr(e) => format!("barrier id `{e}`"),
+                _ => "the barrier id".to_string(),
+            };
             self.check_range(
                 id_span,
                 Some(iv),
                 NAMED_BARRIERS as i64,
-                "the 16 hardware barriers (ids 0..15)",
-                "barrier id",
+                &subject,
+                "a CTA has 16 hardware barriers (0..=15)",
+                "use an id from 0 to 15",
             );
         }
         let mut threads: Option<u32> = decl.map(|d| d.threads);
@@ -2338,7 +2421,12 @@ impl<'k> Validator<'k> {
                     .iter()
                     .map(|&r| {
                         let r = &k.roles[r];
-                        format!("`{}` ({})", r.name, warps_text(r.first_warp, r.last_warp))
+                        let threads = ((r.last_warp + 1) * 32).min(cta) - r.first_warp * 32;
+                        format!(
+                            "`{}` ({}, {threads} threads)",
+                            r.name,
+                            warps_text(r.first_warp, r.last_warp)
+                        )
                     })
                     .collect();
                 let missing: Vec<String> = k
@@ -2354,16 +2442,12 @@ impl<'k> Validator<'k> {
                     format!("all {expected} threads of the CTA")
                 };
                 let msg = format!(
-                    "`{}` on barrier {id} waits for {counted}, but only {} ({arriving} threads) ever {} it; role{} {} never {}, so the barrier never completes",
+                    "`{}` on barrier {id} waits for {counted}, but only {} ever {} it; role{} {} never {}, so the barrier never completes",
                     u.mnemonic,
-                    if who.is_empty() {
-                        "none".to_string()
+                    if who.len() == 1 {
+                        format!("role {}", who[0])
                     } else {
-                        format!(
-                            "role{} {}",
-                            if who.len() == 1 { "" } else { "s" },
-                            who.join(", ")
-                        )
+                        format!("roles {} ({arriving} threads)", who.join(", "))
                     },
                     if who.len() == 1 { "reaches" } else { "reach" },
                     if missing.len() == 1 { "" } else { "s" },
