@@ -351,7 +351,7 @@ extern "C" __global__ void lat_mbar_self(int iters, int reps, u64* out, int* err
 }
 
 // ---------------------------------------------------------------- BAR.SYNC
-extern "C" __global__ void lat_barsync(int iters, int reps, u64* out) {
+extern "C" __global__ void __launch_bounds__(1024, 1) lat_barsync(int iters, int reps, u64* out) {
   for (int r = 0; r < reps; ++r) {
     asm volatile("bar.sync 0;" ::: "memory");
     u64 t0 = clk();
@@ -367,7 +367,7 @@ extern "C" __global__ void lat_barsync(int iters, int reps, u64* out) {
 // Each warp's lane 0 records (start, end) clock64; the host takes max(end) - min(start).
 #define TP_CHAINS 8
 #define TP_KERNEL(NAME, INSTR)                                                        \
-  extern "C" __global__ void NAME(int iters, float a, float b, u64* times, float* sink) { \
+  extern "C" __global__ void __launch_bounds__(1024, 1) NAME(int iters, float a, float b, u64* times, float* sink) { \
     float x[TP_CHAINS];                                                               \
     UNROLL for (int k = 0; k < TP_CHAINS; ++k) x[k] = threadIdx.x * 1e-3f + k;        \
     __syncthreads();                                                                  \
@@ -391,10 +391,12 @@ TP_KERNEL(tp_ffma, "fma.rn.f32 %0, %0, %1, %2;")
 TP_KERNEL(tp_mufu_ex2, "ex2.approx.ftz.f32 %0, %0;")
 TP_KERNEL(tp_mufu_rcp, "{ .reg .f32 t; abs.f32 t, %0; rcp.approx.ftz.f32 %0, t; }")
 
-// Shared-memory load throughput. vec = 4: LDS.128 (512 B per warp instruction);
+// Shared-memory load throughput (TP_LDS_UNR loads per iteration; 16 made ptxas spill).
+#define TP_LDS_UNR 8
+// vec = 4: LDS.128 (512 B per warp instruction);
 // vec = 1: LDS.32 (128 B). Conflict-free addresses.
 #define TP_LDS(NAME, VEC)                                                                     \
-  extern "C" __global__ void NAME(int iters, u64* times, u32* sink) {                       \
+  extern "C" __global__ void __launch_bounds__(1024, 1) NAME(int iters, u64* times, u32* sink) {                       \
     __shared__ __align__(16) u32 buf[8192];                                                 \
     for (int i = threadIdx.x; i < 8192; i += blockDim.x) buf[i] = i * 2654435761u;          \
     __syncthreads();                                                                        \
@@ -402,7 +404,7 @@ TP_KERNEL(tp_mufu_rcp, "{ .reg .f32 t; abs.f32 t, %0; rcp.approx.ftz.f32 %0, t; 
     u32 acc = 0;                                                                            \
     u64 c0 = clk();                                                                         \
     for (int it = 0; it < iters; ++it) {                                                    \
-      UNROLL for (int u = 0; u < 16; ++u) {                                                 \
+      UNROLL for (int u = 0; u < TP_LDS_UNR; ++u) {                                         \
         u32 v0, v1, v2, v3;                                                                 \
         if (VEC == 4)                                                                       \
           asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"                              \
@@ -432,7 +434,7 @@ TP_LDS(tp_lds32, 1)
 // addresses wrapped into a power-of-two region (`mask` = elements - 1). Thread 0 of each
 // block records clock64 and globaltimer at both ends, between __syncthreads.
 #define BW_UNR 8
-extern "C" __global__ void bw_ld(const V4* base, u64 mask, u64 iters, u64* times, u32* sink) {
+extern "C" __global__ void __launch_bounds__(1024, 1) bw_ld(const V4* base, u64 mask, u64 iters, u64* times, u32* sink) {
   u64 T = (u64)gridDim.x * blockDim.x;
   u64 idx = (u64)blockIdx.x * blockDim.x + threadIdx.x;
   u32 acc = 0;

@@ -32,7 +32,7 @@ DEV float sumq(Q q) { return q.y * q.z * q.w; }
 #define RB_CHAINS 4
 // 16 x 4 = 64 FFMA per iteration per thread (RB_OPS_PER_ITER in bench.rs)
 #define RB_KERNEL(NAME, SETUP, KEEP, X0, A0, B0, X1, A1, B1, X2, A2, B2, X3, A3, B3)          \
-  extern "C" __global__ void NAME(int iters, const float* in, u64* times, float* sink) { \
+  extern "C" __global__ void __launch_bounds__(1024, 1) NAME(int iters, const float* in, u64* times, float* sink) { \
     const float* p = in + 4 * (threadIdx.x & 1);                                           \
     SETUP                                                                                  \
     __syncthreads();                                                                       \

@@ -1417,14 +1417,14 @@ impl Runner {
         let block = 1024u32;
         let (out, sink) = (self.out.ptr, self.sink.ptr);
         for (name, kname, iters, bytes) in [
-            ("tp.lds128", "tp_lds128", 1024i32, 16.0),
-            ("tp.lds32", "tp_lds32", 4096, 4.0),
+            ("tp.lds128", "tp_lds128", 2048i32, 16.0),
+            ("tp.lds32", "tp_lds32", 8192, 4.0),
         ] {
             let mut per = Vec::new();
             for _ in 0..reps {
                 self.launch(kname, 1, block, 0, &[arg(&iters), arg(&out), arg(&sink)])?;
                 let raw = self.out_u64(2 * (block / 32) as usize)?;
-                let total = f64::from(block) * f64::from(iters) * 16.0 * bytes;
+                let total = f64::from(block) * f64::from(iters) * f64::from(TP_LDS_UNR) * bytes;
                 per.push(total / self.warp_span(&raw));
             }
             self.push(Rec {
@@ -1432,7 +1432,7 @@ impl Runner {
                 group: "throughput",
                 unit: "bytes_per_clk_per_sm",
                 kernel: kname,
-                method: "one block of 1024 threads, conflict-free shared loads, 16 per iteration; bytes per cycle \
+                method: "one block of 1024 threads, conflict-free shared loads, 8 per iteration; bytes per cycle \
                          over the block's span",
                 params: vec![("bytes_per_thread_load", v(bytes)), ("block", v(block)), ("iters", v(iters))],
                 reps: per,
@@ -1695,6 +1695,9 @@ impl Runner {
         Ok(())
     }
 }
+
+/// Shared loads per iteration per thread of tp_lds* (TP_LDS_UNR in micro.cu).
+const TP_LDS_UNR: u32 = 8;
 
 /// FFMA per iteration per thread, and independent chains, of every rb_ kernel.
 const RB_OPS_PER_ITER: u32 = 64;

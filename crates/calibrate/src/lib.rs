@@ -25,8 +25,10 @@ use std::path::{Path, PathBuf};
 /// What `collect` is asked to do.
 #[derive(Debug, Clone, Default)]
 pub struct CollectOptions {
-    /// Output file; default `crates/calibrate/data/<gpu>-<UTC date-time>.json`.
+    /// Output file; default `<out_dir>/<gpu>-<UTC date-time>.json`.
     pub out: Option<PathBuf>,
+    /// Folder for the default file name; default `crates/calibrate/data`.
+    pub out_dir: Option<PathBuf>,
     /// Fewer repetitions and sizes: a smoke test of every kernel in seconds.
     pub quick: bool,
     /// Run only the sections whose name contains one of these (empty: all).
@@ -270,7 +272,13 @@ pub fn collect(opts: &CollectOptions) -> Result<PathBuf, CollectError> {
     let m = bench::run(opts, iso_utc(started))?;
     let path = match &opts.out {
         Some(p) => p.clone(),
-        None => default_out_path(Path::new(DATA_DIR), &m.provenance.gpu_name, started),
+        None => {
+            let dir = opts
+                .out_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(DATA_DIR));
+            default_out_path(&dir, &m.provenance.gpu_name, started)
+        }
     };
     write_new(&path, &m.to_json()?)?;
     Ok(path)

@@ -182,6 +182,7 @@ mod tests {
         assert!(MICRO.contains(&format!("#define CHAIN_A {CHAIN_A}\n")));
         assert!(MICRO.contains(&format!("#define CHAIN_B {CHAIN_B}\n")));
         assert!(MICRO.contains(&format!("#define REC_MAX {REC_MAX}\n")));
+        assert!(MICRO.contains("#define TP_LDS_UNR 8\n"));
     }
 
     #[test]
