@@ -8,8 +8,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
+mod explain;
 mod kernel_file;
 mod profile_limits;
+mod run;
 
 #[derive(Parser)]
 #[command(
@@ -27,11 +29,17 @@ struct Cli {
 enum Command {
     /// Parse and validate a kernel file; describe its roles, resources and occupancy.
     Check(check::Args),
+    /// Simulate a kernel on one SM: cycles, time, pipe use, occupancy, warp states.
+    Run(run::Args),
+    /// What a warp state (stall reason) means, what causes it, what fixes it.
+    Explain(explain::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Explain(args) => explain::run(&args),
     }
 }
