@@ -204,8 +204,11 @@ impl BodyBuilder {
     /// Appends one instruction written as text, e.g. `LDG.E.128 R4, A[lane * 16]`.
     pub fn ins(&mut self, text: impl AsRef<str>) -> &mut Self {
         let text = text.as_ref();
-        let i = parse_instr(text)
+        let mut i = parse_instr(text)
             .unwrap_or_else(|e| panic!("generator wrote a bad instruction `{text}`: {e}"));
+        // Positions within `text` mean nothing in a built kernel.
+        i.span = Span::default();
+        i.operand_spans = OperandSpans::default();
         self.body.push(Stmt::Instr(i));
         self
     }

@@ -870,11 +870,12 @@ impl<'k> Validator<'k> {
                         let msg = format!(
                             "{what} may use parameters and enclosing loop variables only, not `{v}`"
                         );
-                        self.error_help(
-                            span,
-                            msg,
-                            "trip counts are fixed when the program starts; put a per-warp choice in an `if`",
-                        );
+                        let help = if what.starts_with("`work`") {
+                            "work is counted once per CTA, from the parameters"
+                        } else {
+                            "trip counts are fixed when the program starts; put a per-warp choice in an `if`"
+                        };
+                        self.error_help(span, msg, help);
                     }
                 }
                 continue;
@@ -1180,12 +1181,24 @@ impl<'k> Validator<'k> {
                                 _ => 1,
                             }
                             .max(1);
+                            let Some(raw) = iv else { return };
+                            if raw.lo < 0 && (raw.exact || raw.hi < 0) {
+                                let subject = if raw.is_point() {
+                                    "the byte offset".to_string()
+                                } else {
+                                    format!("byte offset `{index}`")
+                                };
+                                let container = format!(
+                                    "`{name}` starts at offset 0; offsets may not be negative"
+                                );
+                                self.check_range(span, iv, i64::MAX, &subject, &container, "");
+                                return;
+                            }
                             // The last byte touched must be inside: offset + width - 1.
-                            let iv = iv.and_then(|iv| {
-                                Some(Iv {
-                                    hi: iv.hi.checked_add(width - 1)?,
-                                    ..iv
-                                })
+                            let iv = raw.hi.checked_add(width - 1).map(|hi| Iv {
+                                lo: raw.lo.max(0),
+                                hi,
+                                ..raw
                             });
                             let (subject, container) = if space == Space::Tmem {
                                 (
@@ -1237,7 +1250,7 @@ impl<'k> Validator<'k> {
                 self.check_vars(e, span, scope, Allow::Lane, "an operand");
             }
             Operand::Word(w) => {
-                if self.special_word(ins, w) {
+                if self.special_word(ins) {
                     return;
                 }
                 if let Some(n) = w.strip_prefix('R').and_then(|n| n.parse::<u64>().ok()) {
@@ -1284,11 +1297,11 @@ impl<'k> Validator<'k> {
         }
     }
 
-    /// Words that an op gives meaning to.
-    fn special_word(&self, ins: &Instr, w: &str) -> bool {
+    /// Ops that give bare words a meaning of their own.
+    fn special_word(&self, ins: &Instr) -> bool {
         match ins.op {
-            Op::Hgmma | Op::Warpgroup => w.eq_ignore_ascii_case("gsb0"),
-            Op::Depbar => w.eq_ignore_ascii_case("SB0") || w.eq_ignore_ascii_case("SB1"),
+            // `gsb0`, `SB0`, `SB1`: `shape` checks these words.
+            Op::Hgmma | Op::Warpgroup | Op::Depbar => true,
             // Barrier names and ids are resolved by `bar`.
             Op::Bar => true,
             Op::Bra => true,
@@ -1526,6 +1539,12 @@ impl<'k> Validator<'k> {
                 },
                 Operand::Key { .. } => return,
             };
+            // A bare memory or mbarrier name was reported by `operand`.
+            if let Operand::Word(w) = o
+                && (me.k.mbarrier(w).is_some() || me.k.space_of(w).is_some())
+            {
+                return;
+            }
             let ok = match want {
                 Want::Reg => matches!(
                     o,
@@ -2358,8 +2377,12 @@ impl<'k> Validator<'k> {
             let got: i64 = copies.iter().sum();
             if got != want {
                 let msg = format!(
-                    "this expects {want} bytes on `{name}[{index}]` but the {} in this block complete {got}",
-                    if copies.len() == 1 { "copy" } else { "copies" }
+                    "this expects {want} bytes on `{name}[{index}]` but the {} {got} in this block",
+                    if copies.len() == 1 {
+                        "copy completes"
+                    } else {
+                        "copies complete"
+                    }
                 );
                 let help = if got < want {
                     "the phase completes only when all expected bytes arrive, so its waiters would hang: make bytes= match the copies"
@@ -2384,6 +2407,9 @@ impl<'k> Validator<'k> {
             }
             let id = u.ids.lo;
             let expected = u.threads.unwrap_or(cta);
+            if expected > cta {
+                continue; // reported with the count
+            }
             // Other uses of the same id must agree on the count.
             if let Some(o) = uses.iter().find(|o| {
                 o.ids.is_point() && o.ids.lo == id && o.threads.unwrap_or(cta) != expected
