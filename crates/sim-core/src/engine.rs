@@ -253,6 +253,8 @@ struct Engine<'a, S: Sink> {
     now: u64,
     warps: Vec<Warp>,
     until: Vec<u64>,
+    /// Per sub-partition, no later than the earliest `until` of its warps.
+    sp_min: [u64; 4],
     sp_warps: [Vec<u32>; 4],
     ctas: Vec<Cta>,
     warps_per_cta: u32,
@@ -402,6 +404,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             sink,
             now: 0,
             until: vec![NEVER; warps.len()],
+            sp_min: [NEVER; 4],
             warps,
             sp_warps,
             ctas,
@@ -440,6 +443,17 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp_summaries: Vec::new(),
             instr_total: 0,
             age_counter: 0,
+        }
+    }
+
+    /// Sets when a warp must next be looked at, keeping its sub-partition's earliest
+    /// such cycle (`sp_min`) a lower bound so idle sub-partitions are skipped whole.
+    #[inline]
+    fn set_until(&mut self, slot: u32, t: u64) {
+        self.until[slot as usize] = t;
+        let sp = self.warps[slot as usize].sp as usize;
+        if t < self.sp_min[sp] {
+            self.sp_min[sp] = t;
         }
     }
 
@@ -517,7 +531,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.last_issue = 0;
             warp.stats = [0; STATE_COUNT];
             warp.started = now;
-            self.until[slot as usize] = now;
+            self.set_until(slot, now);
             self.settle(slot)?;
         }
         Ok(())
@@ -787,11 +801,19 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
             self.apply_events()?;
             for sp in 0..4 {
+                if ff && self.sp_min[sp] > self.now {
+                    continue;
+                }
                 self.cands.clear();
+                let mut sp_min = NEVER;
                 for i in 0..self.sp_warps[sp].len() {
                     let slot = self.sp_warps[sp][i];
                     let s = slot as usize;
-                    if !self.warps[s].live || (ff && self.until[s] > self.now) {
+                    if !self.warps[s].live {
+                        continue;
+                    }
+                    if ff && self.until[s] > self.now {
+                        sp_min = sp_min.min(self.until[s]);
                         continue;
                     }
                     match self.classify(slot) {
@@ -799,6 +821,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                         Some((state, t)) => {
                             self.set_state(slot, state);
                             self.until[s] = t;
+                            sp_min = sp_min.min(t);
                         }
                         None => {
                             let w = &self.warps[s];
@@ -811,6 +834,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                         }
                     }
                 }
+                // Candidates and the issuing warp are due next cycle.
+                self.sp_min[sp] = if self.cands.is_empty() { sp_min } else { sp_min.min(self.now + 1) };
                 if self.cands.is_empty() {
                     continue;
                 }
@@ -820,7 +845,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     let slot = self.cands[i].slot;
                     if slot != chosen {
                         self.set_state(slot, WarpState::NotSelected);
-                        self.until[slot as usize] = self.now + 1;
+                        self.set_until(slot, self.now + 1);
                     }
                 }
                 self.policy.issued(sp, chosen);
@@ -830,7 +855,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 return Ok(());
             }
             let next = if ff {
-                let mut n = self.until.iter().copied().min().unwrap_or(NEVER);
+                let mut n = self.sp_min.iter().copied().min().unwrap_or(NEVER);
                 if let Some(Reverse((t, _, _))) = self.events.peek() {
                     n = n.min(*t);
                 }
@@ -924,7 +949,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     t: wake,
                     state: WarpState::Sleeping,
                 };
-                self.until[s as usize] = self.now;
+                self.set_until(s, self.now);
             }
         }
     }
@@ -951,18 +976,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             lane: 0,
             cta: self.ctas[w.cta as usize].id as i64,
         };
-        let uniform = !m.addr.uses_lane();
-        let mut first = 0i64;
-        for lane in 0..32 {
+        // A warp-uniform address is evaluated once.
+        let lanes = if m.addr.uses_lane() || m.space == Space::Local { 32 } else { 1 };
+        for lane in 0..lanes {
             env.lane = lane;
-            let off = if uniform && lane > 0 {
-                first
-            } else {
-                m.addr.eval(&env).map_err(|f| self.fault_at(slot, &f.0))?
-            };
-            if lane == 0 {
-                first = off;
-            }
+            let off = m.addr.eval(&env).map_err(|f| self.fault_at(slot, &f.0))?;
             if off < 0 {
                 return Err(self.fault_at(
                     slot,
@@ -992,6 +1010,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 Space::Tmem => off,
             };
+        }
+        if lanes == 1 {
+            let a = self.addrs[0];
+            self.addrs.fill(a);
         }
         Ok(())
     }
@@ -1095,7 +1117,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let t = self.t;
         let sp = self.warps[slot as usize].sp as usize;
         self.set_state(slot, WarpState::Selected);
-        self.until[slot as usize] = now + 1;
+        self.set_until(slot, now + 1);
         {
             let w = &mut self.warps[slot as usize];
             w.instrs += 1;
@@ -1399,7 +1421,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                                 state: WarpState::Gmma,
                             };
                             // A warp due this very cycle on a later sub-partition keeps its turn.
-                            self.until[s as usize] = self.until[s as usize].min(now + 1);
+                            let due = self.until[s as usize].min(now + 1);
+                            self.set_until(s, due);
                         }
                     }
                 } else {
@@ -1492,7 +1515,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                                 state: WarpState::Barrier,
                             };
                             // A warp due this very cycle on a later sub-partition keeps its turn.
-                            self.until[s as usize] = self.until[s as usize].min(now + 1);
+                            let due = self.until[s as usize].min(now + 1);
+                            self.set_until(s, due);
                         }
                     }
                     if d.kind == Kind::BarSync {
