@@ -404,14 +404,16 @@ TP_KERNEL(tp_mufu_rcp, "{ .reg .f32 t; abs.f32 t, %0; rcp.approx.ftz.f32 %0, t; 
     u32 acc = 0;                                                                            \
     u64 c0 = clk();                                                                         \
     for (int it = 0; it < iters; ++it) {                                                    \
+      /* a new window every iteration, so ptxas cannot hoist the loads out of the loop */   \
+      u32 bi = base + (it & 7) * (TP_LDS_UNR * 128 * VEC);                                  \
       UNROLL for (int u = 0; u < TP_LDS_UNR; ++u) {                                         \
         u32 v0, v1, v2, v3;                                                                 \
         if (VEC == 4)                                                                       \
           asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"                              \
                        : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3)                             \
-                       : "r"(base + u * 128 * VEC));                                        \
+                       : "r"(bi + u * 128 * VEC));                                          \
         else {                                                                              \
-          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v0) : "r"(base + u * 128 * VEC));   \
+          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v0) : "r"(bi + u * 128 * VEC));     \
           v1 = v2 = v3 = 0;                                                                 \
         }                                                                                   \
         acc ^= v0 ^ v1 ^ v2 ^ v3;                                                           \

@@ -84,6 +84,8 @@ fn fmt_bytes(b: u64) -> String {
 struct BlockTimes {
     c: Vec<f64>,
     g: Vec<f64>,
+    g0: Vec<f64>,
+    g1: Vec<f64>,
     smids: Vec<u64>,
 }
 
@@ -92,12 +94,21 @@ impl BlockTimes {
         let mut c = Vec::new();
         let mut g = Vec::new();
         let mut smids = Vec::new();
+        let (mut g0, mut g1) = (Vec::new(), Vec::new());
         for r in raw.chunks_exact(5) {
             c.push(r[1].wrapping_sub(r[0]) as f64);
             g.push(r[3].wrapping_sub(r[2]) as f64);
+            g0.push(r[2] as f64);
+            g1.push(r[3] as f64);
             smids.push(r[4]);
         }
-        BlockTimes { c, g, smids }
+        BlockTimes {
+            c,
+            g,
+            g0,
+            g1,
+            smids,
+        }
     }
     /// Median over blocks of clock64 cycles per globaltimer ns, in MHz.
     fn mhz(&self) -> f64 {
@@ -109,6 +120,12 @@ impl BlockTimes {
             .map(|(c, g)| c / g * 1e3)
             .collect();
         med(&f)
+    }
+    /// Kernel-wide span in ns: latest end minus earliest start (%globaltimer is global).
+    fn span_ns(&self) -> f64 {
+        let start = self.g0.iter().copied().fold(f64::INFINITY, f64::min);
+        let end = self.g1.iter().copied().fold(0.0, f64::max);
+        end - start
     }
     fn max_cycles(&self) -> f64 {
         self.c.iter().copied().fold(0.0, f64::max)
@@ -1488,13 +1505,13 @@ impl Runner {
             )?;
             let bt = BlockTimes::parse(&self.out_u64(5 * grid as usize)?);
             let mhz = bt.mhz();
-            let ns = bt.max_ns();
+            let ns = bt.span_ns();
             gbs.push(bytes / ns);
             gbs_ev.push(bytes / (ms * 1e6));
             // bytes per SM-clock: wall time converted with the clock measured in the same kernel
             bpc.push(bytes / (ns * mhz * 1e-3));
-            raw_all.push(json!({"event_ms": ms, "max_block_ns": ns, "clock_mhz": mhz,
-                "max_block_cycles": bt.max_cycles(), "distinct_sms": bt.distinct_sms()}));
+            raw_all.push(json!({"event_ms": ms, "span_ns": ns, "max_block_ns": bt.max_ns(), "clock_mhz": mhz,
+                "max_block_cycles": bt.max_cycles(), "distinct_sms": bt.distinct_sms(), "blocks": bt.c.len()}));
         }
         let params = vec![
             ("region_bytes", v(region)),
@@ -1507,9 +1524,9 @@ impl Runner {
                 v("ld.global.v4.u32 (LDG.E.128), 8 independent per thread"),
             ),
         ];
-        let method = "streaming 16-byte loads over a region (grid-stride, wrapped); time from %globaltimer in the \
-                      kernel (largest block), cycles = that time x the clock64/globaltimer ratio measured in the \
-                      same kernel";
+        let method = "streaming 16-byte loads over a region (grid-stride, wrapped; grid = one full wave); time = \
+                      %globaltimer from the earliest block start to the latest block end, cycles = that time x the \
+                      clock64/globaltimer ratio measured in the same kernel";
         self.push(Rec {
             name: format!("{name}.bytes_per_clk"),
             group: "bandwidth",
@@ -1535,7 +1552,8 @@ impl Runner {
 
     fn bw_ldg(&mut self) -> Result<()> {
         let reps = self.reps(5, 2);
-        let chip = 2 * self.sm_count;
+        let per_sm = self.k("bw_ld")?.func.max_active_blocks(1024, 0)?.max(1);
+        let chip = per_sm * self.sm_count;
         let q = if self.quick { 4 } else { 1 };
         self.bw_run("bw.l2.one_sm", 8 * MIB, 1, 64 * MIB / q, true, "L2", reps)?;
         self.bw_run("bw.l2.chip", 16 * MIB, chip, 4 * GIB / q, true, "L2", reps)?;
@@ -1550,12 +1568,13 @@ impl Runner {
         name: &str,
         region: u64,
         grid: u32,
-        nchunks: i32,
+        bytes_per_block: u64,
         warm: bool,
         level: &str,
+        chunk: u32,
+        stages: i32,
     ) -> Result<()> {
-        let chunk: u32 = 32 * 1024;
-        let stages: i32 = 4;
+        let nchunks = (bytes_per_block / u64::from(chunk)) as i32;
         let smem = chunk * stages as u32;
         self.k("bw_bulk")?.func.allow_smem(smem)?;
         let block_stride = (region / u64::from(grid)) / u64::from(chunk) * u64::from(chunk);
@@ -1590,11 +1609,13 @@ impl Runner {
             self.check_err("bw_bulk")?;
             let bt = BlockTimes::parse(&self.out_u64(5 * grid as usize)?);
             let mhz = bt.mhz();
-            let ns = bt.max_ns();
+            let ns = bt.span_ns();
             gbs.push(bytes / ns);
             bpc.push(bytes / (ns * mhz * 1e-3));
-            raw_all.push(json!({"event_ms": ms, "max_block_ns": ns, "clock_mhz": mhz,
-                "distinct_sms": bt.distinct_sms()}));
+            raw_all.push(
+                json!({"event_ms": ms, "span_ns": ns, "max_block_ns": bt.max_ns(), "clock_mhz": mhz,
+                "distinct_sms": bt.distinct_sms(), "blocks": bt.c.len()}),
+            );
         }
         let params = vec![
             ("region_bytes", v(region)),
@@ -1604,9 +1625,9 @@ impl Runner {
             ("chunks_per_block", v(nchunks)),
             ("expected_level", v(level)),
         ];
-        let method = "one thread per block keeps 4 cp.async.bulk copies of 32 KiB in flight into a shared-memory \
-                      ring (mbarrier per slot); bytes / largest block's %globaltimer span (cycles via the \
-                      clock64/globaltimer ratio of the same kernel)";
+        let method = "one thread per block keeps `stages` cp.async.bulk copies of `chunk_bytes` in flight into a \
+                      shared-memory ring (mbarrier per slot); bytes / %globaltimer span from the earliest block start to the \
+                      latest block end (cycles via the clock64/globaltimer ratio of the same kernel)";
         self.push(Rec {
             name: format!("{name}.bytes_per_clk"),
             group: "bandwidth",
@@ -1633,10 +1654,57 @@ impl Runner {
     fn bw_tma(&mut self) -> Result<()> {
         let q = if self.quick { 4 } else { 1 };
         let sms = self.sm_count;
-        self.bw_tma_run("bw.tma.l2.one_sm", 8 * MIB, 1, 2048 / q, true, "L2")?;
-        self.bw_tma_run("bw.tma.hbm.one_sm", ARENA, 1, 4096 / q, false, "HBM")?;
-        self.bw_tma_run("bw.tma.l2.chip", 16 * MIB, sms, 512 / q, true, "L2")?;
-        self.bw_tma_run("bw.tma.hbm.chip", ARENA, sms, 1024 / q, false, "HBM")?;
+        let k32 = 32 * 1024;
+        self.bw_tma_run(
+            "bw.tma.l2.one_sm",
+            8 * MIB,
+            1,
+            64 * MIB / q,
+            true,
+            "L2",
+            k32,
+            4,
+        )?;
+        self.bw_tma_run(
+            "bw.tma.hbm.one_sm",
+            ARENA,
+            1,
+            128 * MIB / q,
+            false,
+            "HBM",
+            k32,
+            4,
+        )?;
+        self.bw_tma_run(
+            "bw.tma.l2.chip",
+            16 * MIB,
+            sms,
+            16 * MIB / q,
+            true,
+            "L2",
+            k32,
+            4,
+        )?;
+        self.bw_tma_run(
+            "bw.tma.hbm.chip",
+            ARENA,
+            sms,
+            32 * MIB / q,
+            false,
+            "HBM",
+            k32,
+            4,
+        )?;
+        if !self.quick {
+            // what limits one SM: chunk size x copies in flight
+            for chunk in [8 * 1024, 16 * 1024, 32 * 1024] {
+                for stages in [2, 4, 6] {
+                    let name =
+                        format!("bw.tma.l2.one_sm.chunk_{}KiB.stages_{stages}", chunk / 1024);
+                    self.bw_tma_run(&name, 8 * MIB, 1, 32 * MIB, true, "L2", chunk, stages)?;
+                }
+            }
+        }
         Ok(())
     }
 

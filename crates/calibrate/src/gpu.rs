@@ -208,6 +208,19 @@ impl Func {
         )
     }
 
+    /// How many blocks of `block` threads fit on one SM (cuOccupancyMaxActiveBlocksPerMultiprocessor).
+    pub fn max_active_blocks(&self, block: u32, smem: usize) -> Result<u32> {
+        let mut n = 0i32;
+        // SAFETY: plain query into a local.
+        ck(
+            unsafe {
+                sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, self.f, block as i32, smem)
+            },
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        )?;
+        Ok(n.max(0) as u32)
+    }
+
     /// Allows `bytes` of dynamic shared memory.
     pub fn allow_smem(&self, bytes: u32) -> Result<()> {
         self.set_attr(
