@@ -10,7 +10,6 @@ use isa::occupancy::{Limiter, Occupancy, SmLimits, occupancy};
 use serde::Serialize;
 
 use crate::kernel_file::{self, Loaded};
-use crate::profile_limits;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,8 +27,8 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> ExitCode {
-    let limits = match profile_limits::sm_limits(&args.profile) {
-        Ok(l) => l,
+    let limits = match crate::run::load_profile(&args.profile, &[]) {
+        Ok(p) => p.limits(),
         Err(m) => {
             eprintln!("error: {m}");
             return ExitCode::from(2);

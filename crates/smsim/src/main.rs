@@ -10,7 +10,6 @@ use clap::{Parser, Subcommand};
 mod check;
 mod explain;
 mod kernel_file;
-mod profile_limits;
 mod run;
 
 #[derive(Parser)]
