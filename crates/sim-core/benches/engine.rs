@@ -56,12 +56,16 @@ fn bench(c: &mut Criterion) {
     let gemm = isa::parse_kernel(GEMM).unwrap();
     let cycles = run(&gemm, &p, &cfg).unwrap().cycles;
     g.throughput(Throughput::Elements(cycles));
-    g.bench_function("gemm_mainloop_512/sm_cycles", |b| b.iter(|| run(&gemm, &p, &cfg).unwrap()));
+    g.bench_function("gemm_mainloop_512/sm_cycles", |b| {
+        b.iter(|| run(&gemm, &p, &cfg).unwrap())
+    });
 
     let chain = isa::parse_kernel(CHAIN).unwrap();
     let instrs = run(&chain, &p, &cfg).unwrap().instructions;
     g.throughput(Throughput::Elements(instrs));
-    g.bench_function("load_chain_32_warps/warp_instructions", |b| b.iter(|| run(&chain, &p, &cfg).unwrap()));
+    g.bench_function("load_chain_32_warps/warp_instructions", |b| {
+        b.iter(|| run(&chain, &p, &cfg).unwrap())
+    });
     g.finish();
 }
 

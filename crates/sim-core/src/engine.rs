@@ -835,7 +835,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                 }
                 // Candidates and the issuing warp are due next cycle.
-                self.sp_min[sp] = if self.cands.is_empty() { sp_min } else { sp_min.min(self.now + 1) };
+                self.sp_min[sp] = if self.cands.is_empty() {
+                    sp_min
+                } else {
+                    sp_min.min(self.now + 1)
+                };
                 if self.cands.is_empty() {
                     continue;
                 }
@@ -977,7 +981,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             cta: self.ctas[w.cta as usize].id as i64,
         };
         // A warp-uniform address is evaluated once.
-        let lanes = if m.addr.uses_lane() || m.space == Space::Local { 32 } else { 1 };
+        let lanes = if m.addr.uses_lane() || m.space == Space::Local {
+            32
+        } else {
+            1
+        };
         for lane in 0..lanes {
             env.lane = lane;
             let off = m.addr.eval(&env).map_err(|f| self.fault_at(slot, &f.0))?;
@@ -1055,7 +1063,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         let mut done = depart;
         for i in 0..self.lines.len() {
             let (line, sectors) = self.lines[i];
-            let line = line;
             let (t, level) = if write {
                 (
                     self.mem.write(line, sectors, depart, local),

@@ -431,10 +431,10 @@ impl<'k> Lowerer<'k> {
             bypass_l1: i.has_mod("CG") || i.has_mod("BYPASS"),
             text,
         };
-        if let Some((r, n)) = i.dest_reg() {
-            if let Some(idx) = reg_index(r) {
-                d.dst = Some((idx, n.min(255) as u8));
-            }
+        if let Some((r, n)) = i.dest_reg()
+            && let Some(idx) = reg_index(r)
+        {
+            d.dst = Some((idx, n.min(255) as u8));
         }
         let mut srcs = Vec::new();
         for (r, n) in i.source_regs() {

@@ -325,10 +325,10 @@ impl Profile {
 }
 
 fn entry_source_note(entry: Option<&mut ParamEntry>, value: f64) {
-    if let Some(e) = entry {
-        if !e.source.starts_with("--set") {
-            e.source = format!("--set {value} for this run (profile said: {})", e.source);
-        }
+    if let Some(e) = entry
+        && !e.source.starts_with("--set")
+    {
+        e.source = format!("--set {value} for this run (profile said: {})", e.source);
     }
 }
 

@@ -36,10 +36,10 @@ impl SchedulerPolicy for Gto {
         "gto"
     }
     fn pick(&mut self, sp: usize, _: u64, eligible: &[Candidate]) -> usize {
-        if let Some(last) = self.last[sp] {
-            if let Some(i) = eligible.iter().position(|c| c.slot == last) {
-                return i;
-            }
+        if let Some(last) = self.last[sp]
+            && let Some(i) = eligible.iter().position(|c| c.slot == last)
+        {
+            return i;
         }
         oldest(eligible)
     }

@@ -12,7 +12,13 @@ pub struct Args {
 
 pub fn text(s: WarpState) -> String {
     let e = s.explain();
-    format!("{}\n  means:  {}\n  causes: {}\n  fixes:  {}\n", s.name(), e.means, e.causes, e.fixes)
+    format!(
+        "{}\n  means:  {}\n  causes: {}\n  fixes:  {}\n",
+        s.name(),
+        e.means,
+        e.causes,
+        e.fixes
+    )
 }
 
 pub fn run(args: &Args) -> ExitCode {
@@ -29,7 +35,11 @@ pub fn run(args: &Args) -> ExitCode {
         }
         None => {
             let names: Vec<&str> = WarpState::ALL.iter().map(|s| s.name()).collect();
-            eprintln!("error: `{}` is not a warp state; the states are: {}", args.reason, names.join(", "));
+            eprintln!(
+                "error: `{}` is not a warp state; the states are: {}",
+                args.reason,
+                names.join(", ")
+            );
             ExitCode::FAILURE
         }
     }

@@ -42,8 +42,13 @@ pub struct Args {
 }
 
 fn parse_set(s: &str) -> Result<(String, f64), String> {
-    let (k, v) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
-    let v: f64 = v.trim().parse().map_err(|_| format!("`{v}` is not a number (in `{s}`)"))?;
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
+    let v: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{v}` is not a number (in `{s}`)"))?;
     Ok((k.trim().to_string(), v))
 }
 
@@ -52,11 +57,15 @@ pub fn load_profile(name: &str, set: &[(String, f64)]) -> Result<Profile, String
     let mut p = if Profile::builtin_names().any(|n| n.eq_ignore_ascii_case(name)) {
         Profile::builtin(name).map_err(|e| e.to_string())?
     } else if Path::new(name).exists() {
-        let text = std::fs::read_to_string(name).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        let text =
+            std::fs::read_to_string(name).map_err(|e| format!("{name}: cannot read: {e}"))?;
         Profile::from_toml(&text).map_err(|e| format!("{name}: {e}"))?
     } else {
         let names: Vec<&str> = Profile::builtin_names().collect();
-        return Err(format!("no built-in profile or file `{name}` (built in: {})", names.join(", ")));
+        return Err(format!(
+            "no built-in profile or file `{name}` (built in: {})",
+            names.join(", ")
+        ));
     };
     for (k, v) in set {
         p.set(k, *v).map_err(|e| format!("--set {k}={v}: {e}"))?;
@@ -68,10 +77,14 @@ pub fn load_profile(name: &str, set: &[(String, f64)]) -> Result<Profile, String
 pub fn load_kernel(name: &str, params: &[(String, i64)]) -> Result<isa::Kernel, String> {
     let path = Path::new(name);
     if path.exists() || name.ends_with(".smk") {
-        return kernel_file::load(path, params).map(|l| l.kernel).map_err(|e| e.render());
+        return kernel_file::load(path, params)
+            .map(|l| l.kernel)
+            .map_err(|e| e.render());
     }
     let _ = params;
-    Err(format!("error: {name}: no such file (kernel files end in .smk)\n"))
+    Err(format!(
+        "error: {name}: no such file (kernel files end in .smk)\n"
+    ))
 }
 
 pub fn run(args: &Args) -> ExitCode {
@@ -99,7 +112,10 @@ pub fn run(args: &Args) -> ExitCode {
     match sim_core::run(&kernel, &profile, &cfg) {
         Ok(r) => {
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&r).expect("a result serializes"));
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&r).expect("a result serializes")
+                );
             } else {
                 print!("{}", render(&r));
             }
@@ -108,7 +124,9 @@ pub fn run(args: &Args) -> ExitCode {
         Err(e) => {
             if args.json {
                 let v = match &e {
-                    SimError::Deadlock(r) | SimError::Watchdog(r) => serde_json::json!({"ok": false, "error": e.to_string(), "stuck": r}),
+                    SimError::Deadlock(r) | SimError::Watchdog(r) => {
+                        serde_json::json!({"ok": false, "error": e.to_string(), "stuck": r})
+                    }
                     _ => serde_json::json!({"ok": false, "error": e.to_string()}),
                 };
                 println!("{}", serde_json::to_string_pretty(&v).expect("serializes"));
@@ -133,20 +151,38 @@ pub fn warp_state_table(r: &RoleStats, out: &mut String) {
         "Warp State: role {} ({} warps per CTA, {} simulated, {} instructions)",
         r.name, r.warps_per_cta, r.warps_simulated, r.instructions
     );
-    let _ = writeln!(out, "  {:<20} {:>16} {:>8}", "reason", "warps per issue", "share");
+    let _ = writeln!(
+        out,
+        "  {:<20} {:>16} {:>8}",
+        "reason", "warps per issue", "share"
+    );
     for (s, v) in r.states.ranked() {
-        let _ = writeln!(out, "  {:<20} {:>16.2} {:>8}", s.name(), r.per_issue(s), pct(v as f64 / total));
+        let _ = writeln!(
+            out,
+            "  {:<20} {:>16.2} {:>8}",
+            s.name(),
+            r.per_issue(s),
+            pct(v as f64 / total)
+        );
     }
 }
 
 pub fn render(r: &RunResult) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "smsim run: kernel {} on profile {}, policy {}, seed {}", r.kernel, r.profile, r.policy, r.seed);
+    let _ = writeln!(
+        o,
+        "smsim run: kernel {} on profile {}, policy {}, seed {}",
+        r.kernel, r.profile, r.policy, r.seed
+    );
     if !r.profile_validated {
         let _ = writeln!(o, "  profile note: {}", r.profile_note);
     }
     if !r.overrides.is_empty() {
-        let s: Vec<String> = r.overrides.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let s: Vec<String> = r
+            .overrides
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         let _ = writeln!(o, "  overrides: {}", s.join(", "));
     }
     let _ = writeln!(o);
@@ -160,7 +196,13 @@ pub fn render(r: &RunResult) -> String {
         if r.ctas_simulated == 1 { "" } else { "s" },
         r.ctas_resident
     );
-    let mut kernel = format!("grid {} CTAs, {} wave{}, estimate {:.2} us", r.grid, r.waves, if r.waves == 1 { "" } else { "s" }, r.kernel_time_us);
+    let mut kernel = format!(
+        "grid {} CTAs, {} wave{}, estimate {:.2} us",
+        r.grid,
+        r.waves,
+        if r.waves == 1 { "" } else { "s" },
+        r.kernel_time_us
+    );
     if let Some(t) = r.tflops {
         let _ = write!(kernel, ", {t:.1} TFLOP/s");
     }
@@ -168,8 +210,18 @@ pub fn render(r: &RunResult) -> String {
         let _ = write!(kernel, ", {g:.1} GB/s");
     }
     let _ = writeln!(o, "Kernel      {kernel}");
-    let per: Vec<String> = r.issued_per_subpartition.iter().map(|&i| format!("{:.3}", i as f64 / r.cycles.max(1) as f64)).collect();
-    let _ = writeln!(o, "Issue       {} warp-instructions, IPC {:.3} (per scheduler: {})", r.instructions, r.ipc, per.join(" "));
+    let per: Vec<String> = r
+        .issued_per_subpartition
+        .iter()
+        .map(|&i| format!("{:.3}", i as f64 / r.cycles.max(1) as f64))
+        .collect();
+    let _ = writeln!(
+        o,
+        "Issue       {} warp-instructions, IPC {:.3} (per scheduler: {})",
+        r.instructions,
+        r.ipc,
+        per.join(" ")
+    );
     let occ = &r.occupancy;
     let _ = writeln!(
         o,
@@ -184,28 +236,47 @@ pub fn render(r: &RunResult) -> String {
         occ.max_warps,
         pct(occ.occupancy)
     );
-    let units: Vec<String> = r.units.iter().map(|u| format!("{} {}", u.unit, pct(u.busy_fraction))).collect();
+    let units: Vec<String> = r
+        .units
+        .iter()
+        .map(|u| format!("{} {}", u.unit, pct(u.busy_fraction)))
+        .collect();
     let _ = writeln!(o, "Units busy  {}", units.join("  "));
     let m = &r.memory;
     let _ = writeln!(
         o,
         "Memory      requests: L1 hit {}, L2 near {}, L2 far {}, HBM {}, shared {}; L2 traffic {} B, HBM {} B",
-        m.requests_l1, m.requests_l2_near, m.requests_l2_far, m.requests_hbm, m.requests_shared, m.l2_bytes, m.hbm_bytes
+        m.requests_l1,
+        m.requests_l2_near,
+        m.requests_l2_far,
+        m.requests_hbm,
+        m.requests_shared,
+        m.l2_bytes,
+        m.hbm_bytes
     );
     let mut top: Vec<(WarpState, u64)> = Vec::new();
     for role in &r.roles {
         let _ = writeln!(o);
         warp_state_table(role, &mut o);
-        for (s, v) in role.states.ranked().into_iter().filter(|(s, _)| *s != WarpState::Selected).take(2) {
+        for (s, v) in role
+            .states
+            .ranked()
+            .into_iter()
+            .filter(|(s, _)| *s != WarpState::Selected)
+            .take(2)
+        {
             match top.iter_mut().find(|(t, _)| *t == s) {
                 Some(e) => e.1 += v,
                 None => top.push((s, v)),
             }
         }
     }
-    top.sort_by(|a, b| b.1.cmp(&a.1));
+    top.sort_by_key(|t| std::cmp::Reverse(t.1));
     if !top.is_empty() {
-        let _ = writeln!(o, "\nThe top stall reasons (`smsim explain REASON` says more):");
+        let _ = writeln!(
+            o,
+            "\nThe top stall reasons (`smsim explain REASON` says more):"
+        );
         for (s, _) in top.iter().take(3) {
             let _ = writeln!(o, "  {:<18} {}", s.name(), s.explain().means);
         }
