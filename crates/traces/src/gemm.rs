@@ -1,0 +1,277 @@
+//! gemm-mainloop (seed 000): C += A x B in BF16 with FP32 accumulators, a 128x256x64 CTA
+//! tile, PIPE shared-memory stages filled by TMA (A 128x64 = 16 KiB + B 256x64 = 32 KiB a
+//! stage), K/64 iterations of four HGMMA.64x256x16 per consumer warpgroup.
+//!
+//! Schedules:
+//! - `static-v1`: no specialization. Eight warps (two warpgroups) each own 64 rows; warp 0
+//!   issues the TMA. Per k: wait for the stage, MMA, wait_group 0, a CTA-wide BAR.SYNC
+//!   (both warpgroups are done with the stage), then warp 0 refills the stage just consumed.
+//! - `static-v2`: the seed's v2: wait_group 1 keeps one MMA group in flight, and the stage
+//!   the previous iteration used is refilled.
+//! - `ws`: a producer warp (warps 1..3 of its warpgroup exit) and two consumer
+//!   warpgroups; consumers release the stage after wait_group 0.
+//! - `ws-wait1`: consumers keep one group in flight and release the previous stage.
+//! - `ws-pingpong`: the two consumer warpgroups take alternate 64x256 tiles; a named
+//!   barrier orders their mainloops so one issues MMAs while the other runs its epilogue.
+//! - `ws-cooperative`: both consumer warpgroups split each tile (the `ws` body, named as
+//!   CUTLASS names it).
+//!
+//! EPILOGUE: 0 none, 1 STG.128 of the accumulator, 2 staged through shared memory and
+//! stored with UTMASTG (4 KiB subtiles per warp).
+
+use isa::builder::{BodyBuilder, KernelBuilder};
+
+use crate::{Family, ParamSpec, Params, Schedule, check_range};
+
+pub const FAMILY: Family = Family {
+    name: "gemm-mainloop",
+    description: "Hopper GEMM mainloop, 128x256x64 BF16 tile, TMA + HGMMA (seed 000)",
+    profile: "h100",
+    schedules: &[
+        Schedule { name: "static-v1", description: "no specialization; wait_group 0, then refill the stage just consumed" },
+        Schedule { name: "static-v2", description: "no specialization; wait_group 1, refill the stage of the previous iteration" },
+        Schedule { name: "ws", description: "producer warp + 2 consumer warpgroups; release after wait_group 0" },
+        Schedule { name: "ws-wait1", description: "warp-specialized; wait_group 1, release the previous stage" },
+        Schedule { name: "ws-pingpong", description: "consumer warpgroups take alternate 64x256 tiles, ordered by named barriers" },
+        Schedule { name: "ws-cooperative", description: "both consumer warpgroups split each tile (as ws)" },
+    ],
+    params: &[
+        ParamSpec { name: "PIPE", default: 4, help: "shared-memory stages (1..=4; 48 KiB each)" },
+        ParamSpec { name: "K", default: 4096, help: "reduction length (multiple of 64); K/64 mainloop iterations" },
+        ParamSpec { name: "M", default: 1536, help: "rows of C (multiple of 128); grid = M/128 x N/256" },
+        ParamSpec { name: "N", default: 2816, help: "columns of C (multiple of 256)" },
+        ParamSpec { name: "EPILOGUE", default: 0, help: "0 none, 1 STG of the accumulator, 2 UTMASTG via shared memory" },
+    ],
+    build,
+};
+
+const A_STAGE: i64 = 16384;
+const B_STAGE: i64 = 32768;
+
+pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
+    let pipe = p.get("PIPE");
+    let k = p.get("K");
+    let m = p.get("M");
+    let n = p.get("N");
+    let epi = p.get("EPILOGUE");
+    check_range("PIPE", pipe, 1, 4)?;
+    check_range("EPILOGUE", epi, 0, 2)?;
+    if k < 64 || k % 64 != 0 {
+        return Err(format!("K={k} must be a positive multiple of 64"));
+    }
+    if m < 128 || m % 128 != 0 || n < 256 || n % 256 != 0 {
+        return Err(format!("M={m} must be a multiple of 128 and N={n} of 256"));
+    }
+    let kt = k / 64;
+    let mt = m / 128;
+    let grid = mt * (n / 256);
+    let name = format!("gemm_{}", schedule.replace('-', "_"));
+    let ws = schedule.starts_with("ws");
+    let threads = if ws { 384 } else { 256 };
+    let pingpong = schedule == "ws-pingpong";
+    let mut b = KernelBuilder::new(&name, threads)
+        .regs(168)
+        .grid(grid as u32)
+        .buffer("A", (m * k * 2) as u64)
+        .buffer("B", (n * k * 2) as u64)
+        .buffer("C", (m * n * 4) as u64)
+        .shared("sA", (pipe * A_STAGE) as u32)
+        .shared("sB", (pipe * B_STAGE) as u32);
+    if epi == 2 {
+        b = b.shared("sC", 8 * 4096);
+    }
+    // Arrivals on `empty` per use of a stage: every consumer warp that read it.
+    let empty_count = if pingpong { 4 } else { 8 };
+    b = b.mbarrier("full", pipe as u32, 1);
+    if ws {
+        b = b.mbarrier("empty", pipe as u32, empty_count);
+    } else {
+        b = b.named_barrier("stage_free", 1, 256);
+    }
+    b = b
+        .param("PIPE", pipe)
+        .param("KT", kt)
+        .param("MT", mt)
+        .work_flops("2 * 128 * 256 * 64 * KT")
+        .work_bytes(if pingpong {
+            "(8192 + 32768) * 2 * KT + 131072"
+        } else {
+            "(16384 + 32768) * KT + 131072"
+        });
+    let wait = |s: &str| if s == "static-v2" || s == "ws-wait1" { 1 } else { 0 };
+    let k = match schedule {
+        "static-v1" | "static-v2" => {
+            let lag = wait(schedule);
+            b.role("main", 0, 7, None, |b| {
+                // Prologue: warp 0 fills every stage.
+                b.if_("warp == 0", |b| {
+                    b.loop_("s", 0, "min(PIPE, KT)", |b| load_stage(b, "s", "s", false));
+                });
+                b.loop_("k", 0, "KT", |b| {
+                    b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT full[k % PIPE], parity=(k / PIPE) & 1");
+                    mma_kstep(b, "k % PIPE", "warpgroup * 8192", true);
+                    b.ins(format!("WARPGROUP.DEPBAR.LE gsb0, {lag}"));
+                    // Refill the stage of iteration j = k - lag with iteration j + PIPE.
+                    let j = if lag == 0 { "k".to_string() } else { format!("(k - {lag})") };
+                    let cond = if lag == 0 {
+                        "k + PIPE < KT".to_string()
+                    } else {
+                        format!("(k >= {lag}) & ({j} + PIPE < KT)")
+                    };
+                    // A non-specialized kernel learns that both warpgroups are done with
+                    // a stage by a CTA-wide barrier (__syncthreads); then one elected warp
+                    // refills it.
+                    b.if_(cond.as_str(), |b| {
+                        b.ins("BAR.SYNC 1, 256");
+                        b.if_("warp == 0", |b| {
+                            load_stage(b, &format!("{j} % PIPE"), &format!("{j} + PIPE"), false);
+                        });
+                    });
+                });
+                b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
+                epilogue(b, epi, "warp");
+                b.ins("EXIT");
+            })
+        }
+        "ws" | "ws-cooperative" | "ws-wait1" => {
+            let lag = wait(schedule);
+            b.role("producer", 0, 0, Some(40), |b| {
+                b.loop_("k", 0, "KT", |b| {
+                    b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT empty[k % PIPE], parity=((k / PIPE) & 1) ^ 1");
+                    load_stage(b, "k % PIPE", "k", false);
+                });
+                b.ins("EXIT");
+            })
+            .role("idle", 1, 3, Some(40), |b| {
+                b.ins("EXIT");
+            })
+            .role("consumer", 4, 11, Some(232), |b| {
+                b.loop_("k", 0, "KT", |b| {
+                    b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT full[k % PIPE], parity=(k / PIPE) & 1");
+                    mma_kstep(b, "k % PIPE", "(warpgroup - 1) * 8192", true);
+                    b.ins(format!("WARPGROUP.DEPBAR.LE gsb0, {lag}"));
+                    if lag == 0 {
+                        b.ins("SYNCS.ARRIVE.TRANS64 empty[k % PIPE]");
+                    } else {
+                        b.if_("k > 0", |b| {
+                            b.ins("SYNCS.ARRIVE.TRANS64 empty[(k + PIPE - 1) % PIPE]");
+                        });
+                    }
+                });
+                b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
+                epilogue(b, epi, "(warp - 4)");
+                b.ins("EXIT");
+            })
+        }
+        "ws-pingpong" => b
+            .named_barrier("order", 1, 256)
+            .role("producer", 0, 0, Some(40), |b| {
+                // Stage use i = t * KT + k: tile t's 64 rows of A and the whole B block.
+                b.loop_("i", 0, "2 * KT", |b| {
+                    b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT empty[i % PIPE], parity=((i / PIPE) & 1) ^ 1");
+                    load_stage(b, "i % PIPE", "i", true);
+                });
+                b.ins("EXIT");
+            })
+            .role("idle", 1, 3, Some(40), |b| {
+                b.ins("EXIT");
+            })
+            .role("consumer", 4, 11, Some(232), |b| {
+                // The second warpgroup starts its mainloop when the first finishes its own.
+                b.if_("warpgroup == 2", |b| {
+                    b.ins("BAR.SYNC 1, 256");
+                });
+                b.loop_("k", 0, "KT", |b| {
+                    let i = "((warpgroup - 1) * KT + k)";
+                    b.ins(format!(
+                        "SYNCS.PHASECHK.TRANS64.TRYWAIT full[{i} % PIPE], parity=({i} / PIPE) & 1"
+                    ));
+                    mma_kstep(b, &format!("{i} % PIPE"), "0", true);
+                    // Keep one wgmma group in flight; release the previous stage.
+                    b.ins("WARPGROUP.DEPBAR.LE gsb0, 1");
+                    b.if_("k > 0", |b| {
+                        b.ins(format!("SYNCS.ARRIVE.TRANS64 empty[({i} + PIPE - 1) % PIPE]"));
+                    });
+                });
+                b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
+                b.ins(format!("SYNCS.ARRIVE.TRANS64 empty[((warpgroup - 1) * KT + KT - 1) % PIPE]"));
+                b.if_("warpgroup == 1", |b| {
+                    b.ins("BAR.ARV 1, 256");
+                });
+                epilogue(b, epi, "(warp - 4)");
+                b.ins("EXIT");
+            }),
+        other => return Err(format!("gemm-mainloop has no schedule `{other}`")),
+    };
+    Ok(k.build())
+}
+
+/// Announces a stage's bytes and issues its TMA loads (`half`: only 64 rows of A).
+fn load_stage(b: &mut BodyBuilder, stage: &str, iter: &str, half: bool) {
+    if half {
+        // iter = t * KT + k: tile t (0 or 1) of 64 rows.
+        b.ins(format!(
+            "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=40960"
+        ));
+        b.ins(format!(
+            "UTMALDG.2D sA[({stage}) * 16384], A[((cta % MT) * 2 * KT + {iter}) * 8192], bytes=8192, bar=full[{stage}]"
+        ));
+        b.ins(format!(
+            "UTMALDG.2D sB[({stage}) * 32768], B[((cta / MT) * KT + ({iter}) % KT) * 32768], bytes=32768, bar=full[{stage}]"
+        ));
+    } else {
+        b.ins(format!("SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=49152"));
+        b.ins(format!(
+            "UTMALDG.2D sA[({stage}) * 16384], A[((cta % MT) * KT + {iter}) * 16384], bytes=16384, bar=full[{stage}]"
+        ));
+        b.ins(format!(
+            "UTMALDG.2D sB[({stage}) * 32768], B[((cta / MT) * KT + {iter}) * 32768], bytes=32768, bar=full[{stage}]"
+        ));
+    }
+}
+
+/// One k-step of a warpgroup: four HGMMA.64x256x16 over a 64-wide stage, one wgmma group.
+fn mma_kstep(b: &mut BodyBuilder, stage: &str, a_rows: &str, arrive: bool) {
+    if arrive {
+        b.ins("WARPGROUP.ARRIVE");
+    }
+    for j in 0..4 {
+        let gsb = if j == 3 { ", gsb0" } else { "" };
+        b.ins(format!(
+            "HGMMA.64x256x16.F32.BF16 R24, sA[({stage}) * 16384 + {a_rows} + {}], sB[({stage}) * 32768 + {}]{gsb}",
+            j * 32,
+            j * 32
+        ));
+    }
+}
+
+/// Stores a warp's quarter of its warpgroup's 64x256 FP32 accumulator (16 KiB).
+/// `cw` is the consumer warp index 0..7.
+fn epilogue(b: &mut BodyBuilder, epi: i64, cw: &str) {
+    match epi {
+        1 => {
+            b.loop_("c", 0, 32, |b| {
+                b.ins(format!(
+                    "STG.E.128 C[(((cta * 8 + {cw}) * 32 + c) * 32 + lane) * 16], R24"
+                ));
+            });
+        }
+        2 => {
+            b.loop_("c", 0, 4, |b| {
+                b.if_("c > 0", |b| {
+                    b.ins("DEPBAR.LE SB1, 0");
+                });
+                b.loop_("j", 0, 8, |b| {
+                    b.ins(format!("STS.128 sC[{cw} * 4096 + j * 512 + lane * 16], R24"));
+                });
+                b.ins("FENCE.PROXY.ASYNC");
+                b.ins(format!(
+                    "UTMASTG.2D C[((cta * 8 + {cw}) * 4 + c) * 4096], sC[{cw} * 4096], bytes=4096"
+                ));
+                b.ins("UTMACMDFLUSH");
+            });
+            b.ins("DEPBAR.LE SB1, 0");
+        }
+        _ => {}
+    }
+}
