@@ -62,6 +62,11 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     if m < 128 || m % 128 != 0 || n < 256 || n % 256 != 0 {
         return Err(format!("M={m} must be a multiple of 128 and N={n} of 256"));
     }
+    if pipe < 2 && matches!(schedule, "static-v2" | "ws-wait1" | "ws-pingpong") {
+        return Err(format!(
+            "{schedule} keeps one MMA group in flight and frees a stage one iteration late, so it needs PIPE >= 2 (got {pipe})"
+        ));
+    }
     let kt = k / 64;
     let mt = m / 128;
     let grid = mt * (n / 256);
@@ -72,8 +77,10 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     let mut b = KernelBuilder::new(&name, threads)
         .regs(168)
         .grid(grid as u32)
-        .buffer("A", (m * k * 2) as u64)
-        .buffer("B", (n * k * 2) as u64)
+        // PIPE stages of slack: validate()'s range check does not narrow by the `if`
+        // guarding the refill of iteration k + PIPE, so it sees k + PIPE up to KT + PIPE - 1.
+        .buffer("A", (m * k * 2 + pipe * A_STAGE) as u64)
+        .buffer("B", (n * k * 2 + pipe * B_STAGE) as u64)
         .buffer("C", (m * n * 4) as u64)
         .shared("sA", (pipe * A_STAGE) as u32)
         .shared("sB", (pipe * B_STAGE) as u32);

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 
 pub mod compare;
 pub mod elementwise;
-pub mod fa3;
 pub mod gemm;
 pub mod latency;
 
@@ -70,7 +69,6 @@ static FAMILIES: &[Family] = &[
     gemm::FAMILY,
     latency::FAMILY,
     elementwise::FAMILY,
-    fa3::FAMILY,
 ];
 
 /// Every kernel family, in the order of the issue.
