@@ -182,6 +182,7 @@ extern "C" __global__ void lat_lds(u64* out, int reps, u32* sink) {
       rec[i] = (u32)dt;                                                                               \
     }                                                                                                 \
     for (int i = 0; i < n; ++i) out_rec[i] = rec[i];                                                  \
+    out_chunks[chunks] = smid();                                                                      \
     sink[0] = p;                                                                                      \
   }
 
@@ -190,6 +191,23 @@ extern "C" __global__ void lat_lds(u64* out, int reps, u32* sink) {
 CHASE(chase_ld, "ld.global.u64 %0, [%0];")
 CHASE(chase_ca, "ld.global.ca.u64 %0, [%0];")
 CHASE(chase_cg, "ld.global.cg.u64 %0, [%0];")
+
+// Every block's thread 0 chases the same cycle: warm_steps untimed, then `steps` timed;
+// out[2*block] = SM id, out[2*block+1] = cycles. One block per SM maps the L2 latency
+// each SM sees (near and far L2 partitions).
+extern "C" __global__ void chase_sm(const u64* start, i64 warm_steps, int steps, u64* out, u64* sink) {
+  if (threadIdx.x != 0) return;
+  u64 p = (u64)start;
+  for (i64 i = 0; i < warm_steps; ++i) asm volatile("ld.global.u64 %0, [%0];" : "+l"(p)::"memory");
+  u64 t0 = clk();
+  for (int i = 0; i < steps; i += 8) {
+    UNROLL for (int u = 0; u < 8; ++u) asm volatile("ld.global.u64 %0, [%0];" : "+l"(p)::"memory");
+  }
+  u64 t1 = clk();
+  out[2 * blockIdx.x] = smid();
+  out[2 * blockIdx.x + 1] = t1 - t0;
+  sink[blockIdx.x] = p;
+}
 
 // Writes the pointer cycle: line order[i] points to line order[i+1].
 extern "C" __global__ void build_chain(char* base, const u32* order, u64 n, u64 stride) {
@@ -478,14 +496,18 @@ extern "C" __global__ void bw_bulk(const char* base, u64 region, u64 block_strid
   u64 off0 = (u64)blockIdx.x * block_stride;
   u32 parity = 0;
   u64 c0 = clk(), g0 = gtime();
+  // the source offset advances without a 64-bit modulo (a dependent chain of ~70
+  // instructions that, in this one thread, cost more than a copy)
+  u64 off = off0 % region;
   int issued = 0;
   for (int s = 0; s < stages && issued < nchunks; ++s, ++issued) {
     u32 bar = smaddr(&bars[s]);
     mbar_expect_tx(bar, chunk);
-    bulk_g2s(d0 + s * chunk, base + (off0 + (u64)issued * chunk) % region, chunk, bar);
+    bulk_g2s(d0 + s * chunk, base + off, chunk, bar);
+    off += chunk;
+    if (off >= region) off -= region;
   }
-  for (int done = 0; done < nchunks; ++done) {
-    int s = done % stages;
+  for (int done = 0, s = 0; done < nchunks; ++done, s = (s + 1 == stages) ? 0 : s + 1) {
     u32 bar = smaddr(&bars[s]);
     if (!mbar_wait(bar, (parity >> s) & 1)) {
       err[0] = 1;
@@ -494,7 +516,9 @@ extern "C" __global__ void bw_bulk(const char* base, u64 region, u64 block_strid
     parity ^= 1u << s;
     if (issued < nchunks) {
       mbar_expect_tx(bar, chunk);
-      bulk_g2s(d0 + s * chunk, base + (off0 + (u64)issued * chunk) % region, chunk, bar);
+      bulk_g2s(d0 + s * chunk, base + off, chunk, bar);
+      off += chunk;
+      if (off >= region) off -= region;
       ++issued;
     }
   }

@@ -946,7 +946,8 @@ impl Runner {
             ],
         )?;
         let secs = t0.elapsed().as_secs_f64();
-        let raw = self.out_u64(chunks as usize)?;
+        let mut raw = self.out_u64(chunks as usize + 1)?;
+        let sm = raw.pop().unwrap_or(0);
         let per: Vec<f64> = raw
             .iter()
             .map(|t| *t as f64 / f64::from(chunk_steps))
@@ -999,6 +1000,7 @@ impl Runner {
                 ),
                 ("per_step_percentiles", v(&pct)),
                 ("host_seconds", v(secs)),
+                ("smid", v(sm)),
             ],
         });
         Ok(())
@@ -1093,6 +1095,10 @@ impl Runner {
                 )?;
             }
         }
+        self.chase_per_sm(16 * MIB, "L2")?;
+        if !self.quick {
+            self.chase_per_sm(4 * KIB, "L1")?;
+        }
         let hbm: &[u64] = if self.quick {
             &[256 * MIB]
         } else {
@@ -1110,6 +1116,49 @@ impl Runner {
                 "HBM",
             )?;
         }
+        Ok(())
+    }
+
+    /// One block per SM chases the same cycle concurrently: the latency each SM sees.
+    fn chase_per_sm(&mut self, footprint: u64, level: &str) -> Result<()> {
+        let (start, n) = self.build_chain(footprint, 128, 0x5eed ^ footprint)?;
+        let warm: i64 = n.max(1024) as i64;
+        let steps: i32 = 4096;
+        let grid = self.sm_count;
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        self.launch(
+            "chase_sm",
+            grid,
+            32,
+            0,
+            &[arg(&start), arg(&warm), arg(&steps), arg(&out), arg(&sink)],
+        )?;
+        let raw = self.out_u64(2 * grid as usize)?;
+        let mut by_sm: Vec<(u64, f64)> = raw
+            .chunks_exact(2)
+            .map(|c| (c[0], c[1] as f64 / f64::from(steps)))
+            .collect();
+        by_sm.sort_by_key(|x| x.0);
+        let sms: Vec<u64> = by_sm.iter().map(|x| x.0).collect();
+        let lat: Vec<f64> = by_sm.iter().map(|x| x.1).collect();
+        self.push(Rec {
+            name: format!("lat.ldg.ld.per_sm.fp_{}", fmt_bytes(footprint)),
+            group: "latency",
+            unit: "cycles",
+            kernel: "chase_sm",
+            method: "one block per SM, all at once; thread 0 of each chases the same random pointer cycle \
+                     (warm pass, then 4096 timed steps); each repetition = one SM's mean cycles per load, \
+                     in SM id order (see extra.smid)",
+            params: vec![
+                ("footprint_bytes", v(footprint)),
+                ("stride_bytes", v(128)),
+                ("steps", v(steps)),
+                ("grid", v(grid)),
+                ("expected_level", v(level)),
+            ],
+            reps: lat,
+            extra: vec![("smid", v(&sms))],
+        });
         Ok(())
     }
 
@@ -1793,6 +1842,7 @@ mod tests {
             "lat_mufu_ex2",
             "lat_lds",
             "chase_ld",
+            "chase_sm",
             "chase_ca",
             "chase_cg",
             "build_chain",
