@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod check;
 mod explain;
 mod kernel_file;
+mod library;
 mod run;
 
 #[derive(Parser)]
@@ -32,6 +33,10 @@ enum Command {
     Run(run::Args),
     /// What a warp state (stall reason) means, what causes it, what fixes it.
     Explain(explain::Args),
+    /// List the built-in kernel library, or print one kernel's file (`--emit`).
+    Kernels(library::KernelsArgs),
+    /// Run every schedule of a kernel family side by side and say why the fastest wins.
+    Compare(library::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,5 +45,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Kernels(args) => library::kernels(&args),
+        Command::Compare(args) => library::compare(&args),
     }
 }

@@ -41,7 +41,7 @@ pub struct Args {
     pub json: bool,
 }
 
-fn parse_set(s: &str) -> Result<(String, f64), String> {
+pub fn parse_set(s: &str) -> Result<(String, f64), String> {
     let (k, v) = s
         .split_once('=')
         .ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;

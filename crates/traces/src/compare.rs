@@ -87,7 +87,11 @@ pub fn compare(
         .map(|r| r.kernel_time_us)
         .fold(0.0, f64::max);
     for r in rows.iter_mut().filter(|r| r.error.is_none()) {
-        r.speedup = if r.kernel_time_us > 0.0 { slowest / r.kernel_time_us } else { 0.0 };
+        r.speedup = if r.kernel_time_us > 0.0 {
+            slowest / r.kernel_time_us
+        } else {
+            0.0
+        };
     }
     let explanation = explain(&rows);
     Ok(Comparison {
@@ -188,25 +192,50 @@ fn pct(x: f64) -> String {
 fn explain(rows: &[ScheduleRow]) -> Vec<String> {
     let mut out = vec![];
     for r in rows.iter().filter(|r| r.error.is_some()) {
-        out.push(format!("{} did not finish: {}", r.schedule, r.error.as_deref().unwrap_or("")));
+        out.push(format!(
+            "{} did not finish: {}",
+            r.schedule,
+            r.error.as_deref().unwrap_or("")
+        ));
     }
     let ok: Vec<&ScheduleRow> = rows.iter().filter(|r| r.error.is_none()).collect();
     if ok.len() < 2 {
         return out;
     }
-    let fastest = ok.iter().copied().min_by(|a, b| a.kernel_time_us.total_cmp(&b.kernel_time_us)).unwrap();
-    let slowest = ok.iter().copied().max_by(|a, b| a.kernel_time_us.total_cmp(&b.kernel_time_us)).unwrap();
+    let fastest = ok
+        .iter()
+        .copied()
+        .min_by(|a, b| a.kernel_time_us.total_cmp(&b.kernel_time_us))
+        .unwrap();
+    let slowest = ok
+        .iter()
+        .copied()
+        .max_by(|a, b| a.kernel_time_us.total_cmp(&b.kernel_time_us))
+        .unwrap();
     out.push(format!(
         "{} is fastest: {:.2}x the slowest, {} ({} vs {} cycles on the simulated SM).",
         fastest.schedule, fastest.speedup, slowest.schedule, fastest.cycles, slowest.cycles
     ));
     // The unit whose utilisation differs most between fastest and slowest.
-    let units = [("tensor pipe", fastest.tensor, slowest.tensor), ("TMA", fastest.tma, slowest.tma), ("MUFU", fastest.mufu, slowest.mufu), ("FMA pipe", fastest.fma, slowest.fma)];
-    if let Some((u, a, b)) = units.iter().copied().max_by(|x, y| (x.1 - x.2).abs().total_cmp(&(y.1 - y.2).abs())) {
-        if (a - b).abs() >= 0.02 {
+    let units = [
+        ("tensor pipe", fastest.tensor, slowest.tensor),
+        ("TMA", fastest.tma, slowest.tma),
+        ("MUFU", fastest.mufu, slowest.mufu),
+        ("FMA pipe", fastest.fma, slowest.fma),
+    ];
+    if let Some((u, a, b)) = units
+        .iter()
+        .copied()
+        .max_by(|x, y| (x.1 - x.2).abs().total_cmp(&(y.1 - y.2).abs()))
+        && (a - b).abs() >= 0.02
+    {
+        {
             out.push(format!(
                 "{} keeps the {u} {} busy; {} keeps it {} busy.",
-                fastest.schedule, pct(a), slowest.schedule, pct(b)
+                fastest.schedule,
+                pct(a),
+                slowest.schedule,
+                pct(b)
             ));
         }
     }
@@ -214,17 +243,34 @@ fn explain(rows: &[ScheduleRow]) -> Vec<String> {
     let fast_main = main_role(fastest);
     for r in &ok {
         let Some(m) = main_role(r) else { continue };
-        let Some((state, share)) = m.top_stalls.first() else { continue };
+        let Some((state, share)) = m.top_stalls.first() else {
+            continue;
+        };
         let mut line = format!(
             "{}'s {} warps spend {} of their cycles in {} ({}), and issue in {}",
-            r.schedule, m.role, pct(*share), state, gloss(state), pct(m.issue_share)
+            r.schedule,
+            m.role,
+            pct(*share),
+            state,
+            gloss(state),
+            pct(m.issue_share)
         );
-        if r.schedule != fastest.schedule {
-            if let Some(fm) = fast_main {
+        if r.schedule != fastest.schedule
+            && let Some(fm) = fast_main
+        {
+            {
                 let fs = fm.top_stalls.iter().find(|(s, _)| s == state).map(|x| x.1);
                 match fs {
-                    Some(fs) => line.push_str(&format!("; {}'s {} warps: {} there", fastest.schedule, fm.role, pct(fs))),
-                    None => line.push_str(&format!("; {} is not among {}'s top stalls", state, fastest.schedule)),
+                    Some(fs) => line.push_str(&format!(
+                        "; {}'s {} warps: {} there",
+                        fastest.schedule,
+                        fm.role,
+                        pct(fs)
+                    )),
+                    None => line.push_str(&format!(
+                        "; {} is not among {}'s top stalls",
+                        state, fastest.schedule
+                    )),
                 }
             }
         }
@@ -236,12 +282,31 @@ fn explain(rows: &[ScheduleRow]) -> Vec<String> {
 
 impl fmt::Display for Comparison {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let params: Vec<String> = self.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        writeln!(f, "{} on {} ({})", self.family, self.profile, params.join(" "))?;
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        writeln!(
+            f,
+            "{} on {} ({})",
+            self.family,
+            self.profile,
+            params.join(" ")
+        )?;
         writeln!(
             f,
             "{:<18} {:>10} {:>9} {:>10} {:>11} {:>7} {:>6} {:>5} {:>5} {:>5}",
-            "schedule", "cycles", "SM us", "kernel us", "throughput", "speedup", "tensor", "TMA", "MUFU", "FMA"
+            "schedule",
+            "cycles",
+            "SM us",
+            "kernel us",
+            "throughput",
+            "speedup",
+            "tensor",
+            "TMA",
+            "MUFU",
+            "FMA"
         )?;
         for r in &self.rows {
             if let Some(e) = &r.error {
@@ -257,19 +322,35 @@ impl fmt::Display for Comparison {
             writeln!(
                 f,
                 "{:<18} {:>10} {:>9.2} {:>10.2} {:>11} {:>6.2}x {:>6} {:>5} {:>5} {:>5}",
-                r.schedule, r.cycles, r.time_us, r.kernel_time_us, tp, r.speedup,
-                pct(r.tensor), pct(r.tma), pct(r.mufu), pct(r.fma)
+                r.schedule,
+                r.cycles,
+                r.time_us,
+                r.kernel_time_us,
+                tp,
+                r.speedup,
+                pct(r.tensor),
+                pct(r.tma),
+                pct(r.mufu),
+                pct(r.fma)
             )?;
         }
         writeln!(f)?;
         writeln!(f, "top stalls per role (share of the role's warp-cycles):")?;
         for r in self.rows.iter().filter(|r| r.error.is_none()) {
             for ro in &r.roles {
-                let s: Vec<String> = ro.top_stalls.iter().map(|(n, x)| format!("{n} {}", pct(*x))).collect();
+                let s: Vec<String> = ro
+                    .top_stalls
+                    .iter()
+                    .map(|(n, x)| format!("{n} {}", pct(*x)))
+                    .collect();
                 writeln!(
                     f,
                     "  {:<18} {:<10} x{:<2} issue {:>4}  {}",
-                    r.schedule, ro.role, ro.warps_per_cta, pct(ro.issue_share), s.join(", ")
+                    r.schedule,
+                    ro.role,
+                    ro.warps_per_cta,
+                    pct(ro.issue_share),
+                    s.join(", ")
                 )?;
             }
         }

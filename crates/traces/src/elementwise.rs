@@ -18,16 +18,46 @@ pub const FAMILY: Family = Family {
     description: "c = a + b over a 2D FP32 tensor with TMA loads and stores (seed 001)",
     profile: "h100",
     schedules: &[
-        Schedule { name: "tma-pipelined", description: "one partition, NUM_LOAD_BUFFERS TMA loads in flight, BAR.SYNC between steps" },
-        Schedule { name: "warp-specialized", description: "load and store warps at 24 registers, a compute partition, mbarrier pairs" },
+        Schedule {
+            name: "tma-pipelined",
+            description: "one partition, NUM_LOAD_BUFFERS TMA loads in flight, BAR.SYNC between steps",
+        },
+        Schedule {
+            name: "warp-specialized",
+            description: "load and store warps at 24 registers, a compute partition, mbarrier pairs",
+        },
     ],
     params: &[
-        ParamSpec { name: "ROWS", default: 4096, help: "rows (multiple of 32)" },
-        ParamSpec { name: "COLS", default: 4096, help: "columns (multiple of 128)" },
-        ParamSpec { name: "GRID", default: 128, help: "persistent CTAs (must divide the tile count)" },
-        ParamSpec { name: "NUM_LOAD_BUFFERS", default: 3, help: "stages of (a, b) tiles in shared memory (1..=4)" },
-        ParamSpec { name: "NUM_STORE_BUFFERS", default: 2, help: "stages of c tiles in shared memory (1..=4)" },
-        ParamSpec { name: "COMPUTE_WARPS", default: 4, help: "warps of the compute partition (4 or 8)" },
+        ParamSpec {
+            name: "ROWS",
+            default: 4096,
+            help: "rows (multiple of 32)",
+        },
+        ParamSpec {
+            name: "COLS",
+            default: 4096,
+            help: "columns (multiple of 128)",
+        },
+        ParamSpec {
+            name: "GRID",
+            default: 128,
+            help: "persistent CTAs (must divide the tile count)",
+        },
+        ParamSpec {
+            name: "NUM_LOAD_BUFFERS",
+            default: 3,
+            help: "stages of (a, b) tiles in shared memory (1..=4)",
+        },
+        ParamSpec {
+            name: "NUM_STORE_BUFFERS",
+            default: 2,
+            help: "stages of c tiles in shared memory (1..=4)",
+        },
+        ParamSpec {
+            name: "COMPUTE_WARPS",
+            default: 4,
+            help: "warps of the compute partition (4 or 8)",
+        },
     ],
     build,
 };
@@ -45,7 +75,9 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         return Err(format!("COMPUTE_WARPS={cw} must be 4 or 8"));
     }
     if rows < 32 || rows % 32 != 0 || cols < 128 || cols % 128 != 0 {
-        return Err(format!("ROWS={rows} must be a multiple of 32 and COLS={cols} of 128"));
+        return Err(format!(
+            "ROWS={rows} must be a multiple of 32 and COLS={cols} of 128"
+        ));
     }
     let tiles = rows / 32 * (cols / 128);
     if grid < 1 || tiles % grid != 0 {
@@ -55,21 +87,26 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     let bytes = (rows * cols * 4) as u64;
     let ws = schedule == "warp-specialized";
     let threads = if ws { 128 + cw * 32 } else { 128 };
-    let b = KernelBuilder::new(&format!("add_{}", schedule.replace('-', "_")), threads as u32)
-        .regs(32)
-        .grid(grid as u32)
-        .buffer("A", bytes)
-        .buffer("B", bytes)
-        .buffer("C", bytes)
-        .shared("sA", (nlb * BLOCK) as u32)
-        .shared("sB", (nlb * BLOCK) as u32)
-        .shared("sC", (nsb * BLOCK) as u32)
-        .param("TILES", per_cta)
-        .param("NLB", nlb)
-        .param("NSB", nsb)
-        .work_bytes("3 * 16384 * TILES");
+    let b = KernelBuilder::new(
+        &format!("add_{}", schedule.replace('-', "_")),
+        threads as u32,
+    )
+    .regs(32)
+    .grid(grid as u32)
+    .buffer("A", bytes)
+    .buffer("B", bytes)
+    .buffer("C", bytes)
+    .shared("sA", (nlb * BLOCK) as u32)
+    .shared("sB", (nlb * BLOCK) as u32)
+    .shared("sC", (nsb * BLOCK) as u32)
+    .param("TILES", per_cta)
+    .param("NLB", nlb)
+    .param("NSB", nsb)
+    .work_bytes("3 * 16384 * TILES");
     let load = |b: &mut isa::builder::BodyBuilder, stage: &str, t: &str| {
-        b.ins(format!("SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=32768"));
+        b.ins(format!(
+            "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=32768"
+        ));
         b.ins(format!(
             "UTMALDG.2D sA[({stage}) * 16384], A[(cta * TILES + {t}) * 16384], bytes=16384, bar=full[{stage}]"
         ));
@@ -80,8 +117,12 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     // A compute warp's share of a tile: `n` 512-byte pieces starting at piece `first`.
     let compute = |b: &mut isa::builder::BodyBuilder, n: i64, first: &str| {
         b.loop_("j", 0, n, |b| {
-            b.ins(format!("LDS.128 R4, sA[(t % NLB) * 16384 + ({first} + j) * 512 + lane * 16]"));
-            b.ins(format!("LDS.128 R8, sB[(t % NLB) * 16384 + ({first} + j) * 512 + lane * 16]"));
+            b.ins(format!(
+                "LDS.128 R4, sA[(t % NLB) * 16384 + ({first} + j) * 512 + lane * 16]"
+            ));
+            b.ins(format!(
+                "LDS.128 R8, sB[(t % NLB) * 16384 + ({first} + j) * 512 + lane * 16]"
+            ));
             b.ins("FADD R12, R4, R8");
             b.ins("FADD R13, R5, R9");
             b.ins("FADD R14, R6, R10");
@@ -90,7 +131,9 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     };
     let store = |b: &mut isa::builder::BodyBuilder, n: i64, first: &str| {
         b.loop_("j", 0, n, |b| {
-            b.ins(format!("STS.128 sC[(t % NSB) * 16384 + ({first} + j) * 512 + lane * 16], R12"));
+            b.ins(format!(
+                "STS.128 sC[(t % NSB) * 16384 + ({first} + j) * 512 + lane * 16], R12"
+            ));
         });
     };
     let k = match schedule {

@@ -28,19 +28,57 @@ pub const FAMILY: Family = Family {
     description: "Hopper GEMM mainloop, 128x256x64 BF16 tile, TMA + HGMMA (seed 000)",
     profile: "h100",
     schedules: &[
-        Schedule { name: "static-v1", description: "no specialization; wait_group 0, then refill the stage just consumed" },
-        Schedule { name: "static-v2", description: "no specialization; wait_group 1, refill the stage of the previous iteration" },
-        Schedule { name: "ws", description: "producer warp + 2 consumer warpgroups; release after wait_group 0" },
-        Schedule { name: "ws-wait1", description: "warp-specialized; wait_group 1, release the previous stage" },
-        Schedule { name: "ws-pingpong", description: "consumer warpgroups take alternate 64x256 tiles, ordered by named barriers" },
-        Schedule { name: "ws-cooperative", description: "both consumer warpgroups split each tile (as ws)" },
+        Schedule {
+            name: "static-v1",
+            description: "no specialization; wait_group 0, then refill the stage just consumed",
+        },
+        Schedule {
+            name: "static-v2",
+            description: "no specialization; wait_group 1, refill the stage of the previous iteration",
+        },
+        Schedule {
+            name: "ws",
+            description: "producer warp + 2 consumer warpgroups; release after wait_group 0",
+        },
+        Schedule {
+            name: "ws-wait1",
+            description: "warp-specialized; wait_group 1, release the previous stage",
+        },
+        Schedule {
+            name: "ws-pingpong",
+            description: "consumer warpgroups take alternate 64x256 tiles, ordered by named barriers",
+        },
+        Schedule {
+            name: "ws-cooperative",
+            description: "both consumer warpgroups split each tile (as ws)",
+        },
     ],
     params: &[
-        ParamSpec { name: "PIPE", default: 4, help: "shared-memory stages (1..=4; 48 KiB each)" },
-        ParamSpec { name: "K", default: 4096, help: "reduction length (multiple of 64); K/64 mainloop iterations" },
-        ParamSpec { name: "M", default: 1536, help: "rows of C (multiple of 128); grid = M/128 x N/256" },
-        ParamSpec { name: "N", default: 2816, help: "columns of C (multiple of 256)" },
-        ParamSpec { name: "EPILOGUE", default: 0, help: "0 none, 1 STG of the accumulator, 2 UTMASTG via shared memory" },
+        ParamSpec {
+            name: "PIPE",
+            default: 4,
+            help: "shared-memory stages (1..=4; 48 KiB each)",
+        },
+        ParamSpec {
+            name: "K",
+            default: 4096,
+            help: "reduction length (multiple of 64); K/64 mainloop iterations",
+        },
+        ParamSpec {
+            name: "M",
+            default: 1536,
+            help: "rows of C (multiple of 128); grid = M/128 x N/256",
+        },
+        ParamSpec {
+            name: "N",
+            default: 2816,
+            help: "columns of C (multiple of 256)",
+        },
+        ParamSpec {
+            name: "EPILOGUE",
+            default: 0,
+            help: "0 none, 1 STG of the accumulator, 2 UTMASTG via shared memory",
+        },
     ],
     build,
 };
@@ -105,7 +143,13 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         } else {
             "(16384 + 32768) * KT + 131072"
         });
-    let wait = |s: &str| if s == "static-v2" || s == "ws-wait1" { 1 } else { 0 };
+    let wait = |s: &str| {
+        if s == "static-v2" || s == "ws-wait1" {
+            1
+        } else {
+            0
+        }
+    };
     let k = match schedule {
         "static-v1" | "static-v2" => {
             let lag = wait(schedule);
@@ -201,7 +245,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                     });
                 });
                 b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
-                b.ins(format!("SYNCS.ARRIVE.TRANS64 empty[((warpgroup - 1) * KT + KT - 1) % PIPE]"));
+                b.ins("SYNCS.ARRIVE.TRANS64 empty[((warpgroup - 1) * KT + KT - 1) % PIPE]");
                 b.if_("warpgroup == 1", |b| {
                     b.ins("BAR.ARV 1, 256");
                 });
@@ -227,7 +271,9 @@ fn load_stage(b: &mut BodyBuilder, stage: &str, iter: &str, half: bool) {
             "UTMALDG.2D sB[({stage}) * 32768], B[((cta / MT) * KT + ({iter}) % KT) * 32768], bytes=32768, bar=full[{stage}]"
         ));
     } else {
-        b.ins(format!("SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=49152"));
+        b.ins(format!(
+            "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=49152"
+        ));
         b.ins(format!(
             "UTMALDG.2D sA[({stage}) * 16384], A[((cta % MT) * KT + {iter}) * 16384], bytes=16384, bar=full[{stage}]"
         ));
@@ -269,7 +315,9 @@ fn epilogue(b: &mut BodyBuilder, epi: i64, cw: &str) {
                     b.ins("DEPBAR.LE SB1, 0");
                 });
                 b.loop_("j", 0, 8, |b| {
-                    b.ins(format!("STS.128 sC[{cw} * 4096 + j * 512 + lane * 16], R24"));
+                    b.ins(format!(
+                        "STS.128 sC[{cw} * 4096 + j * 512 + lane * 16], R24"
+                    ));
                 });
                 b.ins("FENCE.PROXY.ASYNC");
                 b.ins(format!(

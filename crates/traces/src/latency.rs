@@ -20,11 +20,31 @@ pub const FAMILY: Family = Family {
         description: "each thread: load, K dependent FFMAs, next load (WAW on R1)",
     }],
     params: &[
-        ParamSpec { name: "WARPS", default: 8, help: "warps per CTA (1..=32)" },
-        ParamSpec { name: "K", default: 1, help: "dependent FFMAs per loaded value" },
-        ParamSpec { name: "FOOTPRINT", default: 1024, help: "bytes of each thread's chain (multiple of 128)" },
-        ParamSpec { name: "L1", default: 0, help: "1: loads cached in L1 (LDG.E); 0: L2 only (LDG.E.CG)" },
-        ParamSpec { name: "ITERS", default: 64, help: "loads per thread" },
+        ParamSpec {
+            name: "WARPS",
+            default: 8,
+            help: "warps per CTA (1..=32)",
+        },
+        ParamSpec {
+            name: "K",
+            default: 1,
+            help: "dependent FFMAs per loaded value",
+        },
+        ParamSpec {
+            name: "FOOTPRINT",
+            default: 1024,
+            help: "bytes of each thread's chain (multiple of 128)",
+        },
+        ParamSpec {
+            name: "L1",
+            default: 0,
+            help: "1: loads cached in L1 (LDG.E); 0: L2 only (LDG.E.CG)",
+        },
+        ParamSpec {
+            name: "ITERS",
+            default: 64,
+            help: "loads per thread",
+        },
     ],
     build,
 };
@@ -45,7 +65,11 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         return Err(format!("FOOTPRINT={fp} must be a positive multiple of 128"));
     }
     let lines = fp / 128;
-    let ld = if p.get("L1") == 1 { "LDG.E" } else { "LDG.E.CG" };
+    let ld = if p.get("L1") == 1 {
+        "LDG.E"
+    } else {
+        "LDG.E.CG"
+    };
     let total = (warps * 32 * fp) as u64;
     let kb = KernelBuilder::new("latency_chase", (warps * 32) as u32)
         .regs(32)

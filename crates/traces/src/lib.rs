@@ -61,15 +61,16 @@ impl Params {
             .unwrap_or_else(|| panic!("generator asked for undeclared parameter `{name}`"))
     }
     pub fn defaults(f: &Family) -> Params {
-        Params(f.params.iter().map(|p| (p.name.to_string(), p.default)).collect())
+        Params(
+            f.params
+                .iter()
+                .map(|p| (p.name.to_string(), p.default))
+                .collect(),
+        )
     }
 }
 
-static FAMILIES: &[Family] = &[
-    gemm::FAMILY,
-    latency::FAMILY,
-    elementwise::FAMILY,
-];
+static FAMILIES: &[Family] = &[gemm::FAMILY, latency::FAMILY, elementwise::FAMILY];
 
 /// Every kernel family, in the order of the issue.
 pub fn families() -> &'static [Family] {
@@ -80,7 +81,11 @@ pub fn family(name: &str) -> Result<&'static Family, String> {
     FAMILIES.iter().find(|f| f.name == name).ok_or_else(|| {
         format!(
             "unknown kernel family `{name}`; the families are: {}",
-            FAMILIES.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
+            FAMILIES
+                .iter()
+                .map(|f| f.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     })
 }
@@ -95,7 +100,11 @@ pub fn resolve_params(f: &Family, overrides: &[(String, i64)]) -> Result<Params,
                 return Err(format!(
                     "family `{}` has no parameter `{k}`; its parameters are: {}",
                     f.name,
-                    f.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                    f.params
+                        .iter()
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         }
@@ -114,7 +123,11 @@ pub fn generate(
         return Err(format!(
             "family `{}` has no schedule `{schedule}`; its schedules are: {}",
             f.name,
-            f.schedules.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+            f.schedules
+                .iter()
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     let p = resolve_params(f, overrides)?;
@@ -139,7 +152,11 @@ pub fn builtin_with(name: &str, overrides: &[(String, i64)]) -> Result<isa::Kern
 pub fn builtin_names() -> Vec<String> {
     FAMILIES
         .iter()
-        .flat_map(|f| f.schedules.iter().map(move |s| format!("{}/{}", f.name, s.name)))
+        .flat_map(|f| {
+            f.schedules
+                .iter()
+                .map(move |s| format!("{}/{}", f.name, s.name))
+        })
         .collect()
 }
 
