@@ -135,7 +135,9 @@ pub fn occupancy(k: &Kernel, l: &SmLimits) -> Occupancy {
     // Registers.
     let per_warp = |regs: u32| round_up(regs as u64 * 32, l.reg_alloc_unit);
     let launch_per_warp = per_warp(k.launch.regs);
-    let role_total: u64 = (0..warps)
+    // A CTA has at most 32 warps; a bigger one cannot launch (0 CTAs by warps), so its
+    // register figures only need to be finite.
+    let role_total: u64 = (0..warps.min(32))
         .map(|w| {
             let regs = k
                 .role_of(w)
@@ -147,7 +149,7 @@ pub fn occupancy(k: &Kernel, l: &SmLimits) -> Occupancy {
     let spread = if warps == 0 {
         0
     } else {
-        round_up(role_total.div_ceil(warps as u64), l.reg_alloc_unit)
+        round_up(role_total.div_ceil(warps.min(32) as u64), l.reg_alloc_unit)
     };
     let regs_per_warp = launch_per_warp.max(spread);
     let regs_per_cta = regs_per_warp * warps as u64;

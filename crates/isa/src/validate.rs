@@ -616,6 +616,9 @@ impl<'k> Validator<'k> {
     fn roles(&mut self) {
         let k = self.k;
         let warps = k.warps();
+        // Per-warp checks look at a CTA's worth of warps at most (a bigger cta_threads
+        // is reported by `launch`).
+        let scan = warps.min(MAX_CTA_THREADS / 32);
         if k.roles.is_empty() {
             self.error_help(
                 k.launch.span,
@@ -686,13 +689,13 @@ impl<'k> Validator<'k> {
         }
         // Warps with no role.
         let mut w = 0;
-        while w < warps {
+        while w < scan {
             if k.role_of(w).is_some() {
                 w += 1;
                 continue;
             }
             let start = w;
-            while w < warps && k.role_of(w).is_none() {
+            while w < scan && k.role_of(w).is_none() {
                 w += 1;
             }
             let msg = format!(
@@ -708,8 +711,8 @@ impl<'k> Validator<'k> {
         }
         // setmaxnreg acts on whole warpgroups: the warps of one must agree on a budget.
         let budget = |r: &Role| r.maxnreg.unwrap_or(k.launch.regs);
-        for wg in 0..warps.div_ceil(4) {
-            let members: Vec<&Role> = (wg * 4..(wg * 4 + 4).min(warps))
+        for wg in 0..scan.div_ceil(4) {
+            let members: Vec<&Role> = (wg * 4..(wg * 4 + 4).min(scan))
                 .filter_map(|w| k.role_of(w).map(|i| &k.roles[i]))
                 .collect();
             let Some(first) = members.first() else {
@@ -2447,7 +2450,9 @@ impl<'k> Validator<'k> {
                     .iter()
                     .map(|&r| {
                         let r = &k.roles[r];
-                        let threads = ((r.last_warp + 1) * 32).min(cta) - r.first_warp * 32;
+                        let threads = ((r.last_warp + 1) * 32)
+                            .min(cta)
+                            .saturating_sub(r.first_warp * 32);
                         format!(
                             "`{}` ({}, {threads} threads)",
                             r.name,

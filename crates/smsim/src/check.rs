@@ -182,7 +182,9 @@ fn role_info(k: &Kernel, r: &Role) -> RoleInfo {
         first_warp: r.first_warp,
         last_warp: r.last_warp,
         warps: r.warp_count(),
-        threads: ((r.last_warp + 1) * 32).min(cta) - r.first_warp * 32,
+        threads: ((r.last_warp + 1) * 32)
+            .min(cta)
+            .saturating_sub(r.first_warp * 32),
         regs: r.maxnreg.unwrap_or(k.launch.regs),
         maxnreg: r.maxnreg,
         static_instrs: count_instrs(&r.body),
