@@ -183,7 +183,12 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
     let mut modules = Vec::new();
     let mut errors = Vec::new();
     let mut kinfo = Vec::new();
-    for (sname, text, res) in crate::compile_all(&arch, opts.dump_dir.as_deref())? {
+    let list = if opts.validation {
+        sources::validation()
+    } else {
+        sources::all()
+    };
+    for (sname, text, res) in crate::compile_sources(list, &arch, opts.dump_dir.as_deref())? {
         let (log, kind) = match &res {
             Ok(c) => (c.log.clone(), c.kind.clone()),
             Err(e) => (e.to_string(), "none".to_string()),
@@ -275,23 +280,28 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         sticky: false,
     };
 
-    r.section("clock.light", Runner::clock_light);
-    r.section("lat.alu", Runner::lat_alu);
-    r.section("lat.lds", Runner::lat_lds);
-    r.section("lat.bar_sync", Runner::lat_barsync);
-    r.section("lat.mbarrier", Runner::lat_mbarrier);
-    r.section("lat.ldg", Runner::lat_ldg);
-    r.section("lat.ldgsts", Runner::lat_ldgsts);
-    r.section("lat.bulk", Runner::lat_bulk);
-    r.section("lat.tma", Runner::lat_tma);
-    r.section("lat.wgmma", Runner::lat_wgmma);
-    r.section("tp.alu", Runner::tp_alu);
-    r.section("tp.lds", Runner::tp_lds);
-    r.section("bw.ldg", Runner::bw_ldg);
-    r.section("bw.tma", Runner::bw_tma);
-    r.section("regbank", Runner::regbank);
-    r.section("clock.tensor", Runner::clock_tensor);
-    r.section("clock.light_after", Runner::clock_light_after);
+    if opts.validation {
+        r.section("clock.light", Runner::clock_light);
+        r.section("validation.latency_hiding", Runner::val_latency_hiding);
+    } else {
+        r.section("clock.light", Runner::clock_light);
+        r.section("lat.alu", Runner::lat_alu);
+        r.section("lat.lds", Runner::lat_lds);
+        r.section("lat.bar_sync", Runner::lat_barsync);
+        r.section("lat.mbarrier", Runner::lat_mbarrier);
+        r.section("lat.ldg", Runner::lat_ldg);
+        r.section("lat.ldgsts", Runner::lat_ldgsts);
+        r.section("lat.bulk", Runner::lat_bulk);
+        r.section("lat.tma", Runner::lat_tma);
+        r.section("lat.wgmma", Runner::lat_wgmma);
+        r.section("tp.alu", Runner::tp_alu);
+        r.section("tp.lds", Runner::tp_lds);
+        r.section("bw.ldg", Runner::bw_ldg);
+        r.section("bw.tma", Runner::bw_tma);
+        r.section("regbank", Runner::regbank);
+        r.section("clock.tensor", Runner::clock_tensor);
+        r.section("clock.light_after", Runner::clock_light_after);
+    }
 
     let provenance = Provenance {
         tool: "calibrate-collect".into(),
@@ -368,6 +378,7 @@ pub(crate) fn kernel_names(text: &str) -> Vec<String> {
             ("LDGSTS(", 0),
             ("TP_KERNEL(", 0),
             ("TP_LDS(", 0),
+            ("VH_CHASE(", 0),
             ("RB_KERNEL(", 0),
         ] {
             if let Some(rest) = line.strip_prefix(mac)
@@ -1119,6 +1130,80 @@ impl Runner {
         Ok(())
     }
 
+    // ------------------------------------------------------------------ validation
+
+    /// latency-hiding (traces::latency): WARPS x K x {L1, L2}; cycles per iteration.
+    fn val_latency_hiding(&mut self) -> Result<()> {
+        let reps = self.reps(5, 2);
+        let iters: i32 = 256;
+        let footprint: u32 = 1024;
+        let lines = (footprint / 128) as i32;
+        let (r2, r3) = (0.999f32, 0.001f32);
+        let (p, out, sink) = (self.arena.ptr, self.out.ptr, self.sink.ptr);
+        // the chains hold finite values, not zeros
+        let init: Vec<f32> = (0..(32 * 32 * footprint / 4))
+            .map(|i| 1.0 + (i % 97) as f32 * 1e-3)
+            .collect();
+        self.arena.upload(&init)?;
+        let warps_list: &[u32] = if self.quick {
+            &[1, 8, 32]
+        } else {
+            &[1, 2, 4, 6, 8, 12, 16, 20, 24, 28, 32]
+        };
+        for (level, l1) in [("l1", 1), ("l2", 0)] {
+            for k in sources::VH_K {
+                let kname = format!("vh_chase_{level}_k{k}");
+                for &warps in warps_list {
+                    let block = 32 * warps;
+                    let args = [
+                        arg(&p),
+                        arg(&iters),
+                        arg(&lines),
+                        arg(&r2),
+                        arg(&r3),
+                        arg(&out),
+                        arg(&sink),
+                    ];
+                    // one launch to bring the lines into L2 (L1 starts every launch cold)
+                    self.launch(&kname, 1, block, 0, &args)?;
+                    let mut per = Vec::new();
+                    let mut warp_cycles = Vec::new();
+                    for _ in 0..reps {
+                        self.launch(&kname, 1, block, 0, &args)?;
+                        let raw = self.out_u64(2 * warps as usize)?;
+                        per.push(self.warp_span(&raw) / f64::from(iters));
+                        warp_cycles.push(
+                            raw.chunks_exact(2)
+                                .map(|c| c[1].wrapping_sub(c[0]))
+                                .collect::<Vec<u64>>(),
+                        );
+                    }
+                    self.push(Rec {
+                        name: format!("val.latency_hiding.{level}.k{k}.warps_{warps}"),
+                        group: "validation",
+                        unit: "cycles_per_iter",
+                        kernel: &kname,
+                        method: "one CTA of WARPS warps; every thread: ITERS x (load f32 from its own line, K \
+                                 dependent FFMAs); cycles from the first warp's start to the last warp's end \
+                                 / ITERS (clock64); L1 is cold at launch, L2 warm",
+                        params: vec![
+                            ("WARPS", v(warps)),
+                            ("K", v(k)),
+                            ("FOOTPRINT", v(footprint)),
+                            ("L1", v(l1)),
+                            ("ITERS", v(iters)),
+                            ("family", v("latency-hiding")),
+                            ("schedule", v("chase")),
+                        ],
+                        reps: per,
+                        extra: vec![("warp_cycles", v(&warp_cycles))],
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// One block per SM chases the same cycle concurrently: the latency each SM sees.
     fn chase_per_sm(&mut self, footprint: u64, level: &str) -> Result<()> {
         let (start, n) = self.build_chain(footprint, 128, 0x5eed ^ footprint)?;
@@ -1859,6 +1944,9 @@ mod tests {
             assert!(names.contains(&k.to_string()), "{k} missing from {names:?}");
         }
         assert!(!names.contains(&"NAME".to_string()));
+        let val = kernel_names(sources::VALIDATION);
+        assert_eq!(val.len(), 8, "{val:?}");
+        assert!(val.contains(&"vh_chase_l2_k64".to_string()));
         let w = kernel_names(&sources::wgmma_source());
         assert!(w.contains(&"wgmma_lat_n256_k32".to_string()));
         assert!(w.contains(&"wgmma_burn_n256".to_string()));

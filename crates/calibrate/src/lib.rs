@@ -37,6 +37,9 @@ pub struct CollectOptions {
     pub dump_dir: Option<PathBuf>,
     /// The command line, recorded in the provenance.
     pub command: Vec<String>,
+    /// Run the validation kernels instead of the microbenchmarks (their own file, default
+    /// folder `crates/calibrate/data/validation`; never used by the fit).
+    pub validation: bool,
 }
 
 /// Why a collect run (or a part of it) failed.
@@ -229,11 +232,22 @@ pub fn compile_all(
     arch: &str,
     dump_dir: Option<&Path>,
 ) -> Result<Vec<CompileResult>, CollectError> {
+    let mut all = sources::all();
+    all.extend(sources::validation());
+    compile_sources(all, arch, dump_dir)
+}
+
+/// Compiles the given (name, text) sources for `arch`; see [`compile_all`].
+pub fn compile_sources(
+    list: Vec<(&str, String)>,
+    arch: &str,
+    dump_dir: Option<&Path>,
+) -> Result<Vec<CompileResult>, CollectError> {
     if !nvrtc::nvrtc_present() {
         return Err(CollectError::NoNvrtc);
     }
     let mut out = Vec::new();
-    for (name, text) in sources::all() {
+    for (name, text) in list {
         let t0 = std::time::Instant::now();
         let res = nvrtc::compile(name, &text, arch);
         eprintln!(
@@ -273,10 +287,14 @@ pub fn collect(opts: &CollectOptions) -> Result<PathBuf, CollectError> {
     let path = match &opts.out {
         Some(p) => p.clone(),
         None => {
-            let dir = opts
-                .out_dir
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(DATA_DIR));
+            let dir = opts.out_dir.clone().unwrap_or_else(|| {
+                let d = PathBuf::from(DATA_DIR);
+                if opts.validation {
+                    d.join("validation")
+                } else {
+                    d
+                }
+            });
             default_out_path(&dir, &m.provenance.gpu_name, started)
         }
     };

@@ -15,8 +15,17 @@ pub const BURN_PER_ITER: u32 = 16;
 
 pub const MICRO: &str = include_str!("../kernels/micro.cu");
 pub const REGBANK: &str = include_str!("../kernels/regbank.cu");
+/// Validation kernels (never used by the fit): `calibrate-collect --validation`.
+pub const VALIDATION: &str = include_str!("../kernels/validation.cu");
+/// K values with a latency-hiding kernel (vh_chase_{l1,l2}_k{K}).
+pub const VH_K: [u32; 4] = [1, 4, 16, 64];
 
-/// (name, text) of every source, in compile order.
+/// (name, text) of the validation sources.
+pub fn validation() -> Vec<(&'static str, String)> {
+    vec![("validation", VALIDATION.to_string())]
+}
+
+/// (name, text) of every microbenchmark source, in compile order.
 pub fn all() -> Vec<(&'static str, String)> {
     vec![
         ("micro", MICRO.to_string()),

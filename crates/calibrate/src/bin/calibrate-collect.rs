@@ -1,4 +1,4 @@
-//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--only SECTION[,SECTION...]] [--dump-dir DIR]`
+//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--dump-dir DIR]`
 //! `calibrate-collect --compile-only DIR [--arch sm_90a]`
 //!
 //! Runs the microbenchmarks on GPU 0 and writes one JSON measurement file (never
@@ -9,7 +9,7 @@ use calibrate::{CollectOptions, collect, compile_all};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--only SECTION[,SECTION...]] [--dump-dir DIR]\n       \
+const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--dump-dir DIR]\n       \
                      calibrate-collect --compile-only DIR [--arch sm_90a]";
 
 fn main() -> ExitCode {
@@ -33,6 +33,10 @@ fn main() -> ExitCode {
             "--out-dir" => value("--out-dir").map(|v| opts.out_dir = Some(PathBuf::from(v))),
             "--quick" => {
                 opts.quick = true;
+                Ok(())
+            }
+            "--validation" => {
+                opts.validation = true;
                 Ok(())
             }
             "--only" => {
