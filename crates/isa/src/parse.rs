@@ -974,9 +974,11 @@ impl<'a> Cursor<'a> {
         self.skip_ws();
         let start = self.pos;
         // Negated register or predicate.
-        if self.peek() == Some('!')
-            || (self.peek() == Some('-') && matches!(self.peek2(), Some('R')))
-        {
+        // `-R5` and `- R5` alike; `-(R5)` stays an expression.
+        let minus_reg = self.s[self.pos..]
+            .strip_prefix('-')
+            .is_some_and(|rest| rest.trim_start().starts_with('R'));
+        if self.peek() == Some('!') || minus_reg {
             let neg_char = self.bump();
             let save = self.pos;
             if let Some(name) = self.ident_opt()

@@ -3,6 +3,7 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::ast::*;
+use crate::expr::Expr;
 
 fn size(v: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
@@ -31,6 +32,12 @@ impl Display for Operand {
             Operand::Float(s) => f.write_str(s),
             Operand::Index { name, index } => write!(f, "{name}[{index}]"),
             Operand::Key { key, value } => write!(f, "{key}={value}"),
+            // A negated name that looks like a register must not read as a negated
+            // register: `-(R5)`, not `-R5`.
+            Operand::Expr(Expr::Neg(inner)) if matches!(&**inner, Expr::Var(v) if crate::parse::parse_reg(v).is_some()) =>
+            {
+                write!(f, "-({inner})")
+            }
             // A bare expression that is one name prints like a word and parses back as one.
             Operand::Expr(e) => write!(f, "{e}"),
             Operand::Word(w) => f.write_str(w),

@@ -155,7 +155,7 @@ fn interval(e: &Expr, env: &dyn Fn(&str) -> Option<Iv>) -> Option<Iv> {
                 },
                 BinOp::Mul => {
                     let (lo, hi) = corners(a, b, i64::checked_mul)?;
-                    let unit = |x: Iv| x.is_point() && x.lo.abs() <= 1;
+                    let unit = |x: Iv| x.is_point() && x.lo.unsigned_abs() <= 1;
                     Iv {
                         lo,
                         hi,

@@ -243,6 +243,22 @@ fn operand_kinds() {
 }
 
 #[test]
+fn negation_of_registers_and_of_names_that_look_like_them() {
+    let i = instr("FADD R1, - R5, -(R6)");
+    assert_eq!(
+        i.operands[1],
+        Operand::Reg {
+            reg: Reg::R(5),
+            negated: true
+        }
+    );
+    assert_eq!(i.operands[2], Operand::Expr(Expr::Neg(Box::new(v("R6")))));
+    // Each prints back as what it is.
+    assert_eq!(i.to_string(), "FADD R1, -R5, -(R6)");
+    assert_eq!(instr(&i.to_string()), i);
+}
+
+#[test]
 fn register_names() {
     use isa::parse::parse_reg;
     assert_eq!(parse_reg("R0"), Some(Reg::R(0)));
