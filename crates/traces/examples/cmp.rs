@@ -10,13 +10,22 @@ fn main() {
         .collect();
     let f = traces::family(fam).unwrap();
     let mut prof = sim_core::Profile::builtin(f.profile).unwrap();
-    if let Ok(j) = std::env::var("JL2") { prof.set("jitter_l2", j.parse().unwrap()).unwrap(); }
-    if let Ok(j) = std::env::var("JHBM") { prof.set("jitter_hbm", j.parse().unwrap()).unwrap(); }
-    let cfg = sim_core::RunConfig { max_ctas: std::env::var("MAXCTAS").ok().map(|v| v.parse().unwrap()), ..Default::default() };
+    if let Ok(j) = std::env::var("JL2") {
+        prof.set("jitter_l2", j.parse().unwrap()).unwrap();
+    }
+    if let Ok(j) = std::env::var("JHBM") {
+        prof.set("jitter_hbm", j.parse().unwrap()).unwrap();
+    }
+    let cfg = sim_core::RunConfig {
+        max_ctas: std::env::var("MAXCTAS").ok().map(|v| v.parse().unwrap()),
+        ..Default::default()
+    };
     for s in f.schedules {
         let k = traces::generate(fam, s.name, &ov).unwrap();
         let d = isa::validate::validate(&k);
-        if !d.is_empty() { println!("{}: {:?}", s.name, d); }
+        if !d.is_empty() {
+            println!("{}: {:?}", s.name, d);
+        }
     }
     let t = std::time::Instant::now();
     let c = traces::compare(fam, &ov, &prof, &cfg).unwrap();

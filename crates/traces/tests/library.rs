@@ -8,7 +8,10 @@ fn ov(p: &[(&str, i64)]) -> Vec<(String, i64)> {
 }
 
 fn cfg() -> RunConfig {
-    RunConfig { max_ctas: Some(1), ..Default::default() }
+    RunConfig {
+        max_ctas: Some(1),
+        ..Default::default()
+    }
 }
 
 fn run(fam: &str, sch: &str, p: &[(&str, i64)], prof: &Profile) -> RunResult {
@@ -22,7 +25,13 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
         "gemm-mainloop" => vec![
             vec![("K", 256), ("M", 128), ("N", 256)],
             vec![("K", 512), ("PIPE", 2), ("EPILOGUE", 1)],
-            vec![("K", 192), ("PIPE", 2), ("EPILOGUE", 2), ("M", 256), ("N", 256)],
+            vec![
+                ("K", 192),
+                ("PIPE", 2),
+                ("EPILOGUE", 2),
+                ("M", 256),
+                ("N", 256),
+            ],
             vec![("K", 64), ("PIPE", 3)],
         ],
         "latency-hiding" => vec![
@@ -32,8 +41,21 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
         ],
         "elementwise-add" => vec![
             vec![("ROWS", 256), ("COLS", 256), ("GRID", 4)],
-            vec![("ROWS", 256), ("COLS", 256), ("GRID", 2), ("NUM_LOAD_BUFFERS", 1), ("NUM_STORE_BUFFERS", 1)],
-            vec![("ROWS", 256), ("COLS", 512), ("GRID", 4), ("COMPUTE_WARPS", 8), ("NUM_LOAD_BUFFERS", 4), ("NUM_STORE_BUFFERS", 3)],
+            vec![
+                ("ROWS", 256),
+                ("COLS", 256),
+                ("GRID", 2),
+                ("NUM_LOAD_BUFFERS", 1),
+                ("NUM_STORE_BUFFERS", 1),
+            ],
+            vec![
+                ("ROWS", 256),
+                ("COLS", 512),
+                ("GRID", 4),
+                ("COMPUTE_WARPS", 8),
+                ("NUM_LOAD_BUFFERS", 4),
+                ("NUM_STORE_BUFFERS", 3),
+            ],
         ],
         other => panic!("no sweep for {other}"),
     }
@@ -46,14 +68,26 @@ fn every_schedule_validates_round_trips_and_runs() {
         for s in f.schedules {
             // Defaults must at least build and validate.
             let k = traces::generate(f.name, s.name, &[]).unwrap();
-            assert!(isa::validate::validate(&k).is_empty(), "{}/{}: {:?}", f.name, s.name, isa::validate::validate(&k));
+            assert!(
+                isa::validate::validate(&k).is_empty(),
+                "{}/{}: {:?}",
+                f.name,
+                s.name,
+                isa::validate::validate(&k)
+            );
             assert!(k.work.is_some(), "{}/{} declares no work", f.name, s.name);
             for p in sweep(f.name) {
                 let k = traces::generate(f.name, s.name, &ov(&p)).unwrap();
                 let d = isa::validate::validate(&k);
                 assert!(d.is_empty(), "{}/{} {p:?}: {d:?}", f.name, s.name);
                 let text = k.to_string();
-                assert_eq!(isa::parse_kernel(&text).unwrap(), k, "{}/{} does not round-trip", f.name, s.name);
+                assert_eq!(
+                    isa::parse_kernel(&text).unwrap(),
+                    k,
+                    "{}/{} does not round-trip",
+                    f.name,
+                    s.name
+                );
                 let r = run(f.name, s.name, &p, &prof);
                 assert!(r.cycles > 0);
                 assert!(r.tflops.is_some() || r.gbps.is_some());
@@ -66,7 +100,12 @@ fn every_schedule_validates_round_trips_and_runs() {
 fn gemm_pipe_one_only_for_schedules_that_can_use_it() {
     let prof = Profile::builtin("h100").unwrap();
     for s in ["static-v1", "ws", "ws-cooperative"] {
-        run("gemm-mainloop", s, &[("K", 192), ("PIPE", 1), ("M", 128), ("N", 256)], &prof);
+        run(
+            "gemm-mainloop",
+            s,
+            &[("K", 192), ("PIPE", 1), ("M", 128), ("N", 256)],
+            &prof,
+        );
     }
     let e = traces::generate("gemm-mainloop", "static-v2", &ov(&[("PIPE", 1)])).unwrap_err();
     assert!(e.contains("PIPE >= 2"), "{e}");
@@ -91,11 +130,19 @@ fn registry_errors_name_the_valid_choices() {
 fn latency_hiding_flat_then_growing() {
     let prof = Profile::builtin("h100").unwrap();
     let cpi = |w: i64| {
-        let r = run("latency-hiding", "chase", &[("WARPS", w), ("K", 1), ("ITERS", 32)], &prof);
+        let r = run(
+            "latency-hiding",
+            "chase",
+            &[("WARPS", w), ("K", 1), ("ITERS", 32)],
+            &prof,
+        );
         r.cycles as f64 / 32.0
     };
     let c: Vec<f64> = [1, 2, 4, 32].iter().map(|&w| cpi(w)).collect();
-    assert!(c[1] < c[0] * 1.05 && c[2] < c[0] * 1.05, "not flat at low occupancy: {c:?}");
+    assert!(
+        c[1] < c[0] * 1.05 && c[2] < c[0] * 1.05,
+        "not flat at low occupancy: {c:?}"
+    );
     assert!(c[3] > c[0] * 1.5, "does not grow at 32 warps: {c:?}");
 }
 
@@ -111,13 +158,23 @@ fn gemm_ws_keeps_tensor_busy_static_v1_does_not() {
     let prof = Profile::builtin("h100").unwrap();
     let ws = run("gemm-mainloop", "ws", &gemm_small(4), &prof);
     let v1 = run("gemm-mainloop", "static-v1", &gemm_small(4), &prof);
-    assert!(ws.unit("tensor") >= 0.9, "ws tensor busy {}", ws.unit("tensor"));
-    assert!(v1.unit("tensor") < ws.unit("tensor"), "v1 {} ws {}", v1.unit("tensor"), ws.unit("tensor"));
+    assert!(
+        ws.unit("tensor") >= 0.9,
+        "ws tensor busy {}",
+        ws.unit("tensor")
+    );
+    assert!(
+        v1.unit("tensor") < ws.unit("tensor"),
+        "v1 {} ws {}",
+        v1.unit("tensor"),
+        ws.unit("tensor")
+    );
     assert!(v1.cycles > ws.cycles);
     // The stall accounting shows why: v1's warps wait on their own MMAs (gmma) and at the
     // CTA barrier before every refill.
     let main = &v1.roles[0];
-    let why = main.states.get(sim_core::WarpState::Gmma) + main.states.get(sim_core::WarpState::Barrier);
+    let why =
+        main.states.get(sim_core::WarpState::Gmma) + main.states.get(sim_core::WarpState::Barrier);
     assert!(why as f64 > 0.3 * main.states.total() as f64);
 }
 
@@ -140,7 +197,13 @@ fn gemm_jitter_hurts_static_more_than_ws() {
 #[test]
 fn compare_runs_every_schedule_and_explains() {
     let prof = Profile::builtin("h100").unwrap();
-    let c = traces::compare("gemm-mainloop", &ov(&[("K", 512), ("M", 128), ("N", 256)]), &prof, &cfg()).unwrap();
+    let c = traces::compare(
+        "gemm-mainloop",
+        &ov(&[("K", 512), ("M", 128), ("N", 256)]),
+        &prof,
+        &cfg(),
+    )
+    .unwrap();
     assert_eq!(c.rows.len(), 6);
     assert!(c.rows.iter().all(|r| r.error.is_none()));
     let slowest = c.rows.iter().map(|r| r.kernel_time_us).fold(0.0, f64::max);
