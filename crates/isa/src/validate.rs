@@ -1256,17 +1256,19 @@ impl<'k> Validator<'k> {
                 if self.special_word(ins) {
                     return;
                 }
-                if let Some(n) = w.strip_prefix('R').and_then(|n| n.parse::<u64>().ok()) {
+                let numbered = |prefix: char| {
+                    w.strip_prefix(prefix)
+                        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                };
+                if numbered('R') {
                     self.error_help(
                         span,
                         format!("`{w}` is not a register: registers are R0..R254"),
                         "R255 is RZ, the zero register",
                     );
-                    let _ = n;
                     return;
                 }
-                if let Some(n) = w.strip_prefix('P').and_then(|n| n.parse::<u64>().ok()) {
-                    let _ = n;
+                if numbered('P') {
                     self.error(
                         span,
                         format!("`{w}` is not a predicate: predicates are P0..P6 and PT"),

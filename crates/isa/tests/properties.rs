@@ -24,11 +24,11 @@ fn expr() -> impl Strategy<Value = Expr> {
     ];
     leaf.prop_recursive(4, 24, 2, |inner| {
         prop_oneof![
-            // The parser folds `-5` into a literal, so negation wraps non-literals only.
-            inner
-                .clone()
-                .prop_filter("literal", |e| !matches!(e, Expr::Int(_)))
-                .prop_map(|e| Expr::Neg(Box::new(e))),
+            // The parser folds `-5` into a literal, so a negated literal is a literal.
+            inner.clone().prop_map(|e| match e {
+                Expr::Int(v) => Expr::Int(v.wrapping_neg()),
+                e => Expr::Neg(Box::new(e)),
+            }),
             inner.clone().prop_map(|e| Expr::Not(Box::new(e))),
             (
                 prop::sample::select(BinOp::ALL.to_vec()),
@@ -205,16 +205,18 @@ fn kernel() -> impl Strategy<Value = Kernel> {
             })
             .collect::<Vec<_>>()
     });
+    // At least one of flops and bytes.
     let work = prop::option::of(
-        (prop::option::of(expr()), prop::option::of(expr()))
-            .prop_filter("one of flops and bytes", |(f, b)| {
-                f.is_some() || b.is_some()
-            })
-            .prop_map(|(flops, bytes)| Work {
-                flops,
-                bytes,
-                span: Span::default(),
-            }),
+        prop_oneof![
+            expr().prop_map(|e| (Some(e), None)),
+            expr().prop_map(|e| (None, Some(e))),
+            (expr(), expr()).prop_map(|(a, b)| (Some(a), Some(b))),
+        ]
+        .prop_map(|(flops, bytes)| Work {
+            flops,
+            bytes,
+            span: Span::default(),
+        }),
     );
     let roles = prop::collection::vec(
         (
