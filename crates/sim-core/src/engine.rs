@@ -191,35 +191,47 @@ struct Cta {
     wg_arrived: [u32; 8],
 }
 
-/// A FIFO whose entries leave at known cycles; full when `depth` have not left yet.
+/// A FIFO whose entries leave at known, non-decreasing cycles (each unit serves in
+/// order); full when `depth` have not left yet. A ring buffer: nothing allocates.
 struct Queue {
-    departs: Vec<u64>,
-    depth: usize,
+    departs: Box<[u64]>,
+    head: usize,
+    len: usize,
 }
 
 impl Queue {
     fn new(depth: usize) -> Queue {
-        Queue {
-            departs: Vec::with_capacity(depth + 1),
-            depth,
-        }
+        Queue { departs: vec![0; depth.max(1)].into_boxed_slice(), head: 0, len: 0 }
     }
     fn prune(&mut self, now: u64) {
-        self.departs.retain(|&d| d > now);
+        let cap = self.departs.len();
+        while self.len > 0 && self.departs[self.head] <= now {
+            self.head = (self.head + 1) % cap;
+            self.len -= 1;
+        }
     }
     /// When full, the cycle at which a slot frees.
     fn full_until(&mut self, now: u64) -> Option<u64> {
         self.prune(now);
-        if self.departs.len() >= self.depth {
-            self.departs.iter().copied().min()
-        } else {
-            None
-        }
+        if self.len >= self.departs.len() { Some(self.departs[self.head]) } else { None }
     }
     fn push(&mut self, now: u64, depart: u64) {
         self.prune(now);
-        if depart > now {
-            self.departs.push(depart);
+        if depart > now && self.len < self.departs.len() {
+            let cap = self.departs.len();
+            // Departures come in order; keep the ring sorted if one does not.
+            let tail = (self.head + self.len) % cap;
+            self.departs[tail] = depart;
+            self.len += 1;
+            let mut i = self.len - 1;
+            while i > 0 {
+                let (a, b) = ((self.head + i - 1) % cap, (self.head + i) % cap);
+                if self.departs[a] <= self.departs[b] {
+                    break;
+                }
+                self.departs.swap(a, b);
+                i -= 1;
+            }
         }
     }
 }

@@ -59,51 +59,53 @@ impl CExpr {
         match self {
             CExpr::Const(v) => Ok(*v),
             CExpr::Code(code) => {
+                // Lowering checked that no expression needs more than 16 slots.
                 let mut stack = [0i64; 16];
                 let mut sp = 0usize;
                 for op in code.iter() {
-                    match op {
-                        EOp::Const(v) => {
-                            stack[sp] = *v;
-                            sp += 1;
+                    let push = match op {
+                        EOp::Const(v) => *v,
+                        EOp::Var(s) => env.vars[*s as usize],
+                        EOp::Warp => env.warp,
+                        EOp::Lane => env.lane,
+                        EOp::Warpgroup => env.warp / 4,
+                        EOp::Cta => env.cta,
+                        EOp::Neg => {
+                            stack[sp - 1] = stack[sp - 1].wrapping_neg();
+                            continue;
                         }
-                        EOp::Var(s) => {
-                            stack[sp] = env.vars[*s as usize];
-                            sp += 1;
+                        EOp::Not => {
+                            stack[sp - 1] = !stack[sp - 1];
+                            continue;
                         }
-                        EOp::Warp => {
-                            stack[sp] = env.warp;
-                            sp += 1;
-                        }
-                        EOp::Lane => {
-                            stack[sp] = env.lane;
-                            sp += 1;
-                        }
-                        EOp::Warpgroup => {
-                            stack[sp] = env.warp / 4;
-                            sp += 1;
-                        }
-                        EOp::Cta => {
-                            stack[sp] = env.cta;
-                            sp += 1;
-                        }
-                        EOp::Neg => stack[sp - 1] = stack[sp - 1].wrapping_neg(),
-                        EOp::Not => stack[sp - 1] = !stack[sp - 1],
                         EOp::Bin(b) => {
                             sp -= 1;
-                            stack[sp - 1] = b
-                                .apply(stack[sp - 1], stack[sp])
-                                .map_err(|e| EvalFault(e.to_string()))?;
+                            let (x, y) = (stack[sp - 1], stack[sp]);
+                            stack[sp - 1] = match b {
+                                BinOp::Add => x.wrapping_add(y),
+                                BinOp::Sub => x.wrapping_sub(y),
+                                BinOp::Mul => x.wrapping_mul(y),
+                                BinOp::And => x & y,
+                                BinOp::Or => x | y,
+                                BinOp::Xor => x ^ y,
+                                // Division, remainder and shifts can fault.
+                                _ => b.apply(x, y).map_err(|e| EvalFault(e.to_string()))?,
+                            };
+                            continue;
                         }
                         EOp::Min => {
                             sp -= 1;
                             stack[sp - 1] = stack[sp - 1].min(stack[sp]);
+                            continue;
                         }
                         EOp::Max => {
                             sp -= 1;
                             stack[sp - 1] = stack[sp - 1].max(stack[sp]);
+                            continue;
                         }
-                    }
+                    };
+                    stack[sp] = push;
+                    sp += 1;
                 }
                 Ok(stack[0])
             }

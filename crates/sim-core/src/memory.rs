@@ -244,16 +244,26 @@ pub fn level_index(l: MemLevel) -> usize {
 /// Writes into `out` (cleared first) and returns how many lines there are.
 pub fn coalesce(addrs: &[u64; 32], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
     out.clear();
-    for &a in addrs {
-        let first = a / SECTOR;
-        let last = (a + width.max(1) as u64 - 1) / SECTOR;
-        for s in first..=last {
+    let w = width.max(1) as u64;
+    // A warp-uniform address (a broadcast) is the common case of scalar loads.
+    let lanes = if addrs.iter().all(|&a| a == addrs[0]) { &addrs[..1] } else { &addrs[..] };
+    let mut last_line = u64::MAX;
+    let mut last_idx = 0;
+    for &a in lanes {
+        for s in a / SECTOR..=(a + w - 1) / SECTOR {
             let line = s * SECTOR / LINE;
             let bit = 1u32 << (s % (LINE / SECTOR));
-            match out.iter_mut().find(|(l, _)| *l == line) {
-                Some((_, mask)) => *mask |= bit,
-                None => out.push((line, bit)),
+            if line != last_line {
+                last_idx = match out.iter().position(|(l, _)| *l == line) {
+                    Some(i) => i,
+                    None => {
+                        out.push((line, 0));
+                        out.len() - 1
+                    }
+                };
+                last_line = line;
             }
+            out[last_idx].1 |= bit;
         }
     }
     for (_, mask) in out.iter_mut() {
