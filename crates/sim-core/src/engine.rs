@@ -183,7 +183,11 @@ struct NamedBar {
 }
 
 struct Cta {
+    /// Launch order on this SM (what reports call the CTA).
     id: u32,
+    /// The CTA's index in the grid, the `cta` of expressions: CTAs are dealt to the SMs
+    /// in turn, so this SM's n-th CTA is n * sm_count.
+    grid_id: u32,
     live: bool,
     warps_left: u32,
     mbars: Vec<Mbar>,
@@ -201,7 +205,11 @@ struct Queue {
 
 impl Queue {
     fn new(depth: usize) -> Queue {
-        Queue { departs: vec![0; depth.max(1)].into_boxed_slice(), head: 0, len: 0 }
+        Queue {
+            departs: vec![0; depth.max(1)].into_boxed_slice(),
+            head: 0,
+            len: 0,
+        }
     }
     fn prune(&mut self, now: u64) {
         let cap = self.departs.len();
@@ -213,7 +221,11 @@ impl Queue {
     /// When full, the cycle at which a slot frees.
     fn full_until(&mut self, now: u64) -> Option<u64> {
         self.prune(now);
-        if self.len >= self.departs.len() { Some(self.departs[self.head]) } else { None }
+        if self.len >= self.departs.len() {
+            Some(self.departs[self.head])
+        } else {
+            None
+        }
     }
     fn push(&mut self, now: u64, depart: u64) {
         self.prune(now);
@@ -265,6 +277,8 @@ struct Engine<'a, S: Sink> {
     now: u64,
     warps: Vec<Warp>,
     until: Vec<u64>,
+    /// CTAs the whole chip runs at once (one wave).
+    wave_ctas: u32,
     /// Per sub-partition, no later than the earliest `until` of its warps.
     sp_min: [u64; 4],
     sp_warps: [Vec<u32>; 4],
@@ -370,6 +384,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let ctas = (0..resident)
             .map(|_| Cta {
                 id: 0,
+                grid_id: 0,
                 live: false,
                 warps_left: 0,
                 mbars: vec![
@@ -416,6 +431,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             sink,
             now: 0,
             until: vec![NEVER; warps.len()],
+            wave_ctas: resident * t.sm_count as u32,
             sp_min: [NEVER; 4],
             warps,
             sp_warps,
@@ -487,6 +503,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.next_cta += 1;
         let cta = &mut self.ctas[c as usize];
         cta.id = id;
+        cta.grid_id = id * self.t.sm_count as u32;
         cta.live = true;
         cta.warps_left = self.warps_per_cta;
         cta.bars = [NamedBar::default(); 16];
@@ -555,7 +572,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             vars: &w.vars,
             warp: w.warp as i64,
             lane,
-            cta: self.ctas[w.cta as usize].id as i64,
+            cta: self.ctas[w.cta as usize].grid_id as i64,
         }
     }
 
@@ -990,7 +1007,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             vars: &w.vars,
             warp: w.warp as i64,
             lane: 0,
-            cta: self.ctas[w.cta as usize].id as i64,
+            cta: self.ctas[w.cta as usize].grid_id as i64,
         };
         // A warp-uniform address is evaluated once.
         let lanes = if m.addr.uses_lane() || m.space == Space::Local {
@@ -1038,6 +1055,43 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(())
     }
 
+    /// How many CTAs of this CTA's wave (running at once across the chip) request the
+    /// same first line as this warp does at this point of the program. Addresses that
+    /// do not depend on `cta` are shared by the whole wave; per-lane addresses that do
+    /// are taken as private (evaluating them for every CTA would cost too much).
+    fn sharers(&self, slot: u32, m: &lower::MemOperand, line: u64) -> u32 {
+        let w = &self.warps[slot as usize];
+        let me = self.ctas[w.cta as usize].grid_id;
+        let grid = self.kernel.launch.grid.max(1);
+        let wave = self.wave_ctas.max(1);
+        let first = me / wave * wave;
+        let in_wave = wave.min(grid - first);
+        if m.space != Space::Global || !m.addr.uses_cta() {
+            return in_wave;
+        }
+        if m.addr.uses_lane() {
+            return 1;
+        }
+        let base = self.buffer_base[m.base as usize];
+        let mut env = Env {
+            vars: &w.vars,
+            warp: w.warp as i64,
+            lane: 0,
+            cta: 0,
+        };
+        let mut n = 0;
+        for c in first..first + in_wave {
+            env.cta = c as i64;
+            if let Ok(off) = m.addr.eval(&env)
+                && off >= 0
+                && (base + off as u64) / LINE == line
+            {
+                n += 1;
+            }
+        }
+        n.max(1)
+    }
+
     fn emit_mem(&mut self, slot: u32, level: MemLevel, bytes: u32, done: u64, write: bool) {
         self.mem_requests[memory::level_index(level)] += 1;
         if S::ENABLED {
@@ -1072,6 +1126,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         let depart = start.ceil() as u64;
         self.lsu_q[sp].push(now, self.l1_free.ceil() as u64);
         let local = mo.space == Space::Local;
+        let sharers = if write || self.lines.is_empty() {
+            1
+        } else {
+            self.sharers(slot, mo, self.lines[0].0)
+        };
+        self.mem.begin_request(sharers);
         let mut done = depart;
         for i in 0..self.lines.len() {
             let (line, sectors) = self.lines[i];
@@ -1296,6 +1356,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let mut done = self.tma_free.ceil() as u64;
                 let first = gaddr / LINE;
                 let last = (gaddr + bytes as u64 - 1) / LINE;
+                let sharers = if d.kind == Kind::TmaLoad {
+                    self.sharers(slot, &d.mem[gi], first)
+                } else {
+                    1
+                };
+                self.mem.begin_request(sharers);
                 for line in first..=last {
                     let (dn, level) = if d.kind == Kind::TmaLoad {
                         self.mem.read_l2(line, 4, s)

@@ -123,6 +123,11 @@ impl CExpr {
     pub fn uses_lane(&self) -> bool {
         matches!(self, CExpr::Code(c) if c.contains(&EOp::Lane))
     }
+
+    /// True when CTAs compute different values.
+    pub fn uses_cta(&self) -> bool {
+        matches!(self, CExpr::Code(c) if c.contains(&EOp::Cta))
+    }
 }
 
 /// What an instruction does, decoded once.

@@ -125,6 +125,9 @@ pub struct Memory {
     jitter_hbm: u64,
     /// Requests served per level (sectors).
     pub sectors: [u64; 5],
+    req_l2: i64,
+    req_hbm: i64,
+    req_sharers: u32,
 }
 
 impl Memory {
@@ -145,15 +148,27 @@ impl Memory {
             jitter_l2: t.jitter_l2 as u64,
             jitter_hbm: t.jitter_hbm as u64,
             sectors: [0; 5],
+            req_l2: 0,
+            req_hbm: 0,
+            req_sharers: 1,
         }
     }
 
-    fn draw(&mut self, mean: u64, jitter: u64) -> u64 {
+    fn draw(&mut self, jitter: u64) -> i64 {
         if jitter == 0 {
-            return mean;
+            return 0;
         }
-        let lo = mean.saturating_sub(jitter);
-        self.rng.random_range(lo..=mean + jitter)
+        self.rng.random_range(-(jitter as i64)..=jitter as i64)
+    }
+
+    /// Starts a request (one warp-instruction or one bulk copy): its latency variation
+    /// is drawn once, so all its lines see the same L2 and HBM delays. A request that
+    /// `sharers` CTAs of the wave make for the same lines moves 1/sharers of the HBM
+    /// traffic (the others' copies hit in L2 behind the same fill).
+    pub fn begin_request(&mut self, sharers: u32) {
+        self.req_l2 = self.draw(self.jitter_l2);
+        self.req_hbm = self.draw(self.jitter_hbm);
+        self.req_sharers = sharers.max(1);
     }
 
     /// Which L2 partition holds a line: half the lines are near this SM.
@@ -171,7 +186,7 @@ impl Memory {
         } else {
             self.lat_l2_near
         };
-        let lat = self.draw(lat, self.jitter_l2);
+        let lat = lat.saturating_add_signed(self.req_l2);
         let (done, level) = match self.l2.lookup(line) {
             Some(ready) => {
                 let moved = self.l2_bw.transfer(t, bytes);
@@ -185,8 +200,10 @@ impl Memory {
                 )
             }
             None => {
-                let lat = self.draw(self.lat_hbm, self.jitter_hbm);
-                let from_hbm = self.hbm_bw.transfer(t, LINE);
+                let lat = self.lat_hbm.saturating_add_signed(self.req_hbm);
+                let from_hbm = self
+                    .hbm_bw
+                    .transfer(t, LINE.div_ceil(self.req_sharers as u64));
                 let moved = self.l2_bw.transfer(t, bytes);
                 let done = (t + lat).max(from_hbm + lat / 2).max(moved);
                 self.l2.fill(line, done);
@@ -246,7 +263,11 @@ pub fn coalesce(addrs: &[u64; 32], width: u32, out: &mut Vec<(u64, u32)>) -> usi
     out.clear();
     let w = width.max(1) as u64;
     // A warp-uniform address (a broadcast) is the common case of scalar loads.
-    let lanes = if addrs.iter().all(|&a| a == addrs[0]) { &addrs[..1] } else { &addrs[..] };
+    let lanes = if addrs.iter().all(|&a| a == addrs[0]) {
+        &addrs[..1]
+    } else {
+        &addrs[..]
+    };
     let mut last_line = u64::MAX;
     let mut last_idx = 0;
     for &a in lanes {

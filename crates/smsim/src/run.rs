@@ -81,9 +81,11 @@ pub fn load_kernel(name: &str, params: &[(String, i64)]) -> Result<isa::Kernel, 
             .map(|l| l.kernel)
             .map_err(|e| e.render());
     }
-    let _ = params;
+    if name.contains('/') && traces::family(name.split('/').next().unwrap_or("")).is_ok() {
+        return traces::builtin_with(name, params).map_err(|e| format!("error: {e}\n"));
+    }
     Err(format!(
-        "error: {name}: no such file (kernel files end in .smk)\n"
+        "error: `{name}` is neither a kernel file nor a built-in kernel (family/schedule); see `smsim kernels`\n"
     ))
 }
 
