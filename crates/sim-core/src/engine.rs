@@ -110,6 +110,17 @@ pub fn run_with<S: Sink>(
     Ok(e.finish(occ, resident, ctas_here, grid))
 }
 
+/// What a stall waits on, besides the instruction it is charged to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cause {
+    /// The instruction itself (a barrier, a wait, an issue) says what it waits for.
+    Own,
+    /// A register written by this instruction (text index in the role) is not ready.
+    Producer { text: u32 },
+    /// A busy pipe or a full queue.
+    Pipe(Pipe),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Block {
     None,
@@ -138,6 +149,8 @@ struct Warp {
     /// The instruction that blocked the warp: stalls while blocked are charged to it.
     block_pc: u32,
     state: WarpState,
+    /// What the current stall waits on, when it is not the instruction itself.
+    cause: Cause,
     state_since: u64,
     state_pc: u32,
     dispatch_paid: u64,
@@ -308,6 +321,7 @@ struct Engine<'a, S: Sink> {
     issued: [u64; 4],
     pc_stats: Vec<Vec<[u64; STATE_COUNT]>>,
     pc_issued: Vec<Vec<u64>>,
+    pc_causes: Vec<Vec<Vec<(WarpState, Cause, u64)>>>,
     buffer_base: Vec<u64>,
     buffer_size: Vec<u64>,
     mem_requests: [u64; 5],
@@ -361,6 +375,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     block: Block::None,
                     block_pc: 0,
                     state: WarpState::Selected,
+                    cause: Cause::Own,
                     state_since: 0,
                     state_pc: 0,
                     dispatch_paid: u64::MAX,
@@ -465,6 +480,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                 .map(|r| vec![[0; STATE_COUNT]; r.code.len()])
                 .collect(),
             pc_issued: prog.roles.iter().map(|r| vec![0; r.code.len()]).collect(),
+            pc_causes: prog
+                .roles
+                .iter()
+                .map(|r| vec![Vec::new(); r.code.len()])
+                .collect(),
             buffer_base,
             buffer_size,
             mem_requests: [0; 5],
@@ -544,6 +564,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.reg_kind.fill(0);
             warp.reg_writer.fill(u32::MAX);
             warp.state = WarpState::Selected;
+            warp.cause = Cause::Own;
             warp.state_since = now;
             warp.state_pc = 0;
             warp.dispatch_paid = u64::MAX;
@@ -660,19 +681,17 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// Closes the warp's current state span and opens a new one.
-    fn set_state(&mut self, slot: u32, state: WarpState) {
+    fn set_state(&mut self, slot: u32, state: WarpState, cause: Cause) {
         let now = self.now;
         let w = &mut self.warps[slot as usize];
         let pc = w.charged_pc();
-        if w.state == state && w.state_pc == pc {
+        if w.state == state && w.state_pc == pc && w.cause == cause {
             return;
         }
-        let span = now - w.state_since;
-        if span > 0 {
-            w.stats[w.state.index()] += span;
-            self.pc_stats[w.role as usize][w.state_pc as usize][w.state.index()] += span;
-        }
+        self.close_span(slot);
+        let w = &mut self.warps[slot as usize];
         w.state = state;
+        w.cause = cause;
         w.state_since = now;
         w.state_pc = pc;
         if S::ENABLED {
@@ -686,6 +705,27 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
+    /// Adds the time since the warp's state began to its totals.
+    fn close_span(&mut self, slot: u32) {
+        let w = &mut self.warps[slot as usize];
+        let span = self.now - w.state_since;
+        if span == 0 {
+            return;
+        }
+        w.stats[w.state.index()] += span;
+        let (role, pc) = (w.role as usize, w.state_pc as usize);
+        self.pc_stats[role][pc][w.state.index()] += span;
+        if w.cause != Cause::Own {
+            // What a stall waits on, per instruction: few distinct entries per pc, so
+            // this grows only while new ones appear.
+            let causes = &mut self.pc_causes[role][pc];
+            match causes.iter_mut().find(|c| c.0 == w.state && c.1 == w.cause) {
+                Some(c) => c.2 += span,
+                None => causes.push((w.state, w.cause, span)),
+            }
+        }
+    }
+
     fn instr(&self, slot: u32) -> &'a DInstr {
         let w = &self.warps[slot as usize];
         match &self.prog.roles[w.role as usize].code[w.pc as usize] {
@@ -695,34 +735,36 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// The warp's state this cycle and the first cycle it might change; None: eligible.
-    fn classify(&mut self, slot: u32) -> Option<(WarpState, u64)> {
+    fn classify(&mut self, slot: u32) -> Option<(WarpState, u64, Cause)> {
         let now = self.now;
         let w = &mut self.warps[slot as usize];
         match w.block {
             Block::None => {}
-            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER)),
-            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER)),
-            Block::WgArrive => return Some((WarpState::Gmma, NEVER)),
+            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::Own)),
+            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::Own)),
+            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::Own)),
             Block::Until { t, state } => {
                 if t > now {
-                    return Some((state, t));
+                    return Some((state, t, Cause::Own));
                 }
                 w.block = Block::None;
             }
         }
         if w.exited {
-            return Some((WarpState::Drain, w.outstanding.max(now)));
+            return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
         }
         let d = self.instr(slot);
         let w = &self.warps[slot as usize];
         let sp = w.sp as usize;
         let mut ready = 0u64;
         let mut kind = 0u8;
+        let mut latest = 0u16;
         let mut check = |r: u16| {
             let t = w.reg_ready[r as usize];
             if t > ready {
                 ready = t;
                 kind = w.reg_kind[r as usize];
+                latest = r;
             }
         };
         for &r in d.srcs.iter() {
@@ -739,26 +781,36 @@ impl<'a, S: Sink> Engine<'a, S> {
                 2 => WarpState::ShortScoreboard,
                 _ => WarpState::Wait,
             };
-            return Some((st, ready));
+            return Some((
+                st,
+                ready,
+                Cause::Producer {
+                    text: w.reg_writer[latest as usize],
+                },
+            ));
         }
         let p = d.pipe.index();
         if self.pipe_free[sp][p] > now {
-            return Some((WarpState::MathPipeThrottle, self.pipe_free[sp][p]));
+            return Some((
+                WarpState::MathPipeThrottle,
+                self.pipe_free[sp][p],
+                Cause::Pipe(d.pipe),
+            ));
         }
         match d.pipe {
             Pipe::Mio => {
                 if let Some(t) = self.mio_q[sp].full_until(now) {
-                    return Some((WarpState::MioThrottle, t));
+                    return Some((WarpState::MioThrottle, t, Cause::Pipe(Pipe::Mio)));
                 }
             }
             Pipe::Lsu => {
                 if let Some(t) = self.lsu_q[sp].full_until(now) {
-                    return Some((WarpState::LgThrottle, t));
+                    return Some((WarpState::LgThrottle, t, Cause::Pipe(Pipe::Lsu)));
                 }
             }
             Pipe::Tensor => {
                 if let Some(t) = self.tensor_q[sp].full_until(now) {
-                    return Some((WarpState::MathPipeThrottle, t));
+                    return Some((WarpState::MathPipeThrottle, t, Cause::Pipe(Pipe::Tensor)));
                 }
             }
             _ => {}
@@ -770,7 +822,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 w.dispatch_ready = now + d.bank_conflict_cycles as u64;
             }
             if w.dispatch_ready > now {
-                return Some((WarpState::DispatchStall, w.dispatch_ready));
+                return Some((WarpState::DispatchStall, w.dispatch_ready, Cause::Own));
             }
         }
         None
@@ -779,12 +831,8 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn retire(&mut self, slot: u32) {
         let now = self.now;
         // Close the last span (drain) before the warp leaves.
+        self.close_span(slot);
         let w = &mut self.warps[slot as usize];
-        let span = now - w.state_since;
-        if span > 0 {
-            w.stats[w.state.index()] += span;
-            self.pc_stats[w.role as usize][w.state_pc as usize][w.state.index()] += span;
-        }
         w.state_since = now;
         w.live = false;
         w.finished = now;
@@ -846,9 +894,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                         continue;
                     }
                     match self.classify(slot) {
-                        Some((WarpState::Drain, t)) if t <= self.now => self.retire(slot),
-                        Some((state, t)) => {
-                            self.set_state(slot, state);
+                        Some((WarpState::Drain, t, _)) if t <= self.now => self.retire(slot),
+                        Some((state, t, cause)) => {
+                            self.set_state(slot, state, cause);
                             self.until[s] = t;
                             sp_min = sp_min.min(t);
                         }
@@ -877,7 +925,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 for i in 0..self.cands.len() {
                     let slot = self.cands[i].slot;
                     if slot != chosen {
-                        self.set_state(slot, WarpState::NotSelected);
+                        self.set_state(slot, WarpState::NotSelected, Cause::Own);
                         self.set_until(slot, self.now + 1);
                     }
                 }
@@ -1195,7 +1243,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let d: &'a DInstr = self.instr(slot);
         let t = self.t;
         let sp = self.warps[slot as usize].sp as usize;
-        self.set_state(slot, WarpState::Selected);
+        self.set_state(slot, WarpState::Selected, Cause::Own);
         self.set_until(slot, now + 1);
         {
             let w = &mut self.warps[slot as usize];
@@ -1771,11 +1819,30 @@ impl<'a, S: Sink> Engine<'a, S> {
             let mut pcs = Vec::new();
             for (ti, text) in r.texts.iter().enumerate() {
                 let pc = r.text_pc[ti] as usize;
+                let mut waits_on: Vec<WaitsOn> = self.pc_causes[ri][pc]
+                    .iter()
+                    .map(|&(state, cause, cycles)| WaitsOn {
+                        state,
+                        on: match cause {
+                            Cause::Producer { text } if (text as usize) < r.texts.len() => {
+                                format!("the result of pc {text} `{}`", r.texts[text as usize])
+                            }
+                            Cause::Producer { .. } => {
+                                "a register written before the loop".to_string()
+                            }
+                            Cause::Pipe(p) => format!("the {} pipe", p.name()),
+                            Cause::Own => String::new(),
+                        },
+                        cycles,
+                    })
+                    .collect();
+                waits_on.sort_by(|a, b| b.cycles.cmp(&a.cycles));
                 pcs.push(PcStats {
                     pc: ti as u32,
                     instruction: text.clone(),
                     issued: self.pc_issued[ri][pc],
                     states: StateCounts::from_array(&self.pc_stats[ri][pc]),
+                    waits_on,
                 });
             }
             roles.push(RoleStats {

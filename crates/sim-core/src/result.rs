@@ -53,6 +53,17 @@ pub struct PcStats {
     pub instruction: String,
     pub issued: u64,
     pub states: StateCounts,
+    /// Stalls charged to this instruction that wait on something else: the instruction
+    /// whose result it needs, or the busy pipe. (Barriers, mbarriers and wait groups
+    /// are charged to the instruction that waits, which names them.)
+    pub waits_on: Vec<WaitsOn>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct WaitsOn {
+    pub state: WarpState,
+    pub on: String,
+    pub cycles: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]

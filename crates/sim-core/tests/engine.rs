@@ -329,3 +329,17 @@ fn fast_forward_emits_the_same_state_changes() {
     }
     assert_eq!(a.len(), b.len());
 }
+
+#[test]
+fn a_scoreboard_stall_names_the_instruction_it_waits_for() {
+    let src = "kernel dep\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nbuffer A size=4KiB\nrole main warps=0..0\n  LDG.E R1, A[lane * 4]\n  MUFU.EX2 R2, R1\n  FFMA R3, R2, R2, R2\n  EXIT\n";
+    let r = sim(src, &h100());
+    let pcs = &r.roles[0].per_pc;
+    let mufu = &pcs[1].waits_on[0];
+    assert_eq!(mufu.state, WarpState::LongScoreboard);
+    assert_eq!(mufu.on, "the result of pc 0 `LDG.E R1, A[lane * 4]`");
+    assert_eq!(mufu.cycles, pcs[1].states.get(WarpState::LongScoreboard));
+    let ffma = &pcs[2].waits_on[0];
+    assert_eq!(ffma.state, WarpState::ShortScoreboard);
+    assert!(ffma.on.contains("MUFU.EX2"), "{}", ffma.on);
+}

@@ -274,6 +274,7 @@ pub fn render(r: &RunResult) -> String {
         }
     }
     top.sort_by_key(|t| std::cmp::Reverse(t.1));
+    top_instructions(r, &mut o);
     if !top.is_empty() {
         let _ = writeln!(
             o,
@@ -284,4 +285,45 @@ pub fn render(r: &RunResult) -> String {
         }
     }
     o
+}
+
+/// The instructions where warps stall most, with what they wait on.
+fn top_instructions(r: &RunResult, o: &mut String) {
+    let total: u64 = r.roles.iter().map(|x| x.states.total()).sum::<u64>().max(1);
+    let mut rows: Vec<(u64, String)> = Vec::new();
+    for role in &r.roles {
+        for p in &role.per_pc {
+            for (s, v) in p.states.ranked() {
+                if s == WarpState::Selected || v * 100 < total {
+                    continue;
+                }
+                let on = p
+                    .waits_on
+                    .iter()
+                    .find(|w| w.state == s)
+                    .map(|w| format!(", waiting on {}", w.on))
+                    .unwrap_or_default();
+                rows.push((
+                    v,
+                    format!(
+                        "{}:{} `{}`: {} {}{}",
+                        role.name,
+                        p.pc,
+                        p.instruction,
+                        s.name(),
+                        pct(v as f64 / total as f64),
+                        on
+                    ),
+                ));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    rows.sort_by_key(|x| std::cmp::Reverse(x.0));
+    let _ = writeln!(o, "\nWhere warps wait (role:pc, share of all warp-cycles):");
+    for (_, line) in rows.iter().take(6) {
+        let _ = writeln!(o, "  {line}");
+    }
 }
