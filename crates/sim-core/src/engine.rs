@@ -1836,7 +1836,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                         cycles,
                     })
                     .collect();
-                waits_on.sort_by(|a, b| b.cycles.cmp(&a.cycles));
+                waits_on.sort_by_key(|w| std::cmp::Reverse(w.cycles));
                 pcs.push(PcStats {
                     pc: ti as u32,
                     instruction: text.clone(),
