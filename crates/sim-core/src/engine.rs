@@ -886,11 +886,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                 for i in 0..self.sp_warps[sp].len() {
                     let slot = self.sp_warps[sp][i];
                     let s = slot as usize;
-                    if !self.warps[s].live {
+                    // `until` is dense and retired warps hold NEVER there, so the
+                    // common case reads no warp state.
+                    let due = self.until[s];
+                    if ff && due > self.now {
+                        sp_min = sp_min.min(due);
                         continue;
                     }
-                    if ff && self.until[s] > self.now {
-                        sp_min = sp_min.min(self.until[s]);
+                    if !self.warps[s].live {
                         continue;
                     }
                     match self.classify(slot) {
