@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 pub mod compare;
 pub mod elementwise;
+pub mod fa3;
 pub mod gemm;
 pub mod latency;
 
@@ -70,7 +71,12 @@ impl Params {
     }
 }
 
-static FAMILIES: &[Family] = &[gemm::FAMILY, latency::FAMILY, elementwise::FAMILY];
+static FAMILIES: &[Family] = &[
+    gemm::FAMILY,
+    latency::FAMILY,
+    elementwise::FAMILY,
+    fa3::FAMILY,
+];
 
 /// Every kernel family, in the order of the issue.
 pub fn families() -> &'static [Family] {

@@ -57,6 +57,13 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
                 ("NUM_STORE_BUFFERS", 3),
             ],
         ],
+        "fa3-forward" => vec![
+            vec![("TC", 1), ("PIPE", 1)],
+            vec![("TC", 2), ("PIPE", 2)],
+            vec![("TC", 3), ("PIPE", 3), ("GRID", 2)],
+            vec![("TC", 4), ("PIPE", 1)],
+            vec![("TC", 5), ("PIPE", 2)],
+        ],
         other => panic!("no sweep for {other}"),
     }
 }
@@ -216,4 +223,46 @@ fn compare_runs_every_schedule_and_explains() {
     // Serialize works for --json.
     let j = serde_json::to_value(&c).unwrap();
     assert_eq!(j["rows"].as_array().unwrap().len(), 6);
+}
+
+fn consumer_share(r: &RunResult, s: sim_core::WarpState) -> f64 {
+    let c = r.role("consumer").expect("a consumer role");
+    c.states.get(s) as f64 / c.states.total() as f64
+}
+
+/// FA3: pingpong and intra-warpgroup pipelining each save time, and the stall accounting
+/// says why: without them the consumer warpgroups wait on their own wgmma groups (gmma)
+/// and the tensor pipe idles while they run the softmax.
+#[test]
+fn fa3_pingpong_and_pipelining_each_pay() {
+    use sim_core::WarpState::Gmma;
+    let prof = Profile::builtin("h100").unwrap();
+    let p = [("TC", 8)];
+    let fa3 = run("fa3-forward", "fa3", &p, &prof);
+    let no_pp = run("fa3-forward", "fa3-no-pingpong", &p, &prof);
+    let no_pipe = run("fa3-forward", "fa3-no-pipelining", &p, &prof);
+    let fa2 = run("fa3-forward", "fa2-like", &p, &prof);
+    for (name, r) in [
+        ("no-pingpong", &no_pp),
+        ("no-pipelining", &no_pipe),
+        ("fa2-like", &fa2),
+    ] {
+        assert!(
+            r.cycles > fa3.cycles,
+            "{name} {} <= fa3 {}",
+            r.cycles,
+            fa3.cycles
+        );
+        assert!(
+            r.unit("tensor") < fa3.unit("tensor"),
+            "{name} keeps the tensor pipe as busy as fa3"
+        );
+        assert!(
+            consumer_share(r, Gmma) > consumer_share(&fa3, Gmma),
+            "{name}'s consumers do not wait longer on their own MMAs than fa3's"
+        );
+    }
+    assert!(fa2.cycles > no_pipe.cycles && fa2.cycles > no_pp.cycles);
+    // The softmax is real work: MUFU is busy for a large part of the run in every schedule.
+    assert!(fa3.unit("mufu") > 0.25, "mufu {}", fa3.unit("mufu"));
 }
