@@ -10,10 +10,13 @@
 //! [`CollectError::NoDriver`].
 
 mod bench;
+pub mod fit;
+pub mod report;
 mod gpu;
 pub mod nvrtc;
 pub mod schema;
 pub mod sources;
+pub mod twins;
 
 pub use schema::{Benchmark, Measurement, Provenance};
 
@@ -217,6 +220,29 @@ pub fn default_out_path(dir: &Path, gpu_name: &str, secs: u64) -> PathBuf {
 
 /// Folder of the committed measurements, relative to the workspace root.
 pub const DATA_DIR: &str = "crates/calibrate/data";
+
+/// The measurement file the fit uses by default (relative to the workspace root).
+pub const PRIMARY_DATA: &str = "crates/calibrate/data/h100-20261122T080926Z.json";
+/// The validation measurements the report uses by default (never read by the fit).
+pub const VALIDATION_DATA: &str = "crates/calibrate/data/validation/h100-20261122T082052Z.json";
+/// Nsight Compute warp-state ratios of the validation kernels.
+pub const VALIDATION_NCU: &str = "crates/calibrate/data/validation/h100-20261122T082052Z.ncu.csv";
+/// Where the committed report lives.
+pub const REPORT_DIR: &str = "crates/calibrate/report";
+/// The built-in profile `fit --write-builtin` rewrites.
+pub const BUILTIN_PROFILE: &str = "crates/sim-core/profiles/h100.toml";
+
+/// A workspace-relative path: as given when it exists from the current folder, else
+/// resolved against the workspace this crate was built in.
+pub fn workspace_path(rel: &str) -> PathBuf {
+    let p = PathBuf::from(rel);
+    if p.is_absolute() || p.exists() {
+        return p;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let q = root.join(rel);
+    if q.exists() { q } else { p }
+}
 
 /// The NVRTC target for a compute capability: sm_90 -> "sm_90a".
 pub fn arch_for(cc: (i32, i32)) -> String {

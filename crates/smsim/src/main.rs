@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod calibrate_cmd;
 mod check;
 mod explain;
 mod kernel_file;
@@ -37,6 +38,8 @@ enum Command {
     Kernels(library::KernelsArgs),
     /// Run every schedule of a kernel family side by side and say why the fastest wins.
     Compare(library::CompareArgs),
+    /// Measure a real GPU (collect), fit the profile (fit), report the error (report).
+    Calibrate(calibrate_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,5 +50,6 @@ fn main() -> ExitCode {
         Command::Explain(args) => explain::run(&args),
         Command::Kernels(args) => library::kernels(&args),
         Command::Compare(args) => library::compare(&args),
+        Command::Calibrate(args) => calibrate_cmd::run(&args),
     }
 }

@@ -1,0 +1,620 @@
+//! `calibrate fit`: the profile's parameters from the committed microbenchmarks.
+//!
+//! 1. Parameters read off the data directly: the clock under tensor load, the spread of
+//!    L2 and HBM latencies (percentiles of the per-step chase samples).
+//! 2. Each remaining parameter from the benchmarks that isolate it: a 1-D search that
+//!    runs the benchmarks' simulated twins ([`crate::twins`]) until their values match
+//!    the measured medians (least squares on relative errors).
+//! 3. A joint refinement: coordinate descent over all those parameters on the sum of
+//!    squared relative errors of every twinned benchmark (twins run in parallel; only the
+//!    twins that depend on a parameter are re-run when it moves).
+//!
+//! Validation kernels are never read here.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+use sim_core::Profile;
+use sim_core::profile::ParamEntry;
+
+use crate::schema::Measurement;
+use crate::twins::{Twin, micro_twins};
+
+/// One benchmark the fit (or the report) compares against.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub twin: Twin,
+    pub measured: f64,
+}
+
+/// Twins whose benchmark is in the measurement file, with the measured median.
+pub fn targets(m: &Measurement) -> Vec<Target> {
+    micro_twins()
+        .into_iter()
+        .filter_map(|t| {
+            m.get(&t.bench).map(|b| Target {
+                measured: b.median,
+                twin: t,
+            })
+        })
+        .collect()
+}
+
+/// A fitted quantity: one or more profile parameters moved together (value + offset).
+#[derive(Clone, Debug)]
+struct Var {
+    #[allow(dead_code)]
+    name: &'static str,
+    sets: Vec<(&'static str, f64)>,
+    integer: bool,
+    lo: f64,
+    hi: f64,
+    /// Benchmark name prefixes that isolate it.
+    benches: &'static [&'static str],
+}
+
+/// What the fit found for one parameter.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ParamFit {
+    pub name: String,
+    pub value: f64,
+    pub prior: f64,
+    /// How it was obtained.
+    pub how: String,
+    pub benches: Vec<String>,
+    /// Largest |simulated - measured| / measured over those benchmarks, in percent.
+    pub max_abs_err_pct: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct FitResult {
+    pub profile: Profile,
+    pub params: Vec<ParamFit>,
+    /// (benchmark, measured, simulated) with the fitted profile.
+    pub rows: Vec<(String, f64, f64)>,
+    pub data_file: String,
+}
+
+fn rel(sim: f64, meas: f64) -> f64 {
+    if meas == 0.0 || !sim.is_finite() {
+        10.0
+    } else {
+        (sim - meas) / meas
+    }
+}
+
+fn eval_many(ts: &[&Target], p: &Profile) -> Vec<f64> {
+    ts.par_iter()
+        .map(|t| t.twin.eval(p).unwrap_or(f64::NAN))
+        .collect()
+}
+
+fn sse(ts: &[&Target], vals: &[f64]) -> f64 {
+    ts.iter()
+        .zip(vals)
+        .map(|(t, v)| rel(*v, t.measured).powi(2))
+        .sum()
+}
+
+fn set_var(p: &mut Profile, v: &Var, x: f64) -> bool {
+    let x = if v.integer { x.round() } else { x };
+    for (name, off) in &v.sets {
+        let val = if v.integer {
+            (x + off).round()
+        } else {
+            x + off
+        };
+        if p.set(name, val).is_err() {
+            return false;
+        }
+    }
+    true
+}
+
+fn get_var(p: &Profile, v: &Var) -> f64 {
+    let (n, off) = v.sets[0];
+    p.file.params[n].value - off
+}
+
+/// 1-D search of `v` on the twins in `ts`: a grid over [lo, hi], then finer grids around
+/// the best point until the step is one unit (integers) or 0.1% (reals).
+fn search(p: &Profile, v: &Var, ts: &[&Target]) -> f64 {
+    let cost = |x: f64| -> f64 {
+        let mut q = p.clone();
+        if !set_var(&mut q, v, x) {
+            return f64::INFINITY;
+        }
+        sse(ts, &eval_many(ts, &q))
+    };
+    let (mut lo, mut hi) = (v.lo, v.hi);
+    let mut best = (get_var(p, v), cost(get_var(p, v)));
+    for _ in 0..12 {
+        let n = 10;
+        let pts: Vec<f64> = (0..=n)
+            .map(|i| lo + (hi - lo) * i as f64 / n as f64)
+            .map(|x| if v.integer { x.round() } else { x })
+            .collect();
+        let mut pts2 = pts.clone();
+        pts2.dedup();
+        let costs: Vec<(f64, f64)> = pts2.iter().map(|&x| (x, cost(x))).collect();
+        for &(x, c) in &costs {
+            if c < best.1 - 1e-12 {
+                best = (x, c);
+            }
+        }
+        let step = (hi - lo) / n as f64;
+        if (v.integer && step <= 1.0) || (!v.integer && step <= best.0.abs() * 1e-3) {
+            break;
+        }
+        lo = (best.0 - step).max(v.lo);
+        hi = (best.0 + step).min(v.hi);
+    }
+    best.0
+}
+
+fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
+    let pv = |n: &str| prior.file.params[n].value;
+    let int = |name: &'static str, lo: f64, hi: f64, benches: &'static [&'static str]| Var {
+        name,
+        sets: vec![(name, 0.0)],
+        integer: true,
+        lo,
+        hi,
+        benches,
+    };
+    let real = |name: &'static str, lo: f64, hi: f64, benches: &'static [&'static str]| Var {
+        name,
+        sets: vec![(name, 0.0)],
+        integer: false,
+        lo,
+        hi,
+        benches,
+    };
+    let _ = pv;
+    vec![
+        int("lat_fma", 1.0, 12.0, &["lat.ffma", "lat.fadd"]),
+        int("lat_imad", 1.0, 12.0, &["lat.imad"]),
+        int("lat_alu", 1.0, 12.0, &["lat.iadd3", "lat.lop3"]),
+        int("lat_mufu", 4.0, 40.0, &["lat.mufu."]),
+        int("mufu_issue_interval", 1.0, 32.0, &["tp.mufu."]),
+        int("lat_lds", 4.0, 60.0, &["lat.lds"]),
+        real("smem_bytes_per_clk", 32.0, 512.0, &["tp.lds"]),
+        int(
+            "lat_l1_hit",
+            8.0,
+            80.0,
+            &[
+                "lat.ldg.ld.fp_4KiB",
+                "lat.ldg.ld.fp_16KiB",
+                "lat.ldg.ld.fp_64KiB",
+                "lat.ldg.ld.fp_128KiB",
+                "lat.ldg.ld.fp_192KiB",
+                "lat.ldg.ca.",
+                "lat.ldg.ld.per_sm.fp_4KiB",
+            ],
+        ),
+        Var {
+            name: "lat_l2 (near, far)",
+            sets: vec![("lat_l2_near", -l2_split), ("lat_l2_far", l2_split)],
+            integer: true,
+            lo: 100.0,
+            hi: 600.0,
+            benches: &[
+                "lat.ldg.ld.fp_512KiB",
+                "lat.ldg.ld.fp_1MiB",
+                "lat.ldg.ld.fp_2MiB",
+                "lat.ldg.ld.fp_4MiB",
+                "lat.ldg.ld.fp_8MiB",
+                "lat.ldg.ld.fp_16MiB",
+                "lat.ldg.cg.",
+                "lat.ldg.ld.per_sm.fp_16MiB",
+            ],
+        },
+        int(
+            "lat_hbm",
+            200.0,
+            1500.0,
+            &[
+                "lat.ldg.ld.fp_64MiB",
+                "lat.ldg.ld.fp_256MiB_cold",
+                "lat.ldg.ld.fp_1GiB_cold",
+            ],
+        ),
+        real("l2_bytes_per_clk_sm_max", 16.0, 512.0, &["bw.l2.one_sm."]),
+        real("l2_bytes_per_clk_chip", 1000.0, 16000.0, &["bw.l2.chip."]),
+        real("hbm_bytes_per_clk_chip", 300.0, 6000.0, &["bw.hbm.chip."]),
+        int(
+            "tma_issue_cycles",
+            0.0,
+            400.0,
+            &["bw.tma.l2.one_sm.chunk_8KiB"],
+        ),
+        real(
+            "tma_bytes_per_clk",
+            16.0,
+            1024.0,
+            &[
+                "bw.tma.l2.one_sm.chunk_32KiB",
+                "bw.tma.l2.one_sm.bytes_per_clk",
+                "lat.bulk.l2.64KiB",
+                "lat.bulk.l2.32KiB",
+            ],
+        ),
+        int(
+            "tma_extra_latency",
+            0.0,
+            600.0,
+            &[
+                "lat.bulk.l2.1KiB",
+                "lat.bulk.l2.2KiB",
+                "lat.tma2d.l2.1KiB",
+                "lat.tma2d.l2.2KiB",
+            ],
+        ),
+        real(
+            "tensor_flops_per_clk_sm",
+            1024.0,
+            16384.0,
+            &[
+                "lat.wgmma.m64n64k16.bf16.interval",
+                "lat.wgmma.m64n128k16.bf16.interval",
+                "lat.wgmma.m64n256k16.bf16.interval",
+            ],
+        ),
+        int(
+            "hgmma_latency",
+            0.0,
+            400.0,
+            &[
+                "lat.wgmma.m64n64k16.bf16.issue_to_complete",
+                "lat.wgmma.m64n128k16.bf16.issue_to_complete",
+                "lat.wgmma.m64n256k16.bf16.issue_to_complete",
+            ],
+        ),
+        int("lat_mbarrier_wake", 0.0, 400.0, &["lat.mbarrier."]),
+        int("lat_bar", 0.0, 200.0, &["lat.bar_sync."]),
+    ]
+}
+
+fn matches(bench: &str, prefixes: &[&str]) -> bool {
+    prefixes.iter().any(|p| bench == *p || bench.starts_with(p))
+}
+
+fn pct(m: &Measurement, bench: &str, key: &str) -> Option<f64> {
+    m.get(bench)?
+        .extra
+        .get("per_step_percentiles")?
+        .get(key)?
+        .as_f64()
+}
+
+/// Fits the profile `prior` to the measurements `m` (`data_file` names them in sources).
+pub fn fit(
+    m: &Measurement,
+    prior: &Profile,
+    data_file: &str,
+    sweeps: usize,
+) -> Result<FitResult, String> {
+    let all = targets(m);
+    let mut p = prior.clone();
+    p.overrides.clear();
+    let mut fits: Vec<ParamFit> = Vec::new();
+    let mut how: BTreeMap<&'static str, (String, Vec<String>)> = BTreeMap::new();
+
+    // --- 1. read off the data
+    let clock = m
+        .get("clock.sm.tensor.globaltimer")
+        .ok_or("no clock.sm.tensor.globaltimer in the data")?
+        .median;
+    let clock = (clock * 10.0).round() / 10.0;
+    p.set("clock_mhz", clock).map_err(|e| e.to_string())?;
+    how.insert(
+        "clock_mhz",
+        (
+            "measured: median SM clock (clock64 against %globaltimer) under full-chip wgmma load"
+                .into(),
+            vec!["clock.sm.tensor.globaltimer".into()],
+        ),
+    );
+    // L2: the per-step samples of the 16 MiB chase have a low and a high half (near and
+    // far partitions): half the distance between the quartiles splits them; the spread
+    // inside each half is the jitter.
+    let b16 = "lat.ldg.ld.fp_16MiB";
+    let (q5, q25, q75, q95) = (
+        pct(m, b16, "p5").ok_or("no per-step percentiles for lat.ldg.ld.fp_16MiB")?,
+        pct(m, b16, "p25").unwrap_or(0.0),
+        pct(m, b16, "p75").unwrap_or(0.0),
+        pct(m, b16, "p95").unwrap_or(0.0),
+    );
+    let split = ((q75 - q25) / 2.0).round();
+    let jit = (((q25 - q5) + (q95 - q75)) / 2.0).round().max(0.0);
+    p.set("jitter_l2", jit).map_err(|e| e.to_string())?;
+    how.insert("jitter_l2", (format!("measured: spread inside the near and far halves of the per-step L2 samples ((p25-p5) + (p95-p75)) / 2 = (({q25}-{q5}) + ({q95}-{q75})) / 2"), vec![b16.into()]));
+    let hb = "lat.ldg.ld.fp_256MiB_cold";
+    if let (Some(h10), Some(h90)) = (pct(m, hb, "p10"), pct(m, hb, "p90")) {
+        p.set("jitter_hbm", ((h90 - h10) / 2.0).round().max(0.0))
+            .map_err(|e| e.to_string())?;
+        how.insert("jitter_hbm", (format!("measured: (p90 - p10) / 2 of the per-step samples of the cold chase = ({h90} - {h10}) / 2"), vec![hb.into()]));
+    }
+
+    // --- register banks: enumerate the discrete model on the bank benchmarks
+    let rb: Vec<&Target> = all
+        .iter()
+        .filter(|t| {
+            t.twin.bench.starts_with("regbank.")
+                || t.twin.bench == "lat.ffma"
+                || t.twin.bench == "tp.ffma"
+        })
+        .collect();
+    let mut best = (f64::INFINITY, (0.0, 0.0, 0.0));
+    let combos: Vec<(f64, f64, f64)> = [1.0, 2.0, 4.0]
+        .iter()
+        .flat_map(|&b| {
+            [1.0, 2.0, 3.0]
+                .iter()
+                .flat_map(move |&po| [0.0, 1.0, 2.0].iter().map(move |&c| (b, po, c)))
+        })
+        .collect();
+    for (b, po, c) in combos {
+        let mut q = p.clone();
+        if q.set("reg_banks", b).is_err()
+            || q.set("reg_bank_ports", po).is_err()
+            || q.set("reg_bank_conflict_cycles", c).is_err()
+        {
+            continue;
+        }
+        let s = sse(&rb, &eval_many(&rb, &q));
+        if s < best.0 - 1e-12 {
+            best = (s, (b, po, c));
+        }
+    }
+    let (b, po, c) = best.1;
+    p.set("reg_banks", b).map_err(|e| e.to_string())?;
+    p.set("reg_bank_ports", po).map_err(|e| e.to_string())?;
+    p.set("reg_bank_conflict_cycles", c)
+        .map_err(|e| e.to_string())?;
+    let rbn: Vec<String> = rb.iter().map(|t| t.twin.bench.clone()).collect();
+    for n in ["reg_banks", "reg_bank_ports", "reg_bank_conflict_cycles"] {
+        how.insert(n, ("fit: best of banks {1,2,4} x ports {1,2,3} x conflict cycles {0,1,2} on the bank benchmarks' twins (FFMA registers from the SASS)".into(), rbn.clone()));
+    }
+
+    // --- 2. each parameter from the benchmarks that isolate it
+    let vs = vars(prior, split);
+    for v in &vs {
+        let ts: Vec<&Target> = all
+            .iter()
+            .filter(|t| matches(&t.twin.bench, v.benches))
+            .collect();
+        if ts.is_empty() {
+            continue;
+        }
+        let x = search(&p, v, &ts);
+        set_var(&mut p, v, x);
+        let names: Vec<String> = ts.iter().map(|t| t.twin.bench.clone()).collect();
+        for (n, _) in &v.sets {
+            let extra = if v.sets.len() > 1 {
+                format!(
+                    " (near = x - {split}, far = x + {split}: half the distance between the quartiles of the per-step samples of {b16})"
+                )
+            } else {
+                String::new()
+            };
+            how.insert(n, (format!("fit: 1-D search on the isolating benchmarks' twins, then the joint refinement{extra}"), names.clone()));
+        }
+    }
+
+    // --- 3. joint refinement: coordinate descent on every twinned benchmark
+    let refs: Vec<&Target> = all.iter().collect();
+    let mut vals = eval_many(&refs, &p);
+    let mut total = sse(&refs, &vals);
+    for _ in 0..sweeps {
+        let before = total;
+        for v in &vs {
+            let dep: Vec<usize> = refs
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| {
+                    v.sets.iter().any(|(n, _)| t.twin.params.contains(n))
+                        || matches(&t.twin.bench, v.benches)
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if dep.is_empty() {
+                continue;
+            }
+            let dts: Vec<&Target> = dep.iter().map(|&i| refs[i]).collect();
+            let x0 = get_var(&p, v);
+            let mut step = if v.integer {
+                (x0 * 0.04).round().max(1.0)
+            } else {
+                (x0 * 0.04).max(1e-3)
+            };
+            let mut x = x0;
+            loop {
+                let mut improved = false;
+                for cand in [x - step, x + step] {
+                    if cand < v.lo || cand > v.hi {
+                        continue;
+                    }
+                    let mut q = p.clone();
+                    if !set_var(&mut q, v, cand) {
+                        continue;
+                    }
+                    let nv = eval_many(&dts, &q);
+                    let mut trial = vals.clone();
+                    for (k, &i) in dep.iter().enumerate() {
+                        trial[i] = nv[k];
+                    }
+                    let s = sse(&refs, &trial);
+                    if s < total - 1e-12 {
+                        total = s;
+                        vals = trial;
+                        p = q;
+                        x = cand;
+                        improved = true;
+                        break;
+                    }
+                }
+                if !improved {
+                    if (v.integer && step <= 1.0) || (!v.integer && step <= x.abs() * 2e-3) {
+                        break;
+                    }
+                    step = if v.integer {
+                        (step / 2.0).floor().max(1.0)
+                    } else {
+                        step / 2.0
+                    };
+                }
+            }
+        }
+        if total >= before - 1e-9 {
+            break;
+        }
+    }
+
+    // --- tidy reals, record
+    for v in &vs {
+        if !v.integer {
+            for (n, _) in &v.sets {
+                let x = p.file.params[*n].value;
+                let r = if x >= 100.0 {
+                    (x * 10.0).round() / 10.0
+                } else {
+                    (x * 100.0).round() / 100.0
+                };
+                p.set(n, r).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    let vals = eval_many(&refs, &p);
+    let rows: Vec<(String, f64, f64)> = refs
+        .iter()
+        .zip(&vals)
+        .map(|(t, v)| (t.twin.bench.clone(), t.measured, *v))
+        .collect();
+    for (name, (text, benches)) in &how {
+        let errs: Vec<f64> = rows
+            .iter()
+            .filter(|r| benches.contains(&r.0))
+            .map(|r| (rel(r.2, r.1) * 100.0).abs())
+            .collect();
+        let max = errs.iter().copied().fold(0.0, f64::max);
+        fits.push(ParamFit {
+            name: name.to_string(),
+            value: p.file.params[*name].value,
+            prior: prior.file.params[*name].value,
+            how: text.clone(),
+            benches: benches.clone(),
+            max_abs_err_pct: (max * 100.0).round() / 100.0,
+        });
+    }
+    // sources
+    for f in &fits {
+        let list = if f.benches.len() > 6 {
+            format!(
+                "{}, ... ({} benchmarks)",
+                f.benches[..6].join(", "),
+                f.benches.len()
+            )
+        } else {
+            f.benches.join(", ")
+        };
+        let src = format!(
+            "{}; data {data_file}: {list}; residual: max |sim - measured| = {:.2}% over them",
+            f.how, f.max_abs_err_pct
+        );
+        p.file.params.insert(
+            f.name.clone(),
+            ParamEntry {
+                value: f.value,
+                source: src,
+            },
+        );
+    }
+    p.overrides.clear();
+    Ok(FitResult {
+        profile: p,
+        params: fits,
+        rows,
+        data_file: data_file.to_string(),
+    })
+}
+
+/// The profile as TOML in the layout of `profiles/h100.toml` (parameters in the engine's
+/// order, one per line, a header saying where it came from).
+pub fn profile_toml(p: &Profile, header: &str) -> String {
+    let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut out = String::new();
+    for l in header.lines() {
+        out.push_str(&format!("# {l}\n"));
+    }
+    out.push_str(&format!(
+        "name = {}\ngpu = {}\nvalidated = {}\nnote = {}\n\n[params]\n",
+        q(&p.file.name),
+        q(&p.file.gpu),
+        p.file.validated,
+        q(&p.file.note)
+    ));
+    for n in sim_core::profile::Timing::NAMES {
+        let e = &p.file.params[*n];
+        let v = if e.value.fract() == 0.0 && e.value.abs() < 1e15 {
+            format!("{}", e.value as i64)
+        } else {
+            format!("{}", e.value)
+        };
+        out.push_str(&format!(
+            "{n} = {{ value = {v}, source = {} }}\n",
+            q(&e.source)
+        ));
+    }
+    out
+}
+
+/// Mean and worst |error| in percent over the fit's rows.
+pub fn error_figures(rows: &[(String, f64, f64)]) -> (f64, f64, String) {
+    let mut worst = (0.0, String::new());
+    let mut sum = 0.0;
+    for (b, m, s) in rows {
+        let e = (rel(*s, *m) * 100.0).abs();
+        sum += e;
+        if e > worst.0 {
+            worst = (e, b.clone());
+        }
+    }
+    (sum / rows.len().max(1) as f64, worst.0, worst.1)
+}
+
+/// The fitted profile as the TOML file `fit` writes: `validated` only when every
+/// twinned microbenchmark is within 3%.
+pub fn finished_toml(r: &FitResult) -> String {
+    let mut p = r.profile.clone();
+    let (mape, worst, wb) = error_figures(&r.rows);
+    let within = r.rows.iter().filter(|(_, m, s)| (rel(*s, *m)).abs() <= 0.03).count();
+    p.file.validated = worst <= 3.0;
+    p.file.note = format!(
+        "fitted by `smsim calibrate fit` to {} ({} twinned microbenchmarks): mean |error| {:.1}%, {} of {} within 3%, worst {:.1}% ({}); {}",
+        r.data_file,
+        r.rows.len(),
+        mape,
+        within,
+        r.rows.len(),
+        worst,
+        wb,
+        if p.file.validated { "all within 3%" } else { "not all within 3%: see crates/calibrate/report/report.md" }
+    );
+    profile_toml(
+        &p,
+        "The built-in H100 SXM profile. Every parameter the engine uses, with its value and\nwhere it came from. Written by `smsim calibrate fit --write-builtin`: parameters the\nmicrobenchmarks isolate are fitted (their source names the data file, the benchmarks\nand the residual); the others keep their published sources. Cycles are SM clock cycles.",
+    )
+}
+
+/// A few lines for the terminal.
+pub fn summary(r: &FitResult) -> String {
+    let (mape, worst, wb) = error_figures(&r.rows);
+    let mut s = String::new();
+    for f in &r.params {
+        s.push_str(&format!("{:28} {:>10} (prior {:>8})  max err {:6.2}%\n", f.name, f.value, f.prior, f.max_abs_err_pct));
+    }
+    s.push_str(&format!("{} twinned microbenchmarks: mean |error| {mape:.2}%, worst {worst:.2}% ({wb})", r.rows.len()));
+    s
+}

@@ -1,0 +1,1027 @@
+//! Simulated twins of the microbenchmarks: for each CUDA benchmark of `kernels/*.cu`, a
+//! kernel in the simulator's text format that does what the benchmark does (the same
+//! dependent chain, pointer chase, copy-and-wait, issue loop...), with the registers the
+//! committed SASS uses where the register banks matter, and a measurement taken the way
+//! the benchmark takes it (a difference of two lengths, so fixed costs cancel).
+//!
+//! A [`Twin`] maps a profile to the simulated value of one benchmark, in the benchmark's
+//! unit. The fit and the report both use these.
+
+use sim_core::{Profile, RunConfig, RunResult};
+
+/// The SASS of the microbenchmarks that ran (committed beside the data).
+pub const MICRO_SASS: &str = include_str!("../data/h100-20261122T080926Z.sass.txt");
+
+/// How a twin computes its value.
+#[derive(Clone, Debug)]
+pub enum Method {
+    /// (cycles(hi) - cycles(lo)) / (hi - lo) x scale, where `{N}` in the kernel is
+    /// replaced by lo and hi.
+    Slope {
+        src: String,
+        lo: i64,
+        hi: i64,
+        per: f64,
+    },
+    /// work(hi) - work(lo) over the span (first warp start to last warp end) difference,
+    /// times `mult` (SMs of the chip for whole-chip figures).
+    Rate {
+        src: String,
+        lo: i64,
+        hi: i64,
+        work_per_n: f64,
+        mult: f64,
+    },
+    /// (cycles(hi_src at n) - cycles(lo_src at n)) / per.
+    Pair {
+        lo_src: String,
+        hi_src: String,
+        n: i64,
+        per: f64,
+    },
+    /// The measured value used as is (no simulation: e.g. the clock).
+    Direct { param: &'static str },
+}
+
+#[derive(Clone, Debug)]
+pub struct Twin {
+    /// The benchmark's name in the measurement file.
+    pub bench: String,
+    /// Report group.
+    pub group: &'static str,
+    /// Profile parameters the value depends on (for the fit).
+    pub params: &'static [&'static str],
+    pub method: Method,
+    /// One line: what the twin does.
+    pub what: String,
+}
+
+/// Runs kernel text with `{N}` replaced.
+pub fn sim_text(src: &str, n: i64, p: &Profile) -> Result<RunResult, String> {
+    let text = src.replace("{N}", &n.to_string());
+    let k = isa::parse_kernel(&text).map_err(|e| format!("twin does not parse: {e:?}\n{text}"))?;
+    let cfg = RunConfig {
+        max_cycles: 400_000_000,
+        ..RunConfig::default()
+    };
+    sim_core::run(&k, p, &cfg).map_err(|e| e.to_string())
+}
+
+/// First warp start to last warp end.
+pub fn span(r: &RunResult) -> f64 {
+    let s = r.warps.iter().map(|w| w.started).min().unwrap_or(0);
+    let e = r.warps.iter().map(|w| w.finished).max().unwrap_or(r.cycles);
+    (e - s) as f64
+}
+
+impl Twin {
+    /// The simulated value in the benchmark's unit.
+    pub fn eval(&self, p: &Profile) -> Result<f64, String> {
+        match &self.method {
+            Method::Slope { src, lo, hi, per } => {
+                let a = sim_text(src, *lo, p)?.cycles as f64;
+                let b = sim_text(src, *hi, p)?.cycles as f64;
+                Ok((b - a) / ((hi - lo) as f64 * per))
+            }
+            Method::Rate {
+                src,
+                lo,
+                hi,
+                work_per_n,
+                mult,
+            } => {
+                let a = span(&sim_text(src, *lo, p)?);
+                let b = span(&sim_text(src, *hi, p)?);
+                Ok((hi - lo) as f64 * work_per_n / (b - a) * mult)
+            }
+            Method::Pair {
+                lo_src,
+                hi_src,
+                n,
+                per,
+            } => {
+                let a = sim_text(lo_src, *n, p)?.cycles as f64;
+                let b = sim_text(hi_src, *n, p)?.cycles as f64;
+                Ok((b - a) / per)
+            }
+            Method::Direct { param } => Ok(p
+                .file
+                .params
+                .get(*param)
+                .map(|e| e.value)
+                .unwrap_or(f64::NAN)),
+        }
+    }
+
+    /// The kernel text at the larger length (for `--emit`, tests).
+    pub fn kernel_text(&self) -> Option<String> {
+        match &self.method {
+            Method::Slope { src, hi, .. } | Method::Rate { src, hi, .. } => {
+                Some(src.replace("{N}", &hi.to_string()))
+            }
+            Method::Pair { hi_src, n, .. } => Some(hi_src.replace("{N}", &n.to_string())),
+            Method::Direct { .. } => None,
+        }
+    }
+}
+
+/// The FFMA (or other) lines of a SASS function's timed loop: from the first clock read
+/// to the next branch, `.reuse` flags dropped and uniform registers (which read no
+/// vector register bank) written as an immediate.
+pub fn sass_loop(func: &str, op: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    let mut started = false;
+    for line in MICRO_SASS.lines() {
+        if line.contains("Function : ") {
+            inside = line.trim().ends_with(&format!("Function : {func}"));
+            started = false;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let Some(start) = line.find("*/") else {
+            continue;
+        };
+        let Some(end) = line.rfind(';') else { continue };
+        if start + 2 > end {
+            continue;
+        }
+        let ins = line[start + 2..end].trim();
+        if ins.contains("SR_CLOCKLO") {
+            started = true;
+            continue;
+        }
+        if started && ins.contains("BRA") && !out.is_empty() {
+            break;
+        }
+        if started && ins.starts_with(op) {
+            let mut s = ins.replace(".reuse", "");
+            for u in ["UR4", "UR5", "UR6", "UR7"] {
+                s = s.replace(u, "0.5");
+            }
+            out.push(s);
+        }
+    }
+    out
+}
+
+fn header(name: &str, threads: u32, regs: u32, smem: u32, grid: u32) -> String {
+    format!("kernel {name}\nlaunch cta_threads={threads} regs={regs} smem={smem} grid={grid}\n")
+}
+
+/// One warp, N copies of `op` (a dependent chain through its registers).
+fn chain(bench: &str, group: &'static str, params: &'static [&'static str], op: &str) -> Twin {
+    let src = format!(
+        "{}role main warps=0..0\n  loop i 0..{{N}}\n    {op}\n  EXIT\n",
+        header("chain", 32, 32, 0, 1)
+    );
+    Twin {
+        bench: bench.into(),
+        group,
+        params,
+        method: Method::Slope {
+            src,
+            lo: 64,
+            hi: 320,
+            per: 1.0,
+        },
+        what: format!(
+            "one warp, a dependent chain of `{op}` (registers as in the SASS); cycles per link"
+        ),
+    }
+}
+
+/// One thread's pointer chase in the simulator: every load overwrites R1, so it waits for
+/// the one before (in-order issue, WAW). `lines` distinct lines `stride` bytes apart,
+/// walked `passes` times ({N} passes); the slope over passes is the per-step latency.
+fn chase(
+    bench: &str,
+    group: &'static str,
+    params: &'static [&'static str],
+    ld: &str,
+    lines: u64,
+    stride: u64,
+) -> Twin {
+    let size = lines * stride;
+    let src = format!(
+        "{}buffer A size={size}\nrole main warps=0..0\n  loop p 0..{{N}}\n    loop i 0..{lines}\n      {ld} R1, A[i * {stride}]\n  EXIT\n",
+        header("chase", 32, 32, 0, 1)
+    );
+    Twin {
+        bench: bench.into(),
+        group,
+        params,
+        method: Method::Slope {
+            src,
+            lo: 2,
+            hi: 3,
+            per: lines as f64,
+        },
+        what: format!(
+            "one warp, `{ld}` chase over {lines} lines {stride} B apart, warm; cycles per step"
+        ),
+    }
+}
+
+/// A chase over lines never seen before (cold: every step misses L2 in the simulator).
+fn cold_chase(bench: &str, params: &'static [&'static str]) -> Twin {
+    let stride: u64 = (1 << 20) + 128;
+    let src = format!(
+        "{}buffer A size={}\nrole main warps=0..0\n  loop i 0..{{N}}\n    LDG.E.64 R2, A[i * {stride}]\n  EXIT\n",
+        header("cold_chase", 32, 32, 0, 1),
+        stride * 1100
+    );
+    Twin {
+        bench: bench.into(),
+        group: "ldg-hbm",
+        params,
+        method: Method::Slope { src, lo: 256, hi: 1024, per: 1.0 },
+        what: "one warp, `LDG.E.64` chase over lines 1 MiB apart never touched before (L2 misses); cycles per step".into(),
+    }
+}
+
+/// One thread: expect_tx, one bulk copy (UBLKCP) or tensor copy (UTMALDG) of `bytes`,
+/// wait on the mbarrier; {N} repetitions; per repetition.
+fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) -> Twin {
+    let size = (step * 80).max(bytes) + bytes;
+    let src = format!(
+        "{}buffer A size={size}\nshared s size={bytes}\nmbarrier mb[1] count=1\nrole main warps=0..0\n  loop r 0..{{N}}\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[0], bytes={bytes}\n    {op} s[0], A[r * {step}], bytes={bytes}, bar=mb[0]\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[0], parity=r & 1\n  EXIT\n",
+        header("copy_wait", 32, 32, bytes as u32, 1)
+    );
+    Twin {
+        bench: bench.into(),
+        group,
+        params: &[
+            "tma_extra_latency",
+            "tma_bytes_per_clk",
+            "tma_issue_cycles",
+            "lat_mbarrier_wake",
+            "lat_l2_near",
+            "lat_l2_far",
+            "lat_hbm",
+            "l2_bytes_per_clk_sm_max",
+        ],
+        method: Method::Slope {
+            src,
+            lo: 8,
+            hi: 24,
+            per: 1.0,
+        },
+        what: format!(
+            "one thread: EXPECT_TX, `{op}` of {bytes} B (source {}), TRYWAIT; cycles per copy",
+            if step == 0 {
+                "the same, in L2"
+            } else {
+                "new lines each time"
+            }
+        ),
+    }
+}
+
+/// One warpgroup: ARRIVE, K x HGMMA 64xNx16 (the last commits), DEPBAR gsb0 0.
+fn wgmma(bench: &str, n: u32, k: u32) -> Twin {
+    let mut body = String::from("    WARPGROUP.ARRIVE\n");
+    for j in 0..k {
+        let c = if j + 1 == k { ", gsb0" } else { "" };
+        body.push_str(&format!(
+            "    HGMMA.64x{n}x16.F32.BF16 R24, sA[0], sB[0]{c}\n"
+        ));
+    }
+    body.push_str("    WARPGROUP.DEPBAR.LE gsb0, 0\n");
+    let src = format!(
+        "{}shared sA size=16384\nshared sB size=16384\nrole mma warps=0..3\n  loop r 0..{{N}}\n{body}  EXIT\n",
+        header("wgmma", 128, 168, 32768, 1)
+    );
+    Twin {
+        bench: bench.into(),
+        group: "wgmma",
+        params: &["hgmma_latency", "tensor_flops_per_clk_sm"],
+        method: Method::Slope {
+            src,
+            lo: 4,
+            hi: 12,
+            per: 1.0,
+        },
+        what: format!(
+            "one warpgroup: ARRIVE, {k} x HGMMA.64x{n}x16 (A, B in shared), DEPBAR gsb0 0; cycles per repetition"
+        ),
+    }
+}
+
+fn wgmma_interval(bench: &str, n: u32) -> Twin {
+    let src = |k| match wgmma(bench, n, k).method {
+        Method::Slope { src, .. } => src,
+        _ => unreachable!(),
+    };
+    let reps = 4;
+    Twin {
+        bench: bench.into(),
+        group: "wgmma",
+        params: &["hgmma_latency", "tensor_flops_per_clk_sm"],
+        method: Method::Pair {
+            lo_src: src(8),
+            hi_src: src(32),
+            n: reps,
+            per: (24 * reps) as f64,
+        },
+        what: format!("HGMMA.64x{n}x16: (time of 32 back to back - time of 8) / 24"),
+    }
+}
+
+/// The BAR.SYNC loop with `warps` warps.
+fn barsync(bench: &str, warps: u32) -> Twin {
+    let src = format!(
+        "{}role all warps=0..{}\n  loop i 0..{{N}}\n    BAR.SYNC 0\n  EXIT\n",
+        header("barsync", warps * 32, 32, 0, 1),
+        warps - 1
+    );
+    Twin {
+        bench: bench.into(),
+        group: "sync",
+        params: &["lat_bar", "sync_issue_interval"],
+        method: Method::Slope {
+            src,
+            lo: 64,
+            hi: 320,
+            per: 1.0,
+        },
+        what: format!("{warps} warps, back-to-back BAR.SYNC 0; cycles per barrier"),
+    }
+}
+
+fn mbar_pingpong(bench: &str, per: f64) -> Twin {
+    let src = format!(
+        "{}mbarrier b[2] count=1\nrole ping warps=0..0\n  loop i 0..{{N}}\n    SYNCS.ARRIVE.TRANS64 b[0]\n    SYNCS.PHASECHK.TRANS64.TRYWAIT b[1], parity=i & 1\n  EXIT\nrole pong warps=1..1\n  loop i 0..{{N}}\n    SYNCS.PHASECHK.TRANS64.TRYWAIT b[0], parity=i & 1\n    SYNCS.ARRIVE.TRANS64 b[1]\n  EXIT\n",
+        header("mbar_pingpong", 64, 32, 0, 1)
+    );
+    Twin {
+        bench: bench.into(),
+        group: "sync",
+        params: &["lat_mbarrier_wake", "sync_issue_interval"],
+        method: Method::Slope {
+            src,
+            lo: 64,
+            hi: 320,
+            per,
+        },
+        what: "two warps hand an mbarrier phase back and forth (arrive, the other's wait returns)"
+            .into(),
+    }
+}
+
+fn mbar_self(bench: &str) -> Twin {
+    let src = format!(
+        "{}mbarrier b[1] count=1\nrole main warps=0..0\n  loop i 0..{{N}}\n    SYNCS.ARRIVE.TRANS64 b[0]\n    SYNCS.PHASECHK.TRANS64.TRYWAIT b[0], parity=i & 1\n  EXIT\n",
+        header("mbar_self", 32, 32, 0, 1)
+    );
+    Twin {
+        bench: bench.into(),
+        group: "sync",
+        params: &["lat_mbarrier_wake", "sync_issue_interval"],
+        method: Method::Slope {
+            src,
+            lo: 64,
+            hi: 320,
+            per: 1.0,
+        },
+        what: "one warp arrives on an mbarrier (count 1) and waits for the phase it completed"
+            .into(),
+    }
+}
+
+/// 32 warps (1024 threads) run `body` per iteration; rate = units per clock per SM.
+fn tp_loop(
+    bench: &str,
+    group: &'static str,
+    params: &'static [&'static str],
+    body: &[String],
+    warps: u32,
+    units_per_iter_per_thread: f64,
+    smem: u32,
+    extra_decl: &str,
+) -> Twin {
+    let mut b = String::new();
+    for l in body {
+        b.push_str("    ");
+        b.push_str(l);
+        b.push('\n');
+    }
+    let src = format!(
+        "{}{extra_decl}role all warps=0..{}\n  loop it 0..{{N}}\n{b}  EXIT\n",
+        header("tp", warps * 32, 64, smem, 1),
+        warps - 1
+    );
+    Twin {
+        bench: bench.into(),
+        group,
+        params,
+        method: Method::Rate {
+            src,
+            lo: 8,
+            hi: 24,
+            work_per_n: units_per_iter_per_thread * (warps * 32) as f64,
+            mult: 1.0,
+        },
+        what: format!(
+            "{warps} warps, a loop of {} instructions per iteration (as in the SASS); per clock per SM",
+            body.len()
+        ),
+    }
+}
+
+/// Streaming 16-byte loads, 8 independent per thread per iteration, then XORs; `grid`
+/// CTAs of 1024 threads, chip share of the bandwidth; bytes per clock (x SMs for chip).
+fn bw_ld(
+    bench: &str,
+    group: &'static str,
+    params: &'static [&'static str],
+    region: u64,
+    warm: bool,
+    grid: u32,
+) -> Twin {
+    let threads = 1024u64;
+    let mut body = String::new();
+    for u in 0..8 {
+        body.push_str(&format!(
+            "    LDG.E.128 R{}, A[((it * 8 + {u}) * {} + (warp * 32 + lane) * 16) % {region}]\n",
+            4 * u + 8,
+            threads * 16
+        ));
+    }
+    for u in 0..8 {
+        body.push_str(&format!(
+            "    LOP3.LUT R4, R4, R{}, R{}, 0x96\n",
+            4 * u + 8,
+            4 * u + 9
+        ));
+    }
+    let per_iter = (threads * 16 * 8) as f64;
+    let iters_per_pass = (region as f64 / per_iter) as i64;
+    let (lo, hi) = if warm {
+        (iters_per_pass * 2, iters_per_pass * 3)
+    } else {
+        (8, 24)
+    };
+    let src = format!(
+        "{}buffer A size={region}\nrole all warps=0..31\n  loop it 0..{{N}}\n{body}  EXIT\n",
+        header("bw_ld", 1024, 64, 0, grid)
+    );
+    Twin {
+        bench: bench.into(),
+        group,
+        params,
+        method: Method::Rate {
+            src,
+            lo,
+            hi,
+            work_per_n: per_iter,
+            mult: if grid > 1 { 132.0 } else { 1.0 },
+        },
+        what: format!(
+            "{grid} CTA(s) of 32 warps, 8 LDG.E.128 per thread per iteration over {} ({}); bytes per clock{}",
+            human(region),
+            if warm {
+                "warm in L2"
+            } else {
+                "streaming from HBM"
+            },
+            if grid > 1 { " x 132 SMs" } else { "" }
+        ),
+    }
+}
+
+/// One thread keeps `stages` bulk copies of `chunk` bytes in flight (bw_bulk).
+fn bw_tma(
+    bench: &str,
+    group: &'static str,
+    chunk: u64,
+    stages: u64,
+    region: u64,
+    warm: bool,
+    grid: u32,
+) -> Twin {
+    let per_pass = (region / chunk) as i64;
+    let (lo, hi) = if warm {
+        (per_pass * 2, per_pass * 4)
+    } else {
+        (16, 48)
+    };
+    let src = format!(
+        "{}buffer A size={region}\nshared s size={}\nmbarrier mb[{stages}] count=1\nparam S={stages} C={chunk} R={region}\nrole main warps=0..0\n  loop i 0..S\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i], bytes=C\n    UBLKCP.S.G s[i * C], A[(i * C) % R], bytes=C, bar=mb[i]\n  loop i 0..{{N}}\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[i % S], parity=(i / S) & 1\n    if i + S < {{N}}\n      SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i % S], bytes=C\n      UBLKCP.S.G s[(i % S) * C], A[((i + S) * C) % R], bytes=C, bar=mb[i % S]\n  EXIT\n",
+        header("bw_tma", 32, 32, (chunk * stages) as u32, grid),
+        chunk * stages
+    );
+    Twin {
+        bench: bench.into(),
+        group,
+        params: &[
+            "tma_issue_cycles",
+            "tma_bytes_per_clk",
+            "tma_extra_latency",
+            "l2_bytes_per_clk_sm_max",
+            "l2_bytes_per_clk_chip",
+            "hbm_bytes_per_clk_chip",
+            "lat_mbarrier_wake",
+        ],
+        method: Method::Rate {
+            src,
+            lo,
+            hi,
+            work_per_n: chunk as f64,
+            mult: if grid > 1 { 132.0 } else { 1.0 },
+        },
+        what: format!(
+            "{grid} CTA(s): one thread keeps {stages} UBLKCP of {} in flight over {}; bytes per clock{}",
+            human(chunk),
+            human(region),
+            if grid > 1 { " x 132" } else { "" }
+        ),
+    }
+}
+
+fn human(b: u64) -> String {
+    if b >= 1 << 30 {
+        format!("{} GiB", b >> 30)
+    } else if b >= 1 << 20 {
+        format!("{} MiB", b >> 20)
+    } else if b >= 1 << 10 {
+        format!("{} KiB", b >> 10)
+    } else {
+        format!("{b} B")
+    }
+}
+
+/// Why a benchmark has no twin (it is reported, not fitted).
+pub fn untwinned(bench: &str) -> Option<&'static str> {
+    if bench.ends_with(".gbps") {
+        return Some("the same run as the `.bytes_per_clk` entry, in GB/s at the measured clock");
+    }
+    if bench.starts_with("clock.") && bench != "clock.sm.tensor.globaltimer" {
+        return Some("a clock reading; the profile takes the clock under tensor load");
+    }
+    if bench.starts_with("tp.wgmma.chip") {
+        return Some(
+            "whole-chip TFLOP/s at the loaded clock: follows from tensor_flops_per_clk_sm x SMs x clock",
+        );
+    }
+    for fp in ["fp_24MiB", "fp_32MiB", "fp_40MiB", "fp_48MiB"] {
+        if bench.ends_with(fp) {
+            return Some(
+                "L2 capacity edge: the hit rate of one SM's chase between 24 and 48 MiB depends on how the two L2 partitions replicate lines, which the model's single 50 MiB L2 does not represent",
+            );
+        }
+    }
+    if bench.starts_with("lat.wgmma") && bench.contains(".k") && !bench.ends_with(".k1") {
+        return None;
+    }
+    None
+}
+
+/// Every microbenchmark twin, by benchmark name.
+pub fn micro_twins() -> Vec<Twin> {
+    let mut v = Vec::new();
+    // --- fixed latencies (registers from the SASS: banks matter)
+    v.push(chain(
+        "lat.ffma",
+        "alu-latency",
+        &[
+            "lat_fma",
+            "reg_banks",
+            "reg_bank_ports",
+            "reg_bank_conflict_cycles",
+        ],
+        "FFMA R0, R0, R2, R3",
+    ));
+    v.push(chain(
+        "lat.fadd",
+        "alu-latency",
+        &[
+            "lat_fma",
+            "reg_banks",
+            "reg_bank_ports",
+            "reg_bank_conflict_cycles",
+        ],
+        "FADD R11, R11, 0.5",
+    ));
+    v.push(chain(
+        "lat.imad",
+        "alu-latency",
+        &[
+            "lat_imad",
+            "reg_banks",
+            "reg_bank_ports",
+            "reg_bank_conflict_cycles",
+        ],
+        "IMAD R13, R13, R2, R3",
+    ));
+    v.push(chain(
+        "lat.iadd3",
+        "alu-latency",
+        &[
+            "lat_alu",
+            "reg_banks",
+            "reg_bank_ports",
+            "reg_bank_conflict_cycles",
+        ],
+        "IADD3 R13, R3, R13, R2",
+    ));
+    v.push(chain(
+        "lat.lop3",
+        "alu-latency",
+        &[
+            "lat_alu",
+            "reg_banks",
+            "reg_bank_ports",
+            "reg_bank_conflict_cycles",
+        ],
+        "LOP3.LUT R13, R13, R2, R3, 0x96",
+    ));
+    v.push(chain(
+        "lat.mufu.ex2",
+        "mufu",
+        &["lat_mufu"],
+        "MUFU.EX2 R11, R11",
+    ));
+    v.push(chain(
+        "lat.mufu.rcp",
+        "mufu",
+        &["lat_mufu"],
+        "MUFU.RCP R11, R11",
+    ));
+    {
+        let src = format!(
+            "{}shared s size=4096\nrole main warps=0..0\n  loop i 0..{{N}}\n    LDS R1, s[(i % 8) * 4]\n  EXIT\n",
+            header("lds_chain", 32, 32, 4096, 1)
+        );
+        v.push(Twin {
+            bench: "lat.lds".into(),
+            group: "shared",
+            params: &["lat_lds", "smem_bytes_per_clk"],
+            method: Method::Slope { src, lo: 64, hi: 320, per: 1.0 },
+            what: "one warp, LDS chain (each load overwrites R1, so it waits for the one before); cycles per step".into(),
+        });
+    }
+    // --- LDG chases
+    let l1p: &'static [&'static str] = &["lat_l1_hit", "l1_lines_per_clk"];
+    for (name, fp) in [
+        ("fp_4KiB", 4u64 << 10),
+        ("fp_16KiB", 16 << 10),
+        ("fp_64KiB", 64 << 10),
+        ("fp_128KiB", 128 << 10),
+        ("fp_192KiB", 192 << 10),
+    ] {
+        v.push(chase(
+            &format!("lat.ldg.ld.{name}"),
+            "ldg-l1",
+            l1p,
+            "LDG.E.64",
+            fp / 128,
+            128,
+        ));
+    }
+    v.push(chase(
+        "lat.ldg.ca.fp_4KiB",
+        "ldg-l1",
+        l1p,
+        "LDG.E.64.STRONG.SM",
+        32,
+        128,
+    ));
+    v.push(chase(
+        "lat.ldg.ca.fp_64KiB",
+        "ldg-l1",
+        l1p,
+        "LDG.E.64.STRONG.SM",
+        512,
+        128,
+    ));
+    v.push(chase(
+        "lat.ldg.ld.per_sm.fp_4KiB",
+        "ldg-l1",
+        l1p,
+        "LDG.E.64",
+        32,
+        128,
+    ));
+    let l2p: &'static [&'static str] =
+        &["lat_l2_near", "lat_l2_far", "jitter_l2", "l1_lines_per_clk"];
+    for (name, fp) in [
+        ("fp_512KiB", 512u64 << 10),
+        ("fp_1MiB", 1 << 20),
+        ("fp_2MiB", 2 << 20),
+        ("fp_4MiB", 4 << 20),
+        ("fp_8MiB", 8 << 20),
+        ("fp_16MiB", 16 << 20),
+    ] {
+        v.push(chase(
+            &format!("lat.ldg.ld.{name}"),
+            "ldg-l2",
+            l2p,
+            "LDG.E.64",
+            4096,
+            fp / 4096,
+        ));
+    }
+    v.push(chase(
+        "lat.ldg.cg.fp_1MiB",
+        "ldg-l2",
+        l2p,
+        "LDG.E.64.CG",
+        4096,
+        256,
+    ));
+    v.push(chase(
+        "lat.ldg.cg.fp_16MiB",
+        "ldg-l2",
+        l2p,
+        "LDG.E.64.CG",
+        4096,
+        4096,
+    ));
+    v.push(chase(
+        "lat.ldg.ld.per_sm.fp_16MiB",
+        "ldg-l2",
+        l2p,
+        "LDG.E.64",
+        4096,
+        4096,
+    ));
+    let hp: &'static [&'static str] = &["lat_hbm", "jitter_hbm"];
+    v.push(cold_chase("lat.ldg.ld.fp_64MiB", hp));
+    v.push(cold_chase("lat.ldg.ld.fp_256MiB_cold", hp));
+    v.push(cold_chase("lat.ldg.ld.fp_1GiB_cold", hp));
+    // --- LDGSTS: copy 16 B, commit, wait, LDS it back; the next address comes from the value
+    for (bench, ld, stride, lines) in [
+        ("lat.ldgsts.ca16.fp_4KiB", "LDGSTS.E.128", 128u64, 32u64),
+        ("lat.ldgsts.cg16.fp_4MiB", "LDGSTS.E.BYPASS.128", 1024, 4096),
+    ] {
+        let src = format!(
+            "{}buffer A size={}\nshared s size=256\nrole main warps=0..0\n  loop p 0..{{N}}\n    loop i 0..{lines}\n      {ld} s[0], A[i * {stride}]\n      LDGDEPBAR\n      DEPBAR.LE SB0, 0\n      LDS.64 R2, s[0]\n      IADD3 R4, R2, RZ, RZ\n  EXIT\n",
+            header("ldgsts", 32, 32, 256, 1),
+            stride * lines
+        );
+        v.push(Twin {
+            bench: bench.into(),
+            group: "ldgsts",
+            params: &["lat_l1_hit", "lat_l2_near", "lat_l2_far", "lat_lds"],
+            method: Method::Slope { src, lo: 2, hi: 3, per: lines as f64 },
+            what: format!("one warp: `{ld}` 16 B, LDGDEPBAR, DEPBAR.LE SB0 0, LDS, the next address from the value; cycles per step"),
+        });
+    }
+    // --- bulk and tensor copies: latency
+    for (kib, bytes) in [
+        (1u64, 1024u64),
+        (2, 2048),
+        (4, 4096),
+        (8, 8192),
+        (16, 16384),
+        (32, 32768),
+        (64, 65536),
+    ] {
+        v.push(copy_wait(
+            &format!("lat.bulk.l2.{kib}KiB"),
+            "tma-latency-l2",
+            "UBLKCP.S.G",
+            bytes,
+            0,
+        ));
+        v.push(copy_wait(
+            &format!("lat.bulk.hbm.{kib}KiB"),
+            "tma-latency-hbm",
+            "UBLKCP.S.G",
+            bytes,
+            4 << 20,
+        ));
+        v.push(copy_wait(
+            &format!("lat.tma2d.l2.{kib}KiB"),
+            "tma-latency-l2",
+            "UTMALDG.2D",
+            bytes,
+            0,
+        ));
+        v.push(copy_wait(
+            &format!("lat.tma2d.hbm.{kib}KiB"),
+            "tma-latency-hbm",
+            "UTMALDG.2D",
+            bytes,
+            4 << 20,
+        ));
+    }
+    // --- wgmma
+    for n in [64u32, 128, 256] {
+        for k in [1u32, 2, 4, 8, 16, 32] {
+            v.push(wgmma(&format!("lat.wgmma.m64n{n}k16.bf16.k{k}"), n, k));
+        }
+        let mut t = wgmma(
+            &format!("lat.wgmma.m64n{n}k16.bf16.issue_to_complete"),
+            n,
+            1,
+        );
+        t.what = format!("= k1: one warpgroup, ARRIVE, HGMMA.64x{n}x16, DEPBAR gsb0 0");
+        v.push(t);
+        v.push(wgmma_interval(
+            &format!("lat.wgmma.m64n{n}k16.bf16.interval"),
+            n,
+        ));
+    }
+    // --- synchronization
+    for w in [1u32, 2, 4, 8, 16, 32] {
+        v.push(barsync(&format!("lat.bar_sync.warps_{w}"), w));
+    }
+    v.push(mbar_pingpong("lat.mbarrier.pingpong_roundtrip", 1.0));
+    v.push(mbar_pingpong("lat.mbarrier.arrive_to_wait", 2.0));
+    v.push(mbar_self("lat.mbarrier.self_arrive_wait"));
+    // --- throughput loops (bodies from the SASS)
+    let ffma = sass_loop("tp_ffma", "FFMA");
+    v.push(tp_loop(
+        "tp.ffma",
+        "throughput",
+        &[
+            "fma_issue_interval",
+            "lat_fma",
+            "reg_banks",
+            "reg_bank_ports",
+            "reg_bank_conflict_cycles",
+        ],
+        &ffma,
+        32,
+        ffma.len() as f64,
+        0,
+        "",
+    ));
+    for (bench, f) in [
+        ("tp.mufu.ex2", "tp_mufu_ex2"),
+        ("tp.mufu.rcp", "tp_mufu_rcp"),
+    ] {
+        let body: Vec<String> = sass_loop(f, "MUFU")
+            .into_iter()
+            .map(|s| s.replace('|', ""))
+            .collect();
+        v.push(tp_loop(
+            bench,
+            "throughput",
+            &["mufu_issue_interval", "lat_mufu"],
+            &body,
+            32,
+            body.len() as f64,
+            0,
+            "",
+        ));
+    }
+    for (bench, vec) in [("tp.lds32", 1u32), ("tp.lds128", 4)] {
+        let mut body = Vec::new();
+        for u in 0..8u32 {
+            let op = if vec == 4 { "LDS.128" } else { "LDS" };
+            body.push(format!(
+                "{op} R{}, s[(it % 8) * {} + {} + lane * {}]",
+                8 + 4 * u,
+                8 * 128 * vec,
+                u * 128 * vec,
+                4 * vec
+            ));
+        }
+        for u in 0..8u32 {
+            body.push(format!("LOP3.LUT R4, R4, R{}, R5, 0x96", 8 + 4 * u));
+        }
+        let decl = "shared s size=32768\n";
+        v.push(tp_loop(
+            bench,
+            "shared",
+            &["smem_bytes_per_clk", "lat_lds", "mio_queue_depth"],
+            &body,
+            32,
+            (8 * 4 * vec) as f64,
+            32768,
+            decl,
+        ));
+    }
+    // --- register banks (the 64 FFMAs of each loop, from the SASS)
+    for (kind, f) in [("diff", "rb_diff"), ("two", "rb_two"), ("same", "rb_same")] {
+        let body = sass_loop(f, "FFMA");
+        for w in [32u32, 1] {
+            v.push(tp_loop(
+                &format!("regbank.{kind}.warps_{w}"),
+                "regbank",
+                &[
+                    "reg_banks",
+                    "reg_bank_ports",
+                    "reg_bank_conflict_cycles",
+                    "lat_fma",
+                    "fma_issue_interval",
+                ],
+                &body,
+                w,
+                body.len() as f64,
+                0,
+                "",
+            ));
+        }
+    }
+    // --- bandwidth
+    let l2bw: &'static [&'static str] = &[
+        "l2_bytes_per_clk_sm_max",
+        "l2_bytes_per_clk_chip",
+        "l1_lines_per_clk",
+        "lsu_queue_depth",
+        "lat_l2_near",
+        "lat_l2_far",
+    ];
+    let hbmbw: &'static [&'static str] = &[
+        "l2_bytes_per_clk_sm_max",
+        "hbm_bytes_per_clk_chip",
+        "l1_lines_per_clk",
+        "lsu_queue_depth",
+        "lat_hbm",
+    ];
+    v.push(bw_ld(
+        "bw.l2.one_sm.bytes_per_clk",
+        "bandwidth",
+        l2bw,
+        4 << 20,
+        true,
+        1,
+    ));
+    v.push(bw_ld(
+        "bw.l2.chip.bytes_per_clk",
+        "bandwidth",
+        l2bw,
+        4 << 20,
+        true,
+        132,
+    ));
+    v.push(bw_ld(
+        "bw.hbm.one_sm.bytes_per_clk",
+        "bandwidth",
+        hbmbw,
+        1 << 30,
+        false,
+        1,
+    ));
+    v.push(bw_ld(
+        "bw.hbm.chip.bytes_per_clk",
+        "bandwidth",
+        hbmbw,
+        1 << 30,
+        false,
+        132,
+    ));
+    v.push(bw_tma(
+        "bw.tma.l2.one_sm.bytes_per_clk",
+        "tma-bandwidth",
+        32768,
+        4,
+        1 << 20,
+        true,
+        1,
+    ));
+    v.push(bw_tma(
+        "bw.tma.hbm.one_sm.bytes_per_clk",
+        "tma-bandwidth",
+        32768,
+        4,
+        1 << 30,
+        false,
+        1,
+    ));
+    v.push(bw_tma(
+        "bw.tma.l2.chip.bytes_per_clk",
+        "tma-bandwidth",
+        32768,
+        4,
+        1 << 20,
+        true,
+        132,
+    ));
+    v.push(bw_tma(
+        "bw.tma.hbm.chip.bytes_per_clk",
+        "tma-bandwidth",
+        32768,
+        4,
+        1 << 30,
+        false,
+        132,
+    ));
+    for chunk_kib in [8u64, 16, 32] {
+        for stages in [2u64, 4, 6] {
+            v.push(bw_tma(
+                &format!("bw.tma.l2.one_sm.chunk_{chunk_kib}KiB.stages_{stages}.bytes_per_clk"),
+                "tma-bandwidth",
+                chunk_kib << 10,
+                stages,
+                1 << 20,
+                true,
+                1,
+            ));
+        }
+    }
+    v.push(Twin {
+        bench: "clock.sm.tensor.globaltimer".into(),
+        group: "clock",
+        params: &["clock_mhz"],
+        method: Method::Direct { param: "clock_mhz" },
+        what: "the profile's clock is the SM clock measured under full-chip wgmma load".into(),
+    });
+    v
+}
