@@ -1413,6 +1413,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                     1
                 };
                 self.mem.begin_request(sharers);
+                if d.multicast && d.kind == Kind::TmaLoad {
+                    self.mem.multicast(self.kernel.launch.cluster);
+                }
                 for line in first..=last {
                     let (dn, level) = if d.kind == Kind::TmaLoad {
                         self.mem.read_l2(line, 4, s)

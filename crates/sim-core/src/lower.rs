@@ -214,6 +214,8 @@ pub struct DInstr {
     pub mma_a_not_smem: bool,
     /// `.CG` loads and `.BYPASS` copies skip L1.
     pub bypass_l1: bool,
+    /// `UTMALDG.MULTICAST`: one L2 read feeds every CTA of the cluster.
+    pub multicast: bool,
     /// Index of the source instruction in the role's instruction list.
     pub text: u32,
 }
@@ -436,6 +438,7 @@ impl<'k> Lowerer<'k> {
             mma: None,
             mma_a_not_smem: false,
             bypass_l1: i.has_mod("CG") || i.has_mod("BYPASS"),
+            multicast: i.has_mod("MULTICAST"),
             text,
         };
         if let Some((r, n)) = i.dest_reg()

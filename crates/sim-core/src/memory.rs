@@ -128,6 +128,7 @@ pub struct Memory {
     req_l2: i64,
     req_hbm: i64,
     req_sharers: u32,
+    req_multicast: u32,
 }
 
 impl Memory {
@@ -151,6 +152,7 @@ impl Memory {
             req_l2: 0,
             req_hbm: 0,
             req_sharers: 1,
+            req_multicast: 1,
         }
     }
 
@@ -169,6 +171,13 @@ impl Memory {
         self.req_l2 = self.draw(self.jitter_l2);
         self.req_hbm = self.draw(self.jitter_hbm);
         self.req_sharers = sharers.max(1);
+        self.req_multicast = 1;
+    }
+
+    /// Marks the current request as a multicast to `ctas` CTAs of a cluster: this SM
+    /// carries 1/ctas of the L2 read traffic that lands in every CTA's shared memory.
+    pub fn multicast(&mut self, ctas: u32) {
+        self.req_multicast = ctas.max(1);
     }
 
     /// Which L2 partition holds a line: half the lines are near this SM.
@@ -189,7 +198,9 @@ impl Memory {
         let lat = lat.saturating_add_signed(self.req_l2);
         let (done, level) = match self.l2.lookup(line) {
             Some(ready) => {
-                let moved = self.l2_bw.transfer(t, bytes);
+                let moved = self
+                    .l2_bw
+                    .transfer(t, bytes.div_ceil(self.req_multicast as u64));
                 (
                     (t + lat).max(moved).max(ready),
                     if far {
@@ -204,7 +215,9 @@ impl Memory {
                 let from_hbm = self
                     .hbm_bw
                     .transfer(t, LINE.div_ceil(self.req_sharers as u64));
-                let moved = self.l2_bw.transfer(t, bytes);
+                let moved = self
+                    .l2_bw
+                    .transfer(t, bytes.div_ceil(self.req_multicast as u64));
                 let done = (t + lat).max(from_hbm + lat / 2).max(moved);
                 self.l2.fill(line, done);
                 (done, MemLevel::Hbm)

@@ -75,6 +75,11 @@ pub const FAMILY: Family = Family {
             help: "columns of C (multiple of 256)",
         },
         ParamSpec {
+            name: "CLUSTER",
+            default: 2,
+            help: "CTAs per thread-block cluster (1 or 2): the pair shares a B tile (or, with M=128, an A tile) through TMA multicast",
+        },
+        ParamSpec {
             name: "EPILOGUE",
             default: 0,
             help: "0 none, 1 STG of the accumulator, 2 UTMASTG via shared memory",
@@ -108,6 +113,20 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     let kt = k / 64;
     let mt = m / 128;
     let grid = mt * (n / 256);
+    check_range("CLUSTER", p.get("CLUSTER"), 1, 2)?;
+    // A cluster larger than the grid is a cluster of the whole grid.
+    let cluster = p.get("CLUSTER").min(grid);
+    if grid % cluster != 0 {
+        return Err(format!(
+            "the grid of {grid} CTAs does not divide into clusters of {cluster}"
+        ));
+    }
+    // Consecutive CTAs take consecutive rows of tiles (m = cta % MT): a pair shares its
+    // B tile when MT is even, its A tile when there is one row of tiles.
+    let mc = Multicast {
+        a: cluster > 1 && mt == 1,
+        b: cluster > 1 && mt % cluster == 0,
+    };
     let name = format!("gemm_{}", schedule.replace('-', "_"));
     let ws = schedule.starts_with("ws");
     let threads = if ws { 384 } else { 256 };
@@ -115,6 +134,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     let mut b = KernelBuilder::new(&name, threads)
         .regs(168)
         .grid(grid as u32)
+        .cluster(cluster as u32)
         // PIPE stages of slack: validate()'s range check does not narrow by the `if`
         // guarding the refill of iteration k + PIPE, so it sees k + PIPE up to KT + PIPE - 1.
         .buffer("A", (m * k * 2 + pipe * A_STAGE) as u64)
@@ -156,7 +176,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
             b.role("main", 0, 7, None, |b| {
                 // Prologue: warp 0 fills every stage.
                 b.if_("warp == 0", |b| {
-                    b.loop_("s", 0, "min(PIPE, KT)", |b| load_stage(b, "s", "s", false));
+                    b.loop_("s", 0, "min(PIPE, KT)", |b| load_stage(b, "s", "s", false, mc));
                 });
                 b.loop_("k", 0, "KT", |b| {
                     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT full[k % PIPE], parity=(k / PIPE) & 1");
@@ -175,7 +195,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                     b.if_(cond.as_str(), |b| {
                         b.ins("BAR.SYNC 1, 256");
                         b.if_("warp == 0", |b| {
-                            load_stage(b, &format!("{j} % PIPE"), &format!("{j} + PIPE"), false);
+                            load_stage(b, &format!("{j} % PIPE"), &format!("{j} + PIPE"), false, mc);
                         });
                     });
                 });
@@ -189,7 +209,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
             b.role("producer", 0, 0, Some(40), |b| {
                 b.loop_("k", 0, "KT", |b| {
                     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT empty[k % PIPE], parity=((k / PIPE) & 1) ^ 1");
-                    load_stage(b, "k % PIPE", "k", false);
+                    load_stage(b, "k % PIPE", "k", false, mc);
                 });
                 b.ins("EXIT");
             })
@@ -220,7 +240,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                 // Stage use i = t * KT + k: tile t's 64 rows of A and the whole B block.
                 b.loop_("i", 0, "2 * KT", |b| {
                     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT empty[i % PIPE], parity=((i / PIPE) & 1) ^ 1");
-                    load_stage(b, "i % PIPE", "i", true);
+                    load_stage(b, "i % PIPE", "i", true, mc);
                 });
                 b.ins("EXIT");
             })
@@ -257,28 +277,46 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     Ok(k.build())
 }
 
+/// Which operand tiles the CTAs of a cluster share, loaded once with TMA multicast.
+#[derive(Clone, Copy)]
+struct Multicast {
+    a: bool,
+    b: bool,
+}
+
+impl Multicast {
+    fn op(shared: bool) -> &'static str {
+        if shared {
+            "UTMALDG.2D.MULTICAST"
+        } else {
+            "UTMALDG.2D"
+        }
+    }
+}
+
 /// Announces a stage's bytes and issues its TMA loads (`half`: only 64 rows of A).
-fn load_stage(b: &mut BodyBuilder, stage: &str, iter: &str, half: bool) {
+fn load_stage(b: &mut BodyBuilder, stage: &str, iter: &str, half: bool, mc: Multicast) {
+    let (op_a, op_b) = (Multicast::op(mc.a), Multicast::op(mc.b));
     if half {
         // iter = t * KT + k: tile t (0 or 1) of 64 rows.
         b.ins(format!(
             "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=40960"
         ));
         b.ins(format!(
-            "UTMALDG.2D sA[({stage}) * 16384], A[((cta % MT) * 2 * KT + {iter}) * 8192], bytes=8192, bar=full[{stage}]"
+            "{op_a} sA[({stage}) * 16384], A[((cta % MT) * 2 * KT + {iter}) * 8192], bytes=8192, bar=full[{stage}]"
         ));
         b.ins(format!(
-            "UTMALDG.2D sB[({stage}) * 32768], B[((cta / MT) * KT + ({iter}) % KT) * 32768], bytes=32768, bar=full[{stage}]"
+            "{op_b} sB[({stage}) * 32768], B[((cta / MT) * KT + ({iter}) % KT) * 32768], bytes=32768, bar=full[{stage}]"
         ));
     } else {
         b.ins(format!(
             "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=49152"
         ));
         b.ins(format!(
-            "UTMALDG.2D sA[({stage}) * 16384], A[((cta % MT) * KT + {iter}) * 16384], bytes=16384, bar=full[{stage}]"
+            "{op_a} sA[({stage}) * 16384], A[((cta % MT) * KT + {iter}) * 16384], bytes=16384, bar=full[{stage}]"
         ));
         b.ins(format!(
-            "UTMALDG.2D sB[({stage}) * 32768], B[((cta / MT) * KT + {iter}) * 32768], bytes=32768, bar=full[{stage}]"
+            "{op_b} sB[({stage}) * 32768], B[((cta / MT) * KT + {iter}) * 32768], bytes=32768, bar=full[{stage}]"
         ));
     }
 }
