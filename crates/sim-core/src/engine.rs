@@ -771,8 +771,19 @@ impl<'a, S: Sink> Engine<'a, S> {
             check(r);
         }
         if let Some((base, n)) = d.dst {
+            // Write after write: wait only until this result would land after the
+            // pending one (fixed-latency writes to one register then land in order).
+            let own = match d.latency {
+                ResultLatency::Fixed(c) => self.profile.fixed_latency(c),
+                _ => 0,
+            };
             for r in base..(base + n as u16).min(REG_SLOTS as u16) {
-                check(r);
+                let t = w.reg_ready[r as usize].saturating_sub(own);
+                if t > ready {
+                    ready = t;
+                    kind = w.reg_kind[r as usize];
+                    latest = r;
+                }
             }
         }
         if ready > now {

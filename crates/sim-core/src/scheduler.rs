@@ -59,44 +59,36 @@ fn oldest(eligible: &[Candidate]) -> usize {
 }
 
 /// Loose round robin: the next eligible warp after the one that issued last.
-#[derive(Default)]
-pub struct LooseRoundRobin {
-    last: [u32; 4],
-}
-
-impl SchedulerPolicy for LooseRoundRobin {
-    fn name(&self) -> &str {
-        "lrr"
-    }
-    fn pick(&mut self, sp: usize, _: u64, eligible: &[Candidate]) -> usize {
-        let last = self.last[sp];
-        let mut best = 0;
-        let mut best_key = u32::MAX;
-        for (i, c) in eligible.iter().enumerate() {
-            // Distance after `last`, wrapping.
-            let key = c.position.wrapping_sub(last).wrapping_sub(1);
-            if key < best_key {
-                best_key = key;
-                best = i;
-            }
-        }
-        best
-    }
-    fn issued(&mut self, _sp: usize, _slot: u32) {}
-}
-
-/// LRR needs positions, which `issued` does not carry; remember them through pick.
 pub struct RoundRobin {
-    inner: LooseRoundRobin,
+    /// Position (within its sub-partition) of the warp that issued last.
+    last: [u32; 4],
 }
 
 impl Default for RoundRobin {
     fn default() -> Self {
         RoundRobin {
-            inner: LooseRoundRobin {
-                last: [u32::MAX; 4],
-            },
+            last: [u32::MAX; 4],
         }
+    }
+}
+
+impl RoundRobin {
+    /// The eligible warp closest after `last`, wrapping, among those `keep` accepts.
+    fn next_after(
+        last: u32,
+        eligible: &[Candidate],
+        keep: impl Fn(&Candidate) -> bool,
+    ) -> Option<usize> {
+        let mut best = None;
+        let mut best_key = u32::MAX;
+        for (i, c) in eligible.iter().enumerate() {
+            let key = c.position.wrapping_sub(last).wrapping_sub(1);
+            if keep(c) && key < best_key {
+                best_key = key;
+                best = Some(i);
+            }
+        }
+        best
     }
 }
 
@@ -104,9 +96,9 @@ impl SchedulerPolicy for RoundRobin {
     fn name(&self) -> &str {
         "lrr"
     }
-    fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
-        let i = self.inner.pick(sp, now, eligible);
-        self.inner.last[sp] = eligible[i].position;
+    fn pick(&mut self, sp: usize, _: u64, eligible: &[Candidate]) -> usize {
+        let i = Self::next_after(self.last[sp], eligible, |_| true).unwrap_or(0);
+        self.last[sp] = eligible[i].position;
         i
     }
 }
@@ -130,7 +122,7 @@ impl SchedulerPolicy for OldestFirst {
 pub struct TwoLevel {
     group: u32,
     active: [u32; 4],
-    rr: RoundRobin,
+    last: [u32; 4],
 }
 
 impl TwoLevel {
@@ -138,7 +130,7 @@ impl TwoLevel {
         TwoLevel {
             group: group.max(1),
             active: [0; 4],
-            rr: RoundRobin::default(),
+            last: [u32::MAX; 4],
         }
     }
 }
@@ -147,30 +139,16 @@ impl SchedulerPolicy for TwoLevel {
     fn name(&self) -> &str {
         "two-level"
     }
-    fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
+    fn pick(&mut self, sp: usize, _: u64, eligible: &[Candidate]) -> usize {
         let g = self.group;
-        let in_active = |c: &Candidate| c.position / g == self.active[sp];
-        if !eligible.iter().any(in_active) {
+        if !eligible.iter().any(|c| c.position / g == self.active[sp]) {
             // Move to the group of the oldest eligible warp.
             self.active[sp] = eligible[oldest(eligible)].position / g;
         }
         let active = self.active[sp];
-        // Round robin restricted to the active group: pick among them.
-        let mut best = None;
-        let mut best_key = u32::MAX;
-        let last = self.rr.inner.last[sp];
-        for (i, c) in eligible.iter().enumerate() {
-            if c.position / g != active {
-                continue;
-            }
-            let key = c.position.wrapping_sub(last).wrapping_sub(1);
-            if key < best_key {
-                best_key = key;
-                best = Some(i);
-            }
-        }
-        let i = best.unwrap_or_else(|| self.rr.pick(sp, now, eligible));
-        self.rr.inner.last[sp] = eligible[i].position;
+        let i = RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == active)
+            .unwrap_or(0);
+        self.last[sp] = eligible[i].position;
         i
     }
 }
