@@ -11,12 +11,13 @@
 
 mod bench;
 pub mod fit;
-pub mod report;
 mod gpu;
 pub mod nvrtc;
+pub mod report;
 pub mod schema;
 pub mod sources;
 pub mod twins;
+pub mod validation;
 
 pub use schema::{Benchmark, Measurement, Provenance};
 
