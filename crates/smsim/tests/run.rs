@@ -1,0 +1,123 @@
+//! `smsim run`, `explain`, `kernels` and `compare` end to end: the reports a user reads,
+//! as snapshots, and their exit statuses.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `smsim ARGS` from the repository root; returns (exit code, stdout, stderr).
+fn smsim(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_smsim"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("smsim runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn run_reports_a_kernel_file() {
+    let (code, out, err) = smsim(&["run", "examples/mbarrier_pingpong.smk"]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn run_reports_a_builtin_kernel_with_overrides() {
+    let (code, out, err) = smsim(&[
+        "run",
+        "gemm-mainloop/static-v1",
+        "-p",
+        "M=128",
+        "-p",
+        "N=256",
+        "-p",
+        "K=512",
+        "--set",
+        "lat_hbm=700",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn run_json_carries_the_seed_and_the_states() {
+    let (code, out, _) = smsim(&["run", "examples/ffma_chain.smk", "--json", "--seed", "9"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["seed"], 9);
+    let states = &v["roles"][0]["states"];
+    let total: u64 = states
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    let lifetimes: u64 = v["warps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["finished"].as_u64().unwrap() - w["started"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, lifetimes);
+}
+
+#[test]
+fn a_runtime_deadlock_names_the_waiting_warp() {
+    let (code, out, err) = smsim(&["run", "examples/runtime/deadlock.smk"]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn bad_arguments_are_explained() {
+    let (code, _, err) = smsim(&["run", "examples/ffma_chain.smk", "--set", "lat_fmaa=3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean lat_fma"), "{err}");
+    let (code, _, err) = smsim(&["run", "no-such-family/ws"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("neither a kernel file nor a built-in kernel"),
+        "{err}"
+    );
+    let (code, _, err) = smsim(&["run", "gemm-mainloop/ws", "-p", "PIPEZ=2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("PIPEZ"), "{err}");
+    let (code, _, err) = smsim(&["run", "examples/ffma_chain.smk", "--policy", "fifo"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gto, lrr, oldest or two-level"), "{err}");
+}
+
+#[test]
+fn explain_knows_every_state() {
+    for s in sim_core::WarpState::ALL {
+        let (code, out, _) = smsim(&["explain", s.name()]);
+        assert_eq!(code, 0);
+        assert!(out.contains("causes:") && out.contains("fixes:"));
+    }
+    let (code, _, err) = smsim(&["explain", "stalled_on_vibes"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("long_scoreboard"));
+    insta::assert_snapshot!(smsim(&["explain", "gmma"]).1);
+}
+
+#[test]
+fn kernels_emits_files_that_check_accepts() {
+    let (code, out, _) = smsim(&["kernels", "--emit", "gemm-mainloop/ws", "-p", "K=256"]);
+    assert_eq!(code, 0);
+    let path = std::env::temp_dir().join(format!("smsim-emit-{}.smk", std::process::id()));
+    std::fs::write(&path, out).unwrap();
+    let (code, _, err) = smsim(&["check", path.to_str().unwrap()]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(code, 0, "{err}");
+}
