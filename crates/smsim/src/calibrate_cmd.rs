@@ -66,11 +66,32 @@ pub enum Cmd {
 
 pub fn run(args: &Args) -> ExitCode {
     match &args.cmd {
-        Cmd::Collect { out, validation, quick } => collect(out.clone(), *validation, *quick),
-        Cmd::Fit { data, out, write_builtin, force, profile, sweeps } => {
-            fit(data, out.as_deref(), *write_builtin, *force, profile, *sweeps)
-        }
-        Cmd::Report { data, profile, out_dir, check } => report(data, profile, out_dir, *check),
+        Cmd::Collect {
+            out,
+            validation,
+            quick,
+        } => collect(out.clone(), *validation, *quick),
+        Cmd::Fit {
+            data,
+            out,
+            write_builtin,
+            force,
+            profile,
+            sweeps,
+        } => fit(
+            data,
+            out.as_deref(),
+            *write_builtin,
+            *force,
+            profile,
+            *sweeps,
+        ),
+        Cmd::Report {
+            data,
+            profile,
+            out_dir,
+            check,
+        } => report(data, profile, out_dir, *check),
     }
 }
 
@@ -99,19 +120,37 @@ fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> ExitCode {
 fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), String> {
     let path = workspace_path(data);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let m = calibrate::Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let name = Path::new(data).file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| data.to_string());
+    let m =
+        calibrate::Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = Path::new(data)
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| data.to_string());
     Ok((m, name))
 }
 
-fn fit(data: &str, out: Option<&Path>, write_builtin: bool, force: bool, profile: &str, sweeps: usize) -> ExitCode {
+fn fit(
+    data: &str,
+    out: Option<&Path>,
+    write_builtin: bool,
+    force: bool,
+    profile: &str,
+    sweeps: usize,
+) -> ExitCode {
     let target: PathBuf = match (out, write_builtin) {
         (Some(p), _) => p.to_path_buf(),
         (None, true) => workspace_path(BUILTIN_PROFILE),
-        (None, false) => return fail("say where the fitted profile goes: --out FILE, or --write-builtin for crates/sim-core/profiles/h100.toml"),
+        (None, false) => {
+            return fail(
+                "say where the fitted profile goes: --out FILE, or --write-builtin for crates/sim-core/profiles/h100.toml",
+            );
+        }
     };
     if out.is_some() && target.exists() && !force {
-        return fail(format!("{} exists; pass --force to overwrite it", target.display()));
+        return fail(format!(
+            "{} exists; pass --force to overwrite it",
+            target.display()
+        ));
     }
     let (m, name) = match load_measurement(data) {
         Ok(x) => x,

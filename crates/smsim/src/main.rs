@@ -13,6 +13,7 @@ mod explain;
 mod kernel_file;
 mod library;
 mod run;
+mod trace;
 
 #[derive(Parser)]
 #[command(

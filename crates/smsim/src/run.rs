@@ -39,6 +39,10 @@ pub struct Args {
     /// Print the result as JSON (documented in the README).
     #[arg(long)]
     pub json: bool,
+    /// Also write the timeline as a Chrome trace (open in ui.perfetto.dev). Refuses to
+    /// overwrite an existing file.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<std::path::PathBuf>,
 }
 
 pub fn parse_set(s: &str) -> Result<(String, f64), String> {
@@ -111,7 +115,39 @@ pub fn run(args: &Args) -> ExitCode {
         fast_forward: true,
         max_ctas: args.max_ctas,
     };
-    match sim_core::run(&kernel, &profile, &cfg) {
+    let result = match &args.trace {
+        None => sim_core::run(&kernel, &profile, &cfg),
+        Some(path) => {
+            let file = match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+            {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    eprintln!(
+                        "error: {} exists; smsim does not overwrite files (choose another --trace path)",
+                        path.display()
+                    );
+                    return ExitCode::from(2);
+                }
+                Err(e) => {
+                    eprintln!("error: {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            };
+            let mut sink = crate::trace::ChromeTrace::default();
+            let r = sim_core::run_with(&kernel, &profile, &cfg, cfg.policy.build(), &mut sink);
+            let end = r.as_ref().map(|r| r.cycles).unwrap_or(0);
+            let mut w = std::io::BufWriter::new(file);
+            if let Err(e) = sink.write(end, &mut w) {
+                eprintln!("error: writing {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+            r
+        }
+    };
+    match result {
         Ok(r) => {
             if args.json {
                 println!(

@@ -121,3 +121,40 @@ fn kernels_emits_files_that_check_accepts() {
     std::fs::remove_file(&path).ok();
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn trace_writes_a_chrome_timeline_and_never_overwrites() {
+    let path = std::env::temp_dir().join(format!("smsim-trace-{}.json", std::process::id()));
+    std::fs::remove_file(&path).ok();
+    let (code, _, err) = smsim(&[
+        "run",
+        "examples/ffma_chain.smk",
+        "--trace",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let events = v["traceEvents"].as_array().unwrap();
+    // Every slice of warp 0 together covers its whole life.
+    let (_, json, _) = smsim(&["run", "examples/ffma_chain.smk", "--json"]);
+    let r: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let life =
+        r["warps"][0]["finished"].as_u64().unwrap() - r["warps"][0]["started"].as_u64().unwrap();
+    let covered: u64 = events
+        .iter()
+        .filter(|e| e["cat"] == "warp" && e["tid"] == 0 && e["pid"] == 0)
+        .map(|e| e["dur"].as_u64().unwrap())
+        .sum();
+    assert_eq!(covered, life);
+    assert!(events.iter().any(|e| e["name"] == "wait"));
+    let (code, _, err) = smsim(&[
+        "run",
+        "examples/ffma_chain.smk",
+        "--trace",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("does not overwrite"));
+    std::fs::remove_file(&path).ok();
+}
