@@ -583,6 +583,13 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.started = now;
             self.set_until(slot, now);
             self.settle(slot)?;
+            if S::ENABLED {
+                // Open the warp's first span; its first classification may replace it
+                // in this same cycle.
+                let id = self.wid(slot);
+                let w = &self.warps[slot as usize];
+                self.sink.event(Event::StateChange { cycle: now, warp: id, state: w.state, pc: w.pc });
+            }
         }
         Ok(())
     }
