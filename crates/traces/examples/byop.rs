@@ -50,6 +50,24 @@ fn main() {
                 .map(|((st, op), c)| format!("{st}@{op} {:.0}%", *c as f64 / total * 100.0))
                 .collect();
             println!("  {:<10} {}", ro.name, line.join(", "));
+            let mut m: BTreeMap<(String, String), u64> = BTreeMap::new();
+            for pc in &ro.per_pc {
+                for w in &pc.waits_on {
+                    let on = match w.on.split('`').nth(1) {
+                        Some(t) => t.split(' ').next().unwrap_or("").to_string(),
+                        None => w.on.clone(),
+                    };
+                    *m.entry((w.state.name().to_string(), on)).or_default() += w.cycles;
+                }
+            }
+            let mut v: Vec<_> = m.into_iter().collect();
+            v.sort_by(|a, b| b.1.cmp(&a.1));
+            let line: Vec<String> = v
+                .iter()
+                .take(8)
+                .map(|((st, op), c)| format!("{st} on {op} {:.0}%", *c as f64 / total * 100.0))
+                .collect();
+            println!("  {:<10} {}", "", line.join(", "));
         }
     }
 }

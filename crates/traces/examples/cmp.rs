@@ -16,6 +16,13 @@ fn main() {
     if let Ok(j) = std::env::var("JHBM") {
         prof.set("jitter_hbm", j.parse().unwrap()).unwrap();
     }
+    // SET="name=value,name=value": profile overrides.
+    if let Ok(sets) = std::env::var("SET") {
+        for kv in sets.split(',').filter(|s| !s.is_empty()) {
+            let (k, v) = kv.split_once('=').unwrap();
+            prof.set(k, v.parse().unwrap()).unwrap();
+        }
+    }
     let cfg = sim_core::RunConfig {
         max_ctas: std::env::var("MAXCTAS").ok().map(|v| v.parse().unwrap()),
         ..Default::default()

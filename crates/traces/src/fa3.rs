@@ -276,8 +276,8 @@ fn sched_arrive(b: &mut BodyBuilder, c: Cfg, last: &str) {
     }
 }
 
-// Per-thread registers of the softmax: R0/R1 row max, R2/R3 row sum, R4/R5 the rescale
-// factor exp2(m_old - m_new), R6 -1.0, R7 softmax scale * log2(e), R8..R15 four partial
+// Per-thread registers of the softmax: R0/R1 row max, R2/R3 row sum, R4/R5 and R22/R23
+// the rescale factor exp2(m_old - m_new) of rows 0 and 1, R6 -1.0, R7 softmax scale * log2(e), R8..R15 four partial
 // max/sum chains per row, R16/R17 -m * scale, R18/R19 scratch, R20/R21 the previous max.
 
 /// Row of accumulator value i (a thread holds pairs of two rows, r and r + 8).
@@ -285,9 +285,17 @@ fn row(i: u32) -> u32 {
     (i / 2) % 2
 }
 
-/// The partial-reduction register of value i: four chains per row.
+/// The partial-reduction register of value i: four chains per row, in the other
+/// register bank than the value (S starts at an even register), as ptxas allocates.
 fn chain(i: u32) -> u32 {
-    8 + row(i) * 4 + ((i / 4) % 2) * 2 + i % 2
+    8 + row(i) * 4 + ((i / 4) % 2) * 2 + (1 - i % 2)
+}
+
+/// The register holding the rescale factor of value i's row, in the other bank than
+/// the value: row 0 in R4 (odd values) and R5 (even), row 1 in R22 and R23.
+fn scale_reg(i: u32) -> u32 {
+    let base = if row(i) == 0 { 4 } else { 22 };
+    base + (1 - i % 2)
 }
 
 /// The online softmax of the S tile in registers from `s`: row max, exp2, row sum, and
@@ -323,24 +331,27 @@ fn softmax(b: &mut BodyBuilder, s: u32, first: bool) {
             b.ins(format!("SEL R{x}, R{x}, R{y}, P{n}"));
         }
     };
-    combine(b, &[(8, 9), (10, 11), (12, 13), (14, 15)]);
-    combine(b, &[(8, 10), (12, 14)]);
-    combine(b, &[(8, 18), (12, 19)]);
-    combine(b, &[(8, 18), (12, 19)]);
+    // (Pairs in different register banks; row 0 ends in R9, row 1 in R12.)
+    combine(b, &[(9, 8), (10, 11), (12, 13), (15, 14)]);
+    combine(b, &[(9, 10), (12, 15)]);
+    combine(b, &[(9, 18), (12, 19)]);
+    combine(b, &[(9, 18), (12, 19)]);
     if first {
-        b.ins("MOV R0, R8");
+        b.ins("MOV R0, R9");
         b.ins("MOV R1, R12");
     } else {
         b.ins("MOV R20, R0");
         b.ins("MOV R21, R1");
-        combine(b, &[(0, 8), (1, 12)]);
+        combine(b, &[(0, 9), (1, 12)]);
         // Rescale factor for O and the running sum: exp2((m_old - m_new) * scale).
         b.ins("FFMA R18, R0, R6, R20");
         b.ins("FFMA R19, R1, R6, R21");
         b.ins("FMUL R18, R18, R7");
         b.ins("FMUL R19, R19, R7");
         b.ins("MUFU.EX2 R4, R18");
-        b.ins("MUFU.EX2 R5, R19");
+        b.ins("MUFU.EX2 R22, R19");
+        b.ins("MOV R5, R4");
+        b.ins("MOV R23, R22");
     }
     b.ins("FMUL R16, R0, R7");
     b.ins("FMUL R17, R1, R7");
@@ -367,26 +378,26 @@ fn softmax(b: &mut BodyBuilder, s: u32, first: bool) {
     }
     sum(b, 14);
     sum(b, 15);
-    for (x, y) in [(8, 9), (10, 11), (12, 13), (14, 15), (8, 10), (12, 14)] {
+    for (x, y) in [(9, 8), (10, 11), (12, 13), (15, 14), (9, 10), (12, 15)] {
         b.ins(format!("FADD R{x}, R{x}, R{y}"));
     }
     for _ in 0..2 {
-        b.ins("FADD R8, R8, R18");
+        b.ins("FADD R9, R9, R18");
         b.ins("FADD R12, R12, R19");
     }
     if first {
-        b.ins("MOV R2, R8");
+        b.ins("MOV R2, R9");
         b.ins("MOV R3, R12");
     } else {
-        b.ins("FFMA R2, R2, R4, R8");
-        b.ins("FFMA R3, R3, R5, R12");
+        b.ins("FFMA R2, R2, R4, R9");
+        b.ins("FFMA R3, R3, R22, R12");
     }
 }
 
 /// O *= the rescale factor of its row.
 fn rescale(b: &mut BodyBuilder) {
     for i in 0..64u32 {
-        b.ins(format!("FMUL R{}, R{}, R{}", O + i, O + i, 4 + row(i)));
+        b.ins(format!("FMUL R{}, R{}, R{}", O + i, O + i, scale_reg(i)));
     }
 }
 
@@ -524,7 +535,9 @@ fn consumer_sync(b: &mut BodyBuilder, c: Cfg) {
 /// stored with one TMA store per warpgroup.
 fn epilogue(b: &mut BodyBuilder, c: Cfg) {
     b.ins("MUFU.RCP R4, R2");
-    b.ins("MUFU.RCP R5, R3");
+    b.ins("MUFU.RCP R22, R3");
+    b.ins("MOV R5, R4");
+    b.ins("MOV R23, R22");
     rescale(b);
     for s in 0..8u32 {
         b.ins(format!(

@@ -13,6 +13,7 @@ pub mod elementwise;
 pub mod fa3;
 pub mod gemm;
 pub mod latency;
+pub mod singe;
 
 pub use compare::{Comparison, ScheduleRow, compare};
 
@@ -76,6 +77,7 @@ static FAMILIES: &[Family] = &[
     latency::FAMILY,
     elementwise::FAMILY,
     fa3::FAMILY,
+    singe::FAMILY,
 ];
 
 /// Every kernel family, in the order of the issue.

@@ -64,6 +64,12 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
             vec![("TC", 4), ("PIPE", 1)],
             vec![("TC", 5), ("PIPE", 2)],
         ],
+        "singe-viscosity" => vec![
+            vec![("SPECIES", 8), ("WARPS", 2), ("GRID", 1)],
+            vec![("SPECIES", 61), ("WARPS", 8), ("GRID", 1)],
+            vec![("SPECIES", 13), ("WARPS", 1), ("GRID", 2)],
+            vec![("SPECIES", 64), ("WARPS", 3), ("GRID", 1)],
+        ],
         other => panic!("no sweep for {other}"),
     }
 }
@@ -265,4 +271,62 @@ fn fa3_pingpong_and_pipelining_each_pay() {
     assert!(fa2.cycles > no_pipe.cycles && fa2.cycles > no_pp.cycles);
     // The softmax is real work: MUFU is busy for a large part of the run in every schedule.
     assert!(fa3.unit("mufu") > 0.25, "mufu {}", fa3.unit("mufu"));
+}
+
+fn role_share(r: &RunResult, role: &str, states: &[sim_core::WarpState]) -> f64 {
+    let c = r.role(role).expect("role");
+    states.iter().map(|&s| c.states.get(s)).sum::<u64>() as f64 / c.states.total() as f64
+}
+
+/// Cycles of `state` in a role charged to instructions waiting on an instruction whose
+/// text starts with `op`.
+fn waits_on(r: &RunResult, role: &str, state: sim_core::WarpState, op: &str) -> u64 {
+    r.role(role)
+        .expect("role")
+        .per_pc
+        .iter()
+        .flat_map(|p| p.waits_on.iter())
+        .filter(|w| w.state == state && w.on.contains(&format!("`{op}")))
+        .map(|w| w.cycles)
+        .sum()
+}
+
+/// Singe: the spilling data-parallel kernel waits on memory (its spill reloads and its
+/// constant loads); the warp-specialized one, constants in registers and species in
+/// shared memory, does not, and is faster.
+#[test]
+fn singe_data_parallel_waits_on_memory_specialized_does_not() {
+    use sim_core::WarpState::{LgThrottle, LongScoreboard};
+    let prof = Profile::builtin("h100").unwrap();
+    let p = [("SPECIES", 72), ("GRID", 1)];
+    let dp = run("singe-viscosity", "data-parallel", &p, &prof);
+    let ws = run("singe-viscosity", "warp-specialized", &p, &prof);
+    let mem = [LongScoreboard, LgThrottle];
+    let dp_mem = role_share(&dp, "point", &mem);
+    let ws_mem = role_share(&ws, "species", &mem);
+    assert!(dp_mem > 0.5, "data-parallel memory stalls {dp_mem}");
+    // Memory is the largest thing it does.
+    let top = dp.role("point").unwrap().states.ranked()[0].0;
+    assert_eq!(top, LongScoreboard);
+    assert!(ws_mem < 0.25, "warp-specialized memory stalls {ws_mem}");
+    assert!(dp.cycles > ws.cycles);
+    // The spills are part of it: data-parallel waits on LDL; below the register budget
+    // (no spills) it never does.
+    assert!(waits_on(&dp, "point", LongScoreboard, "LDL") > 0);
+    let small = run(
+        "singe-viscosity",
+        "data-parallel",
+        &[("SPECIES", 40), ("GRID", 1)],
+        &prof,
+    );
+    assert_eq!(waits_on(&small, "point", LongScoreboard, "LDL"), 0);
+    let ldl_issued: u64 = small
+        .role("point")
+        .unwrap()
+        .per_pc
+        .iter()
+        .filter(|p| p.instruction.starts_with("LDL") || p.instruction.starts_with("STL"))
+        .map(|p| p.issued)
+        .sum();
+    assert_eq!(ldl_issued, 0, "spills below the register budget");
 }
