@@ -337,47 +337,11 @@ pub fn fit(
         how.insert("jitter_hbm", (format!("measured: (p90 - p10) / 2 of the per-step samples of the cold chase = ({h90} - {h10}) / 2"), vec![hb.into()]));
     }
 
-    // --- register banks: enumerate the discrete model on the bank benchmarks
-    let rb: Vec<&Target> = all
-        .iter()
-        .filter(|t| {
-            t.twin.bench.starts_with("regbank.")
-                || t.twin.bench == "lat.ffma"
-                || t.twin.bench == "tp.ffma"
-        })
-        .collect();
-    let mut best = (f64::INFINITY, (0.0, 0.0, 0.0));
-    let combos: Vec<(f64, f64, f64)> = [1.0, 2.0, 4.0]
-        .iter()
-        .flat_map(|&b| {
-            [1.0, 2.0, 3.0]
-                .iter()
-                .flat_map(move |&po| [0.0, 1.0, 2.0].iter().map(move |&c| (b, po, c)))
-        })
-        .collect();
-    for (b, po, c) in combos {
-        let mut q = p.clone();
-        if q.set("reg_banks", b).is_err()
-            || q.set("reg_bank_ports", po).is_err()
-            || q.set("reg_bank_conflict_cycles", c).is_err()
-        {
-            continue;
-        }
-        let s = sse(&rb, &eval_many(&rb, &q));
-        if s < best.0 - 1e-12 {
-            best = (s, (b, po, c));
-        }
-    }
-    let (b, po, c) = best.1;
-    p.set("reg_banks", b).map_err(|e| e.to_string())?;
-    p.set("reg_bank_ports", po).map_err(|e| e.to_string())?;
-    p.set("reg_bank_conflict_cycles", c)
-        .map_err(|e| e.to_string())?;
-    let rbn: Vec<String> = rb.iter().map(|t| t.twin.bench.clone()).collect();
-    for n in ["reg_banks", "reg_bank_ports", "reg_bank_conflict_cycles"] {
-        how.insert(n, ("fit: best of banks {1,2,4} x ports {1,2,3} x conflict cycles {0,1,2} on the bank benchmarks' twins (FFMA registers from the SASS)".into(), rbn.clone()));
-    }
-
+    // --- register banks: not fitted. The engine charges a bank conflict to the warp (a
+    // dispatch stall) and the one-warp bank benchmarks (2.2 and 2.9 cycles per FFMA) would
+    // want two banks with one port, which makes every 3-source FFMA chain conflict; the
+    // 32-warp ones (64 and 46 FFMA/clk/SM) need the conflict to block the sub-partition,
+    // which the engine does not model. The priors stay; the report shows the gap.
     // --- 2. each parameter from the benchmarks that isolate it
     let vs = vars(prior, split);
     for v in &vs {
@@ -404,7 +368,9 @@ pub fn fit(
     }
 
     // --- 3. joint refinement: coordinate descent on every twinned benchmark
-    let refs: Vec<&Target> = all.iter().collect();
+    // The bank benchmarks measure what the engine cannot represent (see above): they are
+    // reported, not used, so they cannot drag the FMA latency.
+    let refs: Vec<&Target> = all.iter().filter(|t| !t.twin.bench.starts_with("regbank.")).collect();
     let mut vals = eval_many(&refs, &p);
     let mut total = sse(&refs, &vals);
     for _ in 0..sweeps {
@@ -589,7 +555,11 @@ pub fn error_figures(rows: &[(String, f64, f64)]) -> (f64, f64, String) {
 pub fn finished_toml(r: &FitResult) -> String {
     let mut p = r.profile.clone();
     let (mape, worst, wb) = error_figures(&r.rows);
-    let within = r.rows.iter().filter(|(_, m, s)| (rel(*s, *m)).abs() <= 0.03).count();
+    let within = r
+        .rows
+        .iter()
+        .filter(|(_, m, s)| (rel(*s, *m)).abs() <= 0.03)
+        .count();
     p.file.validated = worst <= 3.0;
     p.file.note = format!(
         "fitted by `smsim calibrate fit` to {} ({} twinned microbenchmarks): mean |error| {:.1}%, {} of {} within 3%, worst {:.1}% ({}); {}",
@@ -600,7 +570,11 @@ pub fn finished_toml(r: &FitResult) -> String {
         r.rows.len(),
         worst,
         wb,
-        if p.file.validated { "all within 3%" } else { "not all within 3%: see crates/calibrate/report/report.md" }
+        if p.file.validated {
+            "all within 3%"
+        } else {
+            "not all within 3%: see crates/calibrate/report/report.md"
+        }
     );
     profile_toml(
         &p,
@@ -613,8 +587,14 @@ pub fn summary(r: &FitResult) -> String {
     let (mape, worst, wb) = error_figures(&r.rows);
     let mut s = String::new();
     for f in &r.params {
-        s.push_str(&format!("{:28} {:>10} (prior {:>8})  max err {:6.2}%\n", f.name, f.value, f.prior, f.max_abs_err_pct));
+        s.push_str(&format!(
+            "{:28} {:>10} (prior {:>8})  max err {:6.2}%\n",
+            f.name, f.value, f.prior, f.max_abs_err_pct
+        ));
     }
-    s.push_str(&format!("{} twinned microbenchmarks: mean |error| {mape:.2}%, worst {worst:.2}% ({wb})", r.rows.len()));
+    s.push_str(&format!(
+        "{} twinned microbenchmarks: mean |error| {mape:.2}%, worst {worst:.2}% ({wb})",
+        r.rows.len()
+    ));
     s
 }
