@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+pub mod blackwell;
 pub mod compare;
 pub mod elementwise;
 pub mod fa3;
@@ -78,6 +79,7 @@ static FAMILIES: &[Family] = &[
     elementwise::FAMILY,
     fa3::FAMILY,
     singe::FAMILY,
+    blackwell::FAMILY,
 ];
 
 /// Every kernel family, in the order of the issue.
