@@ -43,7 +43,7 @@ fn main() {
                 }
             }
             let mut v: Vec<_> = m.into_iter().collect();
-            v.sort_by(|a, b| b.1.cmp(&a.1));
+            v.sort_by_key(|e| std::cmp::Reverse(e.1));
             let line: Vec<String> = v
                 .iter()
                 .take(8)
@@ -61,7 +61,7 @@ fn main() {
                 }
             }
             let mut v: Vec<_> = m.into_iter().collect();
-            v.sort_by(|a, b| b.1.cmp(&a.1));
+            v.sort_by_key(|e| std::cmp::Reverse(e.1));
             let line: Vec<String> = v
                 .iter()
                 .take(8)
