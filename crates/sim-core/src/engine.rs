@@ -588,7 +588,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                 // in this same cycle.
                 let id = self.wid(slot);
                 let w = &self.warps[slot as usize];
-                self.sink.event(Event::StateChange { cycle: now, warp: id, state: w.state, pc: w.pc });
+                self.sink.event(Event::StateChange {
+                    cycle: now,
+                    warp: id,
+                    state: w.state,
+                    pc: w.pc,
+                });
             }
         }
         Ok(())

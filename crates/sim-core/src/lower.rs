@@ -199,6 +199,9 @@ pub struct DInstr {
     pub srcs: Box<[u16]>,
     /// Extra dispatch cycles from register-bank conflicts.
     pub bank_conflict_cycles: u8,
+    /// The first register of each source operand: a 64-bit pair is read from both
+    /// banks in one access, so only operands, not registers, compete for a bank.
+    pub operand_regs: Box<[u16]>,
     /// Bytes per lane for memory instructions.
     pub width: u32,
     /// Memory operands in order (for copies: destination first).
@@ -430,6 +433,7 @@ impl<'k> Lowerer<'k> {
             dst: None,
             srcs: Box::new([]),
             bank_conflict_cycles: 0,
+            operand_regs: Box::new([]),
             width: i.width_bytes(),
             mem: Box::new([]),
             mbar: None,
@@ -447,8 +451,12 @@ impl<'k> Lowerer<'k> {
             d.dst = Some((idx, n.min(255) as u8));
         }
         let mut srcs = Vec::new();
+        let mut operand_regs = Vec::new();
         for (r, n) in i.source_regs() {
             if let Some(idx) = reg_index(r) {
+                if !operand_regs.contains(&idx) {
+                    operand_regs.push(idx);
+                }
                 for j in 0..n as u16 {
                     if idx + j < REG_SLOTS as u16 {
                         srcs.push(idx + j);
@@ -705,6 +713,7 @@ impl<'k> Lowerer<'k> {
         srcs.sort_unstable();
         srcs.dedup();
         d.srcs = srcs.into_boxed_slice();
+        d.operand_regs = operand_regs.into_boxed_slice();
         d.mem = mem.into_boxed_slice();
         Ok(d)
     }
@@ -820,7 +829,8 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
                 // Only arithmetic reads its sources through the banked register file
                 // in one dispatch; memory and async ops are not modelled as conflicting.
                 if d.kind == Kind::Compute {
-                    d.bank_conflict_cycles = bank_conflict_cycles(&d.srcs, banks, ports, penalty);
+                    d.bank_conflict_cycles =
+                        bank_conflict_cycles(&d.operand_regs, banks, ports, penalty);
                 }
             }
         }

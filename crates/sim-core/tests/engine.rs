@@ -395,3 +395,23 @@ fn more_warps_never_slow_an_issue_bound_kernel_per_instruction() {
         );
     }
 }
+
+#[test]
+fn register_bank_conflicts_show_as_dispatch_stalls() {
+    let p = h100();
+    let body = |ins: &str| {
+        format!(
+            "kernel banks\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  loop i 0..8\n    {ins}\n  EXIT\n"
+        )
+    };
+    // Three sources in one bank of two: one conflict per instruction.
+    let same = sim(&body("FFMA R1, R2, R4, R6"), &p);
+    let expected =
+        8 * (3u64.div_ceil(p.t.reg_bank_ports as u64) - 1) * p.t.reg_bank_conflict_cycles as u64;
+    assert_eq!(same.roles[0].states.get(WarpState::DispatchStall), expected);
+    let spread = sim(&body("FFMA R1, R2, R3, RZ"), &p);
+    assert_eq!(spread.roles[0].states.get(WarpState::DispatchStall), 0);
+    // A 64-bit pair is one operand: three pairs are three operands, not six registers.
+    let dfma = sim(&body("DFMA R4, R8, R10, R12"), &p);
+    assert_eq!(dfma.roles[0].states.get(WarpState::DispatchStall), expected);
+}

@@ -40,9 +40,10 @@ pub enum Cmd {
         /// Overwrite --out if it exists.
         #[arg(long)]
         force: bool,
-        /// Starting profile (built-in name or TOML file).
-        #[arg(long, default_value = "h100")]
-        profile: String,
+        /// Starting profile (TOML file); default: the published priors in
+        /// crates/calibrate/priors/h100.toml (so the fit is reproducible).
+        #[arg(long)]
+        profile: Option<String>,
         /// Sweeps of the joint refinement.
         #[arg(long, default_value_t = 4)]
         sweeps: usize,
@@ -83,7 +84,7 @@ pub fn run(args: &Args) -> ExitCode {
             out.as_deref(),
             *write_builtin,
             *force,
-            profile,
+            profile.as_deref(),
             *sweeps,
         ),
         Cmd::Report {
@@ -134,7 +135,7 @@ fn fit(
     out: Option<&Path>,
     write_builtin: bool,
     force: bool,
-    profile: &str,
+    profile: Option<&str>,
     sweeps: usize,
 ) -> ExitCode {
     let target: PathBuf = match (out, write_builtin) {
@@ -156,7 +157,11 @@ fn fit(
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let prior = match crate::run::load_profile(profile, &[]) {
+    let prior = match profile {
+        Some(p) => crate::run::load_profile(p, &[]),
+        None => sim_core::Profile::from_toml(calibrate::H100_PRIORS).map_err(|e| e.to_string()),
+    };
+    let prior = match prior {
         Ok(p) => p,
         Err(e) => return fail(e),
     };

@@ -53,8 +53,9 @@ pub struct CompareArgs {
     pub family: String,
     #[arg(long = "param", short = 'p', value_name = "NAME=VALUE", value_parser = kernel_file::parse_param)]
     pub params: Vec<(String, i64)>,
-    #[arg(long, default_value = "h100")]
-    pub profile: String,
+    /// A built-in profile or a TOML file; by default the profile the family targets.
+    #[arg(long)]
+    pub profile: Option<String>,
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = crate::run::parse_set)]
     pub set: Vec<(String, f64)>,
     #[arg(long, default_value_t = 1)]
@@ -68,7 +69,17 @@ pub struct CompareArgs {
 }
 
 pub fn compare(args: &CompareArgs) -> ExitCode {
-    let profile = match load_profile(&args.profile, &args.set) {
+    let name = match &args.profile {
+        Some(p) => p.clone(),
+        None => match traces::family(&args.family) {
+            Ok(f) => f.profile.to_string(),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let profile = match load_profile(&name, &args.set) {
         Ok(p) => p,
         Err(m) => {
             eprintln!("error: {m}");
@@ -89,6 +100,9 @@ pub fn compare(args: &CompareArgs) -> ExitCode {
                     serde_json::to_string_pretty(&c).expect("a comparison serializes")
                 );
             } else {
+                if !profile.file.validated {
+                    println!("profile note ({}): {}", profile.name(), profile.file.note);
+                }
                 print!("{c}");
             }
             ExitCode::SUCCESS
