@@ -252,6 +252,9 @@ impl Memory {
             self.l1.fill(line, t + self.lat_l1);
         } else {
             self.l1.invalidate(line);
+            // Global data written is written back to HBM in time: the store completes
+            // at L2, but its bytes take their share of HBM bandwidth from later reads.
+            self.hbm_bw.transfer(t, bytes);
         }
         if self.l2.lookup(line).is_none() {
             self.l2.fill(line, t + lat);
