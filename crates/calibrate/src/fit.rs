@@ -370,7 +370,10 @@ pub fn fit(
     // --- 3. joint refinement: coordinate descent on every twinned benchmark
     // The bank benchmarks measure what the engine cannot represent (see above): they are
     // reported, not used, so they cannot drag the FMA latency.
-    let refs: Vec<&Target> = all.iter().filter(|t| !t.twin.bench.starts_with("regbank.")).collect();
+    let refs: Vec<&Target> = all
+        .iter()
+        .filter(|t| !t.twin.bench.starts_with("regbank."))
+        .collect();
     let mut vals = eval_many(&refs, &p);
     let mut total = sse(&refs, &vals);
     for _ in 0..sweeps {

@@ -230,6 +230,9 @@ pub const VALIDATION_DATA: &str = "crates/calibrate/data/validation/h100-2026112
 pub const VALIDATION_NCU: &str = "crates/calibrate/data/validation/h100-20261122T082052Z.ncu.csv";
 /// Where the committed report lives.
 pub const REPORT_DIR: &str = "crates/calibrate/report";
+/// The fit's starting point: the published priors of the h100 profile.
+pub const H100_PRIORS: &str = include_str!("../priors/h100.toml");
+
 /// The built-in profile `fit --write-builtin` rewrites.
 pub const BUILTIN_PROFILE: &str = "crates/sim-core/profiles/h100.toml";
 

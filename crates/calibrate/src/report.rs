@@ -76,7 +76,11 @@ pub struct Report {
 }
 
 fn r2(x: f64) -> f64 {
-    if x.is_finite() { (x * 100.0).round() / 100.0 } else { x }
+    if x.is_finite() {
+        (x * 100.0).round() / 100.0
+    } else {
+        x
+    }
 }
 
 fn err(sim: f64, meas: f64) -> f64 {
@@ -86,7 +90,9 @@ fn err(sim: f64, meas: f64) -> f64 {
 fn group_of(rows: &[Row], name: &str) -> Group {
     let n = rows.len();
     let mape = rows.iter().map(|r| r.err_pct.abs()).sum::<f64>() / n.max(1) as f64;
-    let w = rows.iter().max_by(|a, b| a.err_pct.abs().total_cmp(&b.err_pct.abs()));
+    let w = rows
+        .iter()
+        .max_by(|a, b| a.err_pct.abs().total_cmp(&b.err_pct.abs()));
     Group {
         group: name.into(),
         n,
@@ -140,44 +146,79 @@ pub fn compute(m: &Measurement, data_file: &str, p: &Profile) -> Result<Report, 
     let mut micro = Vec::new();
     for (t, v) in ts.iter().zip(vals) {
         let v = v.map_err(|e| format!("{}: {e}", t.twin.bench))?;
-        micro.push(Row { bench: t.twin.bench.clone(), group: t.twin.group.into(), measured: r2(t.measured), simulated: r2(v), err_pct: err(v, t.measured) });
+        micro.push(Row {
+            bench: t.twin.bench.clone(),
+            group: t.twin.group.into(),
+            measured: r2(t.measured),
+            simulated: r2(v),
+            err_pct: err(v, t.measured),
+        });
     }
     let twinned: Vec<&str> = ts.iter().map(|t| t.twin.bench.as_str()).collect();
     let untw: Vec<(String, f64, String)> = m
         .benchmarks
         .iter()
         .filter(|b| !twinned.contains(&b.name.as_str()))
-        .map(|b| (b.name.clone(), r2(b.median), untwinned(&b.name).unwrap_or("no twin yet").to_string()))
+        .map(|b| {
+            (
+                b.name.clone(),
+                r2(b.median),
+                untwinned(&b.name).unwrap_or("no twin yet").to_string(),
+            )
+        })
         .collect();
 
     let vpath = crate::workspace_path(crate::VALIDATION_DATA);
     let vtext = std::fs::read_to_string(&vpath).map_err(|e| format!("{}: {e}", vpath.display()))?;
     let vm = Measurement::from_json(&vtext).map_err(|e| e.to_string())?;
     let vc = cases(&vm);
-    let sims: Vec<Result<(f64, sim_core::RunResult), String>> = vc.par_iter().map(|(c, _)| simulate(c, p)).collect();
+    let sims: Vec<Result<(f64, sim_core::RunResult), String>> =
+        vc.par_iter().map(|(c, _)| simulate(c, p)).collect();
     let mut validation = Vec::new();
     let mut triples = Vec::new();
     let mut runs: BTreeMap<(String, u32), sim_core::RunResult> = BTreeMap::new();
     for ((c, meas), s) in vc.iter().zip(sims) {
         let (v, run) = s.map_err(|e| format!("{}: {e}", c.bench))?;
-        let level = if c.l1 { "latency-hiding L1" } else { "latency-hiding L2" };
-        validation.push(Row { bench: c.bench.clone(), group: level.into(), measured: r2(*meas), simulated: r2(v), err_pct: err(v, *meas) });
+        let level = if c.l1 {
+            "latency-hiding L1"
+        } else {
+            "latency-hiding L2"
+        };
+        validation.push(Row {
+            bench: c.bench.clone(),
+            group: level.into(),
+            measured: r2(*meas),
+            simulated: r2(v),
+            err_pct: err(v, *meas),
+        });
         triples.push((c.clone(), *meas, v));
         let func = format!("vh_chase_{}_k{}", if c.l1 { "l1" } else { "l2" }, c.k);
         runs.insert((func, c.warps), run);
     }
     let ncu_path = crate::workspace_path(crate::VALIDATION_NCU);
-    let ncu = std::fs::read_to_string(&ncu_path).map_err(|e| format!("{}: {e}", ncu_path.display()))?;
+    let ncu =
+        std::fs::read_to_string(&ncu_path).map_err(|e| format!("{}: {e}", ncu_path.display()))?;
     let mut warp_states = Vec::new();
     for (kernel, warps, reason, meas) in ncu_ratios(&ncu) {
-        let Some(run) = runs.get(&(kernel.clone(), warps)) else { continue };
+        let Some(run) = runs.get(&(kernel.clone(), warps)) else {
+            continue;
+        };
         let sim = WarpState::ALL
             .iter()
             .find(|s| s.name() == reason)
-            .map(|s| run.roles.iter().map(|r| r.states.get(*s)).sum::<u64>() as f64 / run.roles.iter().map(|r| r.instructions).sum::<u64>().max(1) as f64)
+            .map(|s| {
+                run.roles.iter().map(|r| r.states.get(*s)).sum::<u64>() as f64
+                    / run.roles.iter().map(|r| r.instructions).sum::<u64>().max(1) as f64
+            })
             .unwrap_or(0.0);
         if meas >= 0.05 || sim >= 0.05 {
-            warp_states.push(StateRow { kernel, warps, reason, measured: r2(meas), simulated: r2(sim) });
+            warp_states.push(StateRow {
+                kernel,
+                warps,
+                reason,
+                measured: r2(meas),
+                simulated: r2(sim),
+            });
         }
     }
     Ok(Report {
@@ -202,7 +243,11 @@ pub fn compute(m: &Measurement, data_file: &str, p: &Profile) -> Result<Report, 
 fn gtable(s: &mut String, gs: &[Group]) {
     s.push_str("| group | n | MAPE % | worst % | worst case |\n|---|---:|---:|---:|---|\n");
     for g in gs {
-        let _ = writeln!(s, "| {} | {} | {:.2} | {:+.2} | `{}` |", g.group, g.n, g.mape_pct, g.worst_pct, g.worst_bench);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.2} | {:+.2} | `{}` |",
+            g.group, g.n, g.mape_pct, g.worst_pct, g.worst_bench
+        );
     }
 }
 
@@ -219,14 +264,29 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(
         s,
         "- Microbenchmarks ({} with a simulated twin): MAPE **{:.2}%**, worst **{:+.2}%** (`{}`), {} of {} within 3% (target: all).",
-        r.micro_overall.n, r.micro_overall.mape_pct, r.micro_overall.worst_pct, r.micro_overall.worst_bench, r.micro_within_3pct, r.micro_overall.n
+        r.micro_overall.n,
+        r.micro_overall.mape_pct,
+        r.micro_overall.worst_pct,
+        r.micro_overall.worst_bench,
+        r.micro_within_3pct,
+        r.micro_overall.n
     );
     let _ = writeln!(
         s,
         "- Validation kernels ({}): MAPE **{:.2}%** (target 10%, goal 5%), worst **{:+.2}%** (`{}`).",
-        r.validation_overall.n, r.validation_overall.mape_pct, r.validation_overall.worst_pct, r.validation_overall.worst_bench
+        r.validation_overall.n,
+        r.validation_overall.mape_pct,
+        r.validation_overall.worst_pct,
+        r.validation_overall.worst_bench
     );
-    let _ = writeln!(s, "- Ranking: {} of {} measured orderings reproduced ({:.0}%). {}", r.ranking.concordant, r.ranking.pairs, r.ranking.fraction * 100.0, r.ranking.note);
+    let _ = writeln!(
+        s,
+        "- Ranking: {} of {} measured orderings reproduced ({:.0}%). {}",
+        r.ranking.concordant,
+        r.ranking.pairs,
+        r.ranking.fraction * 100.0,
+        r.ranking.note
+    );
     for n in &r.not_measured {
         let _ = writeln!(s, "- Not measured: {n}.");
     }
@@ -235,29 +295,59 @@ pub fn markdown(r: &Report) -> String {
     gtable(&mut s, &r.micro_groups);
     let _ = writeln!(s, "\n## Validation kernels by group\n");
     gtable(&mut s, &r.validation_groups);
-    let _ = writeln!(s, "\n## Every microbenchmark\n\n| benchmark | group | measured | simulated | error % |\n|---|---|---:|---:|---:|");
+    let _ = writeln!(
+        s,
+        "\n## Every microbenchmark\n\n| benchmark | group | measured | simulated | error % |\n|---|---|---:|---:|---:|"
+    );
     for m in &r.micro {
-        let _ = writeln!(s, "| `{}` | {} | {} | {} | {:+.2} |", m.bench, m.group, m.measured, m.simulated, m.err_pct);
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {:+.2} |",
+            m.bench, m.group, m.measured, m.simulated, m.err_pct
+        );
     }
-    let _ = writeln!(s, "\n## Benchmarks without a twin\n\n| benchmark | measured | why |\n|---|---:|---|");
+    let _ = writeln!(
+        s,
+        "\n## Benchmarks without a twin\n\n| benchmark | measured | why |\n|---|---:|---|"
+    );
     for (b, v, why) in &r.untwinned {
         let _ = writeln!(s, "| `{b}` | {v} | {why} |");
     }
-    let _ = writeln!(s, "\n## Every validation kernel (cycles per iteration)\n\n| kernel | measured | simulated | error % |\n|---|---:|---:|---:|");
+    let _ = writeln!(
+        s,
+        "\n## Every validation kernel (cycles per iteration)\n\n| kernel | measured | simulated | error % |\n|---|---:|---:|---:|"
+    );
     for m in &r.validation {
-        let _ = writeln!(s, "| `{}` | {} | {} | {:+.2} |", m.bench, m.measured, m.simulated, m.err_pct);
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {:+.2} |",
+            m.bench, m.measured, m.simulated, m.err_pct
+        );
     }
-    let _ = writeln!(s, "\n## Warp states (warps per issued instruction: Nsight Compute against the simulator)\n\nStates where either side is at least 0.05; ncu ran with `--clock-control none` on a quick run (WARPS 1, 8, 32).\n\n| kernel | warps | state | ncu | simulated |\n|---|---:|---|---:|---:|");
+    let _ = writeln!(
+        s,
+        "\n## Warp states (warps per issued instruction: Nsight Compute against the simulator)\n\nStates where either side is at least 0.05; ncu ran with `--clock-control none` on a quick run (WARPS 1, 8, 32).\n\n| kernel | warps | state | ncu | simulated |\n|---|---:|---|---:|---:|"
+    );
     for w in &r.warp_states {
-        let _ = writeln!(s, "| `{}` | {} | {} | {} | {} |", w.kernel, w.warps, w.reason, w.measured, w.simulated);
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} |",
+            w.kernel, w.warps, w.reason, w.measured, w.simulated
+        );
     }
     s
 }
 
 fn scatter(r: &Report, dir: &Path) -> Result<(), String> {
     use plotters::prelude::*;
-    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT).map_err(|_| "cannot register the font")?;
-    let pts = |rows: &[Row]| -> Vec<(f64, f64)> { rows.iter().filter(|x| x.measured > 0.0 && x.simulated > 0.0).map(|x| (x.measured, x.simulated)).collect() };
+    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
+        .map_err(|_| "cannot register the font")?;
+    let pts = |rows: &[Row]| -> Vec<(f64, f64)> {
+        rows.iter()
+            .filter(|x| x.measured > 0.0 && x.simulated > 0.0)
+            .map(|x| (x.measured, x.simulated))
+            .collect()
+    };
     let micro = pts(&r.micro);
     let val = pts(&r.validation);
     let all: Vec<f64> = micro.iter().chain(&val).flat_map(|p| [p.0, p.1]).collect();
@@ -268,7 +358,10 @@ fn scatter(r: &Report, dir: &Path) -> Result<(), String> {
             let root = $root;
             root.fill(&WHITE).map_err(|e| e.to_string())?;
             let mut c = ChartBuilder::on(&root)
-                .caption("smsim vs H100: predicted against measured", ("sans-serif", 24))
+                .caption(
+                    "smsim vs H100: predicted against measured",
+                    ("sans-serif", 24),
+                )
                 .margin(16)
                 .x_label_area_size(48)
                 .y_label_area_size(64)
@@ -280,19 +373,43 @@ fn scatter(r: &Report, dir: &Path) -> Result<(), String> {
                 .label_style(("sans-serif", 14))
                 .draw()
                 .map_err(|e| e.to_string())?;
-            c.draw_series(LineSeries::new(vec![(lo, lo), (hi, hi)], &BLACK)).map_err(|e| e.to_string())?.label("y = x");
+            c.draw_series(LineSeries::new(vec![(lo, lo), (hi, hi)], &BLACK))
+                .map_err(|e| e.to_string())?
+                .label("y = x");
             for f in [0.9, 1.1] {
-                c.draw_series(LineSeries::new(vec![(lo, lo * f), (hi, hi * f)], &RGBColor(180, 180, 180))).map_err(|e| e.to_string())?;
+                c.draw_series(LineSeries::new(
+                    vec![(lo, lo * f), (hi, hi * f)],
+                    &RGBColor(180, 180, 180),
+                ))
+                .map_err(|e| e.to_string())?;
             }
-            c.draw_series(micro.iter().map(|&(x, y)| Circle::new((x, y), 4, BLUE.filled())))
-                .map_err(|e| e.to_string())?
-                .label(format!("microbenchmarks (MAPE {:.1}%)", r.micro_overall.mape_pct))
-                .legend(|(x, y)| Circle::new((x, y), 4, BLUE.filled()));
-            c.draw_series(val.iter().map(|&(x, y)| TriangleMarker::new((x, y), 5, RED.filled())))
-                .map_err(|e| e.to_string())?
-                .label(format!("validation, latency-hiding (MAPE {:.1}%)", r.validation_overall.mape_pct))
-                .legend(|(x, y)| TriangleMarker::new((x, y), 5, RED.filled()));
-            c.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).label_font(("sans-serif", 14)).draw().map_err(|e| e.to_string())?;
+            c.draw_series(
+                micro
+                    .iter()
+                    .map(|&(x, y)| Circle::new((x, y), 4, BLUE.filled())),
+            )
+            .map_err(|e| e.to_string())?
+            .label(format!(
+                "microbenchmarks (MAPE {:.1}%)",
+                r.micro_overall.mape_pct
+            ))
+            .legend(|(x, y)| Circle::new((x, y), 4, BLUE.filled()));
+            c.draw_series(
+                val.iter()
+                    .map(|&(x, y)| TriangleMarker::new((x, y), 5, RED.filled())),
+            )
+            .map_err(|e| e.to_string())?
+            .label(format!(
+                "validation, latency-hiding (MAPE {:.1}%)",
+                r.validation_overall.mape_pct
+            ))
+            .legend(|(x, y)| TriangleMarker::new((x, y), 5, RED.filled()));
+            c.configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 14))
+                .draw()
+                .map_err(|e| e.to_string())?;
             root.present().map_err(|e| e.to_string())?;
         }};
     }
@@ -305,7 +422,13 @@ fn scatter(r: &Report, dir: &Path) -> Result<(), String> {
 
 /// Writes (or, with `check`, compares) report.md and report.json in `dir`, and the
 /// plots (not compared: they are drawn from the same numbers). Returns a summary line.
-pub fn run(m: &Measurement, data_file: &str, p: &Profile, dir: &Path, check: bool) -> Result<String, String> {
+pub fn run(
+    m: &Measurement,
+    data_file: &str,
+    p: &Profile,
+    dir: &Path,
+    check: bool,
+) -> Result<String, String> {
     let r = compute(m, data_file, p)?;
     let md = markdown(&r);
     let json = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())? + "\n";
@@ -325,10 +448,23 @@ pub fn run(m: &Measurement, data_file: &str, p: &Profile, dir: &Path, check: boo
     if check {
         for (name, text) in [("report.md", &md), ("report.json", &json)] {
             let path = dir.join(name);
-            let old = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e} (run `smsim calibrate report` and commit it)", path.display()))?;
+            let old = std::fs::read_to_string(&path).map_err(|e| {
+                format!(
+                    "{}: {e} (run `smsim calibrate report` and commit it)",
+                    path.display()
+                )
+            })?;
             if &old != text {
-                let line = old.lines().zip(text.lines()).position(|(a, b)| a != b).map(|i| i + 1).unwrap_or(old.lines().count().min(text.lines().count()) + 1);
-                return Err(format!("{} differs from what the code computes (first at line {line}); run `smsim calibrate report` and commit the result", path.display()));
+                let line = old
+                    .lines()
+                    .zip(text.lines())
+                    .position(|(a, b)| a != b)
+                    .map(|i| i + 1)
+                    .unwrap_or(old.lines().count().min(text.lines().count()) + 1);
+                return Err(format!(
+                    "{} differs from what the code computes (first at line {line}); run `smsim calibrate report` and commit the result",
+                    path.display()
+                ));
             }
         }
         return Ok(format!("the committed report matches: {summary}"));
@@ -337,5 +473,8 @@ pub fn run(m: &Measurement, data_file: &str, p: &Profile, dir: &Path, check: boo
     std::fs::write(dir.join("report.md"), &md).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("report.json"), &json).map_err(|e| e.to_string())?;
     scatter(&r, dir)?;
-    Ok(format!("wrote {}/report.md, report.json, scatter.svg, scatter.png\n{summary}", dir.display()))
+    Ok(format!(
+        "wrote {}/report.md, report.json, scatter.svg, scatter.png\n{summary}",
+        dir.display()
+    ))
 }

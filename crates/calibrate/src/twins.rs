@@ -206,7 +206,7 @@ fn chase(
 ) -> Twin {
     let size = lines * stride;
     let src = format!(
-        "{}buffer A size={size}\nrole main warps=0..0\n  loop p 0..{{N}}\n    loop i 0..{lines}\n      {ld} R1, A[i * {stride}]\n  EXIT\n",
+        "{}buffer A size={size}\nrole main warps=0..0\n  loop p 0..{{N}}\n    loop i 0..{lines}\n      {ld} R2, A[i * {stride}]\n  EXIT\n",
         header("chase", 32, 32, 0, 1)
     );
     Twin {
@@ -392,6 +392,7 @@ fn mbar_self(bench: &str) -> Twin {
 }
 
 /// 32 warps (1024 threads) run `body` per iteration; rate = units per clock per SM.
+#[allow(clippy::too_many_arguments)]
 fn tp_loop(
     bench: &str,
     group: &'static str,
@@ -580,6 +581,7 @@ pub fn untwinned(bench: &str) -> Option<&'static str> {
 }
 
 /// Every microbenchmark twin, by benchmark name.
+#[allow(clippy::vec_init_then_push)]
 pub fn micro_twins() -> Vec<Twin> {
     let mut v = Vec::new();
     // --- fixed latencies (registers from the SASS: banks matter)
@@ -685,7 +687,7 @@ pub fn micro_twins() -> Vec<Twin> {
         "lat.ldg.ca.fp_4KiB",
         "ldg-l1",
         l1p,
-        "LDG.E.64.STRONG.SM",
+        "LDG.E.64.CA",
         32,
         128,
     ));
@@ -693,7 +695,7 @@ pub fn micro_twins() -> Vec<Twin> {
         "lat.ldg.ca.fp_64KiB",
         "ldg-l1",
         l1p,
-        "LDG.E.64.STRONG.SM",
+        "LDG.E.64.CA",
         512,
         128,
     ));

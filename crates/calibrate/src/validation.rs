@@ -41,8 +41,12 @@ pub fn sass_timed_loop(func: &str) -> Result<Vec<String>, String> {
         if !inside {
             continue;
         }
-        let (Some(a), Some(b)) = (line.find("/*"), line.find("*/")) else { continue };
-        let Ok(addr) = u64::from_str_radix(line[a + 2..b].trim(), 16) else { continue };
+        let (Some(a), Some(b)) = (line.find("/*"), line.find("*/")) else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(line[a + 2..b].trim(), 16) else {
+            continue;
+        };
         let Some(end) = line.rfind(';') else { continue };
         lines.push((addr, line[b + 2..end].trim().to_string()));
     }
@@ -55,7 +59,10 @@ pub fn sass_timed_loop(func: &str) -> Result<Vec<String>, String> {
             (ins.starts_with('@') && t < *addr).then_some((i, t))
         })
         .ok_or_else(|| format!("{func}: no backward branch in the SASS"))?;
-    let start = lines.iter().position(|(a, _)| *a == target).ok_or("branch target not found")?;
+    let start = lines
+        .iter()
+        .position(|(a, _)| *a == target)
+        .ok_or("branch target not found")?;
     Ok(lines[start..=bi].iter().map(|(_, s)| s.clone()).collect())
 }
 
@@ -63,8 +70,17 @@ pub fn sass_timed_loop(func: &str) -> Result<Vec<String>, String> {
 fn translate(ins: &str) -> String {
     let mut s = ins.replace(".reuse", "");
     if s.starts_with("LDG") {
-        let dst = s.split_whitespace().nth(1).unwrap_or("R10,").trim_end_matches(',').to_string();
-        let op = if s.contains("STRONG.GPU") { "LDG.E.CG" } else { "LDG.E" };
+        let dst = s
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("R10,")
+            .trim_end_matches(',')
+            .to_string();
+        let op = if s.contains("STRONG.GPU") {
+            "LDG.E.CG"
+        } else {
+            "LDG.E"
+        };
         return format!("{op} {dst}, P[((warp * 32 + lane) * LINES + i % LINES) * 128]");
     }
     if s.starts_with('U') {
@@ -93,10 +109,18 @@ pub fn twin_text(c: &VCase, iters: u32) -> Result<String, String> {
     );
     // warm L2 with this thread's 8 lines (not L1), wait for them, then the barrier
     for j in 0..8 {
-        s.push_str(&format!("  LDG.E.CG R{}, P[((warp * 32 + lane) * LINES + {j}) * 128]\n", 40 + j));
+        s.push_str(&format!(
+            "  LDG.E.CG R{}, P[((warp * 32 + lane) * LINES + {j}) * 128]\n",
+            40 + j
+        ));
     }
     for j in 0..4 {
-        s.push_str(&format!("  FADD R{}, R{}, R{}\n", 50 + j, 40 + 2 * j, 41 + 2 * j));
+        s.push_str(&format!(
+            "  FADD R{}, R{}, R{}\n",
+            50 + j,
+            40 + 2 * j,
+            41 + 2 * j
+        ));
     }
     s.push_str("  BAR.SYNC 0\n");
     if iters > 0 {
@@ -152,7 +176,13 @@ pub fn ncu_ratios(csv: &str) -> Vec<(String, u32, String, f64)> {
             continue;
         }
         let kernel = f[4].to_string();
-        let warps = f[7].trim_start_matches('(').split(',').next().and_then(|x| x.trim().parse::<u32>().ok()).unwrap_or(0) / 32;
+        let warps = f[7]
+            .trim_start_matches('(')
+            .split(',')
+            .next()
+            .and_then(|x| x.trim().parse::<u32>().ok())
+            .unwrap_or(0)
+            / 32;
         let metric = f[12];
         let Some(reason) = metric
             .strip_prefix("smsp__average_warps_issue_stalled_")
@@ -160,8 +190,12 @@ pub fn ncu_ratios(csv: &str) -> Vec<(String, u32, String, f64)> {
         else {
             continue;
         };
-        let Ok(v) = f[14].replace(',', "").parse::<f64>() else { continue };
-        acc.entry((kernel, warps, reason.to_string())).or_default().push(v);
+        let Ok(v) = f[14].replace(',', "").parse::<f64>() else {
+            continue;
+        };
+        acc.entry((kernel, warps, reason.to_string()))
+            .or_default()
+            .push(v);
     }
     acc.into_iter()
         .map(|((k, w, r), v)| (k, w, r, crate::schema::median(&v).unwrap_or(0.0)))

@@ -1,0 +1,105 @@
+//! The fit and the report against the committed data (no GPU).
+
+use calibrate::{
+    BUILTIN_PROFILE, Measurement, PRIMARY_DATA, REPORT_DIR, VALIDATION_DATA, workspace_path,
+};
+use sim_core::Profile;
+
+fn data() -> Measurement {
+    let text = std::fs::read_to_string(workspace_path(PRIMARY_DATA)).unwrap();
+    Measurement::from_json(&text).unwrap()
+}
+
+/// Every microbenchmark twin and every validation twin is a valid kernel.
+#[test]
+fn twins_validate() {
+    let mut n = 0;
+    for t in calibrate::twins::micro_twins() {
+        let Some(text) = t.kernel_text() else {
+            continue;
+        };
+        let k = isa::parse_kernel(&text).unwrap_or_else(|e| panic!("{}: {e:?}\n{text}", t.bench));
+        let errs = isa::validate::validate(&k);
+        assert!(errs.is_empty(), "{}: {errs:?}\n{text}", t.bench);
+        n += 1;
+    }
+    let vt = std::fs::read_to_string(workspace_path(VALIDATION_DATA)).unwrap();
+    let vm = Measurement::from_json(&vt).unwrap();
+    let cases = calibrate::validation::cases(&vm);
+    assert_eq!(cases.len(), 88);
+    for (c, _) in &cases {
+        let text = calibrate::validation::twin_text(c, 4).unwrap();
+        let k = isa::parse_kernel(&text).unwrap_or_else(|e| panic!("{}: {e:?}\n{text}", c.bench));
+        let errs = isa::validate::validate(&k);
+        assert!(errs.is_empty(), "{}: {errs:?}\n{text}", c.bench);
+    }
+    assert!(n > 100, "{n} twins");
+}
+
+/// The latency-hiding twin follows the SASS: ~14 integer instructions and a branch per
+/// iteration, the load's destination is not the FFMAs' register.
+#[test]
+fn latency_hiding_twin_follows_the_sass() {
+    let body = calibrate::validation::sass_timed_loop("vh_chase_l1_k4").unwrap();
+    let ffma = body.iter().filter(|s| s.starts_with("FFMA")).count();
+    assert_eq!(ffma, 4, "{body:?}");
+    let ldg: Vec<&String> = body.iter().filter(|s| s.starts_with("LDG")).collect();
+    assert_eq!(ldg.len(), 1);
+    let other = body.len() - ffma - 1;
+    assert!(
+        (13..=18).contains(&other),
+        "{other} other instructions: {body:?}"
+    );
+    assert!(body.last().unwrap().contains("BRA"));
+}
+
+/// Every microbenchmark has a twin or a stated reason why not.
+#[test]
+fn every_benchmark_is_twinned_or_explained() {
+    let m = data();
+    let twins: Vec<String> = calibrate::twins::micro_twins()
+        .into_iter()
+        .map(|t| t.bench)
+        .collect();
+    for b in &m.benchmarks {
+        assert!(
+            twins.contains(&b.name) || calibrate::twins::untwinned(&b.name).is_some(),
+            "{} has neither a twin nor a reason",
+            b.name
+        );
+    }
+}
+
+/// The committed report is what the code computes from the committed data and profile.
+#[test]
+fn committed_report_matches() {
+    let p = Profile::builtin("h100").unwrap();
+    let r = calibrate::report::run(
+        &data(),
+        "h100-20261122T080926Z.json",
+        &p,
+        &workspace_path(REPORT_DIR),
+        true,
+    );
+    assert!(r.is_ok(), "{}", r.unwrap_err());
+}
+
+/// The fit on the committed data reproduces the committed built-in profile (slow in debug:
+/// CI runs it in release through .ci/run).
+#[test]
+#[ignore]
+fn fit_reproduces_the_committed_profile() {
+    let prior = Profile::from_toml(calibrate::H100_PRIORS).unwrap();
+    let r = calibrate::fit::fit(&data(), &prior, "h100-20261122T080926Z.json", 4).unwrap();
+    let committed = std::fs::read_to_string(workspace_path(BUILTIN_PROFILE)).unwrap();
+    let fresh = calibrate::fit::finished_toml(&r);
+    let c = Profile::from_toml(&committed).unwrap();
+    let f = Profile::from_toml(&fresh).unwrap();
+    for name in sim_core::profile::Timing::NAMES {
+        let (a, b) = (c.file.params[*name].value, f.file.params[*name].value);
+        assert!(
+            (a - b).abs() <= 1.0_f64.max(a.abs() * 0.005),
+            "{name}: committed {a}, fit {b}"
+        );
+    }
+}
