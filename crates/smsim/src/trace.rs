@@ -22,13 +22,13 @@ const UNITS_PID: u32 = 1_000_000;
 
 impl ChromeTrace {
     fn close(&mut self, warp: WarpId, at: u64) {
-        if let Some((start, state, pc)) = self.open.remove(&warp) {
-            if at > start {
-                self.events.push(json!({
-                    "name": state.name(), "cat": "warp", "ph": "X", "ts": start, "dur": at - start,
-                    "pid": warp.cta, "tid": warp.warp, "args": { "pc": pc }
-                }));
-            }
+        if let Some((start, state, pc)) = self.open.remove(&warp)
+            && at > start
+        {
+            self.events.push(json!({
+                "name": state.name(), "cat": "warp", "ph": "X", "ts": start, "dur": at - start,
+                "pid": warp.cta, "tid": warp.warp, "args": { "pc": pc }
+            }));
         }
     }
 
