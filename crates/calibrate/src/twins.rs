@@ -444,18 +444,14 @@ fn bw_ld(
 ) -> Twin {
     let threads = 1024u64;
     let mut body = String::new();
+    // As the CUDA kernel (micro.cu, bw_ld): a grid-strided stream, thread `idx` of
+    // `T = grid * 1024` reading 16 bytes at (idx + (it * 8 + u) * T) modulo the region,
+    // so every CTA reads its own data.
+    let t_all = grid as u64 * threads;
     for u in 0..8 {
         body.push_str(&format!(
-            "    LDG.E.128 R{}, A[((it * 8 + {u}) * {} + (warp * 32 + lane) * 16) % {region}]\n",
-            4 * u + 8,
-            threads * 16
-        ));
-    }
-    for u in 0..8 {
-        body.push_str(&format!(
-            "    LOP3.LUT R4, R4, R{}, R{}, 0x96\n",
-            4 * u + 8,
-            4 * u + 9
+            "    LDG.E.128 R{}, A[(((cta * {threads} + warp * 32 + lane) + (it * 8 + {u}) * {t_all}) * 16) % {region}]\n",
+            4 * u + 8
         ));
     }
     let per_iter = (threads * 16 * 8) as f64;

@@ -1,5 +1,7 @@
-//! The GEMM main loop on a full grid: the L2 is shared by every SM, so the schedules
-//! only show their differences once clusters share tiles through TMA multicast.
+//! The GEMM main loop on a full grid: every SM shares the chip's L2 bandwidth, so
+//! clusters that share a tile through TMA multicast move less data per SM and keep the
+//! tensor pipe busier. (With the fitted h100 profile the full grid stays L2-bound even
+//! then; the one-CTA tests in library.rs show the schedules' own differences.)
 
 use sim_core::{Profile, RunConfig, RunResult, run};
 
@@ -18,27 +20,23 @@ fn gemm(schedule: &str, cluster: i64) -> RunResult {
 }
 
 #[test]
-fn with_multicast_ws_keeps_the_tensor_pipe_busy_on_a_full_grid_and_static_v1_does_not() {
-    let ws = gemm("ws", 2);
-    let v1 = gemm("static-v1", 2);
-    assert!(
-        ws.unit("tensor") >= 0.9,
-        "ws tensor busy {}",
-        ws.unit("tensor")
-    );
-    assert!(v1.unit("tensor") < ws.unit("tensor"));
-    assert!(v1.cycles > ws.cycles);
+fn multicast_moves_less_l2_data_per_sm_and_keeps_the_tensor_pipe_busier() {
+    for schedule in ["ws", "static-v1"] {
+        let shared = gemm(schedule, 2);
+        let alone = gemm(schedule, 1);
+        assert!(alone.memory.l2_bytes > shared.memory.l2_bytes, "{schedule}");
+        assert!(alone.cycles > shared.cycles, "{schedule}");
+        assert!(shared.unit("tensor") > alone.unit("tensor"), "{schedule}");
+    }
 }
 
 #[test]
 fn without_multicast_the_full_grid_is_bound_by_l2_bandwidth() {
-    let shared = gemm("ws", 2);
     let alone = gemm("ws", 1);
     assert!(
         alone.unit("l2_bandwidth") > 0.95,
         "l2 busy {}",
         alone.unit("l2_bandwidth")
     );
-    assert!(alone.cycles > shared.cycles);
-    assert!(alone.memory.l2_bytes > shared.memory.l2_bytes);
+    assert!(alone.unit("tensor") < 0.9);
 }
