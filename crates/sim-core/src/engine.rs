@@ -1207,8 +1207,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         };
         self.mem.begin_request(sharers);
         let mut done = depart;
+        let per_line = self.t.l1_line_cycles;
         for i in 0..self.lines.len() {
             let (line, sectors) = self.lines[i];
+            // The lines of one uncoalesced request go down the L1TEX pipeline one after
+            // another, `l1_line_cycles` apart, while other warps' requests fill the gaps.
+            let depart = depart + (i as f64 * per_line) as u64;
             let (t, level) = if write {
                 (
                     self.mem.write(line, sectors, depart, local),
