@@ -376,6 +376,18 @@ pub fn fit(
         .collect();
     let mut vals = eval_many(&refs, &p);
     let mut total = sse(&refs, &vals);
+    // The refinement may trade errors between benchmarks, but not away from what a
+    // parameter was fitted to: a benchmark that isolates a parameter stays within 3% (or
+    // within its error after step 2, if that is larger).
+    let bound: Vec<Option<f64>> = refs
+        .iter()
+        .zip(&vals)
+        .map(|(t, v)| {
+            vs.iter()
+                .any(|var| matches(&t.twin.bench, var.benches))
+                .then(|| rel(*v, t.measured).abs().max(0.03))
+        })
+        .collect();
     for _ in 0..sweeps {
         let before = total;
         for v in &vs {
@@ -414,8 +426,11 @@ pub fn fit(
                     for (k, &i) in dep.iter().enumerate() {
                         trial[i] = nv[k];
                     }
+                    let kept = dep.iter().all(|&i| {
+                        bound[i].is_none_or(|b| rel(trial[i], refs[i].measured).abs() <= b + 1e-9)
+                    });
                     let s = sse(&refs, &trial);
-                    if s < total - 1e-12 {
+                    if kept && s < total - 1e-12 {
                         total = s;
                         vals = trial;
                         p = q;

@@ -505,8 +505,11 @@ fn bw_tma(
     } else {
         (16, 48)
     };
+    // As the CUDA kernel (micro.cu, bw_bulk), each CTA streams its own slice of the
+    // region (blockIdx.x * block_stride), so data no other CTA reads comes from HBM.
+    let slice = (region / grid as u64) / chunk * chunk;
     let src = format!(
-        "{}buffer A size={region}\nshared s size={}\nmbarrier mb[{stages}] count=1\nparam S={stages} C={chunk} R={region}\nrole main warps=0..0\n  loop i 0..S\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i], bytes=C\n    UBLKCP.S.G s[i * C], A[(i * C) % R], bytes=C, bar=mb[i]\n  loop i 0..{{N}}\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[i % S], parity=(i / S) & 1\n    if i + S < {{N}}\n      SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i % S], bytes=C\n      UBLKCP.S.G s[(i % S) * C], A[((i + S) * C) % R], bytes=C, bar=mb[i % S]\n  EXIT\n",
+        "{}buffer A size={region}\nshared s size={}\nmbarrier mb[{stages}] count=1\nparam S={stages} C={chunk} R={region}\nrole main warps=0..0\n  loop i 0..S\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i], bytes=C\n    UBLKCP.S.G s[i * C], A[(cta * {slice} + i * C) % R], bytes=C, bar=mb[i]\n  loop i 0..{{N}}\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[i % S], parity=(i / S) & 1\n    if i + S < {{N}}\n      SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i % S], bytes=C\n      UBLKCP.S.G s[(i % S) * C], A[(cta * {slice} + (i + S) * C) % R], bytes=C, bar=mb[i % S]\n  EXIT\n",
         header("bw_tma", 32, 32, (chunk * stages) as u32, grid),
         chunk * stages
     );
