@@ -156,18 +156,57 @@ struct Warp {
     dispatch_paid: u64,
     dispatch_ready: u64,
     instrs: u64,
-    wg_open: u64,
-    wg_groups: VecDeque<u64>,
-    cp_open: u64,
-    cp_groups: VecDeque<u64>,
-    bulk_open: u64,
-    bulk_groups: VecDeque<u64>,
+    wgmma: WaitGroups,
+    cp_async: WaitGroups,
+    bulk_store: WaitGroups,
     utc_done: u64,
     outstanding: u64,
     last_issue: u64,
     stats: [u64; STATE_COUNT],
     started: u64,
     finished: u64,
+}
+
+/// Async operations committed in groups and waited for by depth (wgmma wait_group,
+/// cp.async and bulk-store wait groups): when each committed group completes.
+#[derive(Default)]
+struct WaitGroups {
+    /// Completion of the operations issued since the last commit.
+    open: u64,
+    committed: VecDeque<u64>,
+}
+
+impl WaitGroups {
+    fn add(&mut self, done: u64) {
+        self.open = self.open.max(done);
+    }
+
+    fn commit(&mut self, now: u64) {
+        self.committed.push_back(self.open.max(now));
+        self.open = 0;
+    }
+
+    fn clear(&mut self) {
+        self.open = 0;
+        self.committed.clear();
+    }
+
+    /// The earliest cycle at which at most `n` committed groups are still pending.
+    fn wait_until(&mut self, now: u64, n: usize) -> u64 {
+        self.committed.retain(|&t| t > now);
+        if self.committed.len() <= n {
+            return now;
+        }
+        // The (n+1)-th latest completion; groups beyond 64 pending are not told apart.
+        let mut v: [u64; 64] = [0; 64];
+        let k = self.committed.len().min(64);
+        for (i, t) in self.committed.iter().take(k).enumerate() {
+            v[i] = *t;
+        }
+        let v = &mut v[..k];
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v[n.min(k - 1)]
+    }
 }
 
 impl Warp {
@@ -381,12 +420,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                     dispatch_paid: u64::MAX,
                     dispatch_ready: 0,
                     instrs: 0,
-                    wg_open: 0,
-                    wg_groups: VecDeque::with_capacity(8),
-                    cp_open: 0,
-                    cp_groups: VecDeque::with_capacity(8),
-                    bulk_open: 0,
-                    bulk_groups: VecDeque::with_capacity(8),
+                    wgmma: WaitGroups::default(),
+                    cp_async: WaitGroups::default(),
+                    bulk_store: WaitGroups::default(),
                     utc_done: 0,
                     outstanding: 0,
                     last_issue: 0,
@@ -570,12 +606,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.dispatch_paid = u64::MAX;
             warp.dispatch_ready = 0;
             warp.instrs = 0;
-            warp.wg_open = 0;
-            warp.wg_groups.clear();
-            warp.cp_open = 0;
-            warp.cp_groups.clear();
-            warp.bulk_open = 0;
-            warp.bulk_groups.clear();
+            warp.wgmma.clear();
+            warp.cp_async.clear();
+            warp.bulk_store.clear();
             warp.utc_done = 0;
             warp.outstanding = 0;
             warp.last_issue = 0;
@@ -1251,23 +1284,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.block_pc = w.pc;
     }
 
-    /// The earliest cycle at which at most `n` of `groups` are still pending.
-    fn groups_wait(groups: &mut VecDeque<u64>, now: u64, n: usize) -> u64 {
-        groups.retain(|&t| t > now);
-        if groups.len() <= n {
-            return now;
-        }
-        // The (n+1)-th latest completion.
-        let mut v: [u64; 64] = [0; 64];
-        let k = groups.len().min(64);
-        for (i, t) in groups.iter().take(k).enumerate() {
-            v[i] = *t;
-        }
-        let v = &mut v[..k];
-        v.sort_unstable_by(|a, b| b.cmp(a));
-        v[n.min(k - 1)]
-    }
-
     fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         let now = self.now;
         let d: &'a DInstr = self.instr(slot);
@@ -1365,15 +1381,10 @@ impl<'a, S: Sink> Engine<'a, S> {
             Kind::Ldgsts => {
                 let done = self.global_access(slot, d, 1, false, true)?;
                 let w = &mut self.warps[slot as usize];
-                w.cp_open = w.cp_open.max(done);
+                w.cp_async.add(done);
                 w.outstanding = w.outstanding.max(done);
             }
-            Kind::CpAsyncCommit => {
-                let w = &mut self.warps[slot as usize];
-                let g = w.cp_open.max(now);
-                w.cp_groups.push_back(g);
-                w.cp_open = 0;
-            }
+            Kind::CpAsyncCommit => self.warps[slot as usize].cp_async.commit(now),
             Kind::DepbarCpAsync | Kind::DepbarBulk | Kind::WgDepbar => {
                 let n = self.eval(slot, &d.n)?;
                 if n < 0 {
@@ -1381,11 +1392,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 let w = &mut self.warps[slot as usize];
                 let (groups, state) = match d.kind {
-                    Kind::DepbarCpAsync => (&mut w.cp_groups, WarpState::LongScoreboard),
-                    Kind::DepbarBulk => (&mut w.bulk_groups, WarpState::LongScoreboard),
-                    _ => (&mut w.wg_groups, WarpState::Gmma),
+                    Kind::DepbarCpAsync => (&mut w.cp_async, WarpState::LongScoreboard),
+                    Kind::DepbarBulk => (&mut w.bulk_store, WarpState::LongScoreboard),
+                    _ => (&mut w.wgmma, WarpState::Gmma),
                 };
-                let until = Self::groups_wait(groups, now, n as usize);
+                let until = groups.wait_until(now, n as usize);
                 if until > now + 1 {
                     self.block(slot, Block::Until { t: until, state });
                 }
@@ -1483,16 +1494,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                     );
                 } else {
                     let w = &mut self.warps[slot as usize];
-                    w.bulk_open = w.bulk_open.max(done);
+                    w.bulk_store.add(done);
                     w.outstanding = w.outstanding.max(done);
                 }
             }
-            Kind::TmaCommit => {
-                let w = &mut self.warps[slot as usize];
-                let g = w.bulk_open.max(now);
-                w.bulk_groups.push_back(g);
-                w.bulk_open = 0;
-            }
+            Kind::TmaCommit => self.warps[slot as usize].bulk_store.commit(now),
             Kind::MbarInit => {
                 let idx = self.mbar_index(slot, d)?;
                 let n = self.eval(slot, &d.n)?;
@@ -1618,10 +1624,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                     });
                 }
                 let w = &mut self.warps[slot as usize];
-                w.wg_open = w.wg_open.max(done);
+                w.wgmma.add(done);
                 if *commit {
-                    w.wg_groups.push_back(w.wg_open);
-                    w.wg_open = 0;
+                    w.wgmma.commit(now);
                 }
             }
             Kind::Utcmma => {
