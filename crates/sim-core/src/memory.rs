@@ -57,6 +57,31 @@ impl Cache {
         None
     }
 
+    /// Looks a line up in one pass over its set: the hit's ready time, or on a miss the
+    /// way to `install` it in (the least recently used).
+    pub fn probe(&mut self, line: u64) -> Result<u64, usize> {
+        self.tick += 1;
+        let s = self.set_of(line) * self.ways;
+        let mut victim = s;
+        for w in s..s + self.ways {
+            if self.tags[w] == line + 1 {
+                self.last_use[w] = self.tick;
+                return Ok(self.ready[w]);
+            }
+            if self.last_use[w] < self.last_use[victim] {
+                victim = w;
+            }
+        }
+        Err(victim)
+    }
+
+    /// Installs a line in the way `probe` chose.
+    pub fn install(&mut self, way: usize, line: u64, ready: u64) {
+        self.tags[way] = line + 1;
+        self.ready[way] = ready;
+        self.last_use[way] = self.tick;
+    }
+
     /// Installs a line whose data arrives at `ready`, evicting the least recently used.
     pub fn fill(&mut self, line: u64, ready: u64) {
         self.tick += 1;
@@ -89,7 +114,8 @@ impl Cache {
 /// A first-come first-served server moving bytes at a fixed rate.
 #[derive(Clone, Debug)]
 pub struct Bandwidth {
-    bytes_per_clk: f64,
+    /// Cycles per byte.
+    clk_per_byte: f64,
     free_at: f64,
     pub bytes: u64,
 }
@@ -97,7 +123,7 @@ pub struct Bandwidth {
 impl Bandwidth {
     pub fn new(bytes_per_clk: f64) -> Bandwidth {
         Bandwidth {
-            bytes_per_clk,
+            clk_per_byte: 1.0 / bytes_per_clk,
             free_at: 0.0,
             bytes: 0,
         }
@@ -105,9 +131,11 @@ impl Bandwidth {
     /// Transfers `bytes` starting no earlier than `t`; returns when the transfer ends.
     pub fn transfer(&mut self, t: u64, bytes: u64) -> u64 {
         let start = self.free_at.max(t as f64);
-        self.free_at = start + bytes as f64 / self.bytes_per_clk;
+        self.free_at = start + bytes as f64 * self.clk_per_byte;
         self.bytes += bytes;
-        self.free_at.ceil() as u64
+        // ceil for the non-negative times here, without a libm call.
+        let whole = self.free_at as u64;
+        whole + u64::from(self.free_at > whole as f64)
     }
 }
 
@@ -127,7 +155,8 @@ pub struct Memory {
     pub sectors: [u64; 5],
     req_l2: i64,
     req_hbm: i64,
-    req_sharers: u32,
+    /// HBM bytes this SM moves per missing line: its share among the wave's readers.
+    req_hbm_line_bytes: u64,
     req_multicast: u32,
 }
 
@@ -151,7 +180,7 @@ impl Memory {
             sectors: [0; 5],
             req_l2: 0,
             req_hbm: 0,
-            req_sharers: 1,
+            req_hbm_line_bytes: LINE,
             req_multicast: 1,
         }
     }
@@ -170,7 +199,7 @@ impl Memory {
     pub fn begin_request(&mut self, sharers: u32) {
         self.req_l2 = self.draw(self.jitter_l2);
         self.req_hbm = self.draw(self.jitter_hbm);
-        self.req_sharers = sharers.max(1);
+        self.req_hbm_line_bytes = LINE.div_ceil(sharers.max(1) as u64);
         self.req_multicast = 1;
     }
 
@@ -196,11 +225,15 @@ impl Memory {
             self.lat_l2_near
         };
         let lat = lat.saturating_add_signed(self.req_l2);
-        let (done, level) = match self.l2.lookup(line) {
-            Some(ready) => {
-                let moved = self
-                    .l2_bw
-                    .transfer(t, bytes.div_ceil(self.req_multicast as u64));
+        // A multicast request carries its share of the cluster's bytes.
+        let l2_bytes = if self.req_multicast == 1 {
+            bytes
+        } else {
+            bytes.div_ceil(self.req_multicast as u64)
+        };
+        let (done, level) = match self.l2.probe(line) {
+            Ok(ready) => {
+                let moved = self.l2_bw.transfer(t, l2_bytes);
                 (
                     (t + lat).max(moved).max(ready),
                     if far {
@@ -210,16 +243,12 @@ impl Memory {
                     },
                 )
             }
-            None => {
+            Err(way) => {
                 let lat = self.lat_hbm.saturating_add_signed(self.req_hbm);
-                let from_hbm = self
-                    .hbm_bw
-                    .transfer(t, LINE.div_ceil(self.req_sharers as u64));
-                let moved = self
-                    .l2_bw
-                    .transfer(t, bytes.div_ceil(self.req_multicast as u64));
+                let from_hbm = self.hbm_bw.transfer(t, self.req_hbm_line_bytes);
+                let moved = self.l2_bw.transfer(t, l2_bytes);
                 let done = (t + lat).max(from_hbm + lat / 2).max(moved);
-                self.l2.fill(line, done);
+                self.l2.install(way, line, done);
                 (done, MemLevel::Hbm)
             }
         };
@@ -229,14 +258,18 @@ impl Memory {
 
     /// A load through L1: hit, or fetch from L2 and allocate.
     pub fn read_l1(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
-        if let Some(ready) = self.l1.lookup(line) {
-            self.sectors[level_index(MemLevel::L1)] += sectors as u64;
-            return ((t + self.lat_l1).max(ready), MemLevel::L1);
+        match self.l1.probe(line) {
+            Ok(ready) => {
+                self.sectors[level_index(MemLevel::L1)] += sectors as u64;
+                ((t + self.lat_l1).max(ready), MemLevel::L1)
+            }
+            Err(way) => {
+                // Fetch the line's requested sectors; the line is allocated in L1.
+                let (done, level) = self.read_l2(line, sectors, t);
+                self.l1.install(way, line, done);
+                (done, level)
+            }
         }
-        // Fetch the whole line's requested sectors; the line is allocated in L1.
-        let (done, level) = self.read_l2(line, sectors, t);
-        self.l1.fill(line, done);
-        (done, level)
     }
 
     /// A store: write-through to L2 (L1 keeps no copy of global data).
