@@ -209,6 +209,33 @@ extern "C" __global__ void chase_sm(const u64* start, i64 warm_steps, int steps,
   sink[blockIdx.x] = p;
 }
 
+// One warp, every lane chasing its own cycle of 64-bit pointers, the lanes of one
+// warp-load spread over `lines` 128-byte lines: lane i reads offset (i % lines) * 128 +
+// ((i / lines) % 16) * 8 of the current 4 KiB block, whose pointer leads to the same
+// offset of the next block. So every step is one warp-load touching exactly `lines`
+// lines (max(lines, 4) or more 32-byte sectors) that depends on the step before.
+// out[r] = cycles of `steps` steps (after `warm` untimed steps).
+#define CHASE_LINES(NAME, LD)                                                                   \
+  extern "C" __global__ void NAME(const char* base, int lines, int warm, int steps, int reps, \
+                                  u64* out, u64* sink) {                                      \
+    int i = threadIdx.x;                                                                        \
+    u64 p = (u64)(base + (i % lines) * 128 + ((i / lines) % 16) * 8);                           \
+    for (int s = 0; s < warm; ++s) asm volatile(LD : "+l"(p)::"memory");                        \
+    for (int r = 0; r < reps; ++r) {                                                            \
+      __syncwarp();                                                                             \
+      u64 t0 = clk();                                                                           \
+      for (int s = 0; s < steps; s += 8) {                                                      \
+        UNROLL for (int u = 0; u < 8; ++u) asm volatile(LD : "+l"(p)::"memory");               \
+      }                                                                                         \
+      __syncwarp();                                                                             \
+      u64 t1 = clk();                                                                           \
+      if (i == 0) out[r] = t1 - t0;                                                             \
+    }                                                                                           \
+    sink[i] = p;                                                                                \
+  }
+CHASE_LINES(chase_lines_ld, "ld.global.u64 %0, [%0];")
+CHASE_LINES(chase_lines_cg, "ld.global.cg.u64 %0, [%0];")
+
 // Writes the pointer cycle: line order[i] points to line order[i+1].
 extern "C" __global__ void build_chain(char* base, const u32* order, u64 n, u64 stride) {
   for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {

@@ -1,6 +1,8 @@
 //! The benchmarks: launches, raw timings, derived repetitions.
 
-use crate::gpu::{DevBuf, Event, Func, Gpu, Module, Result, arg, tensor_map_2d_u32};
+use crate::gpu::{
+    DevBuf, Event, Func, Gpu, Module, Result, arg, tensor_map_2d_bf16_sw128, tensor_map_2d_u32,
+};
 use crate::schema::{
     self, BenchError, Benchmark, KernelInfo, Measurement, Provenance, SourceRecord,
 };
@@ -283,6 +285,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
     if opts.validation {
         // clock kernels live in the micro source, which a validation run does not load
         r.section("validation.latency_hiding", Runner::val_latency_hiding);
+        r.section("validation.gemm_mainloop", Runner::val_gemm_mainloop);
     } else {
         r.section("clock.light", Runner::clock_light);
         r.section("lat.alu", Runner::lat_alu);
@@ -290,6 +293,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("lat.bar_sync", Runner::lat_barsync);
         r.section("lat.mbarrier", Runner::lat_mbarrier);
         r.section("lat.ldg", Runner::lat_ldg);
+        r.section("lat.ldg_lines", Runner::lat_ldg_lines);
         r.section("lat.ldgsts", Runner::lat_ldgsts);
         r.section("lat.bulk", Runner::lat_bulk);
         r.section("lat.tma", Runner::lat_tma);
@@ -375,6 +379,7 @@ pub(crate) fn kernel_names(text: &str) -> Vec<String> {
         for (mac, _) in [
             ("LAT_CHAIN(", 0),
             ("CHASE(", 0),
+            ("CHASE_LINES(", 0),
             ("LDGSTS(", 0),
             ("TP_KERNEL(", 0),
             ("TP_LDS(", 0),
@@ -1199,6 +1204,171 @@ impl Runner {
                         extra: vec![("warp_cycles", v(&warp_cycles))],
                     });
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// gemm-mainloop (traces::gemm): static-v1, static-v2, ws, ws-wait1 x PIPE {2, 4} x
+    /// {one CTA, a full-chip grid}, K = 4096, CLUSTER 1, no epilogue; cycles per CTA.
+    fn val_gemm_mainloop(&mut self) -> Result<()> {
+        let reps = self.reps(5, 2);
+        let kt: i32 = 64;
+        let k_elems = 64 * kt as u64;
+        let (out, sink, err) = (self.out.ptr, self.sink.ptr, self.err.ptr);
+        // finite bf16 operands (1.0 and nearby), A at the arena's start, B 64 MiB in
+        self.arena.fill_u32(0x3F80_3F81)?;
+        let b_off = 64 * MIB;
+        // (label, M, N): one CTA, and 132 tiles (one wave of a 132-SM H100)
+        let shapes: [(&str, u64, u64); 2] = [("cta_1", 128, 256), ("grid_132", 1536, 2816)];
+        for (schedule, kname, threads, lag) in sources::GEMM_SCHEDULES {
+            for pipe in [2i32, 4] {
+                let smem = sources::gemm_smem(pipe as u32);
+                self.k(kname)?.func.allow_smem(smem)?;
+                for (label, m, n) in shapes {
+                    let mt = (m / 128) as i32;
+                    let grid = (m / 128 * (n / 256)) as u32;
+                    let ta = tensor_map_2d_bf16_sw128(self.arena.ptr, k_elems, m, 64, 128)?;
+                    let tb = tensor_map_2d_bf16_sw128(self.arena.ptr + b_off, k_elems, n, 64, 256)?;
+                    let args = [
+                        arg(&ta),
+                        arg(&tb),
+                        arg(&pipe),
+                        arg(&kt),
+                        arg(&mt),
+                        arg(&out),
+                        arg(&sink),
+                        arg(&err),
+                    ];
+                    self.clear_err()?;
+                    // one launch brings A and B into L2 (a repeated GEMM runs warm)
+                    self.launch(kname, grid, threads, smem, &args)?;
+                    let per_cta = sources::GEMM_TIMES_PER_CTA;
+                    let warps = (threads / 32) as usize;
+                    let (mut med_span, mut max_span, mut wall, mut sms) =
+                        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                    for _ in 0..reps {
+                        let ms = self.launch_timed(kname, grid, threads, smem, &args)?;
+                        self.check_err(kname)?;
+                        let raw = self.out_u64(per_cta * grid as usize)?;
+                        let mut spans = Vec::new();
+                        let (mut g0, mut g1) = (u64::MAX, 0u64);
+                        let mut ids = std::collections::BTreeSet::new();
+                        for c in raw.chunks_exact(per_cta) {
+                            let w = &c[..4 * warps];
+                            let c0 = w.iter().step_by(4).copied().min().unwrap_or(0);
+                            let c1 = w.iter().skip(1).step_by(4).copied().max().unwrap_or(0);
+                            spans.push(c1.wrapping_sub(c0) as f64);
+                            g0 = g0.min(w.iter().skip(2).step_by(4).copied().min().unwrap_or(0));
+                            g1 = g1.max(w.iter().skip(3).step_by(4).copied().max().unwrap_or(0));
+                            ids.insert(c[63]);
+                        }
+                        spans.sort_by(f64::total_cmp);
+                        med_span.push(spans[spans.len() / 2]);
+                        max_span.push(*spans.last().unwrap_or(&f64::NAN));
+                        wall.push(json!({"globaltimer_ns": g1.wrapping_sub(g0), "event_ms": ms}));
+                        sms.push(ids.len());
+                    }
+                    let variant = if kname.ends_with("_fenced") {
+                        "+fenced"
+                    } else {
+                        ""
+                    };
+                    self.push(Rec {
+                        name: format!("val.gemm_mainloop.{schedule}{variant}.pipe_{pipe}.{label}"),
+                        group: "validation",
+                        unit: "cycles",
+                        kernel: kname,
+                        method: "CTA c takes tile (c % MT, c / MT); every warp's lane 0 records clock64 after \
+                                 the mbarrier init's __syncthreads and after its last wgmma wait (or its \
+                                 producer loop); value = the median over CTAs of (last end - first start) \
+                                 within the CTA; A and B warm in L2 from one launch before",
+                        params: vec![
+                            ("family", v("gemm-mainloop")),
+                            ("schedule", v(schedule)),
+                            ("PIPE", v(pipe)),
+                            ("K", v(k_elems)),
+                            ("M", v(m)),
+                            ("N", v(n)),
+                            ("CLUSTER", v(1)),
+                            ("EPILOGUE", v(0)),
+                            ("grid", v(grid)),
+                            ("threads", v(threads)),
+                            ("wait_group", v(lag)),
+                            ("kernel_variant", v(if variant.is_empty() { "plain" } else { "fenced" })),
+                        ],
+                        reps: med_span,
+                        extra: vec![
+                            ("max_cta_cycles", v(&max_span)),
+                            ("wall", v(&wall)),
+                            ("distinct_sms", v(&sms)),
+                        ],
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One warp-load touching 1..32 lines, dependent chain: the latency of an uncoalesced
+    /// load from L1 (`ld`, 16 blocks = 64 KiB) and from L2 (`cg`, 256 blocks = 1 MiB).
+    fn lat_ldg_lines(&mut self) -> Result<()> {
+        let reps = self.reps(8, 3);
+        let steps: i32 = 256;
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        for (level, kname, blocks) in [
+            ("l1", "chase_lines_ld", 16u64),
+            ("l2", "chase_lines_cg", 256),
+        ] {
+            // a random cycle of 4 KiB blocks; at every lane offset the pointer leads to the
+            // same offset of the next block
+            let order = permutation(blocks as usize, 0x11e5 ^ blocks);
+            let words = (blocks * 4096 / 8) as usize;
+            let mut img = vec![0u64; words];
+            for (j, &b) in order.iter().enumerate() {
+                let next = u64::from(order[(j + 1) % order.len()]);
+                for off in (0..4096u64).step_by(8) {
+                    img[(u64::from(b) * 4096 + off) as usize / 8] =
+                        self.arena.ptr + next * 4096 + off;
+                }
+            }
+            self.arena.upload(&img)?;
+            let start = self.arena.ptr + u64::from(order[0]) * 4096;
+            let warm = (2 * blocks) as i32;
+            for lines in [1i32, 2, 4, 8, 16, 32] {
+                self.launch(
+                    kname,
+                    1,
+                    32,
+                    0,
+                    &[
+                        arg(&start),
+                        arg(&lines),
+                        arg(&warm),
+                        arg(&steps),
+                        arg(&reps),
+                        arg(&out),
+                        arg(&sink),
+                    ],
+                )?;
+                let raw = self.out_u64(reps as usize)?;
+                self.push(Rec {
+                    name: format!("lat.ldg_lines.{level}.lines_{lines}"),
+                    group: "latency",
+                    unit: "cycles",
+                    kernel: kname,
+                    method: "one warp; each lane chases its own 64-bit pointer cycle; a step is one warp-load whose \
+                             32 lanes touch LINES lines of a 4 KiB block (lane i: (i % LINES) * 128 + ((i / LINES) \
+                             % 16) * 8); cycles per step after a warm pass",
+                    params: vec![
+                        ("lines", v(lines)),
+                        ("blocks", v(blocks)),
+                        ("level", v(level)),
+                        ("steps", v(steps)),
+                    ],
+                    reps: raw.iter().map(|x| *x as f64 / f64::from(steps)).collect(),
+                    extra: vec![],
+                });
             }
         }
         Ok(())

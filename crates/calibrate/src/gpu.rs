@@ -336,6 +336,45 @@ pub(crate) fn tensor_map_2d_u32(
     Ok(tm)
 }
 
+/// A 2D tiled tensor map of bf16 elements over `base`, K-major (`width` elements a row,
+/// `height` rows), box `box_w` x `box_h`, 128-byte swizzle: the layout wgmma's K-major
+/// SW128 descriptors read (`box_w` x 2 bytes must be 128).
+pub(crate) fn tensor_map_2d_bf16_sw128(
+    base: u64,
+    width: u64,
+    height: u64,
+    box_w: u32,
+    box_h: u32,
+) -> Result<sys::CUtensorMap> {
+    // SAFETY: CUtensorMap is plain data that the driver fills in.
+    let mut tm: sys::CUtensorMap = unsafe { std::mem::zeroed() };
+    let dims = [width, height];
+    let strides = [width * 2];
+    let boxd = [box_w, box_h];
+    let estr = [1u32, 1u32];
+    // SAFETY: arrays of the documented lengths (rank 2: rank-1 strides).
+    ck(
+        unsafe {
+            sys::cuTensorMapEncodeTiled(
+                &mut tm,
+                sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                2,
+                base as *mut c_void,
+                dims.as_ptr(),
+                strides.as_ptr(),
+                boxd.as_ptr(),
+                estr.as_ptr(),
+                sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+                sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        },
+        "cuTensorMapEncodeTiled (bf16, 128B swizzle)",
+    )?;
+    Ok(tm)
+}
+
 /// `cuDriverGetVersion`.
 pub(crate) fn driver_version() -> Result<i32> {
     let mut v = 0i32;
