@@ -395,6 +395,34 @@ extern "C" __global__ void lat_mbar_self(int iters, int reps, u64* out, int* err
   }
 }
 
+// One thread waits, again and again, on a phase that completed long before: the cost of
+// a try_wait whose answer is "complete" (its predicate decides the branch, so the next
+// one issues after it). Against lat_mbar_self (arrive, then wait) it splits the arrive's
+// own latency from the probe's.
+extern "C" __global__ void lat_mbar_probe(int iters, int reps, u64* out, int* err) {
+  __shared__ __align__(8) u64 bar_mem;
+  if (threadIdx.x != 0) return;
+  u32 bar = smaddr(&bar_mem);
+  mbar_init(bar, 1);
+  mbar_fence_init();
+  mbar_arrive(bar);
+  if (!mbar_wait(bar, 0)) {
+    err[0] = 1;
+    return;
+  }
+  for (int r = 0; r < reps; ++r) {
+    u64 t0 = clk();
+    for (int i = 0; i < iters; ++i) {
+      if (!mbar_wait(bar, 0)) {
+        err[0] = 2;
+        return;
+      }
+    }
+    u64 t1 = clk();
+    out[r] = t1 - t0;
+  }
+}
+
 // ---------------------------------------------------------------- BAR.SYNC
 extern "C" __global__ void __launch_bounds__(1024, 1) lat_barsync(int iters, int reps, u64* out) {
   for (int r = 0; r < reps; ++r) {

@@ -298,6 +298,8 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("lat.bulk", Runner::lat_bulk);
         r.section("lat.tma", Runner::lat_tma);
         r.section("lat.wgmma", Runner::lat_wgmma);
+        r.section("tp.wgmma_pair", Runner::tp_wgmma_pair);
+        r.section("tp.wgmma_var", Runner::tp_wgmma_var);
         r.section("tp.alu", Runner::tp_alu);
         r.section("tp.lds", Runner::tp_lds);
         r.section("bw.ldg", Runner::bw_ldg);
@@ -894,6 +896,28 @@ impl Runner {
             unit: "cycles",
             kernel: "lat_mbar_self",
             method: "one thread: arrive (count 1) then try_wait.parity on the phase it completed; cycles per pair",
+            params: vec![("iters", v(iters))],
+            reps: per,
+            extra: vec![],
+        });
+        self.clear_err()?;
+        self.launch(
+            "lat_mbar_probe",
+            1,
+            32,
+            0,
+            &[arg(&iters), arg(&reps), arg(&out), arg(&err)],
+        )?;
+        self.check_err("lat_mbar_probe")?;
+        let raw = self.out_u64(reps as usize)?;
+        let per: Vec<f64> = raw.iter().map(|t| *t as f64 / f64::from(iters)).collect();
+        self.push(Rec {
+            name: "lat.mbarrier.probe_completed".into(),
+            group: "latency",
+            unit: "cycles",
+            kernel: "lat_mbar_probe",
+            method: "one thread: try_wait.parity on a phase that completed before the loop, its predicate deciding \
+                     the branch; cycles per try_wait",
             params: vec![("iters", v(iters))],
             reps: per,
             extra: vec![],
@@ -1695,6 +1719,101 @@ impl Runner {
         ends.wrapping_sub(starts) as f64
     }
 
+    /// One and two warpgroups issuing groups of K m64n256k16 (wait_group 0 after each):
+    /// cycles per wgmma on the SM.
+    fn tp_wgmma_pair(&mut self) -> Result<()> {
+        let reps = self.reps(8, 3);
+        let iters: i32 = 64;
+        let smem = sources::wgmma_smem(256);
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        for k in sources::WGMMA_PAIR_K {
+            let kname = format!("wgmma_pair_n256_k{k}");
+            self.k(&kname)?.func.allow_smem(smem)?;
+            for wgs in [1u32, 2] {
+                let block = 128 * wgs;
+                let args = [arg(&iters), arg(&out), arg(&sink)];
+                self.launch(&kname, 1, block, smem, &args)?;
+                let mut per = Vec::new();
+                for _ in 0..reps {
+                    self.launch(&kname, 1, block, smem, &args)?;
+                    let raw = self.out_u64(2 * (block / 32) as usize)?;
+                    per.push(self.warp_span(&raw) / f64::from(iters as u32 * k * wgs));
+                }
+                self.push(Rec {
+                    name: format!("tp.wgmma_pair.m64n256k16.k{k}.warpgroups_{wgs}"),
+                    group: "throughput",
+                    unit: "cycles_per_wgmma",
+                    kernel: &kname,
+                    method: "one CTA of WARPGROUPS warpgroups; each: ITERS x (K wgmma m64n256k16 into its own \
+                             accumulators, commit, wait_group 0); (last warp end - first warp start) / (ITERS x K x \
+                             WARPGROUPS)",
+                    params: vec![
+                        ("K", v(k)),
+                        ("warpgroups", v(wgs)),
+                        ("iters", v(iters)),
+                    ],
+                    reps: per,
+                    extra: vec![],
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Two warpgroups of serialized wgmma (k = 1) with what a main loop adds: a ring of
+    /// operand addresses, swizzled descriptors, a concurrent bulk-copy stream.
+    fn tp_wgmma_var(&mut self) -> Result<()> {
+        let reps = self.reps(8, 3);
+        let iters: i32 = 256;
+        // the operand ring, up to 1 KiB to align it, 1 KiB apart, then the copy ring
+        let smem: u32 = 1024 + 4 * 10240 + 1024 + 2 * 32768;
+        self.k("wgmma_pair_var")?.func.allow_smem(smem)?;
+        let (out, sink, src) = (self.out.ptr, self.sink.ptr, self.arena.ptr);
+        for (label, ring, swz, copies) in [
+            ("same", 1i32, 0i32, 0i32),
+            ("ring4", 4, 0, 0),
+            ("swz", 1, 1, 0),
+            ("ring4_swz", 4, 1, 0),
+            ("copies", 1, 0, 64),
+            ("ring4_swz_copies", 4, 1, 64),
+        ] {
+            let args = [
+                arg(&iters),
+                arg(&ring),
+                arg(&swz),
+                arg(&src),
+                arg(&copies),
+                arg(&out),
+                arg(&sink),
+            ];
+            self.launch("wgmma_pair_var", 1, 288, smem, &args)?;
+            let mut per = Vec::new();
+            for _ in 0..reps {
+                self.launch("wgmma_pair_var", 1, 288, smem, &args)?;
+                let raw = self.out_u64(16)?;
+                per.push(self.warp_span(&raw) / f64::from(iters as u32 * 2));
+            }
+            self.push(Rec {
+                name: format!("tp.wgmma_var.m64n256k16.{label}"),
+                group: "throughput",
+                unit: "cycles_per_wgmma",
+                kernel: "wgmma_pair_var",
+                method: "two warpgroups, each ITERS x (one wgmma m64n256k16, commit, wait_group 0); RING operand \
+                         slots of 10 KiB, SWZ 128-byte-swizzle descriptors, COPIES bulk copies of 32 KiB by a ninth \
+                         warp meanwhile; (last consumer warp end - first start) / (ITERS x 2)",
+                params: vec![
+                    ("ring", v(ring)),
+                    ("swz", v(swz)),
+                    ("copies", v(copies)),
+                    ("iters", v(iters)),
+                ],
+                reps: per,
+                extra: vec![],
+            });
+        }
+        Ok(())
+    }
+
     fn tp_alu(&mut self) -> Result<()> {
         let reps = self.reps(5, 2);
         let block = 1024u32;
@@ -1878,10 +1997,42 @@ impl Runner {
         chunk: u32,
         stages: i32,
     ) -> Result<()> {
+        self.bw_tma_run_shared(
+            name,
+            region,
+            grid,
+            bytes_per_block,
+            warm,
+            level,
+            chunk,
+            stages,
+            false,
+        )
+    }
+
+    /// `shared`: every block streams the same bytes (block stride 0), as the CTAs of a
+    /// GEMM wave read the same operand tiles at about the same time.
+    #[allow(clippy::too_many_arguments)]
+    fn bw_tma_run_shared(
+        &mut self,
+        name: &str,
+        region: u64,
+        grid: u32,
+        bytes_per_block: u64,
+        warm: bool,
+        level: &str,
+        chunk: u32,
+        stages: i32,
+        shared: bool,
+    ) -> Result<()> {
         let nchunks = (bytes_per_block / u64::from(chunk)) as i32;
         let smem = chunk * stages as u32;
         self.k("bw_bulk")?.func.allow_smem(smem)?;
-        let block_stride = (region / u64::from(grid)) / u64::from(chunk) * u64::from(chunk);
+        let block_stride = if shared {
+            0
+        } else {
+            (region / u64::from(grid)) / u64::from(chunk) * u64::from(chunk)
+        };
         let (base, out, err) = (self.arena.ptr, self.out.ptr, self.err.ptr);
         let args = |n: &i32| {
             [
@@ -1928,6 +2079,7 @@ impl Runner {
             ("stages", v(stages)),
             ("chunks_per_block", v(nchunks)),
             ("expected_level", v(level)),
+            ("block_stride", v(block_stride)),
         ];
         let method = "one thread per block keeps `stages` cp.async.bulk copies of `chunk_bytes` in flight into a \
                       shared-memory ring (mbarrier per slot); bytes / %globaltimer span from the earliest block start to the \
@@ -1998,6 +2150,18 @@ impl Runner {
             "HBM",
             k32,
             4,
+        )?;
+        // every SM streams the same 16 MiB: reads of the same lines by many SMs at once
+        self.bw_tma_run_shared(
+            "bw.tma.l2.chip.same_data",
+            16 * MIB,
+            sms,
+            16 * MIB / q,
+            true,
+            "L2",
+            k32,
+            4,
+            true,
         )?;
         if !self.quick {
             // what limits one SM: chunk size x copies in flight

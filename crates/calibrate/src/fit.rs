@@ -210,6 +210,7 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
                 "lat.ldg.ld.per_sm.fp_16MiB",
             ],
         },
+        real("l1_line_cycles", 0.0, 16.0, &["lat.ldg_lines."]),
         int(
             "lat_hbm",
             200.0,
@@ -222,6 +223,12 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
         ),
         real("l2_bytes_per_clk_sm_max", 16.0, 512.0, &["bw.l2.one_sm."]),
         real("l2_bytes_per_clk_chip", 1000.0, 16000.0, &["bw.l2.chip."]),
+        real(
+            "l2_shared_read_gain",
+            1.0,
+            132.0,
+            &["bw.tma.l2.chip.same_data."],
+        ),
         real("hbm_bytes_per_clk_chip", 300.0, 6000.0, &["bw.hbm.chip."]),
         int(
             "tma_issue_cycles",
@@ -271,8 +278,23 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
                 "lat.wgmma.m64n256k16.bf16.issue_to_complete",
             ],
         ),
-        int("lat_mbarrier_wake", 0.0, 400.0, &["lat.mbarrier."]),
+        int(
+            "lat_mbarrier_wake",
+            0.0,
+            400.0,
+            &["lat.mbarrier.pingpong", "lat.mbarrier.arrive_to_wait"],
+        ),
+        int(
+            "lat_mbarrier_probe",
+            0.0,
+            400.0,
+            &[
+                "lat.mbarrier.self_arrive_wait",
+                "lat.mbarrier.probe_completed",
+            ],
+        ),
         int("lat_bar", 0.0, 200.0, &["lat.bar_sync."]),
+        real("bar_arrive_cycles_per_warp", 0.0, 16.0, &["lat.bar_sync."]),
     ]
 }
 

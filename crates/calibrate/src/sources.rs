@@ -10,6 +10,8 @@ pub const REC_MAX: u32 = 2048;
 /// wgmma N values and back-to-back counts that get a latency kernel.
 pub const WGMMA_N: [u32; 3] = [64, 128, 256];
 pub const WGMMA_K: [u32; 6] = [1, 2, 4, 8, 16, 32];
+/// wgmma per commit group in the two-warpgroup kernels (`wgmma_pair_n256_k{K}`).
+pub const WGMMA_PAIR_K: [u32; 4] = [1, 2, 4, 8];
 /// wgmma per iteration of the tensor-load (burn) kernel, per warpgroup.
 pub const BURN_PER_ITER: u32 = 16;
 
@@ -111,6 +113,10 @@ DEV u32 smaddr(const void* p) {
 DEV u64 desc(u32 saddr, u32 lbo, u32 sbo) {
   return (u64)((saddr & 0x3FFFF) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(sbo >> 4) << 32);
 }
+// K-major, 128-byte swizzle (SBO 1024, LBO unused).
+DEV u64 desc_sw(u32 saddr) {
+  return (u64)((saddr & 0x3FFFF) >> 4) | ((u64)1 << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
+}
 // Fills `bytes` of shared memory with finite bf16 values near 1 and makes them visible
 // to the async proxy (wgmma reads shared memory through it).
 DEV void fill_operands(unsigned char* sm, int bytes) {
@@ -162,6 +168,109 @@ extern "C" __global__ void __launch_bounds__(128, 1) wgmma_lat_n{n}_k{k}(int rep
         }
     }
     let stmt = wgmma_stmt(256);
+    for k in WGMMA_PAIR_K {
+        s += &format!(
+            r#"
+// One or two warpgroups (128 or 256 threads) on one SM, each: ITERS x (K m64n256k16
+// into its own accumulators, commit, wait_group 0). Every warp's lane 0 records clock64
+// before and after; the host takes max(end) - min(start) per wgmma. Two warpgroups
+// against one show what the tensor pipe pays when the warpgroup it serves changes.
+extern "C" __global__ void __launch_bounds__(256, 1) wgmma_pair_n256_k{k}(int iters, u64* times, float* sink) {{
+  extern __shared__ __align__(128) unsigned char sm[];
+  fill_operands(sm, {smem});
+  u32 a = smaddr(sm), b = a + 2048;
+  u64 da = desc(a, 128, 256), db = desc(b, 128, 256);
+  u32 scale_d = 1;
+  float d[128];
+  #pragma unroll
+  for (int i = 0; i < 128; ++i) d[i] = 0.f;
+  __syncthreads();
+  u64 c0 = clk();
+  for (int it = 0; it < iters; ++it) {{
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    #pragma unroll
+    for (int kk = 0; kk < {k}; ++kk) {{
+      {stmt}    }}
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  }}
+  u64 c1 = clk();
+  if (threadIdx.x % 32 == 0) {{
+    times[2 * (threadIdx.x / 32)] = c0;
+    times[2 * (threadIdx.x / 32) + 1] = c1;
+  }}
+  float s = 0.f;
+  #pragma unroll
+  for (int i = 0; i < 128; ++i) s += d[i];
+  sink[threadIdx.x] = s;
+}}
+"#,
+            smem = wgmma_smem(256),
+        );
+    }
+    s += &format!(
+        r#"
+// What slows serialized wgmma in a real main loop: two warpgroups each ITERS x (one
+// m64n256k16, commit, wait_group 0) as wgmma_pair_n256_k1, but
+//   ring > 1: the operands advance through `ring` slots of 10 KiB (A 2 KiB, B 8 KiB),
+//             a new address for every wgmma as a k-loop's descriptors do;
+//   swz = 1:  128-byte-swizzle K-major descriptors (SBO 1024) instead of no swizzle;
+//   copies > 0: a ninth warp streams `copies` bulk copies of 32 KiB (two in flight)
+//             from `src` into shared memory meanwhile, as TMA refills stages.
+extern "C" __global__ void __launch_bounds__(288, 1) wgmma_pair_var(int iters, int ring, int swz, const char* src, int copies, u64* times, float* sink) {{
+  extern __shared__ __align__(1024) unsigned char sm[];
+  __shared__ __align__(8) u64 cbar[2];
+  fill_operands(sm, 4 * 10240);
+  u32 a0 = (smaddr(sm) + 1023) & ~1023u;
+  u32 cdst = a0 + 4 * 10240 + 1024;
+  if (threadIdx.x == 256) {{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smaddr(&cbar[0])) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smaddr(&cbar[1])) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }}
+  __syncthreads();
+  u64 c0 = clk();
+  if (threadIdx.x >= 256) {{
+    if (threadIdx.x == 256) {{
+      u32 ph = 0;
+      for (int i = 0; i < copies; ++i) {{
+        int s = i & 1;
+        u32 bar = smaddr(&cbar[s]);
+        if (i >= 2) {{
+          u32 ok = 0;
+          while (!ok) asm volatile("{{\n\t.reg .pred P;\n\tmbarrier.try_wait.parity.shared::cta.b64 P, [%1], %2;\n\tselp.u32 %0, 1, 0, P;\n\t}}" : "=r"(ok) : "r"(bar), "r"((ph >> s) & 1) : "memory");
+          ph ^= 1u << s;
+        }}
+        asm volatile("{{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], 32768;\n\t}}" ::"r"(bar) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 32768, [%2];" ::"r"(cdst + s * 32768), "l"(src + (u64)(i % 64) * 32768), "r"(bar) : "memory");
+      }}
+    }}
+    return;
+  }}
+  u32 scale_d = 1;
+  float d[128];
+  #pragma unroll
+  for (int i = 0; i < 128; ++i) d[i] = 0.f;
+  for (int it = 0; it < iters; ++it) {{
+    u32 slot = a0 + (u32)(it % ring) * 10240;
+    u64 da = swz ? desc_sw(slot) : desc(slot, 128, 256);
+    u64 db = swz ? desc_sw(slot + 2048) : desc(slot + 2048, 128, 256);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    {stmt}    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  }}
+  u64 c1 = clk();
+  if (threadIdx.x % 32 == 0) {{
+    times[2 * (threadIdx.x / 32)] = c0;
+    times[2 * (threadIdx.x / 32) + 1] = c1;
+  }}
+  float s = 0.f;
+  #pragma unroll
+  for (int i = 0; i < 128; ++i) s += d[i];
+  sink[threadIdx.x] = s;
+}}
+"#
+    );
     s += &format!(
         r#"
 // Tensor load for the clock: every warpgroup of the block issues {per} m64n256k16 per
@@ -473,6 +582,10 @@ mod tests {
             assert!(s.contains(&format!("m64n{n}k16.f32.bf16.bf16")));
         }
         assert!(s.contains("wgmma_burn_n256("));
+        for k in WGMMA_PAIR_K {
+            assert!(s.contains(&format!("wgmma_pair_n256_k{k}(")));
+        }
+        assert!(crate::bench::kernel_names(&s).contains(&"wgmma_pair_var".to_string()));
         // 128 accumulators for N = 256: %0..%127, then the two descriptors and scale-d
         assert!(s.contains("%127}, %128, %129, p, 1, 1, 0, 0;"));
         assert!(s.contains("setp.ne.b32 p, %130, 0;"));

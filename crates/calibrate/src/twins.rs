@@ -10,7 +10,7 @@
 use sim_core::{Profile, RunConfig, RunResult};
 
 /// The SASS of the microbenchmarks that ran (committed beside the data).
-pub const MICRO_SASS: &str = include_str!("../data/h100-20261122T080926Z.sass.txt");
+pub const MICRO_SASS: &str = include_str!("../data/h100-20261122T215029Z.sass.txt");
 
 /// How a twin computes its value.
 #[derive(Clone, Debug)]
@@ -330,6 +330,69 @@ fn wgmma_interval(bench: &str, n: u32) -> Twin {
     }
 }
 
+/// One or two warpgroups, each ITERS x (K HGMMA.64x256x16 as one group, wait_group 0);
+/// cycles per HGMMA on the SM.
+fn wgmma_pair(bench: &str, k: u32, wgs: u32) -> Twin {
+    let mut body = String::from("    WARPGROUP.ARRIVE\n");
+    for j in 0..k {
+        let c = if j + 1 == k { ", gsb0" } else { "" };
+        body.push_str(&format!(
+            "    HGMMA.64x256x16.F32.BF16 R24, sA[0], sB[0]{c}\n"
+        ));
+    }
+    body.push_str("    WARPGROUP.DEPBAR.LE gsb0, 0\n");
+    let src = format!(
+        "{}shared sA size=16384\nshared sB size=16384\nrole mma warps=0..{}\n  loop r 0..{{N}}\n{body}  EXIT\n",
+        header("wgmma_pair", 128 * wgs, 168, 32768, 1),
+        4 * wgs - 1
+    );
+    Twin {
+        bench: bench.into(),
+        group: "wgmma",
+        params: &["hgmma_latency", "tensor_flops_per_clk_sm"],
+        method: Method::Slope {
+            src,
+            lo: 16,
+            hi: 64,
+            per: f64::from(k * wgs),
+        },
+        what: format!(
+            "{wgs} warpgroup(s), each: ARRIVE, {k} x HGMMA.64x256x16, DEPBAR gsb0 0; cycles per HGMMA"
+        ),
+    }
+}
+
+/// One warp-load whose 32 lanes touch `lines` lines of a 4 KiB block, a dependent chain
+/// over `blocks` blocks (`ld`: through L1; `LDG.E.64.CG`: L2).
+fn chase_lines(
+    bench: &str,
+    group: &'static str,
+    params: &'static [&'static str],
+    ld: &str,
+    lines: u32,
+    blocks: u64,
+) -> Twin {
+    let src = format!(
+        "{}buffer A size={}\nrole main warps=0..0\n  loop p 0..{{N}}\n    loop i 0..{blocks}\n      {ld} R2, A[i * 4096 + (lane % {lines}) * 128 + ((lane / {lines}) % 16) * 8]\n  EXIT\n",
+        header("chase_lines", 32, 32, 0, 1),
+        blocks * 4096
+    );
+    Twin {
+        bench: bench.into(),
+        group,
+        params,
+        method: Method::Slope {
+            src,
+            lo: 2,
+            hi: 3,
+            per: blocks as f64,
+        },
+        what: format!(
+            "one warp, `{ld}` chase whose every warp-load touches {lines} lines (lanes spread as the CUDA kernel spreads them); cycles per step"
+        ),
+    }
+}
+
 /// The BAR.SYNC loop with `warps` warps.
 fn barsync(bench: &str, warps: u32) -> Twin {
     let src = format!(
@@ -340,7 +403,11 @@ fn barsync(bench: &str, warps: u32) -> Twin {
     Twin {
         bench: bench.into(),
         group: "sync",
-        params: &["lat_bar", "sync_issue_interval"],
+        params: &[
+            "lat_bar",
+            "bar_arrive_cycles_per_warp",
+            "sync_issue_interval",
+        ],
         method: Method::Slope {
             src,
             lo: 64,
@@ -379,7 +446,7 @@ fn mbar_self(bench: &str) -> Twin {
     Twin {
         bench: bench.into(),
         group: "sync",
-        params: &["lat_mbarrier_wake", "sync_issue_interval"],
+        params: &["lat_mbarrier_probe", "sync_issue_interval"],
         method: Method::Slope {
             src,
             lo: 64,
@@ -387,6 +454,27 @@ fn mbar_self(bench: &str) -> Twin {
             per: 1.0,
         },
         what: "one warp arrives on an mbarrier (count 1) and waits for the phase it completed"
+            .into(),
+    }
+}
+
+/// One warp waits again and again on a phase completed before the loop.
+fn mbar_probe(bench: &str) -> Twin {
+    let src = format!(
+        "{}mbarrier b[1] count=1\nrole main warps=0..0\n  SYNCS.ARRIVE.TRANS64 b[0]\n  loop i 0..{{N}}\n    SYNCS.PHASECHK.TRANS64.TRYWAIT b[0], parity=0\n  EXIT\n",
+        header("mbar_probe", 32, 32, 0, 1)
+    );
+    Twin {
+        bench: bench.into(),
+        group: "sync",
+        params: &["lat_mbarrier_probe", "sync_issue_interval"],
+        method: Method::Slope {
+            src,
+            lo: 64,
+            hi: 320,
+            per: 1.0,
+        },
+        what: "one warp: try_wait on a phase that completed before the loop; cycles per try_wait"
             .into(),
     }
 }
@@ -499,15 +587,38 @@ fn bw_tma(
     warm: bool,
     grid: u32,
 ) -> Twin {
+    bw_tma_slices(bench, group, chunk, stages, region, warm, grid, true)
+}
+
+/// `own_slices`: each CTA streams its own slice of the region (false: all stream the
+/// same bytes, block stride 0, as `bw.tma.l2.chip.same_data`).
+#[allow(clippy::too_many_arguments)]
+fn bw_tma_slices(
+    bench: &str,
+    group: &'static str,
+    chunk: u64,
+    stages: u64,
+    region: u64,
+    warm: bool,
+    grid: u32,
+    own_slices: bool,
+) -> Twin {
     let per_pass = (region / chunk) as i64;
-    let (lo, hi) = if warm {
+    let (lo, hi) = if warm && region > 4 << 20 {
+        // a large region: one pass warms L2 (the difference is one warm pass)
+        (per_pass, per_pass * 2)
+    } else if warm {
         (per_pass * 2, per_pass * 4)
     } else {
         (16, 48)
     };
     // As the CUDA kernel (micro.cu, bw_bulk), each CTA streams its own slice of the
     // region (blockIdx.x * block_stride), so data no other CTA reads comes from HBM.
-    let slice = (region / grid as u64) / chunk * chunk;
+    let slice = if own_slices {
+        (region / grid as u64) / chunk * chunk
+    } else {
+        0
+    };
     let src = format!(
         "{}buffer A size={region}\nshared s size={}\nmbarrier mb[{stages}] count=1\nparam S={stages} C={chunk} R={region}\nrole main warps=0..0\n  loop i 0..S\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i], bytes=C\n    UBLKCP.S.G s[i * C], A[(cta * {slice} + i * C) % R], bytes=C, bar=mb[i]\n  loop i 0..{{N}}\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[i % S], parity=(i / S) & 1\n    if i + S < {{N}}\n      SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i % S], bytes=C\n      UBLKCP.S.G s[(i % S) * C], A[(cta * {slice} + (i + S) * C) % R], bytes=C, bar=mb[i % S]\n  EXIT\n",
         header("bw_tma", 32, 32, (chunk * stages) as u32, grid),
@@ -522,6 +633,7 @@ fn bw_tma(
             "tma_extra_latency",
             "l2_bytes_per_clk_sm_max",
             "l2_bytes_per_clk_chip",
+            "l2_shared_read_gain",
             "hbm_bytes_per_clk_chip",
             "lat_mbarrier_wake",
         ],
@@ -560,6 +672,11 @@ pub fn untwinned(bench: &str) -> Option<&'static str> {
     }
     if bench.starts_with("clock.") && bench != "clock.sm.tensor.globaltimer" {
         return Some("a clock reading; the profile takes the clock under tensor load");
+    }
+    if bench.starts_with("tp.wgmma_var.") {
+        return Some(
+            "what a main loop adds to serialized wgmma: every variant costs the same (about 164 cycles per wgmma against 134 in tp.wgmma_pair), and what differs from tp.wgmma_pair is the loop's ~40 scalar instructions of descriptor arithmetic between the waits (SASS beside the data); a twin needs those instructions translated from the SASS, not yet done",
+        );
     }
     if bench.starts_with("tp.wgmma.chip") {
         return Some(
@@ -827,6 +944,39 @@ pub fn micro_twins() -> Vec<Twin> {
             n,
         ));
     }
+    for k in crate::sources::WGMMA_PAIR_K {
+        for wgs in [1u32, 2] {
+            v.push(wgmma_pair(
+                &format!("tp.wgmma_pair.m64n256k16.k{k}.warpgroups_{wgs}"),
+                k,
+                wgs,
+            ));
+        }
+    }
+    // --- uncoalesced loads: lines per warp-load
+    for lines in [1u32, 2, 4, 8, 16, 32] {
+        v.push(chase_lines(
+            &format!("lat.ldg_lines.l1.lines_{lines}"),
+            "ldg-lines",
+            &["lat_l1_hit", "l1_line_cycles", "l1_lines_per_clk"],
+            "LDG.E.64",
+            lines,
+            16,
+        ));
+        v.push(chase_lines(
+            &format!("lat.ldg_lines.l2.lines_{lines}"),
+            "ldg-lines",
+            &[
+                "lat_l2_near",
+                "lat_l2_far",
+                "l1_line_cycles",
+                "l1_lines_per_clk",
+            ],
+            "LDG.E.64.CG",
+            lines,
+            256,
+        ));
+    }
     // --- synchronization
     for w in [1u32, 2, 4, 8, 16, 32] {
         v.push(barsync(&format!("lat.bar_sync.warps_{w}"), w));
@@ -834,6 +984,7 @@ pub fn micro_twins() -> Vec<Twin> {
     v.push(mbar_pingpong("lat.mbarrier.pingpong_roundtrip", 1.0));
     v.push(mbar_pingpong("lat.mbarrier.arrive_to_wait", 2.0));
     v.push(mbar_self("lat.mbarrier.self_arrive_wait"));
+    v.push(mbar_probe("lat.mbarrier.probe_completed"));
     // --- throughput loops (bodies from the SASS)
     let ffma = sass_loop("tp_ffma", "FFMA");
     v.push(tp_loop(
@@ -986,14 +1137,26 @@ pub fn micro_twins() -> Vec<Twin> {
         false,
         1,
     ));
+    // 16 MiB as the CUDA kernel: its block stride (16 MiB / 132, in whole 32 KiB chunks)
+    // gives each CTA its own starting point, so few lines are read by many SMs at once.
     v.push(bw_tma(
         "bw.tma.l2.chip.bytes_per_clk",
         "tma-bandwidth",
         32768,
         4,
-        1 << 20,
+        16 << 20,
         true,
         132,
+    ));
+    v.push(bw_tma_slices(
+        "bw.tma.l2.chip.same_data.bytes_per_clk",
+        "tma-bandwidth",
+        32768,
+        4,
+        16 << 20,
+        true,
+        132,
+        false,
     ));
     v.push(bw_tma(
         "bw.tma.hbm.chip.bytes_per_clk",

@@ -17,7 +17,7 @@ use sim_core::{Profile, RunResult};
 
 use crate::twins::{sim_text, span};
 
-pub const VALIDATION_SASS: &str = include_str!("../data/validation/h100-20261122T082052Z.sass.txt");
+pub const VALIDATION_SASS: &str = include_str!("../data/validation/h100-20261122T210256Z.sass.txt");
 
 /// One validation configuration.
 #[derive(Clone, Debug)]
@@ -102,7 +102,7 @@ pub fn twin_text(c: &VCase, iters: u32) -> Result<String, String> {
     let func = format!("vh_chase_{}_k{}", if c.l1 { "l1" } else { "l2" }, c.k);
     let body = sass_timed_loop(&func)?;
     let mut s = format!(
-        "# latency-hiding twin of {func} (SASS: data/validation/h100-20261122T082052Z.sass.txt)\nkernel {func}\nlaunch cta_threads={} regs=64 smem=0 grid=1\nbuffer P size={}\nparam LINES=8 ITERS={iters}\nrole chase warps=0..{}\n",
+        "# latency-hiding twin of {func} (SASS: data/validation/h100-20261122T210256Z.sass.txt)\nkernel {func}\nlaunch cta_threads={} regs=64 smem=0 grid=1\nbuffer P size={}\nparam LINES=8 ITERS={iters}\nrole chase warps=0..{}\n",
         c.warps * 32,
         c.warps as u64 * 32 * 8 * 128,
         c.warps - 1
@@ -200,4 +200,201 @@ pub fn ncu_ratios(csv: &str) -> Vec<(String, u32, String, f64)> {
     acc.into_iter()
         .map(|((k, w, r), v)| (k, w, r, crate::schema::median(&v).unwrap_or(0.0)))
         .collect()
+}
+
+/// Nsight Compute's warp-state ratios of the gemm kernels with PIPE 4 on one CTA:
+/// (kernel, reason, median). The quick run profiled each configuration's warm-up and two
+/// repetitions in the collector's order (PIPE 2 then 4; one CTA then 132), so the second
+/// three launches of a kernel with a one-CTA grid are PIPE 4.
+pub fn ncu_gemm_pipe4_cta1(csv: &str) -> Vec<(String, String, f64)> {
+    use std::collections::BTreeMap;
+    let mut ids: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut vals: BTreeMap<(u64, String), f64> = BTreeMap::new();
+    for line in csv.lines() {
+        if !line.starts_with('"') || line.starts_with("\"ID\"") {
+            continue;
+        }
+        let f: Vec<&str> = line.split("\",\"").map(|x| x.trim_matches('"')).collect();
+        if f.len() < 15 || !f[4].starts_with("vg_") || f[8] != "(1, 1, 1)" {
+            continue;
+        }
+        let Ok(id) = f[0].parse::<u64>() else {
+            continue;
+        };
+        let Some(reason) = f[12]
+            .strip_prefix("smsp__average_warps_issue_stalled_")
+            .and_then(|r| r.strip_suffix("_per_issue_active.ratio"))
+        else {
+            continue;
+        };
+        let Ok(v) = f[14].replace(',', "").parse::<f64>() else {
+            continue;
+        };
+        let e = ids.entry(f[4].to_string()).or_default();
+        if !e.contains(&id) {
+            e.push(id);
+        }
+        vals.insert((id, reason.to_string()), v);
+    }
+    let mut out = Vec::new();
+    for (kernel, mut launches) in ids {
+        launches.sort_unstable();
+        let pipe4: Vec<u64> = launches.iter().skip(3).take(3).copied().collect();
+        let mut by: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for ((id, reason), v) in &vals {
+            if pipe4.contains(id) {
+                by.entry(reason.clone()).or_default().push(*v);
+            }
+        }
+        for (reason, v) in by {
+            out.push((
+                kernel.clone(),
+                reason,
+                crate::schema::median(&v).unwrap_or(0.0),
+            ));
+        }
+    }
+    out
+}
+
+/// One gemm-mainloop validation configuration (`val.gemm_mainloop.*`).
+#[derive(Clone, Debug)]
+pub struct GemmCase {
+    pub bench: String,
+    pub schedule: String,
+    /// The `_fenced` kernel variant (same SASS structure as the plain one).
+    pub fenced: bool,
+    pub pipe: i64,
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+}
+
+impl GemmCase {
+    pub fn grid(&self) -> i64 {
+        self.m / 128 * (self.n / 256)
+    }
+
+    /// `cta_1` or `grid_132`: the shape label of the benchmark's name.
+    pub fn shape(&self) -> &str {
+        self.bench.rsplit('.').next().unwrap_or("")
+    }
+}
+
+/// The gemm configurations in a validation measurement file.
+pub fn gemm_cases(m: &crate::Measurement) -> Vec<(GemmCase, f64)> {
+    m.benchmarks
+        .iter()
+        .filter(|b| b.name.starts_with("val.gemm_mainloop."))
+        .filter_map(|b| {
+            let g = |k: &str| b.params.get(k).and_then(|v| v.as_i64());
+            Some((
+                GemmCase {
+                    bench: b.name.clone(),
+                    schedule: b.params.get("schedule")?.as_str()?.to_string(),
+                    fenced: b.params.get("kernel_variant").and_then(|v| v.as_str())
+                        == Some("fenced"),
+                    pipe: g("PIPE")?,
+                    m: g("M")?,
+                    n: g("N")?,
+                    k: g("K")?,
+                },
+                b.median,
+            ))
+        })
+        .collect()
+}
+
+/// Whether ptxas serialized the schedule's wgmma in the committed SASS (see
+/// data/validation/README.md): the wait_group 1 kernels.
+pub fn gemm_serialized(schedule: &str) -> bool {
+    matches!(schedule, "static-v2" | "ws-wait1")
+}
+
+/// The twin's kernel text: the `traces` generator's schedule with CLUSTER 1 and no
+/// epilogue, as the CUDA kernel runs; where ptxas serialized the wgmma, every HGMMA is
+/// its own group followed by `WARPGROUP.DEPBAR.LE gsb0, 0` (and the next one by a new
+/// `WARPGROUP.ARRIVE`), and the wait_group 1 that ptxas turned into that same wait goes.
+pub fn gemm_twin_text(c: &GemmCase) -> Result<String, String> {
+    let params: Vec<(String, i64)> = [
+        ("PIPE", c.pipe),
+        ("K", c.k),
+        ("M", c.m),
+        ("N", c.n),
+        ("CLUSTER", 1),
+        ("EPILOGUE", 0),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), *v))
+    .collect();
+    let text = traces::generate("gemm-mainloop", &c.schedule, &params)?.to_string();
+    if !gemm_serialized(&c.schedule) {
+        return Ok(text);
+    }
+    let mut out = String::new();
+    let mut after_hgmma = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        let indent = &line[..line.len() - t.len()];
+        if t.starts_with("WARPGROUP.DEPBAR.LE gsb0, 1") {
+            continue;
+        }
+        if t.starts_with("HGMMA") {
+            if after_hgmma {
+                out.push_str(&format!("{indent}WARPGROUP.ARRIVE\n"));
+            }
+            let ins = if t.contains("gsb0") {
+                t.to_string()
+            } else {
+                format!("{t}, gsb0")
+            };
+            out.push_str(&format!(
+                "{indent}{ins}\n{indent}WARPGROUP.DEPBAR.LE gsb0, 0\n"
+            ));
+            after_hgmma = true;
+            continue;
+        }
+        after_hgmma = false;
+        out.push_str(line);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Simulated cycles (first warp start to last warp end on the simulated SM), and the run.
+pub fn simulate_gemm(c: &GemmCase, p: &Profile) -> Result<(f64, RunResult), String> {
+    let r = sim_text(&gemm_twin_text(c)?, 0, p)?;
+    Ok((span(&r), r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(schedule: &str) -> GemmCase {
+        GemmCase {
+            bench: format!("val.gemm_mainloop.{schedule}.pipe_4.cta_1"),
+            schedule: schedule.into(),
+            fenced: false,
+            pipe: 4,
+            m: 128,
+            n: 256,
+            k: 4096,
+        }
+    }
+
+    #[test]
+    fn serialized_twin_follows_the_sass() {
+        let t = gemm_twin_text(&case("static-v2")).unwrap();
+        // the SASS: ARRIVE, then four times HGMMA gsb0 + DEPBAR 0, an ARRIVE between
+        assert_eq!(t.matches("HGMMA").count(), 4);
+        assert_eq!(t.matches(", gsb0\n").count(), 4, "{t}");
+        assert_eq!(t.matches("WARPGROUP.ARRIVE").count(), 4);
+        assert!(!t.contains("DEPBAR.LE gsb0, 1"));
+        isa::parse_kernel(&t).unwrap();
+        // ws is not serialized: one group of four
+        let w = gemm_twin_text(&case("ws")).unwrap();
+        assert_eq!(w.matches(", gsb0\n").count(), 1);
+        assert_eq!(w.matches("WARPGROUP.ARRIVE").count(), 1);
+    }
 }

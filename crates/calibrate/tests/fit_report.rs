@@ -70,13 +70,18 @@ fn every_benchmark_is_twinned_or_explained() {
     }
 }
 
+/// The primary data file's name, as the fit and the report cite it.
+fn primary_name() -> &'static str {
+    calibrate::PRIMARY_DATA.rsplit('/').next().unwrap()
+}
+
 /// The committed report is what the code computes from the committed data and profile.
 #[test]
 fn committed_report_matches() {
     let p = Profile::builtin("h100").unwrap();
     let r = calibrate::report::run(
         &data(),
-        "h100-20261122T080926Z.json",
+        primary_name(),
         &p,
         &workspace_path(REPORT_DIR),
         true,
@@ -90,7 +95,7 @@ fn committed_report_matches() {
 #[ignore]
 fn fit_reproduces_the_committed_profile() {
     let prior = Profile::from_toml(calibrate::H100_PRIORS).unwrap();
-    let r = calibrate::fit::fit(&data(), &prior, "h100-20261122T080926Z.json", 4).unwrap();
+    let r = calibrate::fit::fit(&data(), &prior, primary_name(), 4).unwrap();
     let committed = std::fs::read_to_string(workspace_path(BUILTIN_PROFILE)).unwrap();
     let fresh = calibrate::fit::finished_toml(&r);
     let c = Profile::from_toml(&committed).unwrap();

@@ -157,6 +157,9 @@ struct Warp {
     dispatch_ready: u64,
     instrs: u64,
     wgmma: WaitGroups,
+    /// HGMMAs this warp has issued: the i-th HGMMA of each of a warpgroup's four warps
+    /// is one warpgroup MMA.
+    hgmma_issued: u32,
     cp_async: WaitGroups,
     bulk_store: WaitGroups,
     utc_done: u64,
@@ -232,6 +235,10 @@ struct Mbar {
 struct NamedBar {
     arrived: u32,
     expected: u32,
+    /// When the barrier unit has counted every arrival so far: it takes
+    /// `bar_arrive_cycles_per_warp` per warp, one after another, so a barrier of many
+    /// warps that arrive together releases later than one of few.
+    counted_at: f64,
 }
 
 struct Cta {
@@ -245,6 +252,21 @@ struct Cta {
     mbars: Vec<Mbar>,
     bars: [NamedBar; 16],
     wg_arrived: [u32; 8],
+    /// Per warpgroup, the tensor-pipe slots of its last few warpgroup MMAs.
+    wg_mma: [[MmaBooking; MMA_BOOKINGS]; 8],
+}
+
+/// How many of a warpgroup's MMAs a booking ring remembers: its warps never drift
+/// further apart than one commit group (WARPGROUP.ARRIVE gathers them), at most a few
+/// HGMMAs.
+const MMA_BOOKINGS: usize = 16;
+
+/// When one warpgroup MMA runs on the SM's tensor pipe.
+#[derive(Clone, Copy, Debug, Default)]
+struct MmaBooking {
+    /// Which of the warpgroup's MMAs (1-based; 0: none yet).
+    seq: u32,
+    start: u64,
 }
 
 /// A FIFO whose entries leave at known, non-decreasing cycles (each unit serves in
@@ -421,6 +443,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     dispatch_ready: 0,
                     instrs: 0,
                     wgmma: WaitGroups::default(),
+                    hgmma_issued: 0,
                     cp_async: WaitGroups::default(),
                     bulk_store: WaitGroups::default(),
                     utc_done: 0,
@@ -449,6 +472,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 ],
                 bars: [NamedBar::default(); 16],
                 wg_arrived: [0; 8],
+                wg_mma: [[MmaBooking::default(); MMA_BOOKINGS]; 8],
             })
             .collect();
         let mut intervals = [1u64; NPIPES];
@@ -564,6 +588,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         cta.warps_left = self.warps_per_cta;
         cta.bars = [NamedBar::default(); 16];
         cta.wg_arrived = [0; 8];
+        cta.wg_mma = [[MmaBooking::default(); MMA_BOOKINGS]; 8];
         for (d, decl) in self.kernel.mbarriers.iter().enumerate() {
             let base = self.prog.mbar_base[d] as usize;
             for i in 0..decl.len as usize {
@@ -607,6 +632,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.dispatch_ready = 0;
             warp.instrs = 0;
             warp.wgmma.clear();
+            warp.hgmma_issued = 0;
             warp.cp_async.clear();
             warp.bulk_store.clear();
             warp.utc_done = 0;
@@ -1542,6 +1568,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                 // i.e. while the current phase's parity differs from P.
                 if (phase & 1) as u32 == parity {
                     self.block(slot, Block::Mbar { idx, parity });
+                } else {
+                    // The phase has completed: the warp still waits for the probe's
+                    // predicate (SYNCS.PHASECHK's result), as for any L1TEX-side result.
+                    self.block(
+                        slot,
+                        Block::Until {
+                            t: now + t.lat_mbarrier_probe as u64,
+                            state: WarpState::LongScoreboard,
+                        },
+                    );
                 }
             }
             Kind::Fence => self.block(
@@ -1606,8 +1642,27 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let flops = shape.flops() as f64 / 4.0;
                 let rate = t.tensor_flops_per_clk_sm / 4.0 * shape.ab.rate_vs_f16();
                 let cycles = (flops / rate).ceil() as u64;
-                let start = self.tensor_free[sp].max(now);
-                self.tensor_free[sp] = start + cycles;
+                // A warpgroup MMA is one operation of its four warps: the first of them
+                // to issue it books the tensor pipe of all four sub-partitions, and the
+                // others take the same slot. So every sub-partition runs the warpgroups'
+                // MMAs in one order, as the SM's tensor cores do.
+                let (cta, wg) = {
+                    let w = &mut self.warps[slot as usize];
+                    w.hgmma_issued += 1;
+                    (w.cta as usize, (w.warp / 4) as usize % 8)
+                };
+                let seq = self.warps[slot as usize].hgmma_issued;
+                let booking = &mut self.ctas[cta].wg_mma[wg][seq as usize % MMA_BOOKINGS];
+                let start = if booking.seq == seq {
+                    booking.start
+                } else {
+                    let start = self.tensor_free.iter().copied().max().unwrap_or(0).max(now);
+                    *booking = MmaBooking { seq, start };
+                    for f in &mut self.tensor_free {
+                        *f = start + cycles;
+                    }
+                    start
+                };
                 self.tensor_busy[sp] += cycles;
                 self.tensor_q[sp].push(now, start);
                 let done = start + cycles + t.hgmma_latency as u64;
@@ -1675,9 +1730,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let b = &mut self.ctas[cta].bars[id as usize];
                 b.expected = (threads / 32) as u32;
                 b.arrived += 1;
+                b.counted_at = b.counted_at.max(now as f64) + t.bar_arrive_cycles_per_warp;
                 if b.arrived >= b.expected {
                     b.arrived = 0;
-                    let release = now + t.lat_bar as u64;
+                    let release = (b.counted_at.ceil() as u64).max(now) + t.lat_bar as u64;
                     let per = self.warps_per_cta;
                     for s in cta as u32 * per..(cta as u32 + 1) * per {
                         if self.warps[s as usize].block == (Block::Barrier { id: id as u32 }) {
@@ -1914,7 +1970,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let hbm_bytes = self.mem.hbm_bw.bytes;
         pipes.push(UnitUse {
             unit: "l2_bandwidth".into(),
-            busy_fraction: (l2_bytes as f64 / (c * self.l2_rate())).min(1.0),
+            busy_fraction: (self.mem.l2_busy_cycles() / c).min(1.0),
         });
         let waves = grid.div_ceil((t.sm_count as u32) * resident.max(1));
         let ctas_for_busiest = grid.div_ceil(t.sm_count as u32);
@@ -1959,10 +2015,5 @@ impl<'a, S: Sink> Engine<'a, S> {
             roles,
             warps: std::mem::take(&mut self.warp_summaries),
         }
-    }
-
-    fn l2_rate(&self) -> f64 {
-        let busy = (self.kernel.launch.grid.max(1)).min(self.t.sm_count as u32) as f64;
-        (self.t.l2_bytes_per_clk_chip / busy).min(self.t.l2_bytes_per_clk_sm_max)
     }
 }

@@ -118,6 +118,8 @@ pub struct Bandwidth {
     clk_per_byte: f64,
     free_at: f64,
     pub bytes: u64,
+    /// Cycles the server has been occupied.
+    pub busy: f64,
 }
 
 impl Bandwidth {
@@ -126,13 +128,22 @@ impl Bandwidth {
             clk_per_byte: 1.0 / bytes_per_clk,
             free_at: 0.0,
             bytes: 0,
+            busy: 0.0,
         }
     }
     /// Transfers `bytes` starting no earlier than `t`; returns when the transfer ends.
     pub fn transfer(&mut self, t: u64, bytes: u64) -> u64 {
-        let start = self.free_at.max(t as f64);
-        self.free_at = start + bytes as f64 * self.clk_per_byte;
         self.bytes += bytes;
+        self.occupy(t, bytes as f64)
+    }
+
+    /// Holds the server for `bytes` (a share, possibly fractional) from no earlier than
+    /// `t`; returns when that ends. Counts no bytes.
+    pub fn occupy(&mut self, t: u64, bytes: f64) -> u64 {
+        let start = self.free_at.max(t as f64);
+        let cycles = bytes * self.clk_per_byte;
+        self.free_at = start + cycles;
+        self.busy += cycles;
         // ceil for the non-negative times here, without a libm call.
         let whole = self.free_at as u64;
         whole + u64::from(self.free_at > whole as f64)
@@ -142,7 +153,13 @@ impl Bandwidth {
 pub struct Memory {
     pub l1: Cache,
     pub l2: Cache,
+    /// This SM's port to L2 (every byte it reads or writes crosses it).
     pub l2_bw: Bandwidth,
+    /// This SM's share of the chip's L2 bandwidth. A line that several SMs of the wave
+    /// read at about the same time costs it less (up to `l2_shared_read_gain` times):
+    /// the L2 serves the copies from one lookup.
+    l2_chip: Bandwidth,
+    l2_shared_read_gain: f64,
     pub hbm_bw: Bandwidth,
     rng: StdRng,
     lat_l1: u64,
@@ -157,6 +174,8 @@ pub struct Memory {
     req_hbm: i64,
     /// HBM bytes this SM moves per missing line: its share among the wave's readers.
     req_hbm_line_bytes: u64,
+    /// What one byte of the current request costs the chip's L2: 1 / min(sharers, gain).
+    req_l2_chip_cost: f64,
     req_multicast: u32,
 }
 
@@ -168,7 +187,9 @@ impl Memory {
         Memory {
             l1: Cache::new(l1_bytes.max(LINE * t.l1_ways as u64), t.l1_ways as usize),
             l2: Cache::new(t.l2_bytes as u64, t.l2_ways as usize),
-            l2_bw: Bandwidth::new(share(t.l2_bytes_per_clk_chip).min(t.l2_bytes_per_clk_sm_max)),
+            l2_bw: Bandwidth::new(t.l2_bytes_per_clk_sm_max),
+            l2_chip: Bandwidth::new(share(t.l2_bytes_per_clk_chip)),
+            l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
             hbm_bw: Bandwidth::new(share(t.hbm_bytes_per_clk_chip).min(t.l2_bytes_per_clk_sm_max)),
             rng: StdRng::seed_from_u64(seed),
             lat_l1: t.lat_l1_hit as u64,
@@ -181,8 +202,22 @@ impl Memory {
             req_l2: 0,
             req_hbm: 0,
             req_hbm_line_bytes: LINE,
+            req_l2_chip_cost: 1.0,
             req_multicast: 1,
         }
+    }
+
+    /// Cycles the L2 path was the busier of this SM's port and its share of the chip.
+    pub fn l2_busy_cycles(&self) -> f64 {
+        self.l2_bw.busy.max(self.l2_chip.busy)
+    }
+
+    /// Moves `bytes` between L2 and this SM: through the SM's port and its share of the
+    /// chip's L2 bandwidth; returns when both are done.
+    fn l2_transfer(&mut self, t: u64, bytes: u64) -> u64 {
+        let port = self.l2_bw.transfer(t, bytes);
+        let chip = self.l2_chip.occupy(t, bytes as f64 * self.req_l2_chip_cost);
+        port.max(chip)
     }
 
     fn draw(&mut self, jitter: u64) -> i64 {
@@ -200,6 +235,7 @@ impl Memory {
         self.req_l2 = self.draw(self.jitter_l2);
         self.req_hbm = self.draw(self.jitter_hbm);
         self.req_hbm_line_bytes = LINE.div_ceil(sharers.max(1) as u64);
+        self.req_l2_chip_cost = 1.0 / (sharers.max(1) as f64).min(self.l2_shared_read_gain);
         self.req_multicast = 1;
     }
 
@@ -233,7 +269,7 @@ impl Memory {
         };
         let (done, level) = match self.l2.probe(line) {
             Ok(ready) => {
-                let moved = self.l2_bw.transfer(t, l2_bytes);
+                let moved = self.l2_transfer(t, l2_bytes);
                 (
                     (t + lat).max(moved).max(ready),
                     if far {
@@ -246,7 +282,7 @@ impl Memory {
             Err(way) => {
                 let lat = self.lat_hbm.saturating_add_signed(self.req_hbm);
                 let from_hbm = self.hbm_bw.transfer(t, self.req_hbm_line_bytes);
-                let moved = self.l2_bw.transfer(t, l2_bytes);
+                let moved = self.l2_transfer(t, l2_bytes);
                 let done = (t + lat).max(from_hbm + lat / 2).max(moved);
                 self.l2.install(way, line, done);
                 (done, MemLevel::Hbm)
@@ -280,7 +316,8 @@ impl Memory {
         } else {
             self.lat_l2_near
         };
-        let moved = self.l2_bw.transfer(t, bytes);
+        self.req_l2_chip_cost = 1.0;
+        let moved = self.l2_transfer(t, bytes);
         if keep_in_l1 {
             self.l1.fill(line, t + self.lat_l1);
         } else {

@@ -116,6 +116,14 @@ macro_rules! timing {
     };
 }
 
+fn at_least_one(v: f64) -> Result<(), &'static str> {
+    if v >= 1.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err("must be a number of at least 1")
+    }
+}
+
 fn positive(v: f64) -> Result<(), &'static str> {
     if v > 0.0 && v.is_finite() {
         Ok(())
@@ -193,6 +201,7 @@ timing! {
     jitter_hbm: whole,
     l2_bytes_per_clk_chip: positive,
     l2_bytes_per_clk_sm_max: positive,
+    l2_shared_read_gain: at_least_one,
     hbm_bytes_per_clk_chip: positive,
     lat_membar_gpu: whole,
     tma_issue_cycles: whole,
@@ -202,7 +211,9 @@ timing! {
     hgmma_latency: whole,
     tensor_queue_depth: count,
     lat_bar: whole,
+    bar_arrive_cycles_per_warp: non_negative,
     lat_mbarrier_wake: whole,
+    lat_mbarrier_probe: whole,
     lat_fence: whole,
     utcmma_latency_tmem_a: non_negative,
     utcmma_latency_smem_a: non_negative,

@@ -119,6 +119,7 @@ fn dependent_loads_take_the_latency_of_the_level_their_footprint_lives_in() {
 fn mbarrier_ping_pong_takes_two_wakes_per_round() {
     let p = h100();
     let w = p.t.lat_mbarrier_wake as u64;
+    let probe = p.t.lat_mbarrier_probe as u64;
     for k in [1u64, 2, 10] {
         let src = format!(
             "kernel pingpong\nlaunch cta_threads=64 regs=32 smem=0 grid=1\nmbarrier full count=1\nmbarrier empty count=1\nparam K={k}\n\
@@ -126,9 +127,11 @@ role producer warps=0..0\n  loop k 0..K\n    SYNCS.PHASECHK.TRANS64.TRYWAIT empt
 role consumer warps=1..1\n  loop k 0..K\n    SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=k & 1\n    SYNCS.ARRIVE.TRANS64 empty[0]\n  EXIT\n"
         );
         let r = sim(&src, &p);
-        // The producer arrives at cycle 1, then every 2W cycles; the consumer's last
-        // arrival comes W later, its EXIT one cycle after, retiring one cycle after that.
-        assert_eq!(r.cycles, (2 * k - 1) * w + 3, "K = {k}");
+        // The producer's first wait finds the phase before the first already complete:
+        // it passes once its probe returns (cycle P), and the producer arrives at P;
+        // then every 2W cycles. The consumer's last arrival comes W later, its EXIT one
+        // cycle after, retiring one cycle after that.
+        assert_eq!(r.cycles, probe + (2 * k - 1) * w + 2, "K = {k}");
         assert!(r.role("consumer").unwrap().states.get(WarpState::Sleeping) > 0);
     }
 }

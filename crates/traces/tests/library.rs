@@ -273,7 +273,10 @@ fn fa3_pingpong_and_pipelining_each_pay() {
             "{name}'s consumers do not wait longer on their own MMAs than fa3's"
         );
     }
-    assert!(fa2.cycles > no_pipe.cycles && fa2.cycles > no_pp.cycles);
+    // Fully synchronous is slower than merely unpipelined. (Against no-pingpong there is
+    // no fixed order: two unordered warpgroups whose wgmma queue behind each other on the
+    // SM's tensor pipe can lose more than the synchronous schedule.)
+    assert!(fa2.cycles > no_pipe.cycles);
     // The softmax is real work: MUFU is busy for a large part of the run in every schedule.
     assert!(fa3.unit("mufu") > 0.25, "mufu {}", fa3.unit("mufu"));
 }
