@@ -958,7 +958,12 @@ pub fn micro_twins() -> Vec<Twin> {
         v.push(chase_lines(
             &format!("lat.ldg_lines.l1.lines_{lines}"),
             "ldg-lines",
-            &["lat_l1_hit", "l1_line_cycles", "l1_lines_per_clk"],
+            &[
+                "lat_l1_hit",
+                "l1_line_cycles",
+                "l1_line_cap",
+                "l1_lines_per_clk",
+            ],
             "LDG.E.64",
             lines,
             16,

@@ -1266,12 +1266,17 @@ impl<'a, S: Sink> Engine<'a, S> {
         };
         self.mem.begin_request(sharers);
         let mut done = depart;
-        let per_line = self.t.l1_line_cycles;
+        let (hit_per_line, hit_cap) = (self.t.l1_line_cycles, self.t.l1_line_cap);
+        let miss_per_line = self.t.l2_line_cycles;
+        let base = depart;
         for i in 0..self.lines.len() {
             let (line, sectors) = self.lines[i];
             // The lines of one uncoalesced request go down the L1TEX pipeline one after
-            // another, `l1_line_cycles` apart, while other warps' requests fill the gaps.
-            let depart = depart + (i as f64 * per_line) as u64;
+            // another while other warps' requests fill the gaps: hits return
+            // `l1_line_cycles` apart up to `l1_line_cap` lines (beyond it they overlap),
+            // misses leave for L2 `l2_line_cycles` apart.
+            let hit_at = base + (i.min(hit_cap as usize) as f64 * hit_per_line) as u64;
+            let depart = base + (i as f64 * miss_per_line) as u64;
             let (t, level) = if write {
                 (
                     self.mem.write(line, sectors, depart, local),
@@ -1282,7 +1287,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     },
                 )
             } else if through_l1 {
-                self.mem.read_l1(line, sectors, depart)
+                self.mem.read_l1(line, sectors, hit_at, depart)
             } else {
                 self.mem.read_l2(line, sectors, depart)
             };

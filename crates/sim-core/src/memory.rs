@@ -293,15 +293,18 @@ impl Memory {
     }
 
     /// A load through L1: hit, or fetch from L2 and allocate.
-    pub fn read_l1(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
+    /// `t_hit`: when the line leaves the L1 pipeline if it hits; `t_miss`: when its
+    /// request leaves for L2 if it misses (the lines of one warp-load are staggered
+    /// differently on the two paths).
+    pub fn read_l1(&mut self, line: u64, sectors: u32, t_hit: u64, t_miss: u64) -> (u64, MemLevel) {
         match self.l1.probe(line) {
             Ok(ready) => {
                 self.sectors[level_index(MemLevel::L1)] += sectors as u64;
-                ((t + self.lat_l1).max(ready), MemLevel::L1)
+                ((t_hit + self.lat_l1).max(ready), MemLevel::L1)
             }
             Err(way) => {
                 // Fetch the line's requested sectors; the line is allocated in L1.
-                let (done, level) = self.read_l2(line, sectors, t);
+                let (done, level) = self.read_l2(line, sectors, t_miss);
                 self.l1.install(way, line, done);
                 (done, level)
             }

@@ -193,6 +193,8 @@ timing! {
     lsu_queue_depth: count,
     l1_lines_per_clk: positive,
     l1_line_cycles: non_negative,
+    l1_line_cap: non_negative,
+    l2_line_cycles: non_negative,
     lat_l1_hit: count,
     lat_l2_near: count,
     lat_l2_far: count,
