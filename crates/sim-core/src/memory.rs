@@ -169,9 +169,7 @@ impl Bandwidth {
         let start = self.free_at.max(t as f64);
         self.free_at = start + bytes as f64 * self.clk_per_byte;
         self.bytes += bytes;
-        // ceil for the non-negative times here, without a libm call.
-        let whole = self.free_at as u64;
-        whole + u64::from(self.free_at > whole as f64)
+        ceil(self.free_at)
     }
 }
 
@@ -332,6 +330,15 @@ impl Memory {
     }
 }
 
+/// `x.ceil() as u64` for the non-negative times and cycle counts of the model, without
+/// a libm call (the default target has no rounding instruction).
+#[inline]
+pub fn ceil(x: f64) -> u64 {
+    debug_assert!(x >= 0.0, "{x} is negative");
+    let whole = x as u64;
+    whole + u64::from(x > whole as f64)
+}
+
 pub fn level_index(l: MemLevel) -> usize {
     match l {
         MemLevel::L1 => 0,
@@ -342,16 +349,17 @@ pub fn level_index(l: MemLevel) -> usize {
     }
 }
 
-/// The distinct 128-byte lines of a warp's 32 addresses, each with its sector count.
-/// Writes into `out` (cleared first) and returns how many lines there are.
-pub fn coalesce(addrs: &[u64; 32], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
+/// The distinct 128-byte lines of a warp's addresses (32, or one for a warp-uniform
+/// address), each with its sector count. Writes into `out` (cleared first) and returns
+/// how many lines there are.
+pub fn coalesce(addrs: &[u64], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
     out.clear();
     let w = width.max(1) as u64;
     // A warp-uniform address (a broadcast) is the common case of scalar loads.
     let lanes = if addrs.iter().all(|&a| a == addrs[0]) {
         &addrs[..1]
     } else {
-        &addrs[..]
+        addrs
     };
     let mut last_line = u64::MAX;
     let mut last_idx = 0;
