@@ -19,6 +19,12 @@ pub const SECTOR: u64 = 32;
 /// whole set to find the victim, each way has a rank in its set's recency order: 0 is
 /// the least recently used, `ways - 1` the most. Ways never used keep the lowest
 /// ranks in way order, so they fill first and in order, as with last-use times.
+///
+/// The L2 model is megabytes of arrays, of which a run may touch little. Sets are
+/// therefore emptied when first touched, not when the cache is made (a set whose
+/// `epochs` entry is not the cache's `epoch` holds a previous run's lines), and the
+/// arrays are kept per thread for the next run's caches: fresh pages would cost a page
+/// fault each, every run, which is much of a short run's time.
 pub struct Cache {
     sets: u64,
     ways: usize,
@@ -31,6 +37,9 @@ pub struct Cache {
     ready: Vec<u64>,
     /// Each way's rank in its set's recency order.
     ranks: Vec<u32>,
+    /// Per set, the epoch in which it was last emptied.
+    epochs: Vec<u32>,
+    epoch: u32,
 }
 
 /// The way a missing line goes to (the least recently used of its set).
@@ -41,33 +50,91 @@ pub struct Victim {
     way: usize,
 }
 
+/// The arrays of a cache whose run has ended, for a later cache of the same shape.
+struct Spare {
+    ways: usize,
+    tags: Vec<u64>,
+    ready: Vec<u64>,
+    ranks: Vec<u32>,
+    epochs: Vec<u32>,
+    epoch: u32,
+}
+
+thread_local! {
+    static SPARES: std::cell::RefCell<Vec<Spare>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many caches' arrays a thread keeps (a run has two caches).
+const SPARES_KEPT: usize = 4;
+
 impl Cache {
     pub fn new(bytes: u64, ways: usize) -> Cache {
         let lines = (bytes / LINE).max(ways as u64) as usize;
         let sets = (lines / ways).max(1);
         assert!(ways <= u32::MAX as usize, "a cache of {ways} ways");
-        Cache {
-            sets: sets as u64,
-            ways,
-            sets_magic: (u64::MAX / sets as u64).wrapping_add(1),
-            tags: vec![0; sets * ways],
-            ready: vec![0; sets * ways],
-            ranks: (0..ways as u32).collect::<Vec<u32>>().repeat(sets),
+        let n = sets * ways;
+        let spare = SPARES.with_borrow_mut(|spares| {
+            let i = spares
+                .iter()
+                .position(|s| s.ways == ways && s.tags.len() == n)?;
+            Some(spares.swap_remove(i))
+        });
+        let mut c = match spare {
+            Some(s) => Cache {
+                sets: 0,
+                ways,
+                sets_magic: 0,
+                tags: s.tags,
+                ready: s.ready,
+                ranks: s.ranks,
+                epochs: s.epochs,
+                epoch: s.epoch,
+            },
+            // Zeroed allocations: untouched pages are never faulted in.
+            None => Cache {
+                sets: 0,
+                ways,
+                sets_magic: 0,
+                tags: vec![0; n],
+                ready: vec![0; n],
+                ranks: vec![0; n],
+                epochs: vec![0; sets],
+                epoch: 0,
+            },
+        };
+        c.sets = sets as u64;
+        c.sets_magic = (u64::MAX / sets as u64).wrapping_add(1);
+        // A new epoch empties every set at once.
+        c.epoch = c.epoch.wrapping_add(1);
+        if c.epoch == 0 {
+            c.epochs.fill(0);
+            c.epoch = 1;
         }
+        c
     }
 
-    /// The first way of a line's set.
+    /// The first way of a line's set, the set emptied first if this is its first use.
     #[inline]
-    fn set_of(&self, line: u64) -> usize {
+    fn set_of(&mut self, line: u64) -> usize {
         // Hash the line address so strided footprints spread over the sets.
         let h = line ^ (line >> 7) ^ (line >> 17);
         let set = if h <= u32::MAX as u64 {
             let low = self.sets_magic.wrapping_mul(h);
-            ((low as u128 * self.sets as u128) >> 64) as u64
+            ((low as u128 * self.sets as u128) >> 64) as usize
         } else {
-            h % self.sets
+            (h % self.sets) as usize
         };
-        set as usize * self.ways
+        let base = set * self.ways;
+        if self.epochs[set] != self.epoch {
+            self.epochs[set] = self.epoch;
+            let ways = base..base + self.ways;
+            self.tags[ways.clone()].fill(0);
+            self.ready[ways.clone()].fill(0);
+            for (i, r) in self.ranks[ways].iter_mut().enumerate() {
+                *r = i as u32;
+            }
+        }
+        base
     }
 
     /// The way holding `line` in the set at `base`, if any.
@@ -144,6 +211,27 @@ impl Cache {
         if let Some(w) = self.find(base, line) {
             self.tags[base + w] = 0;
         }
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        let spare = Spare {
+            ways: self.ways,
+            tags: std::mem::take(&mut self.tags),
+            ready: std::mem::take(&mut self.ready),
+            ranks: std::mem::take(&mut self.ranks),
+            epochs: std::mem::take(&mut self.epochs),
+            epoch: self.epoch,
+        };
+        // A thread that is exiting keeps nothing.
+        let _ = SPARES.try_with(|spares| {
+            let mut spares = spares.borrow_mut();
+            if spares.len() == SPARES_KEPT {
+                spares.remove(0);
+            }
+            spares.push(spare);
+        });
     }
 }
 
@@ -474,6 +562,13 @@ mod tests {
 
     #[test]
     fn ranks_replace_as_last_use_times_do() {
+        // The second round's cache reuses the first's arrays and must start as empty.
+        for round in 0..2 {
+            replace_as_last_use_times_do(round);
+        }
+    }
+
+    fn replace_as_last_use_times_do(seed: u64) {
         use rand::RngExt;
         let (sets, ways) = (3, 4);
         let mut c = Cache::new(LINE * (sets * ways) as u64, ways);
@@ -483,7 +578,7 @@ mod tests {
             last_use: vec![0; sets * ways],
             tick: 0,
         };
-        let mut rng = StdRng::seed_from_u64(7);
+        let mut rng = StdRng::seed_from_u64(seed);
         for step in 0..20_000u64 {
             let line = rng.random_range(0..40u64);
             let set = c.set_of(line) / ways;
@@ -513,7 +608,13 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(c.tags, r.tags, "step {step}");
+            // Compare the sets in use (a set not yet touched may hold old lines).
+            for set in 0..sets {
+                if c.epochs[set] == c.epoch {
+                    let w = set * ways..(set + 1) * ways;
+                    assert_eq!(c.tags[w.clone()], r.tags[w], "step {step}");
+                }
+            }
         }
     }
 
@@ -522,7 +623,7 @@ mod tests {
         use rand::RngExt;
         let mut rng = StdRng::seed_from_u64(3);
         for sets in [1u64, 2, 3, 7, 512, 25600, 25601, 1 << 20, 999_983] {
-            let c = Cache::new(LINE * sets * 2, 2);
+            let mut c = Cache::new(LINE * sets * 2, 2);
             for _ in 0..10_000 {
                 let bits = rng.random_range(1..40);
                 let line = rng.random_range(0..1u64 << bits);
