@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use isa::ast::Space;
-use isa::opcode::{ResultLatency, Scoreboard};
+use isa::opcode::{FixedClass, ResultLatency, Scoreboard};
 use isa::{Kernel, Pipe};
 
 use crate::lower::{self, CExpr, DInstr, Env, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS};
@@ -271,6 +271,13 @@ impl Queue {
             len: 0,
         }
     }
+    /// A ring index from `head + k` (below twice the capacity), without a division.
+    #[inline]
+    fn wrap(&self, i: usize) -> usize {
+        let cap = self.departs.len();
+        if i >= cap { i - cap } else { i }
+    }
+
     fn prune(&mut self, now: u64) {
         let cap = self.departs.len();
         while self.len > 0 && self.departs[self.head] <= now {
@@ -294,14 +301,13 @@ impl Queue {
     fn push(&mut self, now: u64, depart: u64) {
         self.prune(now);
         if depart > now && self.len < self.departs.len() {
-            let cap = self.departs.len();
             // Departures come in order; keep the ring sorted if one does not.
-            let tail = (self.head + self.len) % cap;
+            let tail = self.wrap(self.head + self.len);
             self.departs[tail] = depart;
             self.len += 1;
             let mut i = self.len - 1;
             while i > 0 {
-                let (a, b) = ((self.head + i - 1) % cap, (self.head + i) % cap);
+                let (a, b) = (self.wrap(self.head + i - 1), self.wrap(self.head + i));
                 if self.departs[a] <= self.departs[b] {
                     break;
                 }
@@ -351,6 +357,8 @@ struct Engine<'a, S: Sink> {
     pipe_free: [[u64; NPIPES]; 4],
     pipe_busy: [[u64; NPIPES]; 4],
     intervals: [u64; NPIPES],
+    /// The profile's fixed latencies by class, converted once.
+    fixed_latency: [u64; 4],
     mio_q: [Queue; 4],
     lsu_q: [Queue; 4],
     tensor_q: [Queue; 4],
@@ -517,6 +525,13 @@ impl<'a, S: Sink> Engine<'a, S> {
             pipe_free: [[0; NPIPES]; 4],
             pipe_busy: [[0; NPIPES]; 4],
             intervals,
+            fixed_latency: [
+                FixedClass::Fma,
+                FixedClass::Alu,
+                FixedClass::Imad,
+                FixedClass::Fp64,
+            ]
+            .map(|c| profile.fixed_latency(c)),
             mio_q: q(t.mio_queue_depth),
             lsu_q: q(t.lsu_queue_depth),
             tensor_q: q(t.tensor_queue_depth),
@@ -844,7 +859,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             // Write after write: wait only until this result would land after the
             // pending one (fixed-latency writes to one register then land in order).
             let own = match d.latency {
-                ResultLatency::Fixed(c) => self.profile.fixed_latency(c),
+                ResultLatency::Fixed(c) => self.fixed_latency[c as usize],
                 _ => 0,
             };
             for r in base..(base + n as u16).min(REG_SLOTS as u16) {
@@ -1132,12 +1147,14 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// Evaluates a memory operand's address for all 32 lanes into `self.addrs`; returns
-    /// whether the address is warp-uniform (evaluated once).
+    /// whether the address is warp-uniform (evaluated once, and then only lane 0 is
+    /// written unless `all_lanes`).
     fn lane_addrs(
         &mut self,
         slot: u32,
         m: &lower::MemOperand,
         width: u32,
+        all_lanes: bool,
     ) -> Result<bool, SimError> {
         let w = &self.warps[slot as usize];
         let gwarp = (w.cta as u64) * self.warps_per_cta as u64 + w.warp as u64;
@@ -1186,7 +1203,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 Space::Tmem => off,
             };
         }
-        if lanes == 1 {
+        if lanes == 1 && all_lanes {
             let a = self.addrs[0];
             self.addrs.fill(a);
         }
@@ -1252,7 +1269,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         through_l1: bool,
     ) -> Result<u64, SimError> {
         let mo = &d.mem[m];
-        let uniform = self.lane_addrs(slot, mo, d.width)?;
+        let uniform = self.lane_addrs(slot, mo, d.width, false)?;
         // A uniform address is one lane's worth of lines: no need to compare 32.
         let lanes = if uniform { 1 } else { 32 };
         memory::coalesce(&self.addrs[..lanes], d.width, &mut self.lines);
@@ -1359,7 +1376,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         match &d.kind {
             Kind::Compute | Kind::Plain => match d.latency {
                 ResultLatency::Fixed(c) => {
-                    self.set_dst(slot, d, now + self.profile.fixed_latency(c), 0)
+                    self.set_dst(slot, d, now + self.fixed_latency[c as usize], 0)
                 }
                 ResultLatency::Variable(Scoreboard::Short) => {
                     self.set_dst(slot, d, now + t.lat_mufu as u64, 2)
@@ -1374,7 +1391,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 match space {
                     Space::Shared => {
                         let m = &d.mem[0];
-                        self.lane_addrs(slot, m, d.width)?;
+                        self.lane_addrs(slot, m, d.width, true)?;
                         let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
                             / t.smem_bytes_per_clk;
                         let start = self.smem_free.max(now as f64);
