@@ -146,10 +146,8 @@ struct Warp<'a> {
     pc_base: u32,
     vars: [i64; MAX_LOOP_DEPTH],
     ends: [i64; MAX_LOOP_DEPTH],
-    reg_ready: Box<[u64]>,
-    reg_kind: Box<[u8]>,
-    /// The instruction (text index) that last wrote each register.
-    reg_writer: Box<[u32]>,
+    /// Per register, its pending write (together: one host cache line per lookup).
+    regs: Box<[RegState]>,
     block: Block,
     /// The instruction that blocked the warp: stalls while blocked are charged to it.
     block_pc: u32,
@@ -212,6 +210,25 @@ impl WaitGroups {
         v.sort_unstable_by(|a, b| b.cmp(a));
         v[n.min(k - 1)]
     }
+}
+
+/// A register's pending write.
+#[derive(Clone, Copy)]
+struct RegState {
+    /// When the value is ready.
+    ready: u64,
+    /// The instruction (text index) that last wrote it.
+    writer: u32,
+    /// Its scoreboard: 0 fixed latency, 1 long, 2 short.
+    kind: u8,
+}
+
+impl RegState {
+    const EMPTY: RegState = RegState {
+        ready: 0,
+        writer: u32::MAX,
+        kind: 0,
+    };
 }
 
 impl Warp<'_> {
@@ -434,9 +451,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     pc_base: 0,
                     vars: [0; MAX_LOOP_DEPTH],
                     ends: [0; MAX_LOOP_DEPTH],
-                    reg_ready: vec![0; REG_SLOTS].into_boxed_slice(),
-                    reg_kind: vec![0; REG_SLOTS].into_boxed_slice(),
-                    reg_writer: vec![u32::MAX; REG_SLOTS].into_boxed_slice(),
+                    regs: vec![RegState::EMPTY; REG_SLOTS].into_boxed_slice(),
                     block: Block::None,
                     block_pc: 0,
                     state: WarpState::Selected,
@@ -635,9 +650,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.age = self.age_counter;
             warp.pc = 0;
             warp.block = Block::None;
-            warp.reg_ready.fill(0);
-            warp.reg_kind.fill(0);
-            warp.reg_writer.fill(u32::MAX);
+            warp.regs.fill(RegState::EMPTY);
             warp.state = WarpState::Selected;
             warp.cause = Cause::Own;
             warp.state_since = now;
@@ -845,10 +858,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         let mut kind = 0u8;
         let mut latest = 0u16;
         let mut check = |r: u16| {
-            let t = w.reg_ready[r as usize];
-            if t > ready {
-                ready = t;
-                kind = w.reg_kind[r as usize];
+            let reg = &w.regs[r as usize];
+            if reg.ready > ready {
+                ready = reg.ready;
+                kind = reg.kind;
                 latest = r;
             }
         };
@@ -863,10 +876,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                 _ => 0,
             };
             for r in base..(base + n as u16).min(REG_SLOTS as u16) {
-                let t = w.reg_ready[r as usize].saturating_sub(own);
+                let reg = &w.regs[r as usize];
+                let t = reg.ready.saturating_sub(own);
                 if t > ready {
                     ready = t;
-                    kind = w.reg_kind[r as usize];
+                    kind = reg.kind;
                     latest = r;
                 }
             }
@@ -881,7 +895,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 st,
                 ready,
                 Cause::Producer {
-                    text: w.reg_writer[latest as usize],
+                    text: w.regs[latest as usize].writer,
                 },
             ));
         }
@@ -1316,10 +1330,13 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn set_dst(&mut self, slot: u32, d: &DInstr, ready: u64, kind: u8) {
         if let Some((base, n)) = d.dst {
             let w = &mut self.warps[slot as usize];
-            for r in base..(base + n as u16).min(REG_SLOTS as u16) {
-                w.reg_ready[r as usize] = ready;
-                w.reg_kind[r as usize] = kind;
-                w.reg_writer[r as usize] = d.text;
+            let end = (base + n as u16).min(REG_SLOTS as u16) as usize;
+            for reg in &mut w.regs[(base as usize).min(end)..end] {
+                *reg = RegState {
+                    ready,
+                    writer: d.text,
+                    kind,
+                };
             }
         }
     }
@@ -1770,7 +1787,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                 return Ok(());
             }
         }
-        self.warps[slot as usize].pc += 1;
+        let prog: &'a Program = self.prog;
+        let w = &mut self.warps[slot as usize];
+        w.pc += 1;
+        // The common case, straight-line code, needs no loop control.
+        if let Node::Instr(d) = &prog.roles[w.role as usize].code[w.pc as usize] {
+            w.cur = Some(d);
+            return Ok(());
+        }
         self.settle(slot)
     }
 
