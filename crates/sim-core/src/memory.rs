@@ -35,8 +35,9 @@ pub struct Cache {
     tags: Vec<u64>,
     /// When each way's data arrives.
     ready: Vec<u64>,
-    /// Each way's rank in its set's recency order.
-    ranks: Vec<u32>,
+    /// Each way's rank in its set's recency order (small, so that the ranks of the
+    /// sets a run uses stay in the host's caches).
+    ranks: Vec<u16>,
     /// Per set, the epoch in which it was last emptied.
     epochs: Vec<u32>,
     epoch: u32,
@@ -55,7 +56,7 @@ struct Spare {
     ways: usize,
     tags: Vec<u64>,
     ready: Vec<u64>,
-    ranks: Vec<u32>,
+    ranks: Vec<u16>,
     epochs: Vec<u32>,
     epoch: u32,
 }
@@ -71,7 +72,7 @@ impl Cache {
     pub fn new(bytes: u64, ways: usize) -> Cache {
         let lines = (bytes / LINE).max(ways as u64) as usize;
         let sets = (lines / ways).max(1);
-        assert!(ways <= u32::MAX as usize, "a cache of {ways} ways");
+        assert!(ways <= 1 << 16, "a cache of {ways} ways");
         let n = sets * ways;
         let spare = SPARES.with_borrow_mut(|spares| {
             let i = spares
@@ -131,7 +132,7 @@ impl Cache {
             self.tags[ways.clone()].fill(0);
             self.ready[ways.clone()].fill(0);
             for (i, r) in self.ranks[ways].iter_mut().enumerate() {
-                *r = i as u32;
+                *r = i as u16;
             }
         }
         base
@@ -160,9 +161,9 @@ impl Cache {
         let ranks = &mut self.ranks[base..base + self.ways];
         let old = ranks[way];
         for r in ranks.iter_mut() {
-            *r -= u32::from(*r > old);
+            *r -= u16::from(*r > old);
         }
-        ranks[way] = (self.ways - 1) as u32;
+        ranks[way] = (self.ways - 1) as u16;
     }
 
     /// Looks a line up; on a hit returns when its data is (or will be) there.
