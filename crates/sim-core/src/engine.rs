@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use isa::ast::Space;
-use isa::opcode::{ResultLatency, Scoreboard};
+use isa::opcode::{FixedClass, ResultLatency, Scoreboard};
 use isa::{Kernel, Pipe};
 
 use crate::lower::{self, CExpr, DInstr, Env, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS};
@@ -130,7 +130,7 @@ enum Block {
     Until { t: u64, state: WarpState },
 }
 
-struct Warp {
+struct Warp<'a> {
     live: bool,
     exited: bool,
     cta: u32,
@@ -139,12 +139,15 @@ struct Warp {
     sp: u8,
     age: u64,
     pc: u32,
+    /// The instruction at `pc` (None once the warp has run off its role's end), kept
+    /// so that classification and issue need not walk the program to find it.
+    cur: Option<&'a DInstr>,
+    /// Where the warp's role begins in the per-pc tables (`pc_stats` and others).
+    pc_base: u32,
     vars: [i64; MAX_LOOP_DEPTH],
     ends: [i64; MAX_LOOP_DEPTH],
-    reg_ready: Box<[u64]>,
-    reg_kind: Box<[u8]>,
-    /// The instruction (text index) that last wrote each register.
-    reg_writer: Box<[u32]>,
+    /// Per register, its pending write (together: one host cache line per lookup).
+    regs: Box<[RegState]>,
     block: Block,
     /// The instruction that blocked the warp: stalls while blocked are charged to it.
     block_pc: u32,
@@ -212,7 +215,26 @@ impl WaitGroups {
     }
 }
 
-impl Warp {
+/// A register's pending write.
+#[derive(Clone, Copy)]
+struct RegState {
+    /// When the value is ready.
+    ready: u64,
+    /// The instruction (text index) that last wrote it.
+    writer: u32,
+    /// Its scoreboard: 0 fixed latency, 1 long, 2 short.
+    kind: u8,
+}
+
+impl RegState {
+    const EMPTY: RegState = RegState {
+        ready: 0,
+        writer: u32::MAX,
+        kind: 0,
+    };
+}
+
+impl Warp<'_> {
     /// The instruction the current state is charged to.
     fn charged_pc(&self) -> u32 {
         if self.block == Block::None {
@@ -247,6 +269,9 @@ struct Cta {
     /// The CTA's index in the grid, the `cta` of expressions: CTAs are dealt to the SMs
     /// in turn, so this SM's n-th CTA is n * sm_count.
     grid_id: u32,
+    /// The first CTA (grid index) of this CTA's wave, and how many CTAs the wave has.
+    wave_first: u32,
+    wave_len: u32,
     live: bool,
     warps_left: u32,
     mbars: Vec<Mbar>,
@@ -285,10 +310,21 @@ impl Queue {
             len: 0,
         }
     }
+    /// A ring index from `head + k` (below twice the capacity), without a division.
+    #[inline]
+    fn wrap(&self, i: usize) -> usize {
+        let cap = self.departs.len();
+        if i >= cap { i - cap } else { i }
+    }
+
     fn prune(&mut self, now: u64) {
         let cap = self.departs.len();
         while self.len > 0 && self.departs[self.head] <= now {
-            self.head = (self.head + 1) % cap;
+            // Wrap without a division.
+            self.head += 1;
+            if self.head == cap {
+                self.head = 0;
+            }
             self.len -= 1;
         }
     }
@@ -304,14 +340,13 @@ impl Queue {
     fn push(&mut self, now: u64, depart: u64) {
         self.prune(now);
         if depart > now && self.len < self.departs.len() {
-            let cap = self.departs.len();
             // Departures come in order; keep the ring sorted if one does not.
-            let tail = (self.head + self.len) % cap;
+            let tail = self.wrap(self.head + self.len);
             self.departs[tail] = depart;
             self.len += 1;
             let mut i = self.len - 1;
             while i > 0 {
-                let (a, b) = ((self.head + i - 1) % cap, (self.head + i) % cap);
+                let (a, b) = (self.wrap(self.head + i - 1), self.wrap(self.head + i));
                 if self.departs[a] <= self.departs[b] {
                     break;
                 }
@@ -349,7 +384,7 @@ struct Engine<'a, S: Sink> {
     policy: Box<dyn SchedulerPolicy>,
     sink: &'a mut S,
     now: u64,
-    warps: Vec<Warp>,
+    warps: Vec<Warp<'a>>,
     until: Vec<u64>,
     /// CTAs the whole chip runs at once (one wave).
     wave_ctas: u32,
@@ -361,6 +396,8 @@ struct Engine<'a, S: Sink> {
     pipe_free: [[u64; NPIPES]; 4],
     pipe_busy: [[u64; NPIPES]; 4],
     intervals: [u64; NPIPES],
+    /// The profile's fixed latencies by class, converted once.
+    fixed_latency: [u64; 4],
     mio_q: [Queue; 4],
     lsu_q: [Queue; 4],
     tensor_q: [Queue; 4],
@@ -380,9 +417,13 @@ struct Engine<'a, S: Sink> {
     ctas_total: u32,
     ctas_done: u32,
     issued: [u64; 4],
-    pc_stats: Vec<Vec<[u64; STATE_COUNT]>>,
-    pc_issued: Vec<Vec<u64>>,
-    pc_causes: Vec<Vec<Vec<(WarpState, Cause, u64)>>>,
+    /// Per instruction of every role (roles one after another, each from its
+    /// `pc_base`): state cycles, issues, and what stalls waited on.
+    pc_stats: Vec<[u64; STATE_COUNT]>,
+    pc_issued: Vec<u64>,
+    pc_causes: Vec<Vec<(WarpState, Cause, u64)>>,
+    /// Where each role begins in the per-pc tables.
+    role_pc_base: Vec<u32>,
     buffer_base: Vec<u64>,
     buffer_size: Vec<u64>,
     mem_requests: [u64; 5],
@@ -428,11 +469,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                     sp,
                     age: 0,
                     pc: 0,
+                    cur: None,
+                    pc_base: 0,
                     vars: [0; MAX_LOOP_DEPTH],
                     ends: [0; MAX_LOOP_DEPTH],
-                    reg_ready: vec![0; REG_SLOTS].into_boxed_slice(),
-                    reg_kind: vec![0; REG_SLOTS].into_boxed_slice(),
-                    reg_writer: vec![u32::MAX; REG_SLOTS].into_boxed_slice(),
+                    regs: vec![RegState::EMPTY; REG_SLOTS].into_boxed_slice(),
                     block: Block::None,
                     block_pc: 0,
                     state: WarpState::Selected,
@@ -459,6 +500,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             .map(|_| Cta {
                 id: 0,
                 grid_id: 0,
+                wave_first: 0,
+                wave_len: 0,
                 live: false,
                 warps_left: 0,
                 mbars: vec![
@@ -495,6 +538,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             buffer_size.push(b.size);
             next = (next + b.size).next_multiple_of(1 << 21) + (1 << 21);
         }
+        let mut role_pc_base = Vec::new();
+        let mut pcs = 0;
+        for r in &prog.roles {
+            role_pc_base.push(pcs as u32);
+            pcs += r.code.len();
+        }
         let q = |d: f64| -> [Queue; 4] { std::array::from_fn(|_| Queue::new(d as usize)) };
         Engine {
             kernel,
@@ -515,6 +564,13 @@ impl<'a, S: Sink> Engine<'a, S> {
             pipe_free: [[0; NPIPES]; 4],
             pipe_busy: [[0; NPIPES]; 4],
             intervals,
+            fixed_latency: [
+                FixedClass::Fma,
+                FixedClass::Alu,
+                FixedClass::Imad,
+                FixedClass::Fp64,
+            ]
+            .map(|c| profile.fixed_latency(c)),
             mio_q: q(t.mio_queue_depth),
             lsu_q: q(t.lsu_queue_depth),
             tensor_q: q(t.tensor_queue_depth),
@@ -534,17 +590,10 @@ impl<'a, S: Sink> Engine<'a, S> {
             ctas_total,
             ctas_done: 0,
             issued: [0; 4],
-            pc_stats: prog
-                .roles
-                .iter()
-                .map(|r| vec![[0; STATE_COUNT]; r.code.len()])
-                .collect(),
-            pc_issued: prog.roles.iter().map(|r| vec![0; r.code.len()]).collect(),
-            pc_causes: prog
-                .roles
-                .iter()
-                .map(|r| vec![Vec::new(); r.code.len()])
-                .collect(),
+            pc_stats: vec![[0; STATE_COUNT]; pcs],
+            pc_issued: vec![0; pcs],
+            pc_causes: vec![Vec::new(); pcs],
+            role_pc_base,
             buffer_base,
             buffer_size,
             mem_requests: [0; 5],
@@ -584,6 +633,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         let cta = &mut self.ctas[c as usize];
         cta.id = id;
         cta.grid_id = id * self.t.sm_count as u32;
+        let wave = self.wave_ctas.max(1);
+        cta.wave_first = cta.grid_id / wave * wave;
+        cta.wave_len = wave.min(self.kernel.launch.grid.max(1) - cta.wave_first);
         cta.live = true;
         cta.warps_left = self.warps_per_cta;
         cta.bars = [NamedBar::default(); 16];
@@ -618,12 +670,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.live = true;
             warp.exited = false;
             warp.role = role as u16;
+            warp.pc_base = self.role_pc_base[role];
+            warp.cur = None;
             warp.age = self.age_counter;
             warp.pc = 0;
             warp.block = Block::None;
-            warp.reg_ready.fill(0);
-            warp.reg_kind.fill(0);
-            warp.reg_writer.fill(u32::MAX);
+            warp.regs.fill(RegState::EMPTY);
             warp.state = WarpState::Selected;
             warp.cause = Cause::Own;
             warp.state_since = now;
@@ -692,11 +744,14 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// Steps over loop control (which costs no cycles) to the next instruction.
     fn settle(&mut self, slot: u32) -> Result<(), SimError> {
         let role = self.warps[slot as usize].role as usize;
-        let code = &self.prog.roles[role].code;
+        let code: &'a [Node] = &self.prog.roles[role].code;
         loop {
             let pc = self.warps[slot as usize].pc as usize;
             match &code[pc] {
-                Node::Instr(_) => return Ok(()),
+                Node::Instr(d) => {
+                    self.warps[slot as usize].cur = Some(d);
+                    return Ok(());
+                }
                 Node::End => {
                     // Falling off the end of a role's body exits, as EXIT would.
                     let w = &mut self.warps[slot as usize];
@@ -784,12 +839,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             return;
         }
         w.stats[w.state.index()] += span;
-        let (role, pc) = (w.role as usize, w.state_pc as usize);
-        self.pc_stats[role][pc][w.state.index()] += span;
+        let pc = (w.pc_base + w.state_pc) as usize;
+        self.pc_stats[pc][w.state.index()] += span;
         if w.cause != Cause::Own {
             // What a stall waits on, per instruction: few distinct entries per pc, so
             // this grows only while new ones appear.
-            let causes = &mut self.pc_causes[role][pc];
+            let causes = &mut self.pc_causes[pc];
             match causes.iter_mut().find(|c| c.0 == w.state && c.1 == w.cause) {
                 Some(c) => c.2 += span,
                 None => causes.push((w.state, w.cause, span)),
@@ -798,11 +853,9 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     fn instr(&self, slot: u32) -> &'a DInstr {
-        let w = &self.warps[slot as usize];
-        match &self.prog.roles[w.role as usize].code[w.pc as usize] {
-            Node::Instr(d) => d,
-            _ => unreachable!("settle leaves warps on instructions"),
-        }
+        self.warps[slot as usize]
+            .cur
+            .expect("settle leaves live warps that have not exited on instructions")
     }
 
     /// The warp's state this cycle and the first cycle it might change; None: eligible.
@@ -831,10 +884,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         let mut kind = 0u8;
         let mut latest = 0u16;
         let mut check = |r: u16| {
-            let t = w.reg_ready[r as usize];
-            if t > ready {
-                ready = t;
-                kind = w.reg_kind[r as usize];
+            let reg = &w.regs[r as usize];
+            if reg.ready > ready {
+                ready = reg.ready;
+                kind = reg.kind;
                 latest = r;
             }
         };
@@ -845,14 +898,15 @@ impl<'a, S: Sink> Engine<'a, S> {
             // Write after write: wait only until this result would land after the
             // pending one (fixed-latency writes to one register then land in order).
             let own = match d.latency {
-                ResultLatency::Fixed(c) => self.profile.fixed_latency(c),
+                ResultLatency::Fixed(c) => self.fixed_latency[c as usize],
                 _ => 0,
             };
             for r in base..(base + n as u16).min(REG_SLOTS as u16) {
-                let t = w.reg_ready[r as usize].saturating_sub(own);
+                let reg = &w.regs[r as usize];
+                let t = reg.ready.saturating_sub(own);
                 if t > ready {
                     ready = t;
-                    kind = w.reg_kind[r as usize];
+                    kind = reg.kind;
                     latest = r;
                 }
             }
@@ -867,7 +921,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 st,
                 ready,
                 Cause::Producer {
-                    text: w.reg_writer[latest as usize],
+                    text: w.regs[latest as usize].writer,
                 },
             ));
         }
@@ -1132,8 +1186,16 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(base + i as u32)
     }
 
-    /// Evaluates a memory operand's address for all 32 lanes into `self.addrs`.
-    fn lane_addrs(&mut self, slot: u32, m: &lower::MemOperand, width: u32) -> Result<(), SimError> {
+    /// Evaluates a memory operand's address for all 32 lanes into `self.addrs`; returns
+    /// whether the address is warp-uniform (evaluated once, and then only lane 0 is
+    /// written unless `all_lanes`).
+    fn lane_addrs(
+        &mut self,
+        slot: u32,
+        m: &lower::MemOperand,
+        width: u32,
+        all_lanes: bool,
+    ) -> Result<bool, SimError> {
         let w = &self.warps[slot as usize];
         let gwarp = (w.cta as u64) * self.warps_per_cta as u64 + w.warp as u64;
         let mut env = Env {
@@ -1181,11 +1243,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                 Space::Tmem => off,
             };
         }
-        if lanes == 1 {
+        if lanes == 1 && all_lanes {
             let a = self.addrs[0];
             self.addrs.fill(a);
         }
-        Ok(())
+        Ok(lanes == 1)
     }
 
     /// How many CTAs of this CTA's wave (running at once across the chip) request the
@@ -1194,11 +1256,8 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// are taken as private (evaluating them for every CTA would cost too much).
     fn sharers(&self, slot: u32, m: &lower::MemOperand, line: u64) -> u32 {
         let w = &self.warps[slot as usize];
-        let me = self.ctas[w.cta as usize].grid_id;
-        let grid = self.kernel.launch.grid.max(1);
-        let wave = self.wave_ctas.max(1);
-        let first = me / wave * wave;
-        let in_wave = wave.min(grid - first);
+        let cta = &self.ctas[w.cta as usize];
+        let (first, in_wave) = (cta.wave_first, cta.wave_len);
         if m.space != Space::Global || !m.addr.uses_cta() {
             return in_wave;
         }
@@ -1250,14 +1309,16 @@ impl<'a, S: Sink> Engine<'a, S> {
         through_l1: bool,
     ) -> Result<u64, SimError> {
         let mo = &d.mem[m];
-        self.lane_addrs(slot, mo, d.width)?;
-        memory::coalesce(&self.addrs, d.width, &mut self.lines);
+        let uniform = self.lane_addrs(slot, mo, d.width, false)?;
+        // A uniform address is one lane's worth of lines: no need to compare 32.
+        let lanes = if uniform { 1 } else { 32 };
+        memory::coalesce(&self.addrs[..lanes], d.width, &mut self.lines);
         let now = self.now;
         let sp = self.warps[slot as usize].sp as usize;
         let start = self.l1_free.max(now as f64);
         self.l1_free = start + self.lines.len() as f64 / self.t.l1_lines_per_clk;
-        let depart = start.ceil() as u64;
-        self.lsu_q[sp].push(now, self.l1_free.ceil() as u64);
+        let depart = memory::ceil(start);
+        self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
         let local = mo.space == Space::Local;
         let sharers = if write || self.lines.is_empty() {
             1
@@ -1300,10 +1361,13 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn set_dst(&mut self, slot: u32, d: &DInstr, ready: u64, kind: u8) {
         if let Some((base, n)) = d.dst {
             let w = &mut self.warps[slot as usize];
-            for r in base..(base + n as u16).min(REG_SLOTS as u16) {
-                w.reg_ready[r as usize] = ready;
-                w.reg_kind[r as usize] = kind;
-                w.reg_writer[r as usize] = d.text;
+            let end = (base + n as u16).min(REG_SLOTS as u16) as usize;
+            for reg in &mut w.regs[(base as usize).min(end)..end] {
+                *reg = RegState {
+                    ready,
+                    writer: d.text,
+                    kind,
+                };
             }
         }
     }
@@ -1326,7 +1390,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             let w = &mut self.warps[slot as usize];
             w.instrs += 1;
             w.last_issue = now;
-            self.pc_issued[w.role as usize][w.pc as usize] += 1;
+            self.pc_issued[(w.pc_base + w.pc) as usize] += 1;
         }
         self.issued[sp] += 1;
         self.instr_total += 1;
@@ -1360,7 +1424,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         match &d.kind {
             Kind::Compute | Kind::Plain => match d.latency {
                 ResultLatency::Fixed(c) => {
-                    self.set_dst(slot, d, now + self.profile.fixed_latency(c), 0)
+                    self.set_dst(slot, d, now + self.fixed_latency[c as usize], 0)
                 }
                 ResultLatency::Variable(Scoreboard::Short) => {
                     self.set_dst(slot, d, now + t.lat_mufu as u64, 2)
@@ -1375,13 +1439,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                 match space {
                     Space::Shared => {
                         let m = &d.mem[0];
-                        self.lane_addrs(slot, m, d.width)?;
+                        self.lane_addrs(slot, m, d.width, true)?;
                         let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
                             / t.smem_bytes_per_clk;
                         let start = self.smem_free.max(now as f64);
                         self.smem_free = start + waves;
-                        self.mio_q[sp].push(now, start.ceil() as u64);
-                        let done = (start + waves).ceil() as u64 + t.lat_lds as u64 - 1;
+                        self.mio_q[sp].push(now, memory::ceil(start));
+                        let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
                         self.emit_mem(slot, MemLevel::Shared, d.width * 32, done, write);
                         if !write {
                             self.set_dst(slot, d, done, 2);
@@ -1472,8 +1536,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let busy = t.tma_issue_cycles + bytes as f64 / t.tma_bytes_per_clk;
                 self.tma_free = start + busy;
                 self.tma_busy += busy;
-                let s = start.ceil() as u64;
-                let mut done = self.tma_free.ceil() as u64;
+                let s = memory::ceil(start);
+                let mut done = memory::ceil(self.tma_free);
                 let first = gaddr / LINE;
                 let last = (gaddr + bytes as u64 - 1) / LINE;
                 let sharers = if d.kind == Kind::TmaLoad {
@@ -1499,7 +1563,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     let id = self.wid(slot);
                     self.sink.event(Event::UnitBusy {
                         start: s,
-                        end: self.tma_free.ceil() as u64,
+                        end: memory::ceil(self.tma_free),
                         unit: Unit::Tma,
                         warp: id,
                     });
@@ -1784,7 +1848,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                 return Ok(());
             }
         }
-        self.warps[slot as usize].pc += 1;
+        let prog: &'a Program = self.prog;
+        let w = &mut self.warps[slot as usize];
+        w.pc += 1;
+        // The common case, straight-line code, needs no loop control.
+        if let Node::Instr(d) = &prog.roles[w.role as usize].code[w.pc as usize] {
+            w.cur = Some(d);
+            return Ok(());
+        }
         self.settle(slot)
     }
 
@@ -1918,7 +1989,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             let mut pcs = Vec::new();
             for (ti, text) in r.texts.iter().enumerate() {
                 let pc = r.text_pc[ti] as usize;
-                let mut waits_on: Vec<WaitsOn> = self.pc_causes[ri][pc]
+                let at = self.role_pc_base[ri] as usize + pc;
+                let mut waits_on: Vec<WaitsOn> = self.pc_causes[at]
                     .iter()
                     .map(|&(state, cause, cycles)| WaitsOn {
                         state,
@@ -1939,8 +2011,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 pcs.push(PcStats {
                     pc: ti as u32,
                     instruction: text.clone(),
-                    issued: self.pc_issued[ri][pc],
-                    states: StateCounts::from_array(&self.pc_stats[ri][pc]),
+                    issued: self.pc_issued[at],
+                    states: StateCounts::from_array(&self.pc_stats[at]),
                     waits_on,
                 });
             }

@@ -39,6 +39,9 @@ pub enum EOp {
     Neg,
     Not,
     Bin(BinOp),
+    /// A binary operation whose right operand is a constant with which it cannot
+    /// fault (`x * 32`, `x % 4096`): one step instead of a push and a pop.
+    BinK(BinOp, i64),
     Min,
     Max,
 }
@@ -47,67 +50,99 @@ pub enum EOp {
 #[derive(Clone, Debug, PartialEq)]
 pub enum CExpr {
     Const(i64),
-    Code(Box<[EOp]>),
+    Code {
+        code: Box<[EOp]>,
+        /// Reads `lane`: lanes of one warp may see different values.
+        lane: bool,
+        /// Reads `cta`: CTAs may compute different values.
+        cta: bool,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalFault(pub String);
 
+/// `x op y` as `BinOp::apply` computes it, with the operations that cannot fault inline.
+#[inline(always)]
+fn bin(op: BinOp, x: i64, y: i64) -> Result<i64, EvalFault> {
+    Ok(match op {
+        BinOp::Add => x.wrapping_add(y),
+        BinOp::Sub => x.wrapping_sub(y),
+        BinOp::Mul => x.wrapping_mul(y),
+        BinOp::And => x & y,
+        BinOp::Or => x | y,
+        BinOp::Xor => x ^ y,
+        BinOp::Div if y != 0 => x.wrapping_div(y),
+        BinOp::Rem if y != 0 => x.wrapping_rem(y),
+        BinOp::Shl if (0..64).contains(&y) => x.wrapping_shl(y as u32),
+        BinOp::Shr if (0..64).contains(&y) => x.wrapping_shr(y as u32),
+        // Comparisons, and the faults of division and shifts.
+        _ => op.apply(x, y).map_err(|e| EvalFault(e.to_string()))?,
+    })
+}
+
 impl CExpr {
+    /// Wraps postfix code, noting which built-ins it reads.
+    pub fn code(code: Vec<EOp>) -> CExpr {
+        CExpr::Code {
+            lane: code.contains(&EOp::Lane),
+            cta: code.contains(&EOp::Cta),
+            code: code.into_boxed_slice(),
+        }
+    }
+
     #[inline]
     pub fn eval(&self, env: &Env) -> Result<i64, EvalFault> {
         match self {
             CExpr::Const(v) => Ok(*v),
-            CExpr::Code(code) => {
-                // Lowering checked that no expression needs more than 16 slots.
-                let mut stack = [0i64; 16];
+            CExpr::Code { code, .. } => {
+                // The top of the stack lives in `top`; `below` holds the rest. Lowering
+                // checked that no expression needs more than 16 slots.
+                let mut below = [0i64; 16];
                 let mut sp = 0usize;
+                let mut top = 0i64;
                 for op in code.iter() {
-                    let push = match op {
-                        EOp::Const(v) => *v,
-                        EOp::Var(s) => env.vars[*s as usize],
+                    let push = match *op {
+                        EOp::Const(v) => v,
+                        EOp::Var(s) => env.vars[s as usize],
                         EOp::Warp => env.warp,
                         EOp::Lane => env.lane,
                         EOp::Warpgroup => env.warp / 4,
                         EOp::Cta => env.cta,
                         EOp::Neg => {
-                            stack[sp - 1] = stack[sp - 1].wrapping_neg();
+                            top = top.wrapping_neg();
                             continue;
                         }
                         EOp::Not => {
-                            stack[sp - 1] = !stack[sp - 1];
+                            top = !top;
+                            continue;
+                        }
+                        EOp::BinK(b, k) => {
+                            top = bin(b, top, k)?;
                             continue;
                         }
                         EOp::Bin(b) => {
                             sp -= 1;
-                            let (x, y) = (stack[sp - 1], stack[sp]);
-                            stack[sp - 1] = match b {
-                                BinOp::Add => x.wrapping_add(y),
-                                BinOp::Sub => x.wrapping_sub(y),
-                                BinOp::Mul => x.wrapping_mul(y),
-                                BinOp::And => x & y,
-                                BinOp::Or => x | y,
-                                BinOp::Xor => x ^ y,
-                                // Division, remainder and shifts can fault.
-                                _ => b.apply(x, y).map_err(|e| EvalFault(e.to_string()))?,
-                            };
+                            top = bin(b, below[sp], top)?;
                             continue;
                         }
                         EOp::Min => {
                             sp -= 1;
-                            stack[sp - 1] = stack[sp - 1].min(stack[sp]);
+                            top = below[sp].min(top);
                             continue;
                         }
                         EOp::Max => {
                             sp -= 1;
-                            stack[sp - 1] = stack[sp - 1].max(stack[sp]);
+                            top = below[sp].max(top);
                             continue;
                         }
                     };
-                    stack[sp] = push;
+                    // The first push stores the empty stack's placeholder: harmless.
+                    below[sp] = top;
                     sp += 1;
+                    top = push;
                 }
-                Ok(stack[0])
+                Ok(top)
             }
         }
     }
@@ -120,13 +155,15 @@ impl CExpr {
     }
 
     /// True when lanes of one warp may see different values.
+    #[inline]
     pub fn uses_lane(&self) -> bool {
-        matches!(self, CExpr::Code(c) if c.contains(&EOp::Lane))
+        matches!(self, CExpr::Code { lane: true, .. })
     }
 
     /// True when CTAs compute different values.
+    #[inline]
     pub fn uses_cta(&self) -> bool {
-        matches!(self, CExpr::Code(c) if c.contains(&EOp::Cta))
+        matches!(self, CExpr::Code { cta: true, .. })
     }
 }
 
@@ -318,7 +355,15 @@ fn compile(e: &Expr, k: &Kernel, scope: &[String], out: &mut Vec<EOp>) -> Result
         Expr::Bin(op, a, b) => {
             compile(a, k, scope, out)?;
             compile(b, k, scope, out)?;
-            out.push(EOp::Bin(*op));
+            // A constant right operand that cannot make the operation fault fuses
+            // with it (faults depend on the right operand only).
+            match out.last() {
+                Some(&EOp::Const(c)) if op.apply(1, c).is_ok() => {
+                    out.pop();
+                    out.push(EOp::BinK(*op, c));
+                }
+                _ => out.push(EOp::Bin(*op)),
+            }
         }
         Expr::Call(f, a, b) => {
             compile(a, k, scope, out)?;
@@ -337,7 +382,7 @@ fn depth(code: &[EOp]) -> usize {
     for op in code {
         d += match op {
             EOp::Const(_) | EOp::Var(_) | EOp::Warp | EOp::Lane | EOp::Warpgroup | EOp::Cta => 1,
-            EOp::Neg | EOp::Not => 0,
+            EOp::Neg | EOp::Not | EOp::BinK(..) => 0,
             EOp::Bin(_) | EOp::Min | EOp::Max => -1,
         };
         max = max.max(d);
@@ -366,7 +411,7 @@ impl<'k> Lowerer<'k> {
                 "expression nested too deeply (more than 16 pending operands)",
             ));
         }
-        Ok(CExpr::Code(code.into_boxed_slice()))
+        Ok(CExpr::code(code))
     }
 
     fn operand_expr(&self, o: &Operand, span: isa::Span) -> Result<CExpr, LowerError> {

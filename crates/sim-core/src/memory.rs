@@ -14,100 +14,225 @@ pub const SECTOR: u64 = 32;
 
 /// A set-associative cache of 128-byte lines. Each line remembers when its data
 /// arrives, so a hit on a line still in flight waits for it (the MSHR merge).
+///
+/// Replacement is LRU. Rather than a last-use time per way, which needs a scan of the
+/// whole set to find the victim, each way has a rank in its set's recency order: 0 is
+/// the least recently used, `ways - 1` the most. Ways never used keep the lowest
+/// ranks in way order, so they fill first and in order, as with last-use times.
+///
+/// The L2 model is megabytes of arrays, of which a run may touch little. Sets are
+/// therefore emptied when first touched, not when the cache is made (a set whose
+/// `epochs` entry is not the cache's `epoch` holds a previous run's lines), and the
+/// arrays are kept per thread for the next run's caches: fresh pages would cost a page
+/// fault each, every run, which is much of a short run's time.
 pub struct Cache {
-    sets: usize,
+    sets: u64,
     ways: usize,
-    /// Line address + 1 (0 is empty).
+    /// `u64::MAX / sets + 1`: reduces a set hash below 2^32 modulo `sets` with two
+    /// multiplications instead of a division (Lemire's fastmod).
+    sets_magic: u64,
+    /// Per set, `ways` tags: line address + 1 (0 is empty).
+    tags: Vec<u64>,
+    /// When each way's data arrives.
+    ready: Vec<u64>,
+    /// Each way's rank in its set's recency order (small, so that the ranks of the
+    /// sets a run uses stay in the host's caches).
+    ranks: Vec<u16>,
+    /// Per set, the epoch in which it was last emptied.
+    epochs: Vec<u32>,
+    epoch: u32,
+}
+
+/// The way a missing line goes to (the least recently used of its set).
+#[derive(Clone, Copy, Debug)]
+pub struct Victim {
+    /// The set's first way.
+    base: usize,
+    way: usize,
+}
+
+/// The arrays of a cache whose run has ended, for a later cache of the same shape.
+struct Spare {
+    ways: usize,
     tags: Vec<u64>,
     ready: Vec<u64>,
-    last_use: Vec<u64>,
-    tick: u64,
+    ranks: Vec<u16>,
+    epochs: Vec<u32>,
+    epoch: u32,
 }
+
+thread_local! {
+    static SPARES: std::cell::RefCell<Vec<Spare>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many caches' arrays a thread keeps (a run has two caches).
+const SPARES_KEPT: usize = 4;
 
 impl Cache {
     pub fn new(bytes: u64, ways: usize) -> Cache {
         let lines = (bytes / LINE).max(ways as u64) as usize;
         let sets = (lines / ways).max(1);
-        Cache {
-            sets,
-            ways,
-            tags: vec![0; sets * ways],
-            ready: vec![0; sets * ways],
-            last_use: vec![0; sets * ways],
-            tick: 0,
+        assert!(ways <= 1 << 16, "a cache of {ways} ways");
+        let n = sets * ways;
+        let spare = SPARES.with_borrow_mut(|spares| {
+            let i = spares
+                .iter()
+                .position(|s| s.ways == ways && s.tags.len() == n)?;
+            Some(spares.swap_remove(i))
+        });
+        let mut c = match spare {
+            Some(s) => Cache {
+                sets: 0,
+                ways,
+                sets_magic: 0,
+                tags: s.tags,
+                ready: s.ready,
+                ranks: s.ranks,
+                epochs: s.epochs,
+                epoch: s.epoch,
+            },
+            // Zeroed allocations: untouched pages are never faulted in.
+            None => Cache {
+                sets: 0,
+                ways,
+                sets_magic: 0,
+                tags: vec![0; n],
+                ready: vec![0; n],
+                ranks: vec![0; n],
+                epochs: vec![0; sets],
+                epoch: 0,
+            },
+        };
+        c.sets = sets as u64;
+        c.sets_magic = (u64::MAX / sets as u64).wrapping_add(1);
+        // A new epoch empties every set at once.
+        c.epoch = c.epoch.wrapping_add(1);
+        if c.epoch == 0 {
+            c.epochs.fill(0);
+            c.epoch = 1;
         }
+        c
     }
 
-    fn set_of(&self, line: u64) -> usize {
+    /// The first way of a line's set, the set emptied first if this is its first use.
+    #[inline]
+    fn set_of(&mut self, line: u64) -> usize {
         // Hash the line address so strided footprints spread over the sets.
         let h = line ^ (line >> 7) ^ (line >> 17);
-        (h % self.sets as u64) as usize
+        let set = if h <= u32::MAX as u64 {
+            let low = self.sets_magic.wrapping_mul(h);
+            ((low as u128 * self.sets as u128) >> 64) as usize
+        } else {
+            (h % self.sets) as usize
+        };
+        let base = set * self.ways;
+        if self.epochs[set] != self.epoch {
+            self.epochs[set] = self.epoch;
+            let ways = base..base + self.ways;
+            self.tags[ways.clone()].fill(0);
+            self.ready[ways.clone()].fill(0);
+            for (i, r) in self.ranks[ways].iter_mut().enumerate() {
+                *r = i as u16;
+            }
+        }
+        base
+    }
+
+    /// The way holding `line` in the set at `base`, if any.
+    #[inline]
+    fn find(&self, base: usize, line: u64) -> Option<usize> {
+        self.tags[base..base + self.ways]
+            .iter()
+            .position(|&t| t == line + 1)
+    }
+
+    /// The least recently used way of the set at `base`.
+    #[inline]
+    fn lru(&self, base: usize) -> usize {
+        self.ranks[base..base + self.ways]
+            .iter()
+            .position(|&r| r == 0)
+            .expect("a set's ranks are a permutation")
+    }
+
+    /// Makes a way its set's most recently used.
+    #[inline]
+    fn touch(&mut self, base: usize, way: usize) {
+        let ranks = &mut self.ranks[base..base + self.ways];
+        let old = ranks[way];
+        for r in ranks.iter_mut() {
+            *r -= u16::from(*r > old);
+        }
+        ranks[way] = (self.ways - 1) as u16;
     }
 
     /// Looks a line up; on a hit returns when its data is (or will be) there.
     pub fn lookup(&mut self, line: u64) -> Option<u64> {
-        self.tick += 1;
-        let s = self.set_of(line) * self.ways;
-        for w in s..s + self.ways {
-            if self.tags[w] == line + 1 {
-                self.last_use[w] = self.tick;
-                return Some(self.ready[w]);
-            }
-        }
-        None
+        let base = self.set_of(line);
+        let w = self.find(base, line)?;
+        self.touch(base, w);
+        Some(self.ready[base + w])
     }
 
-    /// Looks a line up in one pass over its set: the hit's ready time, or on a miss the
-    /// way to `install` it in (the least recently used).
-    pub fn probe(&mut self, line: u64) -> Result<u64, usize> {
-        self.tick += 1;
-        let s = self.set_of(line) * self.ways;
-        let mut victim = s;
-        for w in s..s + self.ways {
-            if self.tags[w] == line + 1 {
-                self.last_use[w] = self.tick;
-                return Ok(self.ready[w]);
+    /// Looks a line up: the hit's ready time, or on a miss the way to `install` it in.
+    #[inline]
+    pub fn probe(&mut self, line: u64) -> Result<u64, Victim> {
+        let base = self.set_of(line);
+        match self.find(base, line) {
+            Some(w) => {
+                self.touch(base, w);
+                Ok(self.ready[base + w])
             }
-            if self.last_use[w] < self.last_use[victim] {
-                victim = w;
-            }
+            None => Err(Victim {
+                base,
+                way: self.lru(base),
+            }),
         }
-        Err(victim)
     }
 
     /// Installs a line in the way `probe` chose.
-    pub fn install(&mut self, way: usize, line: u64, ready: u64) {
-        self.tags[way] = line + 1;
-        self.ready[way] = ready;
-        self.last_use[way] = self.tick;
+    #[inline]
+    pub fn install(&mut self, v: Victim, line: u64, ready: u64) {
+        self.tags[v.base + v.way] = line + 1;
+        self.ready[v.base + v.way] = ready;
+        self.touch(v.base, v.way);
     }
 
     /// Installs a line whose data arrives at `ready`, evicting the least recently used.
     pub fn fill(&mut self, line: u64, ready: u64) {
-        self.tick += 1;
-        let s = self.set_of(line) * self.ways;
-        let mut victim = s;
-        for w in s..s + self.ways {
-            if self.tags[w] == line + 1 {
-                victim = w;
-                break;
-            }
-            if self.last_use[w] < self.last_use[victim] {
-                victim = w;
-            }
-        }
-        self.tags[victim] = line + 1;
-        self.ready[victim] = ready;
-        self.last_use[victim] = self.tick;
+        let base = self.set_of(line);
+        let w = self.find(base, line).unwrap_or_else(|| self.lru(base));
+        self.tags[base + w] = line + 1;
+        self.ready[base + w] = ready;
+        self.touch(base, w);
     }
 
     pub fn invalidate(&mut self, line: u64) {
-        let s = self.set_of(line) * self.ways;
-        for w in s..s + self.ways {
-            if self.tags[w] == line + 1 {
-                self.tags[w] = 0;
-            }
+        let base = self.set_of(line);
+        if let Some(w) = self.find(base, line) {
+            self.tags[base + w] = 0;
         }
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        let spare = Spare {
+            ways: self.ways,
+            tags: std::mem::take(&mut self.tags),
+            ready: std::mem::take(&mut self.ready),
+            ranks: std::mem::take(&mut self.ranks),
+            epochs: std::mem::take(&mut self.epochs),
+            epoch: self.epoch,
+        };
+        // A thread that is exiting keeps nothing.
+        let _ = SPARES.try_with(|spares| {
+            let mut spares = spares.borrow_mut();
+            if spares.len() == SPARES_KEPT {
+                spares.remove(0);
+            }
+            spares.push(spare);
+        });
     }
 }
 
@@ -144,9 +269,7 @@ impl Bandwidth {
         let cycles = bytes * self.clk_per_byte;
         self.free_at = start + cycles;
         self.busy += cycles;
-        // ceil for the non-negative times here, without a libm call.
-        let whole = self.free_at as u64;
-        whole + u64::from(self.free_at > whole as f64)
+        ceil(self.free_at)
     }
 }
 
@@ -336,6 +459,15 @@ impl Memory {
     }
 }
 
+/// `x.ceil() as u64` for the non-negative times and cycle counts of the model, without
+/// a libm call (the default target has no rounding instruction).
+#[inline]
+pub fn ceil(x: f64) -> u64 {
+    debug_assert!(x >= 0.0, "{x} is negative");
+    let whole = x as u64;
+    whole + u64::from(x > whole as f64)
+}
+
 pub fn level_index(l: MemLevel) -> usize {
     match l {
         MemLevel::L1 => 0,
@@ -346,16 +478,17 @@ pub fn level_index(l: MemLevel) -> usize {
     }
 }
 
-/// The distinct 128-byte lines of a warp's 32 addresses, each with its sector count.
-/// Writes into `out` (cleared first) and returns how many lines there are.
-pub fn coalesce(addrs: &[u64; 32], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
+/// The distinct 128-byte lines of a warp's addresses (32, or one for a warp-uniform
+/// address), each with its sector count. Writes into `out` (cleared first) and returns
+/// how many lines there are.
+pub fn coalesce(addrs: &[u64], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
     out.clear();
     let w = width.max(1) as u64;
     // A warp-uniform address (a broadcast) is the common case of scalar loads.
     let lanes = if addrs.iter().all(|&a| a == addrs[0]) {
         &addrs[..1]
     } else {
-        &addrs[..]
+        addrs
     };
     let mut last_line = u64::MAX;
     let mut last_idx = 0;
@@ -435,6 +568,114 @@ mod tests {
         assert_eq!(smem_wavefronts(&broadcast, 4), 1);
         let wide: [u64; 32] = std::array::from_fn(|l| l as u64 * 16);
         assert_eq!(smem_wavefronts(&wide, 16), 4);
+    }
+
+    /// The replacement the ranks stand for: a last-use time per way, the victim the
+    /// first way of the set with the smallest.
+    struct LastUse {
+        ways: usize,
+        tags: Vec<u64>,
+        last_use: Vec<u64>,
+        tick: u64,
+    }
+
+    impl LastUse {
+        fn access(&mut self, set: usize, line: u64, allocate: bool) -> Option<usize> {
+            self.tick += 1;
+            let s = set * self.ways;
+            let mut victim = s;
+            for w in s..s + self.ways {
+                if self.tags[w] == line + 1 {
+                    self.last_use[w] = self.tick;
+                    return Some(w - s);
+                }
+                if self.last_use[w] < self.last_use[victim] {
+                    victim = w;
+                }
+            }
+            if allocate {
+                self.tags[victim] = line + 1;
+                self.last_use[victim] = self.tick;
+            }
+            None
+        }
+    }
+
+    #[test]
+    fn ranks_replace_as_last_use_times_do() {
+        // The second round's cache reuses the first's arrays and must start as empty.
+        for round in 0..2 {
+            replace_as_last_use_times_do(round);
+        }
+    }
+
+    fn replace_as_last_use_times_do(seed: u64) {
+        use rand::RngExt;
+        let (sets, ways) = (3, 4);
+        let mut c = Cache::new(LINE * (sets * ways) as u64, ways);
+        let mut r = LastUse {
+            ways,
+            tags: vec![0; sets * ways],
+            last_use: vec![0; sets * ways],
+            tick: 0,
+        };
+        let mut rng = StdRng::seed_from_u64(seed);
+        for step in 0..20_000u64 {
+            let line = rng.random_range(0..40u64);
+            let set = c.set_of(line) / ways;
+            match rng.random_range(0..4) {
+                0 => {
+                    let hit = c.probe(line);
+                    if let Err(v) = hit {
+                        c.install(v, line, step);
+                    }
+                    assert_eq!(hit.is_ok(), r.access(set, line, true).is_some());
+                }
+                1 => assert_eq!(
+                    c.lookup(line).is_some(),
+                    r.access(set, line, false).is_some()
+                ),
+                2 => {
+                    c.fill(line, step);
+                    r.access(set, line, true);
+                }
+                _ => {
+                    c.invalidate(line);
+                    let s = set * ways;
+                    for w in s..s + ways {
+                        if r.tags[w] == line + 1 {
+                            r.tags[w] = 0;
+                        }
+                    }
+                }
+            }
+            // Compare the sets in use (a set not yet touched may hold old lines).
+            for set in 0..sets {
+                if c.epochs[set] == c.epoch {
+                    let w = set * ways..(set + 1) * ways;
+                    assert_eq!(c.tags[w.clone()], r.tags[w], "step {step}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fastmod_picks_the_set_division_would() {
+        use rand::RngExt;
+        let mut rng = StdRng::seed_from_u64(3);
+        for sets in [1u64, 2, 3, 7, 512, 25600, 25601, 1 << 20, 999_983] {
+            let mut c = Cache::new(LINE * sets * 2, 2);
+            for _ in 0..10_000 {
+                let bits = rng.random_range(1..40);
+                let line = rng.random_range(0..1u64 << bits);
+                let h = line ^ (line >> 7) ^ (line >> 17);
+                assert_eq!(
+                    c.set_of(line),
+                    (h % sets) as usize * 2,
+                    "{line} in {sets} sets"
+                );
+            }
+        }
     }
 
     #[test]
