@@ -258,6 +258,7 @@ fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) 
             "tma_bytes_per_clk",
             "tma_issue_cycles",
             "lat_mbarrier_wake",
+            "lat_mbarrier_tx_wake",
             "lat_l2_near",
             "lat_l2_far",
             "lat_hbm",
@@ -683,6 +684,7 @@ fn bw_tma_slices(
             "l2_shared_read_gain",
             "hbm_bytes_per_clk_chip",
             "lat_mbarrier_wake",
+            "lat_mbarrier_tx_wake",
         ],
         method: Method::Rate {
             src,
