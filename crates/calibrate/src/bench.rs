@@ -303,6 +303,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("tp.wgmma_slices", Runner::tp_wgmma_slices);
         r.section("tp.alu", Runner::tp_alu);
         r.section("tp.lds", Runner::tp_lds);
+        r.section("mio", Runner::mio);
         r.section("bw.ldg", Runner::bw_ldg);
         r.section("bw.tma", Runner::bw_tma);
         r.section("regbank", Runner::regbank);
@@ -388,6 +389,8 @@ pub(crate) fn kernel_names(text: &str) -> Vec<String> {
             ("TP_LDS(", 0),
             ("VH_CHASE(", 0),
             ("RB_KERNEL(", 0),
+            ("MIO_LAT(", 0),
+            ("MIO_TP(", 0),
         ] {
             if let Some(rest) = line.strip_prefix(mac)
                 && let Some(end) = rest.find(',')
@@ -708,7 +711,7 @@ impl Runner {
             group: "latency",
             unit: "cycles",
             kernel: kname,
-            method: "one thread; dependent chains of 64 and 320 instructions timed with clock64; \
+            method: "one thread (one warp where the instruction says so); dependent chains of 64 and 320 instructions timed with clock64; \
                      (t320 - t64) / 256 per repetition",
             params: vec![
                 ("instruction", v(what)),
@@ -1890,6 +1893,93 @@ impl Runner {
         Ok(())
     }
 
+    /// The softmax's other instructions: dependent chains (cycles per step) of SHFL.BFLY
+    /// (one full warp), FMNMX and F2FP.BF16.F32.PACK_AB (one thread), and their
+    /// throughput with 1024 threads (thread-instructions per cycle per SM).
+    fn mio(&mut self) -> Result<()> {
+        let reps = self.reps(32, 8);
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let lane_mask: u32 = 1;
+        let x0u: u32 = 7;
+        let (a, b, x0f) = (0.5f32, 0.25f32, 1.5f32);
+        for (name, kname, threads, what) in [
+            (
+                "lat.shfl",
+                "lat_shfl",
+                32u32,
+                "SHFL.BFLY (shfl.sync.bfly.b32, lane mask 1 at run time), one warp",
+            ),
+            ("lat.fmnmx", "lat_fmnmx", 1, "FMNMX (max.f32 x, x, a)"),
+            (
+                "lat.f2fp",
+                "lat_f2fp",
+                1,
+                "F2FP.BF16.F32.PACK_AB (cvt.rn.bf16x2.f32 x, x, a)",
+            ),
+        ] {
+            let args: [*mut c_void; 6] = if kname == "lat_shfl" {
+                [
+                    arg(&out),
+                    arg(&lane_mask),
+                    arg(&lane_mask),
+                    arg(&x0u),
+                    arg(&reps),
+                    arg(&sink),
+                ]
+            } else {
+                [
+                    arg(&out),
+                    arg(&a),
+                    arg(&b),
+                    arg(&x0f),
+                    arg(&reps),
+                    arg(&sink),
+                ]
+            };
+            self.launch(kname, 1, threads, 0, &args)?;
+            let raw = self.out_u64(2 * reps as usize)?;
+            self.push_chain(name, kname, &raw, what);
+        }
+        let block = 1024u32;
+        let iters: i32 = 256;
+        for (name, kname, what) in [
+            ("tp.shfl", "tp_shfl", "SHFL.BFLY"),
+            ("tp.fmnmx", "tp_fmnmx", "FMNMX"),
+            ("tp.f2fp", "tp_f2fp", "F2FP.BF16.F32.PACK_AB"),
+        ] {
+            let mut per = Vec::new();
+            for _ in 0..self.reps(5, 2) {
+                let args: [*mut c_void; 5] = if kname == "tp_shfl" {
+                    [
+                        arg(&iters),
+                        arg(&lane_mask),
+                        arg(&lane_mask),
+                        arg(&out),
+                        arg(&sink),
+                    ]
+                } else {
+                    [arg(&iters), arg(&a), arg(&b), arg(&out), arg(&sink)]
+                };
+                self.launch(kname, 1, block, 0, &args)?;
+                let raw = self.out_u64(2 * (block / 32) as usize)?;
+                let ops = f64::from(block) * f64::from(iters) * 16.0 * 8.0;
+                per.push(ops / self.warp_span(&raw));
+            }
+            self.push(Rec {
+                name: name.into(),
+                group: "throughput",
+                unit: "per_clk_per_sm",
+                kernel: kname,
+                method: "one block of 1024 threads, 8 independent chains per thread; thread-instructions per \
+                         cycle over the span from the first warp's start to the last warp's end",
+                params: vec![("instruction", v(what)), ("block", v(block)), ("iters", v(iters))],
+                reps: per,
+                extra: vec![],
+            });
+        }
+        Ok(())
+    }
+
     fn tp_lds(&mut self) -> Result<()> {
         let reps = self.reps(5, 2);
         let block = 1024u32;
@@ -2316,6 +2406,18 @@ mod tests {
             assert!(names.contains(&k.to_string()), "{k} missing from {names:?}");
         }
         assert!(!names.contains(&"NAME".to_string()));
+        let mio = kernel_names(sources::MIO);
+        assert_eq!(
+            mio,
+            [
+                "lat_f2fp",
+                "lat_fmnmx",
+                "lat_shfl",
+                "tp_f2fp",
+                "tp_fmnmx",
+                "tp_shfl"
+            ]
+        );
         let val = kernel_names(sources::VALIDATION);
         assert_eq!(val.len(), 8, "{val:?}");
         assert!(val.contains(&"vh_chase_l2_k64".to_string()));

@@ -178,6 +178,7 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
         int("lat_mufu", 4.0, 40.0, &["lat.mufu."]),
         int("mufu_issue_interval", 1.0, 32.0, &["tp.mufu."]),
         int("lat_lds", 4.0, 60.0, &["lat.lds"]),
+        int("lat_shfl", 4.0, 60.0, &["lat.shfl"]),
         real("smem_bytes_per_clk", 32.0, 512.0, &["tp.lds"]),
         int(
             "lat_l1_hit",

@@ -10,7 +10,7 @@
 use sim_core::{Profile, RunConfig, RunResult};
 
 /// The SASS of the microbenchmarks that ran (committed beside the data).
-pub const MICRO_SASS: &str = include_str!("../data/h100-20261122T221552Z.sass.txt");
+pub const MICRO_SASS: &str = include_str!("../data/h100-20261123T001505Z.sass.txt");
 
 /// How a twin computes its value.
 #[derive(Clone, Debug)]
@@ -1039,6 +1039,65 @@ pub fn micro_twins() -> Vec<Twin> {
             "LDG.E.64.CG",
             lines,
             256,
+        ));
+    }
+    // --- the softmax's other instructions (kernels/mio.cu)
+    v.push(chain(
+        "lat.shfl",
+        "shuffle",
+        &["lat_shfl", "smem_bytes_per_clk"],
+        "SHFL.BFLY R13, R13, R0, 0x1f",
+    ));
+    v.push(chain(
+        "lat.fmnmx",
+        "alu-latency",
+        &["lat_alu"],
+        "FMNMX R11, R11, 0.5, !PT",
+    ));
+    v.push(chain(
+        "lat.f2fp",
+        "alu-latency",
+        &["lat_alu"],
+        "F2FP.BF16.F32.PACK_AB R11, R11, 0.5",
+    ));
+    for (bench, f, op, group, params) in [
+        (
+            "tp.shfl",
+            "tp_shfl",
+            "SHFL",
+            "shuffle",
+            &["smem_bytes_per_clk", "lat_shfl", "mio_queue_depth"][..],
+        ),
+        (
+            "tp.fmnmx",
+            "tp_fmnmx",
+            "FMNMX",
+            "throughput",
+            &["alu_issue_interval", "lat_alu"][..],
+        ),
+        (
+            "tp.f2fp",
+            "tp_f2fp",
+            "F2FP",
+            "throughput",
+            &["alu_issue_interval", "lat_alu"][..],
+        ),
+    ] {
+        // SASS writes SHFL's predicate output first; the kernel format leaves it out.
+        let body: Vec<String> = sass_loop(f, op)
+            .into_iter()
+            .map(|s| s.replacen(" PT, ", " ", 1))
+            .collect();
+        let params: &'static [&'static str] = params;
+        v.push(tp_loop(
+            bench,
+            group,
+            params,
+            &body,
+            32,
+            body.len() as f64,
+            0,
+            "",
         ));
     }
     // --- synchronization

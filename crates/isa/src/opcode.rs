@@ -150,6 +150,9 @@ ops! {
     Lea = "LEA", Alu, Fixed(FixedClass::Alu), ["HI", "X"];
     Mov = "MOV", Alu, Fixed(FixedClass::Alu), [];
     Sel = "SEL", Alu, Fixed(FixedClass::Alu), [];
+    Fmnmx = "FMNMX", Alu, Fixed(FixedClass::Alu), ["FTZ", "NAN"];
+    F2fp = "F2FP", Alu, Fixed(FixedClass::Alu), ["BF16", "F16", "F32", "PACK_AB", "RN", "RZ", "SATFINITE"];
+    Shfl = "SHFL", Mio, Variable(Short), ["BFLY", "UP", "DOWN", "IDX"];
     I2f = "I2F", Mufu, Variable(Short), ["F32", "F64", "F16", "S32", "U32", "S64", "U64", "RP", "RM", "RZ"];
     F2i = "F2I", Mufu, Variable(Short), ["F32", "F64", "S32", "U32", "S64", "U64", "TRUNC", "FLOOR", "CEIL", "NTZ", "FTZ"];
     F2f = "F2F", Mufu, Variable(Short), ["F32", "F64", "F16", "BF16", "RN", "RZ", "FTZ"];

@@ -1693,7 +1693,7 @@ impl<'k> Validator<'k> {
 
         match op {
             Ffma | Fadd | Fmul | Hfma2 | Iadd3 | Imad | Lop3 | Isetp | Fsetp | Shf | Lea | Mov
-            | Sel | I2f | F2i | F2f | Dfma | Mufu => {
+            | Sel | Fmnmx | F2fp | Shfl | I2f | F2i | F2f | Dfma | Mufu => {
                 let (min, max, form) = match op {
                     Ffma => (4, 4, "FFMA Rd, Ra, Rb, Rc"),
                     Fadd => (3, 3, "FADD Rd, Ra, Rb"),
@@ -1708,6 +1708,9 @@ impl<'k> Validator<'k> {
                     Lea => (4, 6, "LEA Rd, Ra, Rb, SHIFT"),
                     Mov => (2, 3, "MOV Rd, Ra"),
                     Sel => (4, 4, "SEL Rd, Ra, Rb, P0"),
+                    Fmnmx => (4, 4, "FMNMX Rd, Ra, Rb, !PT"),
+                    F2fp => (3, 3, "F2FP.BF16.F32.PACK_AB Rd, Ra, Rb"),
+                    Shfl => (3, 4, "SHFL.BFLY Rd, Ra, LANEMASK, 0x1f"),
                     Dfma => (4, 4, "DFMA Rd, Ra, Rb, Rc"),
                     I2f => (2, 2, "I2F Rd, Ra"),
                     F2i => (2, 2, "F2I Rd, Ra"),
@@ -1721,6 +1724,18 @@ impl<'k> Validator<'k> {
                     Want::Reg
                 };
                 check(self, 0, dest, "destination");
+                if op == Shfl
+                    && !ins
+                        .mods
+                        .iter()
+                        .any(|m| ["BFLY", "UP", "DOWN", "IDX"].contains(&m.as_str()))
+                {
+                    self.error_help(
+                        ins.span,
+                        format!("`{mnem}` does not say which shuffle"),
+                        "write SHFL.BFLY, .UP, .DOWN or .IDX",
+                    );
+                }
                 if op == Mufu
                     && !ins.mods.iter().any(|m| {
                         ["EX2", "RCP", "RSQ", "LG2", "SIN", "COS", "TANH", "SQRT"]

@@ -1468,6 +1468,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                 }
             }
+            Kind::Shuffle => {
+                // One wavefront (32 lanes x 4 bytes) through the shared-memory crossbar:
+                // shuffles and shared loads share its bandwidth and the MIO queue.
+                let waves = 128.0 / t.smem_bytes_per_clk;
+                let start = self.smem_free.max(now as f64);
+                self.smem_free = start + waves;
+                self.mio_q[sp].push(now, memory::ceil(start));
+                let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
+                self.set_dst(slot, d, done, 2);
+            }
             Kind::Atomic { returns } => {
                 let done = self.global_access(slot, d, 0, false, false)?;
                 let w = &mut self.warps[slot as usize];

@@ -172,6 +172,8 @@ impl CExpr {
 pub enum Kind {
     /// Register-to-register arithmetic (and MUFU, conversions).
     Compute,
+    /// SHFL: a register exchange between lanes through the shared-memory crossbar.
+    Shuffle,
     Load {
         space: Space,
     },
@@ -752,6 +754,7 @@ impl<'k> Lowerer<'k> {
                 Nanosleep
             }
             Op::Exit => Exit,
+            Op::Shfl => Shuffle,
             Op::Bra | Op::Nop | Op::Setmaxnreg | Op::Tmemdealloc => Plain,
             _ => Compute,
         };

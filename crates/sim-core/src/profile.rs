@@ -188,6 +188,7 @@ timing! {
     reg_bank_ports: count,
     reg_bank_conflict_cycles: whole,
     lat_lds: count,
+    lat_shfl: count,
     smem_bytes_per_clk: positive,
     mio_queue_depth: count,
     lsu_queue_depth: count,

@@ -418,3 +418,49 @@ fn register_bank_conflicts_show_as_dispatch_stalls() {
     let dfma = sim(&body("DFMA R4, R8, R10, R12"), &p);
     assert_eq!(dfma.roles[0].states.get(WarpState::DispatchStall), expected);
 }
+
+/// A chain of N dependent shuffles: each crosses the shared-memory crossbar (one
+/// wavefront, 128 bytes) and returns `lat_shfl` after its turn, so each step takes
+/// `128 / smem_bytes_per_clk` (one cycle on the H100 profile) plus `lat_shfl - 1`.
+#[test]
+fn dependent_shuffle_chain_takes_the_shuffle_latency_per_step() {
+    let p = h100();
+    let wave = (128.0 / p.t.smem_bytes_per_clk).ceil() as u64;
+    let step = wave + p.t.lat_shfl as u64 - 1;
+    for n in [1u64, 8, 40] {
+        let src = format!(
+            "kernel shfl\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nparam N={n}\nrole main warps=0..0\n  loop i 0..N\n    SHFL.BFLY R1, R1, 0x1, 0x1f\n  EXIT\n"
+        );
+        let r = sim(&src, &p);
+        // shuffle i issues at step * i; EXIT waits for nothing and issues the cycle
+        // after the last one; the warp retires the cycle after that.
+        assert_eq!(r.cycles, step * (n - 1) + 2, "N = {n}");
+        let states = &r.roles[0].states;
+        assert_eq!(states.get(WarpState::ShortScoreboard), (step - 1) * (n - 1));
+    }
+}
+
+/// 32 warps of independent shuffles share the crossbar: one warp-instruction per
+/// `128 / smem_bytes_per_clk` cycles per SM (32 results per clock on the H100), and the
+/// MIO queue fills.
+#[test]
+fn shuffles_share_the_shared_memory_crossbar() {
+    let p = h100();
+    let m = 16;
+    // eight destinations per iteration, so no shuffle waits for an earlier one's write
+    let body: String = (1..=8)
+        .map(|j| format!("    SHFL.BFLY R{j}, R40, 0x{j:x}, 0x1f\n"))
+        .collect();
+    let src = format!(
+        "kernel shfl\nlaunch cta_threads=1024 regs=64 smem=0 grid=1\nrole main warps=0..31\n  loop i 0..{m}\n{body}  EXIT\n"
+    );
+    let r = sim(&src, &p);
+    let shuffles = 32.0 * 8.0 * m as f64;
+    let per_cycle = shuffles / r.cycles as f64;
+    let rate = p.t.smem_bytes_per_clk / 128.0;
+    assert!(
+        (per_cycle - rate).abs() < rate * 0.05,
+        "{per_cycle} shuffles/cycle, expected about {rate}"
+    );
+    assert!(r.roles[0].states.get(WarpState::MioThrottle) > 0);
+}
