@@ -8,9 +8,10 @@
 //! from registers). The softmax carries its real per-thread cost: every thread holds
 //! 64 S values, so per block and warp there are 64 MUFU.EX2 (8 cycles each on the
 //! sub-partition's MUFU pipe), 64 FFMA (scale and subtract the row max), the row max as
-//! 64 FSETP + 64 SEL chains, the row sum as 64 FADD chains, the reduction over the four
-//! threads of a row, the running max/sum update (2 more MUFU.EX2) and the O rescale
-//! (64 FMUL). On the H100 profile a block costs a warpgroup 1024 cycles of its
+//! 64 FMNMX over eight chains, the row sum as 64 FADD chains, the reductions over the four
+//! threads of a row (SHFL.BFLY butterflies through the shared-memory crossbar), the
+//! running max/sum update (2 more MUFU.EX2), P packed to FP16 pairs for GEMM1's register
+//! operand (32 F2FP.F16.F32.PACK_AB) and the O rescale (64 FMUL). On the H100 profile a block costs a warpgroup 1024 cycles of its
 //! sub-partitions' tensor cores and each warp 528 cycles of MUFU, so an unhidden softmax
 //! is about half the tensor time (the seed's "exponential can consume ~50%").
 //!
@@ -301,41 +302,30 @@ fn scale_reg(i: u32) -> u32 {
 /// The online softmax of the S tile in registers from `s`: row max, exp2, row sum, and
 /// the running max and sum. `first`: no previous max (no rescale factor).
 fn softmax(b: &mut BodyBuilder, s: u32, first: bool) {
-    // Row max: FSETP + SEL per value over eight independent chains.
-    for g in 0..16u32 {
-        for t in 0..4u32 {
-            let i = 4 * g + t;
-            b.ins(format!(
-                "FSETP.GT.AND P{t}, PT, R{}, R{}, PT",
-                s + i,
-                chain(i)
-            ));
-        }
-        for t in 0..4u32 {
-            let i = 4 * g + t;
-            b.ins(format!(
-                "SEL R{}, R{}, R{}, P{t}",
-                chain(i),
-                s + i,
-                chain(i)
-            ));
-        }
+    // Row max: FMNMX over eight independent chains (four per row).
+    for i in 0..64u32 {
+        b.ins(format!(
+            "FMNMX R{}, R{}, R{}, !PT",
+            chain(i),
+            chain(i),
+            s + i
+        ));
     }
-    // Combine the four chains of each row, then the four threads of the row (two
-    // butterfly steps).
+    // Combine the four chains of each row, then the four threads of the row: two
+    // butterfly steps, each a shuffle (through the shared-memory crossbar) and a max.
     let combine = |b: &mut BodyBuilder, pairs: &[(u32, u32)]| {
-        for (n, &(x, y)) in pairs.iter().enumerate() {
-            b.ins(format!("FSETP.GT.AND P{n}, PT, R{x}, R{y}, PT"));
-        }
-        for (n, &(x, y)) in pairs.iter().enumerate() {
-            b.ins(format!("SEL R{x}, R{x}, R{y}, P{n}"));
+        for &(x, y) in pairs {
+            b.ins(format!("FMNMX R{x}, R{x}, R{y}, !PT"));
         }
     };
     // (Pairs in different register banks; row 0 ends in R9, row 1 in R12.)
     combine(b, &[(9, 8), (10, 11), (12, 13), (15, 14)]);
     combine(b, &[(9, 10), (12, 15)]);
-    combine(b, &[(9, 18), (12, 19)]);
-    combine(b, &[(9, 18), (12, 19)]);
+    for lanes in [1, 2] {
+        b.ins(format!("SHFL.BFLY R18, R9, 0x{lanes}, 0x1f"));
+        b.ins(format!("SHFL.BFLY R19, R12, 0x{lanes}, 0x1f"));
+        combine(b, &[(9, 18), (12, 19)]);
+    }
     if first {
         b.ins("MOV R0, R9");
         b.ins("MOV R1, R12");
@@ -381,7 +371,9 @@ fn softmax(b: &mut BodyBuilder, s: u32, first: bool) {
     for (x, y) in [(9, 8), (10, 11), (12, 13), (15, 14), (9, 10), (12, 15)] {
         b.ins(format!("FADD R{x}, R{x}, R{y}"));
     }
-    for _ in 0..2 {
+    for lanes in [1, 2] {
+        b.ins(format!("SHFL.BFLY R18, R9, 0x{lanes}, 0x1f"));
+        b.ins(format!("SHFL.BFLY R19, R12, 0x{lanes}, 0x1f"));
         b.ins("FADD R9, R9, R18");
         b.ins("FADD R12, R12, R19");
     }
@@ -391,6 +383,16 @@ fn softmax(b: &mut BodyBuilder, s: u32, first: bool) {
     } else {
         b.ins("FFMA R2, R2, R4, R9");
         b.ins("FFMA R3, R3, R22, R12");
+    }
+    // P to FP16 pairs for GEMM1's register A operand: value pair (2q, 2q + 1) into
+    // register q of the buffer (in order, so no pair is overwritten before it is read).
+    for q in 0..32u32 {
+        b.ins(format!(
+            "F2FP.F16.F32.PACK_AB R{}, R{}, R{}",
+            s + q,
+            s + 2 * q + 1,
+            s + 2 * q
+        ));
     }
 }
 
