@@ -373,11 +373,53 @@ pub fn fit(
         how.insert("jitter_hbm", (format!("measured: (p90 - p10) / 2 of the per-step samples of the cold chase = ({h90} - {h10}) / 2"), vec![hb.into()]));
     }
 
-    // --- register banks: not fitted. The engine charges a bank conflict to the warp (a
-    // dispatch stall) and the one-warp bank benchmarks (2.2 and 2.9 cycles per FFMA) would
-    // want two banks with one port, which makes every 3-source FFMA chain conflict; the
-    // 32-warp ones (64 and 46 FFMA/clk/SM) need the conflict to block the sub-partition,
-    // which the engine does not model. The priors stay; the report shows the gap.
+    // --- register banks: a grid search over the bank model on the bank benchmarks (one
+    // and 32 warps of FFMA chains whose sources ptxas placed in the same or different
+    // banks). The engine blocks the sub-partition's dispatch for the conflict cycles, so
+    // both the one-warp cost per FFMA and the 32-warp rate follow from the same model.
+    let banked: Vec<&Target> = all
+        .iter()
+        .filter(|t| t.twin.bench.starts_with("regbank."))
+        .collect();
+    if !banked.is_empty() {
+        let mut best = (f64::INFINITY, [0.0; 3]);
+        for banks in [1.0, 2.0, 4.0] {
+            for ports in [1.0, 2.0] {
+                for cycles in [1.0, 2.0] {
+                    let mut q = p.clone();
+                    for (n, v) in [
+                        ("reg_banks", banks),
+                        ("reg_bank_ports", ports),
+                        ("reg_bank_conflict_cycles", cycles),
+                    ] {
+                        q.set(n, v).map_err(|e| e.to_string())?;
+                    }
+                    let e = sse(&banked, &eval_many(&banked, &q));
+                    if e < best.0 {
+                        best = (e, [banks, ports, cycles]);
+                    }
+                }
+            }
+        }
+        let names: Vec<String> = banked.iter().map(|t| t.twin.bench.clone()).collect();
+        let [banks, ports, cycles] = best.1;
+        for (n, v) in [
+            ("reg_banks", banks),
+            ("reg_bank_ports", ports),
+            ("reg_bank_conflict_cycles", cycles),
+        ] {
+            p.set(n, v).map_err(|e| e.to_string())?;
+            how.insert(
+                n,
+                (
+                    format!(
+                        "fit: grid search over banks (1, 2, 4) x read ports per bank (1, 2) x cycles per extra read (1, 2) on the bank benchmarks: {banks} banks, {ports} port(s), {cycles} cycle(s)"
+                    ),
+                    names.clone(),
+                ),
+            );
+        }
+    }
     // --- 2. each parameter from the benchmarks that isolate it
     let vs = vars(prior, split);
     for v in &vs {
@@ -404,12 +446,7 @@ pub fn fit(
     }
 
     // --- 3. joint refinement: coordinate descent on every twinned benchmark
-    // The bank benchmarks measure what the engine cannot represent (see above): they are
-    // reported, not used, so they cannot drag the FMA latency.
-    let refs: Vec<&Target> = all
-        .iter()
-        .filter(|t| !t.twin.bench.starts_with("regbank."))
-        .collect();
+    let refs: Vec<&Target> = all.iter().collect();
     let mut vals = eval_many(&refs, &p);
     let mut total = sse(&refs, &vals);
     // The refinement may trade errors between benchmarks, but not away from what a

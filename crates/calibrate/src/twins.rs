@@ -126,8 +126,8 @@ impl Twin {
 }
 
 /// The FFMA (or other) lines of a SASS function's timed loop: from the first clock read
-/// to the next branch, `.reuse` flags dropped and uniform registers (which read no
-/// vector register bank) written as an immediate.
+/// to the next branch, `.reuse` flags kept (those operands read no bank) and uniform
+/// registers (which read no vector register bank) written as an immediate.
 pub fn sass_loop(func: &str, op: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut inside = false;
@@ -157,7 +157,7 @@ pub fn sass_loop(func: &str, op: &str) -> Vec<String> {
             break;
         }
         if started && ins.starts_with(op) {
-            let mut s = ins.replace(".reuse", "");
+            let mut s = ins.to_string();
             for u in ["UR4", "UR5", "UR6", "UR7"] {
                 s = s.replace(u, "0.5");
             }

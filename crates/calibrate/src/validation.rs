@@ -88,7 +88,8 @@ pub fn sass_timed_loop(func: &str) -> Result<Vec<String>, String> {
 
 /// One SASS instruction in the twin's text format.
 fn translate(ins: &str) -> String {
-    let mut s = ins.replace(".reuse", "");
+    // `.reuse` stays: those operands come from the reuse cache and read no bank.
+    let mut s = ins.to_string();
     if s.starts_with("LDG") {
         let dst = s
             .split_whitespace()
@@ -110,9 +111,10 @@ fn translate(ins: &str) -> String {
         s.truncate(p + 4);
         return s;
     }
-    // uniform registers: one vector register stands for them
+    // uniform registers: one vector register stands for them, marked `.reuse` because
+    // the uniform register file is not the vector register banks
     for u in ["UR4", "UR5", "UR6", "UR7"] {
-        s = s.replace(u, "R30");
+        s = s.replace(u, "R30.reuse");
     }
     s
 }

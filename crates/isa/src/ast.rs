@@ -178,6 +178,10 @@ pub enum Operand {
     Reg {
         reg: Reg,
         negated: bool,
+        /// SASS's `.reuse`: the operand is read from the operand reuse cache (it was read
+        /// in the same slot by the previous instruction), not from its register bank.
+        #[serde(default)]
+        reuse: bool,
     },
     /// An integer immediate (also barrier ids, thread counts, wait-group depths).
     Int(i64),
@@ -185,15 +189,9 @@ pub enum Operand {
     Float(String),
     /// `NAME[EXPR]`: a byte address in a buffer, a shared region, `local` or `tmem`,
     /// or an element of an mbarrier array.
-    Index {
-        name: String,
-        index: Expr,
-    },
+    Index { name: String, index: Expr },
     /// `key=EXPR` or `key=NAME[EXPR]`.
-    Key {
-        key: String,
-        value: Box<Operand>,
-    },
+    Key { key: String, value: Box<Operand> },
     /// A bare expression: a parameter, a loop variable, arithmetic.
     Expr(Expr),
     /// A bare word the op gives meaning to, e.g. `gsb0` or `SB0`.
@@ -363,6 +361,24 @@ impl Instr {
             }
             _ => 1,
         }
+    }
+
+    /// The source registers read through the register banks: every vector register
+    /// operand after the destination, except those marked `.reuse` (read from the
+    /// operand reuse cache).
+    pub fn bank_reads(&self) -> Vec<Reg> {
+        let skip = usize::from(self.writes_first_operand());
+        self.positional()
+            .skip(skip)
+            .filter_map(|o| match o {
+                Operand::Reg {
+                    reg: r @ Reg::R(_),
+                    reuse: false,
+                    ..
+                } => Some(*r),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Registers read, each with the number of consecutive registers it covers.

@@ -989,7 +989,12 @@ impl<'a> Cursor<'a> {
                     (Some('!'), Reg::P(_) | Reg::Pt) | (Some('-'), Reg::R(_) | Reg::Rz)
                 );
                 if ok {
-                    return Ok(Operand::Reg { reg, negated: true });
+                    let reuse = self.reuse_suffix(reg);
+                    return Ok(Operand::Reg {
+                        reg,
+                        negated: true,
+                        reuse,
+                    });
                 }
             }
             if neg_char == Some('!') {
@@ -1003,13 +1008,15 @@ impl<'a> Cursor<'a> {
         }
         let save = self.pos;
         if let Some(name) = self.ident_opt() {
-            if let Some(reg) = parse_reg(&name)
-                && !self.next_is_expr_continuation()
-            {
-                return Ok(Operand::Reg {
-                    reg,
-                    negated: false,
-                });
+            if let Some(reg) = parse_reg(&name) {
+                let reuse = self.reuse_suffix(reg);
+                if reuse || !self.next_is_expr_continuation() {
+                    return Ok(Operand::Reg {
+                        reg,
+                        negated: false,
+                        reuse,
+                    });
+                }
             }
             self.skip_ws();
             match self.peek() {
@@ -1047,6 +1054,16 @@ impl<'a> Cursor<'a> {
             Expr::Int(v) => Operand::Int(v),
             e => Operand::Expr(e),
         })
+    }
+
+    /// After a vector register: SASS's `.reuse` flag, consumed if present.
+    fn reuse_suffix(&mut self, reg: Reg) -> bool {
+        if matches!(reg, Reg::R(_)) && self.s[self.pos..].starts_with(".reuse") {
+            self.pos += ".reuse".len();
+            true
+        } else {
+            false
+        }
     }
 
     /// After a name: does an operator follow, making it part of a larger expression?

@@ -18,7 +18,11 @@ fn size(v: u64) -> String {
 impl Display for Operand {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Operand::Reg { reg, negated } => {
+            Operand::Reg {
+                reg,
+                negated,
+                reuse,
+            } => {
                 if *negated {
                     f.write_char(if matches!(reg, Reg::P(_) | Reg::Pt) {
                         '!'
@@ -26,7 +30,11 @@ impl Display for Operand {
                         '-'
                     })?;
                 }
-                write!(f, "{reg}")
+                write!(f, "{reg}")?;
+                if *reuse {
+                    f.write_str(".reuse")?;
+                }
+                Ok(())
             }
             Operand::Int(v) => write!(f, "{v}"),
             Operand::Float(s) => f.write_str(s),

@@ -26,7 +26,32 @@ fn reg(n: u8) -> Operand {
     Operand::Reg {
         reg: Reg::R(n),
         negated: false,
+        reuse: false,
     }
+}
+
+#[test]
+fn reuse_flags_mark_source_registers() {
+    let i = instr("FFMA R14, R14, R4.reuse, -R5.reuse");
+    assert_eq!(
+        i.operands[2],
+        Operand::Reg {
+            reg: Reg::R(4),
+            negated: false,
+            reuse: true
+        }
+    );
+    assert_eq!(
+        i.operands[3],
+        Operand::Reg {
+            reg: Reg::R(5),
+            negated: true,
+            reuse: true
+        }
+    );
+    // only the registers not read from the reuse cache go through the banks
+    assert_eq!(i.bank_reads(), vec![Reg::R(14)]);
+    assert_eq!(i.to_string(), "FFMA R14, R14, R4.reuse, -R5.reuse");
 }
 
 #[test]
@@ -193,11 +218,13 @@ fn operand_kinds() {
             reg(1),
             Operand::Reg {
                 reg: Reg::R(2),
-                negated: true
+                negated: true,
+                reuse: false
             },
             Operand::Reg {
                 reg: Reg::Rz,
-                negated: false
+                negated: false,
+                reuse: false
             },
             Operand::Float("1.5".into()),
             Operand::Float("-2.5e-3".into()),
@@ -205,11 +232,13 @@ fn operand_kinds() {
             Operand::Int(-7),
             Operand::Reg {
                 reg: Reg::P(3),
-                negated: true
+                negated: true,
+                reuse: false
             },
             Operand::Reg {
                 reg: Reg::Pt,
-                negated: false
+                negated: false,
+                reuse: false
             },
             Operand::Index {
                 name: "X".into(),
@@ -249,7 +278,8 @@ fn negation_of_registers_and_of_names_that_look_like_them() {
         i.operands[1],
         Operand::Reg {
             reg: Reg::R(5),
-            negated: true
+            negated: true,
+            reuse: false
         }
     );
     assert_eq!(i.operands[2], Operand::Expr(Expr::Neg(Box::new(v("R6")))));

@@ -74,7 +74,12 @@ fn float() -> impl Strategy<Value = String> {
 /// An operand in the form the parser produces it.
 fn plain_operand() -> impl Strategy<Value = Operand> {
     prop_oneof![
-        (reg(), any::<bool>()).prop_map(|(reg, negated)| Operand::Reg { reg, negated }),
+        (reg(), any::<bool>(), any::<bool>()).prop_map(|(reg, negated, reuse)| Operand::Reg {
+            reg,
+            negated,
+            // `.reuse` belongs to vector registers only
+            reuse: reuse && matches!(reg, Reg::R(_)),
+        }),
         any::<i64>().prop_map(Operand::Int),
         float().prop_map(Operand::Float),
         (ident(), expr()).prop_map(|(name, index)| Operand::Index { name, index }),

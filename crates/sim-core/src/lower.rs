@@ -238,8 +238,9 @@ pub struct DInstr {
     pub srcs: Box<[u16]>,
     /// Extra dispatch cycles from register-bank conflicts.
     pub bank_conflict_cycles: u8,
-    /// The first register of each source operand: a 64-bit pair is read from both
-    /// banks in one access, so only operands, not registers, compete for a bank.
+    /// The first register of each source operand read through the banks (not `.reuse`
+    /// ones): a 64-bit pair is read from both banks in one access, so only operands, not
+    /// registers, compete for a bank.
     pub operand_regs: Box<[u16]>,
     /// Bytes per lane for memory instructions.
     pub width: u32,
@@ -499,11 +500,15 @@ impl<'k> Lowerer<'k> {
         }
         let mut srcs = Vec::new();
         let mut operand_regs = Vec::new();
+        for r in i.bank_reads() {
+            if let Some(idx) = reg_index(r)
+                && !operand_regs.contains(&idx)
+            {
+                operand_regs.push(idx);
+            }
+        }
         for (r, n) in i.source_regs() {
             if let Some(idx) = reg_index(r) {
-                if !operand_regs.contains(&idx) {
-                    operand_regs.push(idx);
-                }
                 for j in 0..n as u16 {
                     if idx + j < REG_SLOTS as u16 {
                         srcs.push(idx + j);

@@ -17,7 +17,7 @@ fn sim(src: &str, p: &Profile) -> RunResult {
 
 fn ffma_chain(warps: u32, n: u32) -> String {
     format!(
-        "kernel chain\nlaunch cta_threads={} regs=32 smem=0 grid=1\nparam N={n}\nrole main warps=0..{}\n  loop i 0..N\n    FFMA R1, R1, R2, R3\n  EXIT\n",
+        "kernel chain\nlaunch cta_threads={} regs=32 smem=0 grid=1\nparam N={n}\nrole main warps=0..{}\n  loop i 0..N\n    FFMA R1, R1, R2, 0.5\n  EXIT\n",
         warps * 32,
         warps - 1
     )
@@ -380,12 +380,13 @@ fn policies_order_issue_as_they_say() {
 
 #[test]
 fn more_warps_never_slow_an_issue_bound_kernel_per_instruction() {
-    // Independent FFMAs: one warp per sub-partition already issues every cycle, so adding
+    // Independent FFMAs (sources in different banks): one warp per sub-partition already
+    // issues every cycle, so adding
     // warps adds instructions at the same rate: cycles per warp-instruction per scheduler stay 1.
     let p = h100();
     for warps in [4u32, 8, 16, 32] {
         let src = format!(
-            "kernel ind\nlaunch cta_threads={} regs=32 smem=0 grid=1\nrole main warps=0..{}\n  loop i 0..64\n    FFMA R1, R2, R3, R4\n    FFMA R5, R6, R7, R8\n  EXIT\n",
+            "kernel ind\nlaunch cta_threads={} regs=32 smem=0 grid=1\nrole main warps=0..{}\n  loop i 0..64\n    FFMA R1, R2, R3, 0.5\n    FFMA R5, R6, R7, 0.5\n  EXIT\n",
             warps * 32,
             warps - 1
         );
@@ -414,9 +415,37 @@ fn register_bank_conflicts_show_as_dispatch_stalls() {
     assert_eq!(same.roles[0].states.get(WarpState::DispatchStall), expected);
     let spread = sim(&body("FFMA R1, R2, R3, RZ"), &p);
     assert_eq!(spread.roles[0].states.get(WarpState::DispatchStall), 0);
-    // A 64-bit pair is one operand: three pairs are three operands, not six registers.
-    let dfma = sim(&body("DFMA R4, R8, R10, R12"), &p);
-    assert_eq!(dfma.roles[0].states.get(WarpState::DispatchStall), expected);
+    // Operands read from the reuse cache read no bank.
+    let reused = sim(&body("FFMA R1, R2, R4.reuse, R6.reuse"), &p);
+    assert_eq!(reused.roles[0].states.get(WarpState::DispatchStall), 0);
+}
+
+/// A conflict holds the sub-partition's dispatch, not just the warp: 32 warps of
+/// independent FFMAs whose two sources share a bank issue one per `1 + extra` cycles per
+/// sub-partition, as the H100 does (`regbank.*` in the calibration data).
+#[test]
+fn a_bank_conflict_holds_the_whole_subpartition() {
+    let p = h100();
+    let m = 32u64;
+    let src = format!(
+        "kernel banks\nlaunch cta_threads=1024 regs=32 smem=0 grid=1\nrole main warps=0..31\n  loop i 0..{m}\n    FFMA R1, R2, R4, R7\n    FFMA R3, R6, R8, R9\n  EXIT\n"
+    );
+    let r = sim(&src, &p);
+    let extra =
+        (2u64.div_ceil(p.t.reg_bank_ports as u64) - 1) * p.t.reg_bank_conflict_cycles as u64;
+    assert!(
+        extra > 0,
+        "the profile has no conflict for two sources in one bank"
+    );
+    // per sub-partition: 8 warps x 2 m conflicting FFMAs, then 8 EXITs
+    let per_sp = 8 * 2 * m;
+    let expected = per_sp * (1 + extra) + 8;
+    assert!(
+        r.cycles >= expected && r.cycles <= expected + 4,
+        "{} cycles, expected about {expected}",
+        r.cycles
+    );
+    assert!(r.roles[0].states.get(WarpState::DispatchStall) > 0);
 }
 
 /// A chain of N dependent shuffles: each crosses the shared-memory crossbar (one
