@@ -235,6 +235,19 @@ impl RegState {
 }
 
 impl Warp<'_> {
+    /// Ends an iteration of the loop in `slot` whose head is at `head`: back to the
+    /// body's first node, or past the tail when the loop is done.
+    #[inline]
+    fn loop_tail(&mut self, slot: u8, head: u32) {
+        let s = slot as usize;
+        self.vars[s] += 1;
+        if self.vars[s] < self.ends[s] {
+            self.pc = head + 1;
+        } else {
+            self.pc += 1;
+        }
+    }
+
     /// The instruction the current state is charged to.
     fn charged_pc(&self) -> u32 {
         if self.block == Block::None {
@@ -784,14 +797,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                 }
                 Node::LoopTail { slot: s, head } => {
-                    let w = &mut self.warps[slot as usize];
-                    let s = *s as usize;
-                    w.vars[s] += 1;
-                    if w.vars[s] < w.ends[s] {
-                        w.pc = head + 1;
-                    } else {
-                        w.pc += 1;
-                    }
+                    self.warps[slot as usize].loop_tail(*s, *head);
                 }
                 Node::If { cond, exit } => {
                     let c = self.eval(slot, cond)?;
@@ -1012,7 +1018,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             if self.ctas_done == self.ctas_total {
                 return Ok(());
             }
-            self.apply_events()?;
+            if matches!(self.events.peek(), Some(Reverse((t, _, _))) if *t <= self.now) {
+                self.apply_events()?;
+            }
             for sp in 0..4 {
                 if ff && self.sp_min[sp] > self.now {
                     continue;
@@ -1851,8 +1859,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         let prog: &'a Program = self.prog;
         let w = &mut self.warps[slot as usize];
         w.pc += 1;
-        // The common case, straight-line code, needs no loop control.
-        if let Node::Instr(d) = &prog.roles[w.role as usize].code[w.pc as usize] {
+        // The common cases, straight-line code and the end of a loop's body followed by
+        // an instruction, need no general loop control.
+        let code: &'a [Node] = &prog.roles[w.role as usize].code;
+        if let Node::LoopTail { slot: s, head } = code[w.pc as usize] {
+            w.loop_tail(s, head);
+        }
+        if let Node::Instr(d) = &code[w.pc as usize] {
             w.cur = Some(d);
             return Ok(());
         }

@@ -485,11 +485,10 @@ pub fn coalesce(addrs: &[u64], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
     out.clear();
     let w = width.max(1) as u64;
     // A warp-uniform address (a broadcast) is the common case of scalar loads.
-    let lanes = if addrs.iter().all(|&a| a == addrs[0]) {
-        &addrs[..1]
-    } else {
-        addrs
-    };
+    if addrs.iter().all(|&a| a == addrs[0]) {
+        return lines_of(addrs[0], w, out);
+    }
+    let lanes = addrs;
     let mut last_line = u64::MAX;
     let mut last_idx = 0;
     for &a in lanes {
@@ -511,6 +510,21 @@ pub fn coalesce(addrs: &[u64], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
     }
     for (_, mask) in out.iter_mut() {
         *mask = mask.count_ones();
+    }
+    out.len()
+}
+
+/// The lines one address's `w` bytes touch, each with its sector count, as `coalesce`
+/// lists them (in address order): a range of sectors needs no search.
+fn lines_of(a: u64, w: u64, out: &mut Vec<(u64, u32)>) -> usize {
+    const PER_LINE: u64 = LINE / SECTOR;
+    let last = (a + w - 1) / SECTOR;
+    let mut s = a / SECTOR;
+    while s <= last {
+        let line = s / PER_LINE;
+        let end = last.min(line * PER_LINE + PER_LINE - 1);
+        out.push((line, (end - s + 1) as u32));
+        s = end + 1;
     }
     out.len()
 }
@@ -544,6 +558,25 @@ pub fn smem_wavefronts(addrs: &[u64; 32], width: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_address_lines_as_the_sector_walk_gives_them() {
+        for a in 0..700u64 {
+            for w in [1u64, 2, 4, 8, 12, 16, 32, 64, 128, 256, 300] {
+                let mut want: Vec<(u64, u32)> = Vec::new();
+                for s in a / SECTOR..=(a + w - 1) / SECTOR {
+                    let line = s * SECTOR / LINE;
+                    match want.iter_mut().find(|(l, _)| *l == line) {
+                        Some(e) => e.1 += 1,
+                        None => want.push((line, 1)),
+                    }
+                }
+                let mut got = Vec::new();
+                coalesce(&[a; 32], w as u32, &mut got);
+                assert_eq!(got, want, "address {a}, width {w}");
+            }
+        }
+    }
 
     #[test]
     fn coalescing_counts_lines_and_sectors() {
