@@ -814,13 +814,18 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     /// Closes the warp's current state span and opens a new one.
     fn set_state(&mut self, slot: u32, state: WarpState, cause: Cause) {
-        let now = self.now;
+        self.set_state_at(slot, state, cause, self.now);
+    }
+
+    /// Closes the warp's current state span at cycle `now` (this cycle, or the next
+    /// when an issue already knows the state the warp will be in then) and opens a new one.
+    fn set_state_at(&mut self, slot: u32, state: WarpState, cause: Cause, now: u64) {
         let w = &mut self.warps[slot as usize];
         let pc = w.charged_pc();
         if w.state == state && w.state_pc == pc && w.cause == cause {
             return;
         }
-        self.close_span(slot);
+        self.close_span(slot, now);
         let w = &mut self.warps[slot as usize];
         w.state = state;
         w.cause = cause;
@@ -837,10 +842,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
-    /// Adds the time since the warp's state began to its totals.
-    fn close_span(&mut self, slot: u32) {
+    /// Adds the time from the warp's state's start to `now` to its totals.
+    fn close_span(&mut self, slot: u32, now: u64) {
         let w = &mut self.warps[slot as usize];
-        let span = self.now - w.state_since;
+        let span = now - w.state_since;
         if span == 0 {
             return;
         }
@@ -864,28 +869,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             .expect("settle leaves live warps that have not exited on instructions")
     }
 
-    /// The warp's state this cycle and the first cycle it might change; None: eligible.
-    fn classify(&mut self, slot: u32) -> Option<(WarpState, u64, Cause)> {
-        let now = self.now;
-        let w = &mut self.warps[slot as usize];
-        match w.block {
-            Block::None => {}
-            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::Own)),
-            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::Own)),
-            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::Own)),
-            Block::Until { t, state } => {
-                if t > now {
-                    return Some((state, t, Cause::Own));
-                }
-                w.block = Block::None;
-            }
-        }
-        if w.exited {
-            return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
-        }
-        let d = self.instr(slot);
+    /// When the registers `d` reads or writes are not ready at `now`: the scoreboard
+    /// state, the cycle they are, and the instruction that writes the latest of them.
+    #[inline]
+    fn operands_wait(&self, slot: u32, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
         let w = &self.warps[slot as usize];
-        let sp = w.sp as usize;
         let mut ready = 0u64;
         let mut kind = 0u8;
         let mut latest = 0u16;
@@ -917,20 +905,48 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
             }
         }
-        if ready > now {
-            let st = match kind {
-                1 => WarpState::LongScoreboard,
-                2 => WarpState::ShortScoreboard,
-                _ => WarpState::Wait,
-            };
-            return Some((
-                st,
-                ready,
-                Cause::Producer {
-                    text: w.regs[latest as usize].writer,
-                },
-            ));
+        if ready <= now {
+            return None;
         }
+        let st = match kind {
+            1 => WarpState::LongScoreboard,
+            2 => WarpState::ShortScoreboard,
+            _ => WarpState::Wait,
+        };
+        Some((
+            st,
+            ready,
+            Cause::Producer {
+                text: w.regs[latest as usize].writer,
+            },
+        ))
+    }
+
+    /// The warp's state this cycle and the first cycle it might change; None: eligible.
+    fn classify(&mut self, slot: u32) -> Option<(WarpState, u64, Cause)> {
+        let now = self.now;
+        let w = &mut self.warps[slot as usize];
+        match w.block {
+            Block::None => {}
+            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::Own)),
+            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::Own)),
+            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::Own)),
+            Block::Until { t, state } => {
+                if t > now {
+                    return Some((state, t, Cause::Own));
+                }
+                w.block = Block::None;
+            }
+        }
+        if w.exited {
+            return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
+        }
+        let d = self.instr(slot);
+        if let Some(blocked) = self.operands_wait(slot, d, now) {
+            return Some(blocked);
+        }
+        let w = &self.warps[slot as usize];
+        let sp = w.sp as usize;
         let p = d.pipe.index();
         if self.pipe_free[sp][p] > now {
             return Some((
@@ -973,7 +989,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn retire(&mut self, slot: u32) {
         let now = self.now;
         // Close the last span (drain) before the warp leaves.
-        self.close_span(slot);
+        self.close_span(slot, now);
         let w = &mut self.warps[slot as usize];
         w.state_since = now;
         w.live = false;
@@ -1058,12 +1074,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                         }
                     }
                 }
-                // Candidates and the issuing warp are due next cycle.
-                self.sp_min[sp] = if self.cands.is_empty() {
-                    sp_min
-                } else {
-                    sp_min.min(self.now + 1)
-                };
+                // Candidates lower it as they are told when they are due next: the
+                // ones not picked next cycle, the issuing warp when `issue` knows.
+                self.sp_min[sp] = sp_min;
                 if self.cands.is_empty() {
                     continue;
                 }
@@ -1387,13 +1400,44 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.block_pc = w.pc;
     }
 
+    /// Issues the warp's instruction and sets when the warp is next looked at.
     fn issue(&mut self, slot: u32) -> Result<(), SimError> {
+        self.issue_instr(slot)?;
+        let next = self.now + 1;
+        let due = match self.scoreboard_wait_after_issue(slot) {
+            Some((state, until, cause)) => {
+                self.set_state_at(slot, state, cause, next);
+                until
+            }
+            None => next,
+        };
+        self.set_until(slot, due);
+        Ok(())
+    }
+
+    /// After an issue, the state the warp will be in next cycle when that is a wait on
+    /// registers: only the warp's own issues change its registers, and nothing else
+    /// unblocks or blocks a warp that is not blocked, so classifying it next cycle would
+    /// find the same. Knowing it now spares that cycle a visit. With a sink the state
+    /// changes next cycle as before, so that events keep their order.
+    fn scoreboard_wait_after_issue(&self, slot: u32) -> Option<(WarpState, u64, Cause)> {
+        if S::ENABLED {
+            return None;
+        }
+        let w = &self.warps[slot as usize];
+        if w.block != Block::None || w.exited {
+            return None;
+        }
+        self.operands_wait(slot, w.cur?, self.now + 1)
+    }
+
+    /// Issues the warp's instruction: its effects, and its pc stepped to the next one.
+    fn issue_instr(&mut self, slot: u32) -> Result<(), SimError> {
         let now = self.now;
         let d: &'a DInstr = self.instr(slot);
         let t = self.t;
         let sp = self.warps[slot as usize].sp as usize;
         self.set_state(slot, WarpState::Selected, Cause::Own);
-        self.set_until(slot, now + 1);
         {
             let w = &mut self.warps[slot as usize];
             w.instrs += 1;
