@@ -871,7 +871,7 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     /// When the registers `d` reads or writes are not ready at `now`: the scoreboard
     /// state, the cycle they are, and the instruction that writes the latest of them.
-    #[inline]
+    #[inline(always)]
     fn operands_wait(&self, slot: u32, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
         let w = &self.warps[slot as usize];
         let mut ready = 0u64;
@@ -1601,14 +1601,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                 if d.multicast && d.kind == Kind::TmaLoad {
                     self.mem.multicast(self.kernel.launch.cluster);
                 }
-                for line in first..=last {
-                    let (dn, level) = if d.kind == Kind::TmaLoad {
-                        self.mem.read_l2(line, 4, s)
-                    } else {
-                        (self.mem.write(line, 4, s, false), MemLevel::L2Near)
-                    };
-                    self.mem_requests[memory::level_index(level)] += 1;
-                    done = done.max(dn);
+                if d.kind == Kind::TmaLoad {
+                    done = self
+                        .mem
+                        .read_l2_lines(first, last, s, done, &mut self.mem_requests);
+                } else {
+                    for line in first..=last {
+                        let dn = self.mem.write(line, 4, s, false);
+                        self.mem_requests[memory::level_index(MemLevel::L2Near)] += 1;
+                        done = done.max(dn);
+                    }
                 }
                 done += t.tma_extra_latency as u64;
                 if S::ENABLED {

@@ -373,8 +373,29 @@ impl Memory {
         ((line ^ (line >> 5) ^ (line >> 11)) & 1) == 1
     }
 
+    /// Reads whole lines `first..=last` (a bulk copy) from L2, starting at `t`, as
+    /// `read_l2` reads each; counts the requests each level serves into `requests` and
+    /// returns when the last line arrives, or `done` if that is later.
+    pub fn read_l2_lines(
+        &mut self,
+        first: u64,
+        last: u64,
+        t: u64,
+        mut done: u64,
+        requests: &mut [u64; 5],
+    ) -> u64 {
+        const SECTORS: u32 = (LINE / SECTOR) as u32;
+        for line in first..=last {
+            let (arrives, level) = self.read_l2(line, SECTORS, t);
+            requests[level_index(level)] += 1;
+            done = done.max(arrives);
+        }
+        done
+    }
+
     /// Reads `sectors` sectors of one line from L2 (and HBM on a miss), starting at `t`.
     /// Returns the arrival time at the SM and the level that served it.
+    #[inline]
     pub fn read_l2(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
         let bytes = sectors as u64 * SECTOR;
         let far = Memory::is_far(line);
