@@ -300,6 +300,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("lat.wgmma", Runner::lat_wgmma);
         r.section("tp.wgmma_pair", Runner::tp_wgmma_pair);
         r.section("tp.wgmma_var", Runner::tp_wgmma_var);
+        r.section("tp.wgmma_slices", Runner::tp_wgmma_slices);
         r.section("tp.alu", Runner::tp_alu);
         r.section("tp.lds", Runner::tp_lds);
         r.section("bw.ldg", Runner::bw_ldg);
@@ -1807,6 +1808,43 @@ impl Runner {
                     ("copies", v(copies)),
                     ("iters", v(iters)),
                 ],
+                reps: per,
+                extra: vec![],
+            });
+        }
+        Ok(())
+    }
+
+    /// The gemm consumer's four k-slice wgmma per k-step, two warpgroups, no loads:
+    /// serialized, one group, and serialized on one slice.
+    fn tp_wgmma_slices(&mut self) -> Result<()> {
+        let reps = self.reps(8, 3);
+        let iters: i32 = 64;
+        let smem: u32 = 49152 + 2048;
+        self.k("wgmma_slices")?.func.allow_smem(smem)?;
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        for (label, mode) in [
+            ("serialized", 0i32),
+            ("one_group", 1),
+            ("serialized_one_slice", 2),
+        ] {
+            let args = [arg(&iters), arg(&mode), arg(&out), arg(&sink)];
+            self.launch("wgmma_slices", 1, 256, smem, &args)?;
+            let mut per = Vec::new();
+            for _ in 0..reps {
+                self.launch("wgmma_slices", 1, 256, smem, &args)?;
+                let raw = self.out_u64(16)?;
+                per.push(self.warp_span(&raw) / f64::from(iters as u32 * 8));
+            }
+            self.push(Rec {
+                name: format!("tp.wgmma_slices.m64n256k16.{label}"),
+                group: "throughput",
+                unit: "cycles_per_wgmma",
+                kernel: "wgmma_slices",
+                method: "two warpgroups, ITERS k-steps of the gemm consumer's four wgmma m64n256k16 over one \
+                         128x256x64 SW128 stage (descriptors computed before the loop); MODE 0 each wgmma its own \
+                         group + wait 0, 1 one group of four + wait 0, 2 as 0 on k-slice 0 only; span / (ITERS x 8)",
+                params: vec![("mode", v(mode)), ("iters", v(iters))],
                 reps: per,
                 extra: vec![],
             });

@@ -250,6 +250,17 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
             ],
         ),
         int(
+            "lat_mbarrier_tx_wake",
+            0.0,
+            400.0,
+            &[
+                "lat.bulk.l2.1KiB",
+                "lat.bulk.l2.2KiB",
+                "lat.tma2d.l2.1KiB",
+                "lat.tma2d.l2.2KiB",
+            ],
+        ),
+        int(
             "tma_extra_latency",
             0.0,
             600.0,

@@ -273,6 +273,82 @@ extern "C" __global__ void __launch_bounds__(288, 1) wgmma_pair_var(int iters, i
     );
     s += &format!(
         r#"
+// The gemm-mainloop consumer's MMAs alone: two warpgroups, one 128x256x64 stage in
+// shared memory with 128-byte-swizzle K-major descriptors (warpgroup w reads A rows
+// w*64.., and the k-slice j of each wgmma is +32 bytes), the four descriptors of a
+// k-step computed before the loop (no scalar work between the waits). ITERS k-steps:
+//   mode 0: each wgmma its own group, wait_group 0 after it (as ptxas serialized them);
+//   mode 1: the four as one group, one wait_group 0 (as ws);
+//   mode 2: mode 0 with the k-slice offset dropped (every wgmma reads slice 0).
+extern "C" __global__ void __launch_bounds__(256, 1) wgmma_slices(int iters, int mode, u64* times, float* sink) {{
+  extern __shared__ __align__(1024) unsigned char sm[];
+  fill_operands(sm, 49152 + 1024);
+  u32 a0 = (smaddr(sm) + 1023) & ~1023u;
+  u32 b0 = a0 + 16384;
+  int wg = threadIdx.x / 128;
+  u32 step = mode == 2 ? 0u : 32u;
+  u64 da0 = desc_sw(a0 + wg * 8192), db0 = desc_sw(b0);
+  u64 da1 = desc_sw(a0 + wg * 8192 + step), db1 = desc_sw(b0 + step);
+  u64 da2 = desc_sw(a0 + wg * 8192 + 2 * step), db2 = desc_sw(b0 + 2 * step);
+  u64 da3 = desc_sw(a0 + wg * 8192 + 3 * step), db3 = desc_sw(b0 + 3 * step);
+  u32 scale_d = 1;
+  float d[128];
+  #pragma unroll
+  for (int i = 0; i < 128; ++i) d[i] = 0.f;
+  __syncthreads();
+  u64 c0 = clk();
+  if (mode == 1) {{
+    for (int it = 0; it < iters; ++it) {{
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      {{ u64 da = da0, db = db0;
+      {stmt}    }}
+      {{ u64 da = da1, db = db1;
+      {stmt}    }}
+      {{ u64 da = da2, db = db2;
+      {stmt}    }}
+      {{ u64 da = da3, db = db3;
+      {stmt}    }}
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    }}
+  }} else {{
+    for (int it = 0; it < iters; ++it) {{
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      {{ u64 da = da0, db = db0;
+      {stmt}    }}
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      {{ u64 da = da1, db = db1;
+      {stmt}    }}
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      {{ u64 da = da2, db = db2;
+      {stmt}    }}
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      {{ u64 da = da3, db = db3;
+      {stmt}    }}
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    }}
+  }}
+  u64 c1 = clk();
+  if (threadIdx.x % 32 == 0) {{
+    times[2 * (threadIdx.x / 32)] = c0;
+    times[2 * (threadIdx.x / 32) + 1] = c1;
+  }}
+  float s = 0.f;
+  #pragma unroll
+  for (int i = 0; i < 128; ++i) s += d[i];
+  sink[threadIdx.x] = s;
+}}
+"#
+    );
+    s += &format!(
+        r#"
 // Tensor load for the clock: every warpgroup of the block issues {per} m64n256k16 per
 // iteration into its own accumulators, commit, wait_group 1 (one group in flight).
 // Thread 0 records clock64 and globaltimer around the loop, and the SM id.
@@ -586,6 +662,7 @@ mod tests {
             assert!(s.contains(&format!("wgmma_pair_n256_k{k}(")));
         }
         assert!(crate::bench::kernel_names(&s).contains(&"wgmma_pair_var".to_string()));
+        assert!(crate::bench::kernel_names(&s).contains(&"wgmma_slices".to_string()));
         // 128 accumulators for N = 256: %0..%127, then the two descriptors and scale-d
         assert!(s.contains("%127}, %128, %129, p, 1, 1, 0, 0;"));
         assert!(s.contains("setp.ne.b32 p, %130, 0;"));

@@ -10,7 +10,7 @@
 use sim_core::{Profile, RunConfig, RunResult};
 
 /// The SASS of the microbenchmarks that ran (committed beside the data).
-pub const MICRO_SASS: &str = include_str!("../data/h100-20261122T215029Z.sass.txt");
+pub const MICRO_SASS: &str = include_str!("../data/h100-20261122T221552Z.sass.txt");
 
 /// How a twin computes its value.
 #[derive(Clone, Debug)]
@@ -258,6 +258,7 @@ fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) 
             "tma_bytes_per_clk",
             "tma_issue_cycles",
             "lat_mbarrier_wake",
+            "lat_mbarrier_tx_wake",
             "lat_l2_near",
             "lat_l2_far",
             "lat_hbm",
@@ -358,6 +359,53 @@ fn wgmma_pair(bench: &str, k: u32, wgs: u32) -> Twin {
         },
         what: format!(
             "{wgs} warpgroup(s), each: ARRIVE, {k} x HGMMA.64x256x16, DEPBAR gsb0 0; cycles per HGMMA"
+        ),
+    }
+}
+
+/// Two warpgroups, {N} k-steps of four HGMMA.64x256x16 over k-slices of one stage:
+/// each its own group and waited for (`serialized`), or one group of four.
+fn wgmma_slices(bench: &str, serialized: bool) -> Twin {
+    let mut body = String::new();
+    if serialized {
+        for j in 0..4 {
+            body.push_str(&format!(
+                "    WARPGROUP.ARRIVE\n    HGMMA.64x256x16.F32.BF16 R24, sA[warpgroup * 8192 + {o}], sB[{o}], gsb0\n    WARPGROUP.DEPBAR.LE gsb0, 0\n",
+                o = j * 32
+            ));
+        }
+    } else {
+        body.push_str("    WARPGROUP.ARRIVE\n");
+        for j in 0..4 {
+            let c = if j == 3 { ", gsb0" } else { "" };
+            body.push_str(&format!(
+                "    HGMMA.64x256x16.F32.BF16 R24, sA[warpgroup * 8192 + {o}], sB[{o}]{c}\n",
+                o = j * 32
+            ));
+        }
+        body.push_str("    WARPGROUP.DEPBAR.LE gsb0, 0\n");
+    }
+    let src = format!(
+        "{}shared sA size=16384\nshared sB size=32768\nrole mma warps=0..7\n  loop r 0..{{N}}\n{body}  EXIT\n",
+        header("wgmma_slices", 256, 168, 49152, 1)
+    );
+    Twin {
+        bench: bench.into(),
+        group: "wgmma",
+        params: &["hgmma_latency", "tensor_flops_per_clk_sm"],
+        method: Method::Slope {
+            src,
+            lo: 8,
+            hi: 32,
+            per: 8.0,
+        },
+        what: format!(
+            "two warpgroups, k-steps of four HGMMA.64x256x16 over k-slices of one stage, {}; cycles per HGMMA",
+            if serialized {
+                "each its own group, waited for"
+            } else {
+                "one group"
+            }
         ),
     }
 }
@@ -636,6 +684,7 @@ fn bw_tma_slices(
             "l2_shared_read_gain",
             "hbm_bytes_per_clk_chip",
             "lat_mbarrier_wake",
+            "lat_mbarrier_tx_wake",
         ],
         method: Method::Rate {
             src,
@@ -952,6 +1001,16 @@ pub fn micro_twins() -> Vec<Twin> {
                 wgs,
             ));
         }
+    }
+    for (label, serialized) in [
+        ("serialized", true),
+        ("one_group", false),
+        ("serialized_one_slice", true),
+    ] {
+        v.push(wgmma_slices(
+            &format!("tp.wgmma_slices.m64n256k16.{label}"),
+            serialized,
+        ));
     }
     // --- uncoalesced loads: lines per warp-load
     for lines in [1u32, 2, 4, 8, 16, 32] {

@@ -1144,12 +1144,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             match ev {
                 Ev::TxComplete { cta, mbar, bytes } => {
                     self.ctas[cta as usize].mbars[mbar as usize].tx -= bytes as i64;
-                    self.check_phase(cta, mbar);
+                    self.check_phase(cta, mbar, self.t.lat_mbarrier_tx_wake);
                 }
                 Ev::Arrive { cta, mbar } => {
                     let m = &mut self.ctas[cta as usize].mbars[mbar as usize];
                     m.pending = m.pending.saturating_sub(1);
-                    self.check_phase(cta, mbar);
+                    self.check_phase(cta, mbar, self.t.lat_mbarrier_wake);
                 }
                 Ev::LaunchCta { slot } => self.launch_cta(slot)?,
             }
@@ -1157,7 +1157,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(())
     }
 
-    fn check_phase(&mut self, cta: u32, mbar: u32) {
+    /// Completes the mbarrier's phase if nothing is pending; its waiters wake `wake`
+    /// cycles later (a phase the copy engine completes wakes them sooner than an arrive
+    /// from another warp).
+    fn check_phase(&mut self, cta: u32, mbar: u32, wake: f64) {
         let m = &mut self.ctas[cta as usize].mbars[mbar as usize];
         if m.pending != 0 || m.tx != 0 {
             return;
@@ -1175,7 +1178,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 phase,
             });
         }
-        let wake = self.now + self.t.lat_mbarrier_wake as u64;
+        let wake = self.now + wake as u64;
         let per = self.warps_per_cta;
         for s in cta * per..(cta + 1) * per {
             let w = &mut self.warps[s as usize];
@@ -1680,7 +1683,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let m = &mut self.ctas[cta as usize].mbars[idx as usize];
                 m.tx += bytes;
                 m.pending -= count as u32;
-                self.check_phase(cta, idx);
+                self.check_phase(cta, idx, t.lat_mbarrier_wake);
             }
             Kind::MbarWait => {
                 let idx = self.mbar_index(slot, d)?;

@@ -413,9 +413,12 @@ impl Memory {
         };
         let (done, level) = match self.l2.probe(line) {
             Ok(ready) => {
+                // The line's data crosses the SM's L2 port in request order, and
+                // arrives the access latency after its turn: the lines of a large copy
+                // return one after another at the port's rate, after the latency.
                 let moved = self.l2_transfer(t, l2_bytes);
                 (
-                    (t + lat).max(moved).max(ready),
+                    (moved + lat).max(ready),
                     if far {
                         MemLevel::L2Far
                     } else {
@@ -424,10 +427,11 @@ impl Memory {
                 )
             }
             Err(way) => {
+                let lat_l2 = lat;
                 let lat = self.lat_hbm.saturating_add_signed(self.req_hbm);
                 let from_hbm = self.hbm_bw.transfer(t, self.req_hbm_line_bytes);
                 let moved = self.l2_transfer(t, l2_bytes);
-                let done = (t + lat).max(from_hbm + lat / 2).max(moved);
+                let done = (t + lat).max(from_hbm + lat / 2).max(moved + lat_l2);
                 self.l2.install(way, line, done);
                 (done, MemLevel::Hbm)
             }
