@@ -148,6 +148,11 @@ struct Warp<'a> {
     ends: [i64; MAX_LOOP_DEPTH],
     /// Per register, its pending write (together: one host cache line per lookup).
     regs: Box<[RegState]>,
+    /// From this cycle on, the registers of the instruction at `pc` are ready
+    /// (`operands_wait` finds nothing); u64::MAX: not known. Only the warp's own issue
+    /// writes its registers or moves its pc, and the issue works this out for the next
+    /// instruction anyway, so classification need not look at the registers again.
+    operands_clear_from: u64,
     block: Block,
     /// The instruction that blocked the warp: stalls while blocked are charged to it.
     block_pc: u32,
@@ -487,6 +492,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     vars: [0; MAX_LOOP_DEPTH],
                     ends: [0; MAX_LOOP_DEPTH],
                     regs: vec![RegState::EMPTY; REG_SLOTS].into_boxed_slice(),
+                    operands_clear_from: u64::MAX,
                     block: Block::None,
                     block_pc: 0,
                     state: WarpState::Selected,
@@ -689,6 +695,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.pc = 0;
             warp.block = Block::None;
             warp.regs.fill(RegState::EMPTY);
+            warp.operands_clear_from = u64::MAX;
             warp.state = WarpState::Selected;
             warp.cause = Cause::Own;
             warp.state_since = now;
@@ -942,7 +949,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
         }
         let d = self.instr(slot);
-        if let Some(blocked) = self.operands_wait(slot, d, now) {
+        if self.warps[slot as usize].operands_clear_from > now
+            && let Some(blocked) = self.operands_wait(slot, d, now)
+        {
             return Some(blocked);
         }
         let w = &self.warps[slot as usize];
@@ -1407,31 +1416,34 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         self.issue_instr(slot)?;
         let next = self.now + 1;
-        let due = match self.scoreboard_wait_after_issue(slot) {
-            Some((state, until, cause)) => {
+        // The next instruction's registers, from next cycle: only the warp's own
+        // issues change them, so this holds until its next issue.
+        let w = &self.warps[slot as usize];
+        let wait = match w.cur {
+            Some(d) if !w.exited => {
+                let wait = self.operands_wait(slot, d, next);
+                self.warps[slot as usize].operands_clear_from = wait.map_or(next, |x| x.1);
+                wait
+            }
+            _ => {
+                self.warps[slot as usize].operands_clear_from = u64::MAX;
+                None
+            }
+        };
+        // When that is a wait and nothing else holds the warp, it is the state the warp
+        // will be in next cycle (nothing else unblocks or blocks a warp that is not
+        // blocked): knowing it now spares that cycle a visit. With a sink the state
+        // changes next cycle as before, so that events keep their order.
+        let w = &self.warps[slot as usize];
+        let due = match wait {
+            Some((state, until, cause)) if !S::ENABLED && w.block == Block::None => {
                 self.set_state_at(slot, state, cause, next);
                 until
             }
-            None => next,
+            _ => next,
         };
         self.set_until(slot, due);
         Ok(())
-    }
-
-    /// After an issue, the state the warp will be in next cycle when that is a wait on
-    /// registers: only the warp's own issues change its registers, and nothing else
-    /// unblocks or blocks a warp that is not blocked, so classifying it next cycle would
-    /// find the same. Knowing it now spares that cycle a visit. With a sink the state
-    /// changes next cycle as before, so that events keep their order.
-    fn scoreboard_wait_after_issue(&self, slot: u32) -> Option<(WarpState, u64, Cause)> {
-        if S::ENABLED {
-            return None;
-        }
-        let w = &self.warps[slot as usize];
-        if w.block != Block::None || w.exited {
-            return None;
-        }
-        self.operands_wait(slot, w.cur?, self.now + 1)
     }
 
     /// Issues the warp's instruction: its effects, and its pc stepped to the next one.

@@ -141,9 +141,13 @@ impl Cache {
     /// The way holding `line` in the set at `base`, if any.
     #[inline(always)]
     fn find(&self, base: usize, line: u64) -> Option<usize> {
-        self.tags[base..base + self.ways]
-            .iter()
-            .position(|&t| t == line + 1)
+        let tags = &self.tags[base..base + self.ways];
+        // The profiles' associativities as fixed-size sets, which the compiler unrolls.
+        match tags.len() {
+            16 => find_in::<16>(tags.try_into().expect("16 ways"), line + 1),
+            4 => find_in::<4>(tags.try_into().expect("4 ways"), line + 1),
+            _ => tags.iter().position(|&t| t == line + 1),
+        }
     }
 
     /// The least recently used way of the set at `base`.
@@ -160,8 +164,16 @@ impl Cache {
     fn touch(&mut self, base: usize, way: usize) {
         let ranks = &mut self.ranks[base..base + self.ways];
         let old = ranks[way];
-        for r in ranks.iter_mut() {
-            *r -= u16::from(*r > old);
+        // The profiles' associativities as fixed-size sets, which the compiler unrolls
+        // and vectorizes.
+        match ranks.len() {
+            16 => demote_above::<16>(ranks.try_into().expect("16 ways"), old),
+            4 => demote_above::<4>(ranks.try_into().expect("4 ways"), old),
+            _ => {
+                for r in ranks.iter_mut() {
+                    *r -= u16::from(*r > old);
+                }
+            }
         }
         ranks[way] = (self.ways - 1) as u16;
     }
@@ -213,6 +225,21 @@ impl Cache {
         if let Some(w) = self.find(base, line) {
             self.tags[base + w] = 0;
         }
+    }
+}
+
+/// The first way of a set whose tag is `tag`, if any.
+#[inline(always)]
+fn find_in<const N: usize>(tags: &[u64; N], tag: u64) -> Option<usize> {
+    tags.iter().position(|&t| t == tag)
+}
+
+/// Moves every rank above `old` one down (the way that held `old` becomes the most
+/// recent).
+#[inline(always)]
+fn demote_above<const N: usize>(ranks: &mut [u16; N], old: u16) {
+    for r in ranks.iter_mut() {
+        *r -= u16::from(*r > old);
     }
 }
 
@@ -396,7 +423,8 @@ impl Memory {
 
     /// Reads `sectors` sectors of one line from L2 (and HBM on a miss), starting at `t`.
     /// Returns the arrival time at the SM and the level that served it.
-    #[inline]
+    /// (Inlined always: a bulk copy calls it for each of its lines.)
+    #[inline(always)]
     pub fn read_l2(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
         let bytes = sectors as u64 * SECTOR;
         let far = Memory::is_far(line);
