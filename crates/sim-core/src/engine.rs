@@ -1369,8 +1369,16 @@ impl<'a, S: Sink> Engine<'a, S> {
             // another while other warps' requests fill the gaps: hits return
             // `l1_line_cycles` apart up to `l1_line_cap` lines (beyond it they overlap),
             // misses leave for L2 `l2_line_cycles` apart.
-            let hit_at = base + (i.min(hit_cap as usize) as f64 * hit_per_line) as u64;
-            let depart = base + (i as f64 * miss_per_line) as u64;
+            // The first line (of most requests, the only one) is not staggered: its
+            // offsets are 0 whatever the rates, without the float round trip.
+            let (hit_at, depart) = if i == 0 {
+                (base, base)
+            } else {
+                (
+                    base + (i.min(hit_cap as usize) as f64 * hit_per_line) as u64,
+                    base + (i as f64 * miss_per_line) as u64,
+                )
+            };
             let (t, level) = if write {
                 (
                     self.mem.write(line, sectors, depart, local),

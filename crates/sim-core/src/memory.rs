@@ -204,7 +204,7 @@ impl Cache {
     }
 
     /// Installs a line in the way `probe` chose.
-    #[inline]
+    #[inline(always)]
     pub fn install(&mut self, v: Victim, line: u64, ready: u64) {
         self.tags[v.base + v.way] = line + 1;
         self.ready[v.base + v.way] = ready;
