@@ -148,6 +148,11 @@ struct Warp<'a> {
     ends: [i64; MAX_LOOP_DEPTH],
     /// Per register, its pending write (together: one host cache line per lookup).
     regs: Box<[RegState]>,
+    /// From this cycle on, the registers of the instruction at `pc` are ready
+    /// (`operands_wait` finds nothing); u64::MAX: not known. Only the warp's own issue
+    /// writes its registers or moves its pc, and the issue works this out for the next
+    /// instruction anyway, so classification need not look at the registers again.
+    operands_clear_from: u64,
     block: Block,
     /// The instruction that blocked the warp: stalls while blocked are charged to it.
     block_pc: u32,
@@ -233,6 +238,19 @@ impl RegState {
 }
 
 impl Warp<'_> {
+    /// Ends an iteration of the loop in `slot` whose head is at `head`: back to the
+    /// body's first node, or past the tail when the loop is done.
+    #[inline]
+    fn loop_tail(&mut self, slot: u8, head: u32) {
+        let s = slot as usize;
+        self.vars[s] += 1;
+        if self.vars[s] < self.ends[s] {
+            self.pc = head + 1;
+        } else {
+            self.pc += 1;
+        }
+    }
+
     /// The instruction the current state is charged to.
     fn charged_pc(&self) -> u32 {
         if self.block == Block::None {
@@ -476,6 +494,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     vars: [0; MAX_LOOP_DEPTH],
                     ends: [0; MAX_LOOP_DEPTH],
                     regs: vec![RegState::EMPTY; REG_SLOTS].into_boxed_slice(),
+                    operands_clear_from: u64::MAX,
                     block: Block::None,
                     block_pc: 0,
                     state: WarpState::Selected,
@@ -677,6 +696,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.pc = 0;
             warp.block = Block::None;
             warp.regs.fill(RegState::EMPTY);
+            warp.operands_clear_from = u64::MAX;
             warp.state = WarpState::Selected;
             warp.cause = Cause::Own;
             warp.state_since = now;
@@ -783,14 +803,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                 }
                 Node::LoopTail { slot: s, head } => {
-                    let w = &mut self.warps[slot as usize];
-                    let s = *s as usize;
-                    w.vars[s] += 1;
-                    if w.vars[s] < w.ends[s] {
-                        w.pc = head + 1;
-                    } else {
-                        w.pc += 1;
-                    }
+                    self.warps[slot as usize].loop_tail(*s, *head);
                 }
                 Node::If { cond, exit } => {
                     let c = self.eval(slot, cond)?;
@@ -807,13 +820,18 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     /// Closes the warp's current state span and opens a new one.
     fn set_state(&mut self, slot: u32, state: WarpState, cause: Cause) {
-        let now = self.now;
+        self.set_state_at(slot, state, cause, self.now);
+    }
+
+    /// Closes the warp's current state span at cycle `now` (this cycle, or the next
+    /// when an issue already knows the state the warp will be in then) and opens a new one.
+    fn set_state_at(&mut self, slot: u32, state: WarpState, cause: Cause, now: u64) {
         let w = &mut self.warps[slot as usize];
         let pc = w.charged_pc();
         if w.state == state && w.state_pc == pc && w.cause == cause {
             return;
         }
-        self.close_span(slot);
+        self.close_span(slot, now);
         let w = &mut self.warps[slot as usize];
         w.state = state;
         w.cause = cause;
@@ -830,10 +848,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
-    /// Adds the time since the warp's state began to its totals.
-    fn close_span(&mut self, slot: u32) {
+    /// Adds the time from the warp's state's start to `now` to its totals.
+    fn close_span(&mut self, slot: u32, now: u64) {
         let w = &mut self.warps[slot as usize];
-        let span = self.now - w.state_since;
+        let span = now - w.state_since;
         if span == 0 {
             return;
         }
@@ -857,28 +875,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             .expect("settle leaves live warps that have not exited on instructions")
     }
 
-    /// The warp's state this cycle and the first cycle it might change; None: eligible.
-    fn classify(&mut self, slot: u32) -> Option<(WarpState, u64, Cause)> {
-        let now = self.now;
-        let w = &mut self.warps[slot as usize];
-        match w.block {
-            Block::None => {}
-            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::Own)),
-            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::Own)),
-            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::Own)),
-            Block::Until { t, state } => {
-                if t > now {
-                    return Some((state, t, Cause::Own));
-                }
-                w.block = Block::None;
-            }
-        }
-        if w.exited {
-            return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
-        }
-        let d = self.instr(slot);
+    /// When the registers `d` reads or writes are not ready at `now`: the scoreboard
+    /// state, the cycle they are, and the instruction that writes the latest of them.
+    #[inline(always)]
+    fn operands_wait(&self, slot: u32, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
         let w = &self.warps[slot as usize];
-        let sp = w.sp as usize;
         let mut ready = 0u64;
         let mut kind = 0u8;
         let mut latest = 0u16;
@@ -910,20 +911,50 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
             }
         }
-        if ready > now {
-            let st = match kind {
-                1 => WarpState::LongScoreboard,
-                2 => WarpState::ShortScoreboard,
-                _ => WarpState::Wait,
-            };
-            return Some((
-                st,
-                ready,
-                Cause::Producer {
-                    text: w.regs[latest as usize].writer,
-                },
-            ));
+        if ready <= now {
+            return None;
         }
+        let st = match kind {
+            1 => WarpState::LongScoreboard,
+            2 => WarpState::ShortScoreboard,
+            _ => WarpState::Wait,
+        };
+        Some((
+            st,
+            ready,
+            Cause::Producer {
+                text: w.regs[latest as usize].writer,
+            },
+        ))
+    }
+
+    /// The warp's state this cycle and the first cycle it might change; None: eligible.
+    fn classify(&mut self, slot: u32) -> Option<(WarpState, u64, Cause)> {
+        let now = self.now;
+        let w = &mut self.warps[slot as usize];
+        match w.block {
+            Block::None => {}
+            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::Own)),
+            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::Own)),
+            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::Own)),
+            Block::Until { t, state } => {
+                if t > now {
+                    return Some((state, t, Cause::Own));
+                }
+                w.block = Block::None;
+            }
+        }
+        if w.exited {
+            return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
+        }
+        let d = self.instr(slot);
+        if self.warps[slot as usize].operands_clear_from > now
+            && let Some(blocked) = self.operands_wait(slot, d, now)
+        {
+            return Some(blocked);
+        }
+        let w = &self.warps[slot as usize];
+        let sp = w.sp as usize;
         let p = d.pipe.index();
         if self.pipe_free[sp][p] > now {
             return Some((
@@ -961,7 +992,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn retire(&mut self, slot: u32) {
         let now = self.now;
         // Close the last span (drain) before the warp leaves.
-        self.close_span(slot);
+        self.close_span(slot, now);
         let w = &mut self.warps[slot as usize];
         w.state_since = now;
         w.live = false;
@@ -1006,7 +1037,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             if self.ctas_done == self.ctas_total {
                 return Ok(());
             }
-            self.apply_events()?;
+            if matches!(self.events.peek(), Some(Reverse((t, _, _))) if *t <= self.now) {
+                self.apply_events()?;
+            }
             for sp in 0..4 {
                 if ff && self.sp_min[sp] > self.now {
                     continue;
@@ -1044,12 +1077,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                         }
                     }
                 }
-                // Candidates and the issuing warp are due next cycle.
-                self.sp_min[sp] = if self.cands.is_empty() {
-                    sp_min
-                } else {
-                    sp_min.min(self.now + 1)
-                };
+                // Candidates lower it as they are told when they are due next: the
+                // ones not picked next cycle, the issuing warp when `issue` knows.
+                self.sp_min[sp] = sp_min;
                 if self.cands.is_empty() {
                     continue;
                 }
@@ -1333,8 +1363,16 @@ impl<'a, S: Sink> Engine<'a, S> {
             // another while other warps' requests fill the gaps: hits return
             // `l1_line_cycles` apart up to `l1_line_cap` lines (beyond it they overlap),
             // misses leave for L2 `l2_line_cycles` apart.
-            let hit_at = base + (i.min(hit_cap as usize) as f64 * hit_per_line) as u64;
-            let depart = base + (i as f64 * miss_per_line) as u64;
+            // The first line (of most requests, the only one) is not staggered: its
+            // offsets are 0 whatever the rates, without the float round trip.
+            let (hit_at, depart) = if i == 0 {
+                (base, base)
+            } else {
+                (
+                    base + (i.min(hit_cap as usize) as f64 * hit_per_line) as u64,
+                    base + (i as f64 * miss_per_line) as u64,
+                )
+            };
             let (t, level) = if write {
                 (
                     self.mem.write(line, sectors, depart, local),
@@ -1376,13 +1414,47 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.block_pc = w.pc;
     }
 
+    /// Issues the warp's instruction and sets when the warp is next looked at.
     fn issue(&mut self, slot: u32) -> Result<(), SimError> {
+        self.issue_instr(slot)?;
+        let next = self.now + 1;
+        // The next instruction's registers, from next cycle: only the warp's own
+        // issues change them, so this holds until its next issue.
+        let w = &self.warps[slot as usize];
+        let wait = match w.cur {
+            Some(d) if !w.exited => {
+                let wait = self.operands_wait(slot, d, next);
+                self.warps[slot as usize].operands_clear_from = wait.map_or(next, |x| x.1);
+                wait
+            }
+            _ => {
+                self.warps[slot as usize].operands_clear_from = u64::MAX;
+                None
+            }
+        };
+        // When that is a wait and nothing else holds the warp, it is the state the warp
+        // will be in next cycle (nothing else unblocks or blocks a warp that is not
+        // blocked): knowing it now spares that cycle a visit. With a sink the state
+        // changes next cycle as before, so that events keep their order.
+        let w = &self.warps[slot as usize];
+        let due = match wait {
+            Some((state, until, cause)) if !S::ENABLED && w.block == Block::None => {
+                self.set_state_at(slot, state, cause, next);
+                until
+            }
+            _ => next,
+        };
+        self.set_until(slot, due);
+        Ok(())
+    }
+
+    /// Issues the warp's instruction: its effects, and its pc stepped to the next one.
+    fn issue_instr(&mut self, slot: u32) -> Result<(), SimError> {
         let now = self.now;
         let d: &'a DInstr = self.instr(slot);
         let t = self.t;
         let sp = self.warps[slot as usize].sp as usize;
         self.set_state(slot, WarpState::Selected, Cause::Own);
-        self.set_until(slot, now + 1);
         {
             let w = &mut self.warps[slot as usize];
             w.instrs += 1;
@@ -1559,14 +1631,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                 if d.multicast && d.kind == Kind::TmaLoad {
                     self.mem.multicast(self.kernel.launch.cluster);
                 }
-                for line in first..=last {
-                    let (dn, level) = if d.kind == Kind::TmaLoad {
-                        self.mem.read_l2(line, 4, s)
-                    } else {
-                        (self.mem.write(line, 4, s, false), MemLevel::L2Near)
-                    };
-                    self.mem_requests[memory::level_index(level)] += 1;
-                    done = done.max(dn);
+                if d.kind == Kind::TmaLoad {
+                    done = self
+                        .mem
+                        .read_l2_lines(first, last, s, done, &mut self.mem_requests);
+                } else {
+                    for line in first..=last {
+                        let dn = self.mem.write(line, 4, s, false);
+                        self.mem_requests[memory::level_index(MemLevel::L2Near)] += 1;
+                        done = done.max(dn);
+                    }
                 }
                 done += t.tma_extra_latency as u64;
                 if S::ENABLED {
@@ -1861,8 +1935,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         let prog: &'a Program = self.prog;
         let w = &mut self.warps[slot as usize];
         w.pc += 1;
-        // The common case, straight-line code, needs no loop control.
-        if let Node::Instr(d) = &prog.roles[w.role as usize].code[w.pc as usize] {
+        // The common cases, straight-line code and the end of a loop's body followed by
+        // an instruction, need no general loop control.
+        let code: &'a [Node] = &prog.roles[w.role as usize].code;
+        if let Node::LoopTail { slot: s, head } = code[w.pc as usize] {
+            w.loop_tail(s, head);
+        }
+        if let Node::Instr(d) = &code[w.pc as usize] {
             w.cur = Some(d);
             return Ok(());
         }

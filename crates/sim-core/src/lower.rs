@@ -42,6 +42,11 @@ pub enum EOp {
     /// A binary operation whose right operand is a constant with which it cannot
     /// fault (`x * 32`, `x % 4096`): one step instead of a push and a pop.
     BinK(BinOp, i64),
+    /// `x % k` for a constant power of two `k` (given as `k - 1`): a mask, where the
+    /// general remainder is a hardware division.
+    RemPow2(i64),
+    /// `x / k` for a constant power of two `k` (given as its log2): a shift.
+    DivPow2(u32),
     Min,
     Max,
 }
@@ -79,6 +84,26 @@ fn bin(op: BinOp, x: i64, y: i64) -> Result<i64, EvalFault> {
         // Comparisons, and the faults of division and shifts.
         _ => op.apply(x, y).map_err(|e| EvalFault(e.to_string()))?,
     })
+}
+
+/// `x.wrapping_rem(mask + 1)` for a power of two `mask + 1`: the remainder takes the
+/// sign of `x`, so a negative `x` with a non-zero low part is one `mask + 1` below it.
+#[inline(always)]
+fn rem_pow2(x: i64, mask: i64) -> i64 {
+    let low = x & mask;
+    if x < 0 && low != 0 {
+        low - mask - 1
+    } else {
+        low
+    }
+}
+
+/// `x.wrapping_div(1 << shift)` (shift below 63): rounds toward zero, so a negative `x`
+/// is raised by the divisor less one before the arithmetic shift.
+#[inline(always)]
+fn div_pow2(x: i64, shift: u32) -> i64 {
+    let bias = (x >> 63) & ((1i64 << shift) - 1);
+    (x + bias) >> shift
 }
 
 impl CExpr {
@@ -119,6 +144,14 @@ impl CExpr {
                         }
                         EOp::BinK(b, k) => {
                             top = bin(b, top, k)?;
+                            continue;
+                        }
+                        EOp::RemPow2(mask) => {
+                            top = rem_pow2(top, mask);
+                            continue;
+                        }
+                        EOp::DivPow2(shift) => {
+                            top = div_pow2(top, shift);
                             continue;
                         }
                         EOp::Bin(b) => {
@@ -363,7 +396,12 @@ fn compile(e: &Expr, k: &Kernel, scope: &[String], out: &mut Vec<EOp>) -> Result
             match out.last() {
                 Some(&EOp::Const(c)) if op.apply(1, c).is_ok() => {
                     out.pop();
-                    out.push(EOp::BinK(*op, c));
+                    let pow2 = c > 0 && (c & (c - 1)) == 0 && c < (1 << 62);
+                    out.push(match op {
+                        BinOp::Rem if pow2 => EOp::RemPow2(c - 1),
+                        BinOp::Div if pow2 => EOp::DivPow2(c.trailing_zeros()),
+                        _ => EOp::BinK(*op, c),
+                    });
                 }
                 _ => out.push(EOp::Bin(*op)),
             }
@@ -385,7 +423,7 @@ fn depth(code: &[EOp]) -> usize {
     for op in code {
         d += match op {
             EOp::Const(_) | EOp::Var(_) | EOp::Warp | EOp::Lane | EOp::Warpgroup | EOp::Cta => 1,
-            EOp::Neg | EOp::Not | EOp::BinK(..) => 0,
+            EOp::Neg | EOp::Not | EOp::BinK(..) | EOp::RemPow2(_) | EOp::DivPow2(_) => 0,
             EOp::Bin(_) | EOp::Min | EOp::Max => -1,
         };
         max = max.max(d);
@@ -915,4 +953,40 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
         flops_per_cta: flops,
         bytes_per_cta: bytes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn power_of_two_division_and_remainder_as_the_general_ones() {
+        let xs = [
+            0i64,
+            1,
+            2,
+            3,
+            7,
+            8,
+            9,
+            1000,
+            -1,
+            -2,
+            -3,
+            -7,
+            -8,
+            -9,
+            -1000,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ];
+        for shift in 0..62u32 {
+            let k = 1i64 << shift;
+            for &x in &xs {
+                assert_eq!(rem_pow2(x, k - 1), x.wrapping_rem(k), "{x} % {k}");
+                assert_eq!(div_pow2(x, shift), x.wrapping_div(k), "{x} / {k}");
+            }
+        }
+    }
 }

@@ -115,7 +115,7 @@ impl Cache {
     }
 
     /// The first way of a line's set, the set emptied first if this is its first use.
-    #[inline]
+    #[inline(always)]
     fn set_of(&mut self, line: u64) -> usize {
         // Hash the line address so strided footprints spread over the sets.
         let h = line ^ (line >> 7) ^ (line >> 17);
@@ -139,11 +139,15 @@ impl Cache {
     }
 
     /// The way holding `line` in the set at `base`, if any.
-    #[inline]
+    #[inline(always)]
     fn find(&self, base: usize, line: u64) -> Option<usize> {
-        self.tags[base..base + self.ways]
-            .iter()
-            .position(|&t| t == line + 1)
+        let tags = &self.tags[base..base + self.ways];
+        // The profiles' associativities as fixed-size sets, which the compiler unrolls.
+        match tags.len() {
+            16 => find_in::<16>(tags.try_into().expect("16 ways"), line + 1),
+            4 => find_in::<4>(tags.try_into().expect("4 ways"), line + 1),
+            _ => tags.iter().position(|&t| t == line + 1),
+        }
     }
 
     /// The least recently used way of the set at `base`.
@@ -156,12 +160,20 @@ impl Cache {
     }
 
     /// Makes a way its set's most recently used.
-    #[inline]
+    #[inline(always)]
     fn touch(&mut self, base: usize, way: usize) {
         let ranks = &mut self.ranks[base..base + self.ways];
         let old = ranks[way];
-        for r in ranks.iter_mut() {
-            *r -= u16::from(*r > old);
+        // The profiles' associativities as fixed-size sets, which the compiler unrolls
+        // and vectorizes.
+        match ranks.len() {
+            16 => demote_above::<16>(ranks.try_into().expect("16 ways"), old),
+            4 => demote_above::<4>(ranks.try_into().expect("4 ways"), old),
+            _ => {
+                for r in ranks.iter_mut() {
+                    *r -= u16::from(*r > old);
+                }
+            }
         }
         ranks[way] = (self.ways - 1) as u16;
     }
@@ -175,7 +187,8 @@ impl Cache {
     }
 
     /// Looks a line up: the hit's ready time, or on a miss the way to `install` it in.
-    #[inline]
+    /// (Inlined always: it runs once or twice per line, and a call costs it a fifth.)
+    #[inline(always)]
     pub fn probe(&mut self, line: u64) -> Result<u64, Victim> {
         let base = self.set_of(line);
         match self.find(base, line) {
@@ -191,7 +204,7 @@ impl Cache {
     }
 
     /// Installs a line in the way `probe` chose.
-    #[inline]
+    #[inline(always)]
     pub fn install(&mut self, v: Victim, line: u64, ready: u64) {
         self.tags[v.base + v.way] = line + 1;
         self.ready[v.base + v.way] = ready;
@@ -212,6 +225,21 @@ impl Cache {
         if let Some(w) = self.find(base, line) {
             self.tags[base + w] = 0;
         }
+    }
+}
+
+/// The first way of a set whose tag is `tag`, if any.
+#[inline(always)]
+fn find_in<const N: usize>(tags: &[u64; N], tag: u64) -> Option<usize> {
+    tags.iter().position(|&t| t == tag)
+}
+
+/// Moves every rank above `old` one down (the way that held `old` becomes the most
+/// recent).
+#[inline(always)]
+fn demote_above<const N: usize>(ranks: &mut [u16; N], old: u16) {
+    for r in ranks.iter_mut() {
+        *r -= u16::from(*r > old);
     }
 }
 
@@ -373,8 +401,30 @@ impl Memory {
         ((line ^ (line >> 5) ^ (line >> 11)) & 1) == 1
     }
 
+    /// Reads whole lines `first..=last` (a bulk copy) from L2, starting at `t`, as
+    /// `read_l2` reads each; counts the requests each level serves into `requests` and
+    /// returns when the last line arrives, or `done` if that is later.
+    pub fn read_l2_lines(
+        &mut self,
+        first: u64,
+        last: u64,
+        t: u64,
+        mut done: u64,
+        requests: &mut [u64; 5],
+    ) -> u64 {
+        const SECTORS: u32 = (LINE / SECTOR) as u32;
+        for line in first..=last {
+            let (arrives, level) = self.read_l2(line, SECTORS, t);
+            requests[level_index(level)] += 1;
+            done = done.max(arrives);
+        }
+        done
+    }
+
     /// Reads `sectors` sectors of one line from L2 (and HBM on a miss), starting at `t`.
     /// Returns the arrival time at the SM and the level that served it.
+    /// (Inlined always: a bulk copy calls it for each of its lines.)
+    #[inline(always)]
     pub fn read_l2(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
         let bytes = sectors as u64 * SECTOR;
         let far = Memory::is_far(line);
@@ -464,10 +514,16 @@ impl Memory {
 }
 
 /// `x.ceil() as u64` for the non-negative times and cycle counts of the model, without
-/// a libm call (the default target has no rounding instruction).
+/// a libm call (the default target has no rounding instruction). Below 2^63 it goes
+/// through i64, which the default target converts both ways in one instruction each
+/// (u64 takes a dozen); the result is the same.
 #[inline]
 pub fn ceil(x: f64) -> u64 {
     debug_assert!(x >= 0.0, "{x} is negative");
+    if (0.0..9_223_372_036_854_775_808.0).contains(&x) {
+        let whole = x as i64;
+        return (whole + i64::from(x > whole as f64)) as u64;
+    }
     let whole = x as u64;
     whole + u64::from(x > whole as f64)
 }
@@ -489,11 +545,10 @@ pub fn coalesce(addrs: &[u64], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
     out.clear();
     let w = width.max(1) as u64;
     // A warp-uniform address (a broadcast) is the common case of scalar loads.
-    let lanes = if addrs.iter().all(|&a| a == addrs[0]) {
-        &addrs[..1]
-    } else {
-        addrs
-    };
+    if addrs.iter().all(|&a| a == addrs[0]) {
+        return lines_of(addrs[0], w, out);
+    }
+    let lanes = addrs;
     let mut last_line = u64::MAX;
     let mut last_idx = 0;
     for &a in lanes {
@@ -515,6 +570,21 @@ pub fn coalesce(addrs: &[u64], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
     }
     for (_, mask) in out.iter_mut() {
         *mask = mask.count_ones();
+    }
+    out.len()
+}
+
+/// The lines one address's `w` bytes touch, each with its sector count, as `coalesce`
+/// lists them (in address order): a range of sectors needs no search.
+fn lines_of(a: u64, w: u64, out: &mut Vec<(u64, u32)>) -> usize {
+    const PER_LINE: u64 = LINE / SECTOR;
+    let last = (a + w - 1) / SECTOR;
+    let mut s = a / SECTOR;
+    while s <= last {
+        let line = s / PER_LINE;
+        let end = last.min(line * PER_LINE + PER_LINE - 1);
+        out.push((line, (end - s + 1) as u32));
+        s = end + 1;
     }
     out.len()
 }
@@ -548,6 +618,25 @@ pub fn smem_wavefronts(addrs: &[u64; 32], width: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_address_lines_as_the_sector_walk_gives_them() {
+        for a in 0..700u64 {
+            for w in [1u64, 2, 4, 8, 12, 16, 32, 64, 128, 256, 300] {
+                let mut want: Vec<(u64, u32)> = Vec::new();
+                for s in a / SECTOR..=(a + w - 1) / SECTOR {
+                    let line = s * SECTOR / LINE;
+                    match want.iter_mut().find(|(l, _)| *l == line) {
+                        Some(e) => e.1 += 1,
+                        None => want.push((line, 1)),
+                    }
+                }
+                let mut got = Vec::new();
+                coalesce(&[a; 32], w as u32, &mut got);
+                assert_eq!(got, want, "address {a}, width {w}");
+            }
+        }
+    }
 
     #[test]
     fn coalescing_counts_lines_and_sectors() {
