@@ -304,6 +304,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("tp.alu", Runner::tp_alu);
         r.section("tp.lds", Runner::tp_lds);
         r.section("mio", Runner::mio);
+        r.section("uni", Runner::uni);
         r.section("bw.ldg", Runner::bw_ldg);
         r.section("bw.tma", Runner::bw_tma);
         r.section("regbank", Runner::regbank);
@@ -391,6 +392,7 @@ pub(crate) fn kernel_names(text: &str) -> Vec<String> {
             ("RB_KERNEL(", 0),
             ("MIO_LAT(", 0),
             ("MIO_TP(", 0),
+            ("UNI_LAT(", 0),
         ] {
             if let Some(rest) = line.strip_prefix(mac)
                 && let Some(end) = rest.find(',')
@@ -1980,6 +1982,54 @@ impl Runner {
         Ok(())
     }
 
+    /// Dependent chains of the uniform datapath (UIADD3, UIMAD, ULOP3, USHF, UISETP ->
+    /// USEL), one thread, operands from the kernel parameters (`kernels/uni.cu`).
+    fn uni(&mut self) -> Result<()> {
+        let reps = self.reps(32, 8);
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let (a, b, x0): (u32, u32, u32) = (3, 5, 7);
+        for (name, kname, what) in [
+            (
+                "lat.uiadd3",
+                "lat_uiadd3",
+                "UIADD3 (two PTX adds fused: UIADD3 x, a, x, b), uniform registers",
+            ),
+            (
+                "lat.uimad",
+                "lat_uimad",
+                "UIMAD (mad.lo.u32 x, x, a, b), uniform registers",
+            ),
+            (
+                "lat.ulop3",
+                "lat_ulop3",
+                "ULOP3.LUT (lop3.b32 x, x, a, b, 0x96), uniform registers",
+            ),
+            (
+                "lat.ushf",
+                "lat_ushf",
+                "USHF.L.W.U32.HI (shf.l.wrap.b32 x, x, x, a), uniform registers",
+            ),
+            (
+                "lat.usel",
+                "lat_usel",
+                "UISETP.GE.U32 into UP0 then USEL x, x, b, !UP0 (two instructions per step), uniform registers",
+            ),
+        ] {
+            let args = [
+                arg(&out),
+                arg(&a),
+                arg(&b),
+                arg(&x0),
+                arg(&reps),
+                arg(&sink),
+            ];
+            self.launch(kname, 1, 1, 0, &args)?;
+            let raw = self.out_u64(2 * reps as usize)?;
+            self.push_chain(name, kname, &raw, what);
+        }
+        Ok(())
+    }
+
     fn tp_lds(&mut self) -> Result<()> {
         let reps = self.reps(5, 2);
         let block = 1024u32;
@@ -2416,6 +2466,17 @@ mod tests {
                 "tp_f2fp",
                 "tp_fmnmx",
                 "tp_shfl"
+            ]
+        );
+        let uni = kernel_names(sources::UNI);
+        assert_eq!(
+            uni,
+            [
+                "lat_uiadd3",
+                "lat_uimad",
+                "lat_ulop3",
+                "lat_usel",
+                "lat_ushf"
             ]
         );
         let val = kernel_names(sources::VALIDATION);

@@ -173,8 +173,20 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
     let _ = pv;
     vec![
         int("lat_fma", 1.0, 12.0, &["lat.ffma", "lat.fadd"]),
-        int("lat_imad", 1.0, 12.0, &["lat.imad"]),
-        int("lat_alu", 1.0, 12.0, &["lat.iadd3", "lat.lop3"]),
+        int("lat_imad", 1.0, 12.0, &["lat.imad", "lat.uimad"]),
+        int(
+            "lat_alu",
+            1.0,
+            12.0,
+            &[
+                "lat.iadd3",
+                "lat.lop3",
+                "lat.uiadd3",
+                "lat.ulop3",
+                "lat.ushf",
+                "lat.usel",
+            ],
+        ),
         int("lat_mufu", 4.0, 40.0, &["lat.mufu."]),
         int("mufu_issue_interval", 1.0, 32.0, &["tp.mufu."]),
         int("lat_lds", 4.0, 60.0, &["lat.lds"]),

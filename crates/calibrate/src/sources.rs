@@ -1,4 +1,4 @@
-//! The CUDA sources the collector compiles. `micro`, `regbank` and `mio` are files under
+//! The CUDA sources the collector compiles. `micro`, `regbank`, `mio` and `uni` are files under
 //! `kernels/`; `wgmma` is generated here (its inline PTX lists up to 128 accumulator
 //! registers, which no one should write by hand).
 
@@ -19,6 +19,8 @@ pub const MICRO: &str = include_str!("../kernels/micro.cu");
 pub const REGBANK: &str = include_str!("../kernels/regbank.cu");
 /// Shuffles, FMNMX and the BF16 pack (`kernels/mio.cu`).
 pub const MIO: &str = include_str!("../kernels/mio.cu");
+/// Dependent chains of the uniform datapath (`kernels/uni.cu`).
+pub const UNI: &str = include_str!("../kernels/uni.cu");
 /// Validation kernels (never used by the fit): `calibrate-collect --validation`.
 pub const VALIDATION: &str = include_str!("../kernels/validation.cu");
 /// K values with a latency-hiding kernel (vh_chase_{l1,l2}_k{K}).
@@ -61,6 +63,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("micro", MICRO.to_string()),
         ("regbank", REGBANK.to_string()),
         ("mio", MIO.to_string()),
+        ("uni", UNI.to_string()),
         ("wgmma", wgmma_source()),
     ]
 }

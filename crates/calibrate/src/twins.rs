@@ -10,7 +10,7 @@
 use sim_core::{Profile, RunConfig, RunResult};
 
 /// The SASS of the microbenchmarks that ran (committed beside the data).
-pub const MICRO_SASS: &str = include_str!("../data/h100-20261123T001505Z.sass.txt");
+pub const MICRO_SASS: &str = include_str!("../data/h100-20261123T004811Z.sass.txt");
 
 /// How a twin computes its value.
 #[derive(Clone, Debug)]
@@ -1059,6 +1059,51 @@ pub fn micro_twins() -> Vec<Twin> {
         "alu-latency",
         &["lat_alu"],
         "F2FP.BF16.F32.PACK_AB R11, R11, 0.5",
+    ));
+    // --- the uniform datapath (kernels/uni.cu): each chain as the gemm twins translate
+    // its SASS (`validation::translate_scalar`: UIMAD as IMAD, every other uniform
+    // instruction as IADD3, UISETP as ISETP; uniform registers become vector registers,
+    // here the vector twins' registers so that the banks match theirs)
+    let banks: &[&str] = &[
+        "lat_alu",
+        "reg_banks",
+        "reg_bank_ports",
+        "reg_bank_conflict_cycles",
+    ];
+    v.push(chain(
+        "lat.uiadd3",
+        "alu-latency",
+        banks,
+        "IADD3 R13, R3, R13, R2",
+    ));
+    v.push(chain(
+        "lat.uimad",
+        "alu-latency",
+        &[
+            "lat_imad",
+            "reg_banks",
+            "reg_bank_ports",
+            "reg_bank_conflict_cycles",
+        ],
+        "IMAD R13, R13, R2, R3",
+    ));
+    v.push(chain(
+        "lat.ulop3",
+        "alu-latency",
+        banks,
+        "IADD3 R13, R13, R2, R3",
+    ));
+    v.push(chain(
+        "lat.ushf",
+        "alu-latency",
+        banks,
+        "IADD3 R13, R13, R2, R13",
+    ));
+    v.push(chain(
+        "lat.usel",
+        "alu-latency",
+        banks,
+        "ISETP.NE.AND P0, PT, R13, R2, PT\n    IADD3 R13, R13, R3, P0",
     ));
     for (bench, f, op, group, params) in [
         (

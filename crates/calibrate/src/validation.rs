@@ -789,10 +789,14 @@ impl RegMap {
 /// - every other register result: `IADD3` (ALU, `lat_alu`), or `IMAD.WIDE` for a 64-bit
 ///   result (LDC.64, ULDC.64, CS2R). This covers the uniform datapath (UIADD3, ULOP3,
 ///   ULEA, USHF, UMOV, ULDC, S2UR), R2UR, MOV, IABS, VIADD, SHF, LEA, SEL, VIMNMX, and the
-///   constant loads (LDC): the engine has no uniform pipe and no constant cache, and
-///   no measurement of their latencies exists here, so each gets the ALU's fixed
-///   latency, the class of the integer instructions they are (a uniform instruction
-///   still takes its warp's issue slot, as on the GPU).
+///   constant loads (LDC): the engine has no uniform pipe and no constant cache, so
+///   each gets the ALU's fixed latency. For the uniform arithmetic that is measured
+///   (`kernels/uni.cu`: dependent UIADD3, UIMAD, ULOP3, USHF chains 4.0 cycles per
+///   step, UISETP -> USEL 8.0 per pair, as their vector forms; twins `lat.u*` in the
+///   fit of `lat_alu`, `lat_imad`); for R2UR, ULDC/LDC and S2UR it is a judgment call
+///   without a measurement (ptxas keeps an R -> UR -> R chain in vector registers, so
+///   PTX gives no R2UR round trip to time). A uniform instruction still takes its
+///   warp's issue slot, as on the GPU.
 /// - no register result (BSSY, BSYNC, WARPSYNC, YIELD, NOP, FENCE): `NOP`; a branch:
 ///   `BRA` (both one issue slot).
 ///
