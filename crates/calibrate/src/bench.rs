@@ -304,6 +304,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("tp.alu", Runner::tp_alu);
         r.section("tp.lds", Runner::tp_lds);
         r.section("mio", Runner::mio);
+        r.section("sched", Runner::sched);
         r.section("uni", Runner::uni);
         r.section("bw.ldg", Runner::bw_ldg);
         r.section("bw.tma", Runner::bw_tma);
@@ -2026,6 +2027,80 @@ impl Runner {
             self.launch(kname, 1, 1, 0, &args)?;
             let raw = self.out_u64(2 * reps as usize)?;
             self.push_chain(name, kname, &raw, what);
+        }
+        Ok(())
+    }
+
+    /// The warp scheduler's order: 8 warps (two per sub-partition) of the FFMA throughput
+    /// kernel, every warp always ready. A greedy scheduler (GTO, oldest first) runs one
+    /// warp of each pair to its end before the other (the first warps finish at half the
+    /// span); a round-robin one interleaves them (all finish together). The value is the
+    /// first warp's finish over the last one's, both from the earliest start.
+    fn sched(&mut self) -> Result<()> {
+        let reps = self.reps(9, 3);
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let (a, b) = (0.999f32, 0.001f32);
+        let iters: i32 = 64;
+        for (warps, label) in [(8u32, "warps_8"), (16, "warps_16")] {
+            let block = 32 * warps;
+            let mut per = Vec::new();
+            let mut spans = Vec::new();
+            for _ in 0..reps {
+                self.launch(
+                    "tp_ffma",
+                    1,
+                    block,
+                    0,
+                    &[arg(&iters), arg(&a), arg(&b), arg(&out), arg(&sink)],
+                )?;
+                let raw = self.out_u64(2 * warps as usize)?;
+                let start = raw.iter().step_by(2).copied().min().unwrap_or(0);
+                let ends: Vec<u64> = raw.iter().skip(1).step_by(2).copied().collect();
+                let first = ends.iter().copied().min().unwrap_or(0).wrapping_sub(start) as f64;
+                let last = ends.iter().copied().max().unwrap_or(0).wrapping_sub(start) as f64;
+                per.push(first / last);
+                spans.push(last);
+            }
+            self.push(Rec {
+                name: format!("sched.first_finish.{label}"),
+                group: "scheduler",
+                unit: "fraction",
+                kernel: "tp_ffma",
+                method: "one block of tp_ffma (8 independent FFMA chains per thread, always ready); the first \
+                         warp's end over the last warp's end, both from the earliest warp start",
+                params: vec![("warps", v(warps)), ("iters", v(iters))],
+                reps: per,
+                extra: vec![("span_cycles", v(&spans))],
+            });
+        }
+        // One and four warps (one per sub-partition) of the same kernel: thread-FFMA per
+        // cycle per SM, i.e. how often one warp can issue when nothing else competes.
+        for (warps, label) in [(1u32, "warps_1"), (4, "warps_4")] {
+            let block = 32 * warps;
+            let mut per = Vec::new();
+            for _ in 0..reps {
+                self.launch(
+                    "tp_ffma",
+                    1,
+                    block,
+                    0,
+                    &[arg(&iters), arg(&a), arg(&b), arg(&out), arg(&sink)],
+                )?;
+                let raw = self.out_u64(2 * warps as usize)?;
+                let ops = f64::from(block) * f64::from(iters) * 16.0 * 8.0;
+                per.push(ops / self.warp_span(&raw));
+            }
+            self.push(Rec {
+                name: format!("tp.ffma.{label}"),
+                group: "throughput",
+                unit: "per_clk_per_sm",
+                kernel: "tp_ffma",
+                method: "tp_ffma (8 independent FFMA chains per thread) with one block of 1 or 4 warps; \
+                         thread-FFMA per cycle over the span",
+                params: vec![("warps", v(warps)), ("iters", v(iters))],
+                reps: per,
+                extra: vec![],
+            });
         }
         Ok(())
     }

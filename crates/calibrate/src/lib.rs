@@ -223,7 +223,7 @@ pub fn default_out_path(dir: &Path, gpu_name: &str, secs: u64) -> PathBuf {
 pub const DATA_DIR: &str = "crates/calibrate/data";
 
 /// The measurement file the fit uses by default (relative to the workspace root).
-pub const PRIMARY_DATA: &str = "crates/calibrate/data/h100-20261123T004811Z.json";
+pub const PRIMARY_DATA: &str = "crates/calibrate/data/h100-20261123T012202Z.json";
 /// The validation measurements the report uses by default (never read by the fit).
 pub const VALIDATION_DATA: &str = "crates/calibrate/data/validation/h100-20261122T210256Z.json";
 /// Nsight Compute warp-state ratios of the validation kernels.

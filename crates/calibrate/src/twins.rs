@@ -10,7 +10,7 @@
 use sim_core::{Profile, RunConfig, RunResult};
 
 /// The SASS of the microbenchmarks that ran (committed beside the data).
-pub const MICRO_SASS: &str = include_str!("../data/h100-20261123T004811Z.sass.txt");
+pub const MICRO_SASS: &str = include_str!("../data/h100-20261123T012202Z.sass.txt");
 
 /// How a twin computes its value.
 #[derive(Clone, Debug)]
@@ -41,6 +41,9 @@ pub enum Method {
     },
     /// The measured value used as is (no simulation: e.g. the clock).
     Direct { param: &'static str },
+    /// The first warp's end over the last warp's end, both from the earliest start (the
+    /// warp scheduler's order), with `{N}` replaced by n.
+    FirstFinish { src: String, n: i64 },
 }
 
 #[derive(Clone, Debug)]
@@ -104,6 +107,13 @@ impl Twin {
                 let b = sim_text(hi_src, *n, p)?.cycles as f64;
                 Ok((b - a) / per)
             }
+            Method::FirstFinish { src, n } => {
+                let r = sim_text(src, *n, p)?;
+                let start = r.warps.iter().map(|w| w.started).min().unwrap_or(0);
+                let first = r.warps.iter().map(|w| w.finished).min().unwrap_or(0);
+                let last = r.warps.iter().map(|w| w.finished).max().unwrap_or(0);
+                Ok((first - start) as f64 / (last - start).max(1) as f64)
+            }
             Method::Direct { param } => Ok(p
                 .file
                 .params
@@ -120,6 +130,7 @@ impl Twin {
                 Some(src.replace("{N}", &hi.to_string()))
             }
             Method::Pair { hi_src, n, .. } => Some(hi_src.replace("{N}", &n.to_string())),
+            Method::FirstFinish { src, n } => Some(src.replace("{N}", &n.to_string())),
             Method::Direct { .. } => None,
         }
     }
@@ -1171,6 +1182,42 @@ pub fn micro_twins() -> Vec<Twin> {
         0,
         "",
     ));
+    // --- one warp per sub-partition of the same loop: how often a lone warp issues
+    for w in [1u32, 4] {
+        v.push(tp_loop(
+            &format!("tp.ffma.warps_{w}"),
+            "throughput",
+            &["fma_issue_interval", "lat_fma"],
+            &ffma,
+            w,
+            ffma.len() as f64,
+            0,
+            "",
+        ));
+    }
+    // --- the scheduler's order: tp_ffma's loop with 8 and 16 warps, every warp ready
+    for w in [8u32, 16] {
+        let mut b = String::new();
+        for l in &ffma {
+            b.push_str("    ");
+            b.push_str(l);
+            b.push('\n');
+        }
+        let src = format!(
+            "{}role all warps=0..{}\n  loop it 0..{{N}}\n{b}  EXIT\n",
+            header("sched", w * 32, 64, 0, 1),
+            w - 1
+        );
+        v.push(Twin {
+            bench: format!("sched.first_finish.warps_{w}"),
+            group: "scheduler",
+            params: &["fma_issue_interval"],
+            method: Method::FirstFinish { src, n: 64 },
+            what: format!(
+                "{w} warps of tp_ffma's loop (as in the SASS), 64 iterations: first warp's end over the last one's"
+            ),
+        });
+    }
     for (bench, f) in [
         ("tp.mufu.ex2", "tp_mufu_ex2"),
         ("tp.mufu.rcp", "tp_mufu_rcp"),
