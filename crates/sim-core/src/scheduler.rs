@@ -190,7 +190,9 @@ impl Policy {
             Policy::Gto => Box::<Gto>::default(),
             Policy::Lrr => Box::<RoundRobin>::default(),
             Policy::Oldest => Box::new(OldestFirst),
-            Policy::TwoLevel => Box::new(TwoLevel::new(4)),
+            // Pairs: the H100 interleaves two always-ready warps per scheduler and runs a
+            // third and fourth after them (calibrate: sched.first_finish.*).
+            Policy::TwoLevel => Box::new(TwoLevel::new(2)),
         }
     }
 }
