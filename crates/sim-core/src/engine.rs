@@ -42,7 +42,7 @@ impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             seed: 1,
-            policy: Policy::Gto,
+            policy: Policy::TwoLevel,
             max_cycles: 200_000_000,
             fast_forward: true,
             max_ctas: None,

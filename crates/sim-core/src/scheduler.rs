@@ -117,8 +117,8 @@ impl SchedulerPolicy for OldestFirst {
 }
 
 /// Two-level: warps are split into fetch groups of `group` warps; the scheduler round-
-/// robins within the active group and moves to the next group only when none of the
-/// active group's warps is eligible (Narasiman et al., MICRO 2011).
+/// robins within the active group and moves to the next group (round robin over groups)
+/// only when none of the active group's warps is eligible (Narasiman et al., MICRO 2011).
 pub struct TwoLevel {
     group: u32,
     active: [u32; 4],
@@ -142,8 +142,17 @@ impl SchedulerPolicy for TwoLevel {
     fn pick(&mut self, sp: usize, _: u64, eligible: &[Candidate]) -> usize {
         let g = self.group;
         if !eligible.iter().any(|c| c.position / g == self.active[sp]) {
-            // Move to the group of the oldest eligible warp.
-            self.active[sp] = eligible[oldest(eligible)].position / g;
+            // Move on to the next group (round robin) that has an eligible warp, so
+            // that every group gets its turn while the others wait on memory.
+            let active = self.active[sp];
+            let mut best = u32::MAX;
+            for c in eligible {
+                let key = (c.position / g).wrapping_sub(active).wrapping_sub(1);
+                if key < best {
+                    best = key;
+                    self.active[sp] = c.position / g;
+                }
+            }
         }
         let active = self.active[sp];
         let i = RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == active)
@@ -156,10 +165,11 @@ impl SchedulerPolicy for TwoLevel {
 /// The built-in policies by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
 pub enum Policy {
-    #[default]
     Gto,
     Lrr,
     Oldest,
+    /// The default: the order the H100 shows (calibrate: `sched.first_finish.*`).
+    #[default]
     TwoLevel,
 }
 

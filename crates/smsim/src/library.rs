@@ -60,7 +60,7 @@ pub struct CompareArgs {
     pub set: Vec<(String, f64)>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    #[arg(long, default_value = "gto", value_parser = Policy::from_name)]
+    #[arg(long, default_value = "two-level", value_parser = Policy::from_name)]
     pub policy: Policy,
     #[arg(long)]
     pub max_ctas: Option<u32>,

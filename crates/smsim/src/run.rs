@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long, default_value = "h100")]
     pub profile: String,
     /// Warp-scheduling policy: gto, lrr, oldest, two-level.
-    #[arg(long, default_value = "gto", value_parser = Policy::from_name)]
+    #[arg(long, default_value = "two-level", value_parser = Policy::from_name)]
     pub policy: Policy,
     /// Seed of the variable latencies; part of every result.
     #[arg(long, default_value_t = 1)]
