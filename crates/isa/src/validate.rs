@@ -1440,6 +1440,17 @@ impl<'k> Validator<'k> {
                 _ => None,
             })
             .collect();
+        // `.reuse` marks a source read from the operand reuse cache; a destination is
+        // written, not read.
+        if ins.writes_first_operand()
+            && let Some(&(i, Operand::Reg { reuse: true, .. })) = pos.first()
+        {
+            self.error_help(
+                ins.operand_span(i),
+                format!("`{mnem}`'s destination cannot be `.reuse`"),
+                "`.reuse` marks a source operand read from the operand reuse cache; drop it here",
+            );
+        }
 
         // Which keys the op takes.
         let allowed_keys: &[&str] = match op {
