@@ -57,11 +57,146 @@ pub enum CExpr {
     Const(i64),
     Code {
         code: Box<[EOp]>,
+        /// The same value as a sum of terms, where the code allows it (most addresses).
+        affine: Option<Affine>,
         /// Reads `lane`: lanes of one warp may see different values.
         lane: bool,
         /// Reads `cta`: CTAs may compute different values.
         cta: bool,
     },
+}
+
+/// Most address expressions are a constant plus multiples of loop variables and
+/// built-ins (`(i * 32 + warp) * 1024 + lane * 4`), perhaps reduced by a mask or a
+/// shift at the end. Wrapping arithmetic is a ring, so the sum of terms computes the
+/// postfix code's value bit for bit, in one pass without a stack: addresses are
+/// evaluated for every memory instruction and every lane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Affine {
+    k: i64,
+    /// (source, coefficient): sources 0..8 are loop variables, then `warp`, `lane`,
+    /// `warpgroup`, `cta` (see `source`).
+    terms: [(u8, i64); AFFINE_TERMS],
+    n: u8,
+    /// Operations applied to the sum, in order (only those that cannot fault).
+    tail: [EOp; AFFINE_TAIL],
+    n_tail: u8,
+}
+
+const AFFINE_TERMS: usize = 4;
+const AFFINE_TAIL: usize = 2;
+const SOURCES: usize = MAX_LOOP_DEPTH + 4;
+
+impl Affine {
+    /// Reads the postfix code symbolically; None when any step is not affine.
+    fn of(code: &[EOp]) -> Option<Affine> {
+        // A symbolic stack of (constant, coefficient per source).
+        type Sym = (i64, [i64; SOURCES]);
+        let unit = |src: usize| {
+            let mut c = [0i64; SOURCES];
+            c[src] = 1;
+            (0i64, c)
+        };
+        let mut stack: Vec<Sym> = Vec::new();
+        let mut i = 0;
+        while i < code.len() {
+            let top: Sym = match code[i] {
+                EOp::Const(v) => (v, [0; SOURCES]),
+                EOp::Var(s) if (s as usize) < MAX_LOOP_DEPTH => unit(s as usize),
+                EOp::Warp => unit(MAX_LOOP_DEPTH),
+                EOp::Lane => unit(MAX_LOOP_DEPTH + 1),
+                EOp::Warpgroup => unit(MAX_LOOP_DEPTH + 2),
+                EOp::Cta => unit(MAX_LOOP_DEPTH + 3),
+                EOp::Neg => {
+                    let (k, c) = stack.pop()?;
+                    (k.wrapping_neg(), c.map(i64::wrapping_neg))
+                }
+                EOp::BinK(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), v) => {
+                    let (k, c) = stack.pop()?;
+                    match op {
+                        BinOp::Add => (k.wrapping_add(v), c),
+                        BinOp::Sub => (k.wrapping_sub(v), c),
+                        _ => (k.wrapping_mul(v), c.map(|x| x.wrapping_mul(v))),
+                    }
+                }
+                EOp::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul)) => {
+                    let (kb, cb) = stack.pop()?;
+                    let (ka, ca) = stack.pop()?;
+                    let constant = |c: &[i64; SOURCES]| c.iter().all(|&x| x == 0);
+                    match op {
+                        BinOp::Add => (
+                            ka.wrapping_add(kb),
+                            std::array::from_fn(|s| ca[s].wrapping_add(cb[s])),
+                        ),
+                        BinOp::Sub => (
+                            ka.wrapping_sub(kb),
+                            std::array::from_fn(|s| ca[s].wrapping_sub(cb[s])),
+                        ),
+                        _ if constant(&cb) => (ka.wrapping_mul(kb), ca.map(|x| x.wrapping_mul(kb))),
+                        _ if constant(&ca) => (kb.wrapping_mul(ka), cb.map(|x| x.wrapping_mul(ka))),
+                        _ => return None,
+                    }
+                }
+                // The rest may only end the code, applied to the sum.
+                _ => break,
+            };
+            stack.push(top);
+            i += 1;
+        }
+        let [(k, coef)] = stack[..] else {
+            return None;
+        };
+        let rest = &code[i..];
+        if rest.len() > AFFINE_TAIL
+            || !rest
+                .iter()
+                .all(|op| matches!(op, EOp::BinK(..) | EOp::RemPow2(_) | EOp::DivPow2(_)))
+        {
+            return None;
+        }
+        let mut a = Affine {
+            k,
+            terms: [(0, 0); AFFINE_TERMS],
+            n: 0,
+            tail: [EOp::Neg, EOp::Neg],
+            n_tail: rest.len() as u8,
+        };
+        for (s, &c) in coef.iter().enumerate() {
+            if c != 0 {
+                if a.n as usize == AFFINE_TERMS {
+                    return None;
+                }
+                a.terms[a.n as usize] = (s as u8, c);
+                a.n += 1;
+            }
+        }
+        a.tail[..rest.len()].clone_from_slice(rest);
+        Some(a)
+    }
+
+    #[inline(always)]
+    fn eval(&self, env: &Env) -> Result<i64, EvalFault> {
+        let mut x = self.k;
+        for &(s, c) in &self.terms[..self.n as usize] {
+            let v = match s as usize {
+                s if s < MAX_LOOP_DEPTH => env.vars[s],
+                MAX_LOOP_DEPTH => env.warp,
+                s if s == MAX_LOOP_DEPTH + 1 => env.lane,
+                s if s == MAX_LOOP_DEPTH + 2 => env.warp / 4,
+                _ => env.cta,
+            };
+            x = x.wrapping_add(c.wrapping_mul(v));
+        }
+        for op in &self.tail[..self.n_tail as usize] {
+            x = match *op {
+                EOp::BinK(b, k) => bin(b, x, k)?,
+                EOp::RemPow2(mask) => rem_pow2(x, mask),
+                EOp::DivPow2(shift) => div_pow2(x, shift),
+                _ => unreachable!("Affine::of keeps only these in the tail"),
+            };
+        }
+        Ok(x)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -112,6 +247,7 @@ impl CExpr {
         CExpr::Code {
             lane: code.contains(&EOp::Lane),
             cta: code.contains(&EOp::Cta),
+            affine: Affine::of(&code),
             code: code.into_boxed_slice(),
         }
     }
@@ -120,6 +256,9 @@ impl CExpr {
     pub fn eval(&self, env: &Env) -> Result<i64, EvalFault> {
         match self {
             CExpr::Const(v) => Ok(*v),
+            CExpr::Code {
+                affine: Some(a), ..
+            } => a.eval(env),
             CExpr::Code { code, .. } => {
                 // The top of the stack lives in `top`; `below` holds the rest. Lowering
                 // checked that no expression needs more than 16 slots.
@@ -987,6 +1126,120 @@ mod tests {
                 assert_eq!(rem_pow2(x, k - 1), x.wrapping_rem(k), "{x} % {k}");
                 assert_eq!(div_pow2(x, shift), x.wrapping_div(k), "{x} / {k}");
             }
+        }
+    }
+
+    /// The postfix code's value, without the affine form.
+    fn postfix(e: &CExpr, env: &Env) -> Result<i64, EvalFault> {
+        match e {
+            CExpr::Code {
+                code, lane, cta, ..
+            } => CExpr::Code {
+                code: code.clone(),
+                affine: None,
+                lane: *lane,
+                cta: *cta,
+            }
+            .eval(env),
+            CExpr::Const(v) => Ok(*v),
+        }
+    }
+
+    fn leaf() -> impl proptest::strategy::Strategy<Value = Expr> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (-5000i64..5000).prop_map(Expr::Int),
+            Just(Expr::Int(1 << 40)),
+            Just(Expr::Int(i64::MAX)),
+            prop_oneof![
+                Just("i"),
+                Just("j"),
+                Just("warp"),
+                Just("lane"),
+                Just("warpgroup"),
+                Just("cta")
+            ]
+            .prop_map(|n| Expr::Var(n.to_string())),
+        ]
+    }
+
+    fn expr() -> impl proptest::strategy::Strategy<Value = Expr> {
+        use proptest::prelude::*;
+        leaf().prop_recursive(5, 24, 2, |inner| {
+            let op = prop_oneof![
+                Just(BinOp::Add),
+                Just(BinOp::Sub),
+                Just(BinOp::Mul),
+                Just(BinOp::Div),
+                Just(BinOp::Rem),
+                Just(BinOp::And),
+                Just(BinOp::Shr),
+                Just(BinOp::Shl),
+            ];
+            prop_oneof![
+                (op, inner.clone(), inner.clone()).prop_map(|(op, a, b)| Expr::Bin(
+                    op,
+                    Box::new(a),
+                    Box::new(b)
+                )),
+                inner.prop_map(|a| Expr::Neg(Box::new(a))),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Wherever the affine form applies it gives the postfix code's value (or its
+        /// fault), for any loop variables, warp, lane and CTA.
+        #[test]
+        fn affine_form_evaluates_as_the_postfix_code(
+            e in expr(),
+            i in -100i64..100_000,
+            j in proptest::prelude::any::<i64>(),
+            warp in 0i64..32,
+            lane in 0i64..32,
+            cta in 0i64..1000,
+        ) {
+            let scope = vec!["i".to_string(), "j".to_string()];
+            let k = isa::parse_kernel("kernel k\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  EXIT\n").unwrap();
+            let mut code = Vec::new();
+            if compile(&e, &k, &scope, &mut code).is_ok() && depth(&code) <= 16 {
+                let c = CExpr::code(code);
+                let mut vars = [0i64; MAX_LOOP_DEPTH];
+                vars[0] = i;
+                vars[1] = j;
+                let env = Env { vars: &vars, warp, lane, cta };
+                proptest::prop_assert_eq!(c.eval(&env), postfix(&c, &env), "{:?}", c);
+            }
+        }
+    }
+
+    #[test]
+    fn typical_addresses_take_the_affine_form() {
+        let k = isa::parse_kernel(
+            "kernel k\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  EXIT\n",
+        )
+        .unwrap();
+        let scope = vec!["i".to_string()];
+        for src in [
+            "((i * 32 + warp) * 1024) % 4194304",
+            "i * 49152 + lane * 16 - 8",
+            "(cta * 4 + warpgroup) * 256 + lane * 4",
+            "-(i * 3) + 7",
+        ] {
+            let e = isa::parse_expr(src).unwrap();
+            let mut code = Vec::new();
+            compile(&e, &k, &scope, &mut code).unwrap();
+            let c = CExpr::code(code);
+            assert!(
+                matches!(
+                    c,
+                    CExpr::Code {
+                        affine: Some(_),
+                        ..
+                    }
+                ),
+                "{src}: {c:?}"
+            );
         }
     }
 }

@@ -141,6 +141,13 @@ impl SchedulerPolicy for TwoLevel {
     }
     fn pick(&mut self, sp: usize, _: u64, eligible: &[Candidate]) -> usize {
         let g = self.group;
+        // The common case, one eligible warp: its pair becomes the active one and it
+        // issues (what the general search below concludes, without the divisions).
+        if let [only] = eligible {
+            self.active[sp] = only.position / g;
+            self.last[sp] = only.position;
+            return 0;
+        }
         if !eligible.iter().any(|c| c.position / g == self.active[sp]) {
             // Move on to the next group (round robin) that has an eligible warp, so
             // that every group gets its turn while the others wait on memory.
