@@ -29,6 +29,8 @@ pub const MAX_CTA_THREADS: u32 = 1024;
 pub const NAMED_BARRIERS: u32 = 16;
 /// An mbarrier's pending-arrival count is 20 bits wide.
 pub const MAX_MBARRIER_COUNT: u32 = (1 << 20) - 1;
+/// The largest stall count a SASS control code holds (4 bits).
+pub const MAX_STALL: i64 = 15;
 /// Tensor-memory columns per SM (Blackwell).
 pub const TMEM_COLUMNS: u32 = 512;
 /// Largest non-portable thread-block cluster.
@@ -1469,7 +1471,7 @@ impl<'k> Validator<'k> {
             _ => &[],
         };
         for &(i, key) in &keys {
-            if !allowed_keys.contains(&key) {
+            if !allowed_keys.contains(&key) && key != "stall" {
                 let help = if allowed_keys.is_empty() {
                     format!("{op} takes no key=value operands")
                 } else {
@@ -1675,6 +1677,25 @@ impl<'k> Validator<'k> {
             };
             me.constant(&e)
         };
+        // `stall=N`: the instruction's control-code stall count (SASS encodes one in
+        // every instruction: cycles before the warp may issue again), 0 to 15.
+        if let Some(v) = ins.key("stall") {
+            let integer = matches!(v, Operand::Int(_) | Operand::Expr(_) | Operand::Word(_));
+            match const_key(self, "stall") {
+                Some(c) if (0..=MAX_STALL).contains(&c) => {}
+                Some(c) => self.error_help(
+                    key_span("stall"),
+                    format!("stall={c}: a control code's stall count is 0 to {MAX_STALL}"),
+                    "SASS encodes the stall count in 4 bits",
+                ),
+                None if integer => self.error_help(
+                    key_span("stall"),
+                    "`stall=` must be a constant",
+                    "write an integer, or an expression of parameters",
+                ),
+                None => {}
+            }
+        }
         let mbar_key = |me: &mut Self, key: &str| -> Option<String> {
             match ins.key(key)? {
                 Operand::Index { name, .. } if me.k.mbarrier(name).is_some() => Some(name.clone()),

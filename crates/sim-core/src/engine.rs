@@ -1416,8 +1416,23 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     /// Issues the warp's instruction and sets when the warp is next looked at.
     fn issue(&mut self, slot: u32) -> Result<(), SimError> {
+        let stall = self.instr(slot).stall;
         self.issue_instr(slot)?;
         let next = self.now + 1;
+        // The control code's stall count holds the warp (Nsight's `wait`, charged to
+        // the instruction it waits to issue) unless the instruction blocked it already.
+        if stall > 1 {
+            let w = &self.warps[slot as usize];
+            if w.block == Block::None && !w.exited {
+                self.block(
+                    slot,
+                    Block::Until {
+                        t: self.now + stall as u64,
+                        state: WarpState::Wait,
+                    },
+                );
+            }
+        }
         // The next instruction's registers, from next cycle: only the warp's own
         // issues change them, so this holds until its next issue.
         let w = &self.warps[slot as usize];

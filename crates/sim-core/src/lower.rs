@@ -433,6 +433,9 @@ pub struct DInstr {
     pub multicast: bool,
     /// Index of the source instruction in the role's instruction list.
     pub text: u32,
+    /// The control code's stall count (`stall=`): cycles from this issue before the
+    /// warp may issue again (1 without one: the next cycle).
+    pub stall: u8,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -669,6 +672,20 @@ impl<'k> Lowerer<'k> {
             bypass_l1: i.has_mod("CG") || i.has_mod("BYPASS"),
             multicast: i.has_mod("MULTICAST"),
             text,
+            stall: 1,
+        };
+        d.stall = match self.key(i, "stall")? {
+            None => 1,
+            Some(CExpr::Const(c)) if (0..=isa::validate::MAX_STALL).contains(&c) => c.max(1) as u8,
+            Some(_) => {
+                return Err(err(
+                    span,
+                    format!(
+                        "`stall=` must be a constant from 0 to {}",
+                        isa::validate::MAX_STALL
+                    ),
+                ));
+            }
         };
         if let Some((r, n)) = i.dest_reg()
             && let Some(idx) = reg_index(r)

@@ -49,6 +49,47 @@ fn four_warps_on_four_subpartitions_run_in_the_time_of_one() {
     assert_eq!(four.issued_per_subpartition, [65; 4]);
 }
 
+fn independent_with_stall(warps: u32, n: u32, stall: u32) -> String {
+    format!(
+        "kernel stalls\nlaunch cta_threads={} regs=32 smem=0 grid=1\nparam N={n}\nrole main warps=0..{}\n  loop i 0..N\n    FADD R1, R2, R3, stall={stall}\n  EXIT\n",
+        warps * 32,
+        warps - 1
+    )
+}
+
+#[test]
+fn a_control_code_stall_count_spaces_a_warps_issues() {
+    let p = h100();
+    for (n, stall) in [(1u64, 6u64), (10, 6), (10, 15), (32, 2)] {
+        let r = sim(&independent_with_stall(1, n as u32, stall as u32), &p);
+        // Independent FADDs: FADD i issues at stall * i, EXIT when the last one's stall
+        // has passed, and the warp retires the cycle after.
+        assert_eq!(r.cycles, stall * n + 1, "N = {n}, stall = {stall}");
+        let states = &r.roles[0].states;
+        assert_eq!(states.get(WarpState::Selected), n + 1);
+        assert_eq!(states.get(WarpState::Wait), (stall - 1) * n);
+    }
+    // Stall counts of 0 and 1 are the engine's own pace: one issue per cycle.
+    let free = sim(&independent_with_stall(1, 10, 1), &p).cycles;
+    assert_eq!(free, 10 + 1);
+    assert_eq!(sim(&independent_with_stall(1, 10, 0), &p).cycles, free);
+    // A stall shorter than the dependency leaves the chain's pace to the dependency
+    // (only the EXIT after the last FFMA waits out its stall); a longer one is the pace.
+    let lat = p.t.lat_fma as u64;
+    let chain = |stall: u64| {
+        let src = ffma_chain(1, 16).replace(", 0.5\n", &format!(", 0.5, stall={stall}\n"));
+        sim(&src, &p).cycles
+    };
+    assert_eq!(chain(lat - 1), lat * 15 + (lat - 1) + 1);
+    assert_eq!(chain(1), sim(&ffma_chain(1, 16), &p).cycles);
+    assert_eq!(chain(lat + 3), (lat + 3) * 16 + 1);
+    // A warp waiting out its stall leaves the issue slot to the others: two warps of a
+    // sub-partition (warps 0 and 4) with stall 2 interleave at one issue per cycle.
+    let two = sim(&independent_with_stall(5, 10, 2), &p);
+    assert_eq!(two.cycles, 2 * 10 + 1 + 1);
+    assert_eq!(two.issued_per_subpartition[0], 2 * 11);
+}
+
 #[test]
 fn a_changed_latency_changes_the_chain() {
     let mut p = h100();
