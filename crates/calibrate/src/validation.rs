@@ -39,9 +39,27 @@ pub struct VCase {
 
 /// A SASS function's instructions of the committed dump: (address, text without `;`).
 pub fn sass_function(func: &str) -> Vec<(u64, String)> {
-    let mut lines: Vec<(u64, String)> = Vec::new();
+    sass_listing(VALIDATION_SASS, func)
+        .into_iter()
+        .map(|(a, t, _)| (a, t))
+        .collect()
+}
+
+/// The stall count in a SASS instruction's control code: bits 41..45 of its second
+/// 64-bit word (Volta and later encode, from bit 41 up: the stall count in 4 bits, the
+/// yield flag, the write and read scoreboard indices, the wait mask, the reuse flags).
+pub fn control_stall(hi: u64) -> u8 {
+    ((hi >> 41) & 0xf) as u8
+}
+
+/// A function's instructions in a `cuobjdump -sass` dump: (address, text without `;`,
+/// the control code's stall count). Each instruction's line carries its first 64-bit
+/// word; the next line carries the second, with the control code.
+pub fn sass_listing(dump: &str, func: &str) -> Vec<(u64, String, u8)> {
+    let mut out: Vec<(u64, String, u8)> = Vec::new();
     let mut inside = false;
-    for line in VALIDATION_SASS.lines() {
+    let mut lines = dump.lines().peekable();
+    while let Some(line) = lines.next() {
         if line.contains("Function : ") {
             inside = line.trim().ends_with(&format!("Function : {func}"));
             continue;
@@ -56,9 +74,25 @@ pub fn sass_function(func: &str) -> Vec<(u64, String)> {
             continue;
         };
         let Some(end) = line.rfind(';') else { continue };
-        lines.push((addr, line[b + 2..end].trim().to_string()));
+        let hi = lines.peek().and_then(|next| {
+            let h = next.trim().strip_prefix("/* 0x")?.strip_suffix("*/")?;
+            u64::from_str_radix(h.trim(), 16).ok()
+        });
+        out.push((
+            addr,
+            line[b + 2..end].trim().to_string(),
+            hi.map_or(1, control_stall),
+        ));
     }
-    lines
+    out
+}
+
+/// The control-code stall counts of a function's instructions, by address.
+fn sass_stalls(func: &str) -> std::collections::HashMap<u64, u8> {
+    sass_listing(VALIDATION_SASS, func)
+        .into_iter()
+        .map(|(a, _, s)| (a, s))
+        .collect()
 }
 
 /// The target of a branch instruction (`@P0 BRA 0x1e0`, `@P0 BRA.U.ANY 0x2180`).
@@ -70,20 +104,49 @@ fn branch_target(ins: &str) -> Option<u64> {
 
 /// The timed loop of a SASS function: from the back branch's target to the branch.
 pub fn sass_timed_loop(func: &str) -> Result<Vec<String>, String> {
-    let lines = sass_function(func);
+    Ok(timed_loop(func)?.into_iter().map(|(s, _)| s).collect())
+}
+
+/// The timed loop with each instruction's control-code stall count.
+fn timed_loop(func: &str) -> Result<Vec<(String, u8)>, String> {
+    let lines = sass_listing(VALIDATION_SASS, func);
     let (bi, target) = lines
         .iter()
         .enumerate()
-        .find_map(|(i, (addr, ins))| {
+        .find_map(|(i, (addr, ins, _))| {
             let t = branch_target(ins)?;
             (ins.starts_with('@') && t < *addr).then_some((i, t))
         })
         .ok_or_else(|| format!("{func}: no backward branch in the SASS"))?;
     let start = lines
         .iter()
-        .position(|(a, _)| *a == target)
+        .position(|(a, _, _)| *a == target)
         .ok_or("branch target not found")?;
-    Ok(lines[start..=bi].iter().map(|(_, s)| s.clone()).collect())
+    Ok(lines[start..=bi]
+        .iter()
+        .map(|(_, s, st)| (s.clone(), *st))
+        .collect())
+}
+
+/// A twin's instruction line with the SASS instruction's stall count (`stall=`, before
+/// any trailing comment); a count of 0 or 1 is the engine's own pace and is left out.
+pub fn with_stall(line: &str, stall: u8) -> String {
+    if stall <= 1 {
+        return line.to_string();
+    }
+    let (code, comment) = match line.find("  #") {
+        Some(p) => (&line[..p], &line[p..]),
+        None => (line, ""),
+    };
+    let code = code.trim_end();
+    // A bare mnemonic (with its guard) takes the key as its first operand.
+    let operands = code
+        .split_whitespace()
+        .filter(|w| !w.starts_with('@'))
+        .count()
+        > 1;
+    let sep = if operands { ", " } else { " " };
+    format!("{code}{sep}stall={stall}{comment}")
 }
 
 /// One SASS instruction in the twin's text format.
@@ -122,7 +185,7 @@ fn translate(ins: &str) -> String {
 /// The twin's kernel text for a configuration.
 pub fn twin_text(c: &VCase, iters: u32) -> Result<String, String> {
     let func = format!("vh_chase_{}_k{}", if c.l1 { "l1" } else { "l2" }, c.k);
-    let body = sass_timed_loop(&func)?;
+    let body = timed_loop(&func)?;
     let mut s = format!(
         "# latency-hiding twin of {func} (SASS: data/validation/h100-20261122T210256Z.sass.txt)\nkernel {func}\nlaunch cta_threads={} regs=64 smem=0 grid=1\nbuffer P size={}\nparam LINES=8 ITERS={iters}\nrole chase warps=0..{}\n",
         c.warps * 32,
@@ -147,9 +210,9 @@ pub fn twin_text(c: &VCase, iters: u32) -> Result<String, String> {
     s.push_str("  BAR.SYNC 0\n");
     if iters > 0 {
         s.push_str("  loop i 0..ITERS\n");
-        for ins in &body {
+        for (ins, stall) in &body {
             s.push_str("    ");
-            s.push_str(&translate(ins));
+            s.push_str(&with_stall(&translate(ins), *stall));
             s.push('\n');
         }
     }
@@ -463,9 +526,9 @@ fn twin_anchor(line: &str) -> Option<Anchor> {
 #[derive(Clone, Debug)]
 enum Tok {
     /// A SASS instruction the twin issues as a scalar instruction (translated).
-    Sass(String),
+    Sass(String, u8),
     /// A synchronization, copy or MMA instruction (SASS text, or the twin's line).
-    Anchor(Anchor, String),
+    Anchor(Anchor, String, u8),
     /// A conditional region (the SASS branch over it, or the twin's `if` line).
     Open(String),
     Close,
@@ -505,9 +568,11 @@ fn sass_main_loops(lines: &[(u64, String)]) -> Vec<(usize, usize, bool)> {
 /// is issued inline.
 fn sass_loop_path(
     lines: &[(u64, String)],
+    stalls: &std::collections::HashMap<u64, u8>,
     s: usize,
     e: usize,
 ) -> Result<(Vec<Tok>, usize), String> {
+    let stall = |addr: u64| stalls.get(&addr).copied().unwrap_or(1);
     let end_addr = lines[e].0;
     let mut toks = Vec::new();
     let mut closes: Vec<u64> = Vec::new();
@@ -521,14 +586,14 @@ fn sass_loop_path(
         }
         let bare = strip_guard(ins);
         if let Some(a) = sass_anchor(ins) {
-            toks.push(Tok::Anchor(a, ins.clone()));
+            toks.push(Tok::Anchor(a, ins.clone(), stall(*addr)));
             if a == Anchor::TryWait
                 && let Some((_, next)) = lines.get(i + 1)
                 && next.starts_with('@')
                 && strip_guard(next).starts_with("BRA ")
                 && let Some(t) = branch_target(next).filter(|t| *t > *addr)
             {
-                toks.push(Tok::Sass(next.clone()));
+                toks.push(Tok::Sass(next.clone(), stall(lines[i + 1].0)));
                 let j = lines
                     .iter()
                     .position(|(a, _)| *a == t)
@@ -549,7 +614,7 @@ fn sass_loop_path(
                 .iter()
                 .position(|(a, _)| *a == t)
                 .ok_or("branch target not found")?;
-            toks.push(Tok::Sass(ins.clone()));
+            toks.push(Tok::Sass(ins.clone(), stall(*addr)));
             if lines[i + 1..j]
                 .iter()
                 .any(|(_, x)| sass_anchor(x).is_some())
@@ -560,7 +625,7 @@ fn sass_loop_path(
             i += 1;
             continue;
         }
-        toks.push(Tok::Sass(ins.clone()));
+        toks.push(Tok::Sass(ins.clone(), stall(*addr)));
         i += 1;
     }
     if !closes.is_empty() {
@@ -587,7 +652,7 @@ fn twin_body_tokens(body: &[&str]) -> Result<Vec<Tok>, String> {
             opens.push(d);
             toks.push(Tok::Open(t.to_string()));
         } else if let Some(a) = twin_anchor(t) {
-            toks.push(Tok::Anchor(a, t.to_string()));
+            toks.push(Tok::Anchor(a, t.to_string(), 1));
         } else {
             return Err(format!("unexpected line in the generator's loop: {t}"));
         }
@@ -743,7 +808,7 @@ impl RegMap {
     fn for_path(toks: &[Tok], floor: u32) -> Result<RegMap, String> {
         let (mut r, mut p, mut umin, mut upmax) = (floor, 0u32, u32::MAX, 0u32);
         for t in toks {
-            let (Tok::Sass(ins) | Tok::Anchor(_, ins)) = t else {
+            let (Tok::Sass(ins, _) | Tok::Anchor(_, ins, _)) = t else {
                 continue;
             };
             let sc = parse_scalar(ins);
@@ -873,16 +938,20 @@ fn merge_loop(sass: &[Tok], twin: &[Tok], indent: usize, m: &RegMap) -> Result<S
     let mut g = twin.iter();
     for t in sass {
         match t {
-            Tok::Sass(ins) => {
+            Tok::Sass(ins, stall) => {
                 out.push_str(&format!(
                     "{}{}  # {ins}\n",
                     " ".repeat(depth),
-                    translate_scalar(ins, m)
+                    with_stall(&translate_scalar(ins, m), *stall)
                 ));
             }
-            Tok::Anchor(a, ins) => match g.next() {
-                Some(Tok::Anchor(b, line)) if a == b => {
-                    out.push_str(&format!("{}{line}  # {ins}\n", " ".repeat(depth)));
+            Tok::Anchor(a, ins, stall) => match g.next() {
+                Some(Tok::Anchor(b, line, _)) if a == b => {
+                    out.push_str(&format!(
+                        "{}{}  # {ins}\n",
+                        " ".repeat(depth),
+                        with_stall(line, *stall)
+                    ));
                 }
                 other => return Err(format!("SASS `{ins}` meets generator {other:?}")),
             },
@@ -941,6 +1010,7 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
     if sass.is_empty() {
         return Err(format!("{func}: not in the committed SASS"));
     }
+    let stalls = sass_stalls(&func);
     let loops = sass_main_loops(&sass);
     let lines: Vec<&str> = structure.lines().collect();
     let mut out = String::new();
@@ -974,12 +1044,12 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
             .iter()
             .find(|l| l.2 == mma)
             .ok_or_else(|| format!("{func}: no SASS main loop for this role"))?;
-        let (toks, spin) = sass_loop_path(&sass, s, e)?;
+        let (toks, spin) = sass_loop_path(&sass, &stalls, s, e)?;
         // The accumulators R24..R151 are the HGMMA's (the generator's operand).
         let m = RegMap::for_path(&toks, if mma { 151 } else { 0 })?;
         let issued = toks
             .iter()
-            .filter(|t| matches!(t, Tok::Sass(_) | Tok::Anchor(..)))
+            .filter(|t| matches!(t, Tok::Sass(..) | Tok::Anchor(..)))
             .count();
         let text = merge_loop(&toks, &twin_body_tokens(body)?, ind + 2, &m)
             .map_err(|e| format!("{func}: {e}"))?;
