@@ -245,6 +245,12 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
             &["bw.tma.l2.chip.same_data."],
         ),
         real("hbm_bytes_per_clk_chip", 300.0, 6000.0, &["bw.hbm.chip."]),
+        real(
+            "hbm_bytes_per_clk_sm_max",
+            16.0,
+            512.0,
+            &["bw.hbm.one_sm.", "bw.tma.hbm.one_sm."],
+        ),
         int(
             "tma_issue_cycles",
             0.0,

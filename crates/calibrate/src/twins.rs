@@ -61,10 +61,22 @@ pub struct Twin {
 
 /// Runs kernel text with `{N}` replaced.
 pub fn sim_text(src: &str, n: i64, p: &Profile) -> Result<RunResult, String> {
+    sim_text_warm(src, n, p, &[])
+}
+
+/// [`sim_text`] with the named global buffers' lines in L2 at the start (the measured
+/// kernel ran after a warm-up launch that read them).
+pub fn sim_text_warm(
+    src: &str,
+    n: i64,
+    p: &Profile,
+    warm_l2: &[&str],
+) -> Result<RunResult, String> {
     let text = src.replace("{N}", &n.to_string());
     let k = isa::parse_kernel(&text).map_err(|e| format!("twin does not parse: {e:?}\n{text}"))?;
     let cfg = RunConfig {
         max_cycles: 400_000_000,
+        warm_l2: warm_l2.iter().map(|s| s.to_string()).collect(),
         ..RunConfig::default()
     };
     sim_core::run(&k, p, &cfg).map_err(|e| e.to_string())
@@ -273,6 +285,8 @@ fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) 
             "lat_l2_near",
             "lat_l2_far",
             "lat_hbm",
+            "jitter_hbm",
+            "hbm_bytes_per_clk_sm_max",
             "l2_bytes_per_clk_sm_max",
         ],
         method: Method::Slope {
@@ -1298,6 +1312,7 @@ pub fn micro_twins() -> Vec<Twin> {
     let hbmbw: &'static [&'static str] = &[
         "l2_bytes_per_clk_sm_max",
         "hbm_bytes_per_clk_chip",
+        "hbm_bytes_per_clk_sm_max",
         "l1_lines_per_clk",
         "lsu_queue_depth",
         "lat_hbm",

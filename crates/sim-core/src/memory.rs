@@ -322,7 +322,6 @@ pub struct Memory {
     /// Requests served per level (sectors).
     pub sectors: [u64; 5],
     req_l2: i64,
-    req_hbm: i64,
     /// HBM bytes this SM moves per missing line: its share among the wave's readers.
     req_hbm_line_bytes: u64,
     /// What one byte of the current request costs the chip's L2: 1 / min(sharers, gain).
@@ -341,7 +340,11 @@ impl Memory {
             l2_bw: Bandwidth::new(t.l2_bytes_per_clk_sm_max),
             l2_chip: Bandwidth::new(share(t.l2_bytes_per_clk_chip)),
             l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
-            hbm_bw: Bandwidth::new(share(t.hbm_bytes_per_clk_chip).min(t.l2_bytes_per_clk_sm_max)),
+            hbm_bw: Bandwidth::new(
+                share(t.hbm_bytes_per_clk_chip)
+                    .min(t.hbm_bytes_per_clk_sm_max)
+                    .min(t.l2_bytes_per_clk_sm_max),
+            ),
             rng: StdRng::seed_from_u64(seed),
             lat_l1: t.lat_l1_hit as u64,
             lat_l2_near: t.lat_l2_near as u64,
@@ -351,7 +354,6 @@ impl Memory {
             jitter_hbm: t.jitter_hbm as u64,
             sectors: [0; 5],
             req_l2: 0,
-            req_hbm: 0,
             req_hbm_line_bytes: LINE,
             req_l2_chip_cost: 1.0,
             req_multicast: 1,
@@ -378,13 +380,13 @@ impl Memory {
         self.rng.random_range(-(jitter as i64)..=jitter as i64)
     }
 
-    /// Starts a request (one warp-instruction or one bulk copy): its latency variation
-    /// is drawn once, so all its lines see the same L2 and HBM delays. A request that
+    /// Starts a request (one warp-instruction or one bulk copy): its L2 latency variation
+    /// is drawn once, so all its lines see the same L2 delay (each line that misses
+    /// draws its own HBM delay: `read_l2`). A request that
     /// `sharers` CTAs of the wave make for the same lines moves 1/sharers of the HBM
     /// traffic (the others' copies hit in L2 behind the same fill).
     pub fn begin_request(&mut self, sharers: u32) {
         self.req_l2 = self.draw(self.jitter_l2);
-        self.req_hbm = self.draw(self.jitter_hbm);
         self.req_hbm_line_bytes = LINE.div_ceil(sharers.max(1) as u64);
         self.req_l2_chip_cost = 1.0 / (sharers.max(1) as f64).min(self.l2_shared_read_gain);
         self.req_multicast = 1;
@@ -456,17 +458,29 @@ impl Memory {
                 )
             }
             Err(way) => {
-                let lat_l2 = lat;
-                let lat = self.lat_hbm.saturating_add_signed(self.req_hbm);
+                // A miss is served in request order too: its turn comes when this SM's
+                // share of HBM bandwidth and its L2 port have moved the lines before it,
+                // and it arrives the HBM latency after its turn. Each line draws its own
+                // HBM delay (its own channel and bank), so a copy of many lines waits for
+                // the slowest of them.
+                let jitter = self.draw(self.jitter_hbm);
+                let lat = self.lat_hbm.saturating_add_signed(jitter);
                 let from_hbm = self.hbm_bw.transfer(t, self.req_hbm_line_bytes);
                 let moved = self.l2_transfer(t, l2_bytes);
-                let done = (t + lat).max(from_hbm + lat / 2).max(moved + lat_l2);
+                let done = moved.max(from_hbm) + lat;
                 self.l2.install(way, line, done);
                 (done, MemLevel::Hbm)
             }
         };
         self.sectors[level_index(level)] += sectors as u64;
         (done, level)
+    }
+
+    /// Marks lines `first..=last` as present in L2 (data an earlier launch left there).
+    pub fn warm_l2(&mut self, first: u64, last: u64) {
+        for line in first..=last {
+            self.l2.fill(line, 0);
+        }
     }
 
     /// A load through L1: hit, or fetch from L2 and allocate.

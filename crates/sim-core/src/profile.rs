@@ -206,6 +206,7 @@ timing! {
     l2_bytes_per_clk_sm_max: positive,
     l2_shared_read_gain: at_least_one,
     hbm_bytes_per_clk_chip: positive,
+    hbm_bytes_per_clk_sm_max: positive,
     lat_membar_gpu: whole,
     tma_issue_cycles: whole,
     tma_extra_latency: whole,

@@ -114,6 +114,7 @@ pub fn run(args: &Args) -> ExitCode {
         max_cycles: args.max_cycles,
         fast_forward: true,
         max_ctas: args.max_ctas,
+        warm_l2: Vec::new(),
     };
     let result = match &args.trace {
         None => sim_core::run(&kernel, &profile, &cfg),
