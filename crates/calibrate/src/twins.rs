@@ -148,46 +148,55 @@ impl Twin {
     }
 }
 
-/// The FFMA (or other) lines of a SASS function's timed loop: from the first clock read
-/// to the next branch, `.reuse` flags kept (those operands read no bank) and uniform
-/// registers (which read no vector register bank) written as an immediate.
+/// A SASS function's timed loop (after the first clock read, from the back branch's
+/// target to the back branch), instruction for instruction with each one's control-code
+/// stall count (`stall=`): the `op` lines as in the SASS, `.reuse` flags kept (those
+/// operands read no bank) and uniform registers (which read no vector register bank)
+/// written as an immediate; the loop's counter and compare as issue slots (`NOP`); the
+/// back branch as `BRA` (its stall count is what a lone warp pays per iteration).
 pub fn sass_loop(func: &str, op: &str) -> Vec<String> {
+    let listing = crate::validation::sass_listing(MICRO_SASS, func);
+    // The timed loop: after the first clock read, from the first backward branch's
+    // target to that branch.
+    let Some(clock) = listing
+        .iter()
+        .position(|(_, s, _)| s.contains("SR_CLOCKLO"))
+    else {
+        return Vec::new();
+    };
+    let back = listing[clock..].iter().find_map(|(addr, s, _)| {
+        let t = s.split(" BRA").nth(1)?.split_whitespace().last()?;
+        let t = u64::from_str_radix(t.trim_start_matches("0x"), 16).ok()?;
+        (t < *addr).then_some((t, *addr))
+    });
+    let Some((first, last)) = back else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
-    let mut inside = false;
-    let mut started = false;
-    for line in MICRO_SASS.lines() {
-        if line.contains("Function : ") {
-            inside = line.trim().ends_with(&format!("Function : {func}"));
-            started = false;
+    for (addr, ins, stall) in &listing {
+        if *addr < first || *addr > last {
             continue;
         }
-        if !inside {
-            continue;
-        }
-        let Some(start) = line.find("*/") else {
-            continue;
-        };
-        let Some(end) = line.rfind(';') else { continue };
-        if start + 2 > end {
-            continue;
-        }
-        let ins = line[start + 2..end].trim();
-        if ins.contains("SR_CLOCKLO") {
-            started = true;
-            continue;
-        }
-        if started && ins.contains("BRA") && !out.is_empty() {
-            break;
-        }
-        if started && ins.starts_with(op) {
+        let line = if ins.starts_with(op) {
             let mut s = ins.to_string();
             for u in ["UR4", "UR5", "UR6", "UR7"] {
                 s = s.replace(u, "0.5");
             }
-            out.push(s);
-        }
+            s
+        } else if ins.contains(" BRA") || ins.starts_with("BRA") {
+            "BRA".to_string()
+        } else {
+            // The loop's counter and compare (uniform or vector): an issue slot each.
+            "NOP".to_string()
+        };
+        out.push(crate::validation::with_stall(&line, *stall));
     }
     out
+}
+
+/// How many of a loop body's lines are `op` (the unit a throughput counts).
+fn count_op(body: &[String], op: &str) -> f64 {
+    body.iter().filter(|l| l.starts_with(op)).count() as f64
 }
 
 fn header(name: &str, threads: u32, regs: u32, smem: u32, grid: u32) -> String {
@@ -1165,7 +1174,7 @@ pub fn micro_twins() -> Vec<Twin> {
             params,
             &body,
             32,
-            body.len() as f64,
+            count_op(&body, op),
             0,
             "",
         ));
@@ -1192,7 +1201,7 @@ pub fn micro_twins() -> Vec<Twin> {
         ],
         &ffma,
         32,
-        ffma.len() as f64,
+        count_op(&ffma, "FFMA"),
         0,
         "",
     ));
@@ -1204,7 +1213,7 @@ pub fn micro_twins() -> Vec<Twin> {
             &["fma_issue_interval", "lat_fma"],
             &ffma,
             w,
-            ffma.len() as f64,
+            count_op(&ffma, "FFMA"),
             0,
             "",
         ));
@@ -1246,7 +1255,7 @@ pub fn micro_twins() -> Vec<Twin> {
             &["mufu_issue_interval", "lat_mufu"],
             &body,
             32,
-            body.len() as f64,
+            count_op(&body, "MUFU"),
             0,
             "",
         ));
@@ -1294,7 +1303,7 @@ pub fn micro_twins() -> Vec<Twin> {
                 ],
                 &body,
                 w,
-                body.len() as f64,
+                count_op(&body, "FFMA"),
                 0,
                 "",
             ));

@@ -118,11 +118,18 @@ impl SchedulerPolicy for OldestFirst {
 
 /// Two-level: warps are split into fetch groups of `group` warps; the scheduler round-
 /// robins within the active group and moves to the next group (round robin over groups)
-/// only when none of the active group's warps is eligible (Narasiman et al., MICRO 2011).
+/// only when none of the active group's warps has been eligible for longer than a
+/// control code can stall a warp (Narasiman et al., MICRO 2011). A shorter gap (both
+/// warps of the pair in their stall counts, as after a loop's branch) is a bubble that
+/// another group fills while the active group keeps its turn: the H100 finishes the
+/// first pair of four always-ready warps at half the span with branches in the loop
+/// (`sched.first_finish`), which a switch at every bubble would make the whole span.
 pub struct TwoLevel {
     group: u32,
     active: [u32; 4],
     last: [u32; 4],
+    /// When the active group last issued, per sub-partition.
+    active_issued: [u64; 4],
 }
 
 impl TwoLevel {
@@ -131,6 +138,7 @@ impl TwoLevel {
             group: group.max(1),
             active: [0; 4],
             last: [u32::MAX; 4],
+            active_issued: [0; 4],
         }
     }
 }
@@ -139,37 +147,44 @@ impl SchedulerPolicy for TwoLevel {
     fn name(&self) -> &str {
         "two-level"
     }
-    fn pick(&mut self, sp: usize, _: u64, eligible: &[Candidate]) -> usize {
+    fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
         let g = self.group;
-        // The common case, one eligible warp: its pair becomes the active one and it
-        // issues (what the general search below concludes, without the divisions).
-        if let [only] = eligible {
-            self.active[sp] = only.position / g;
-            self.last[sp] = only.position;
-            return 0;
+        let active = self.active[sp];
+        if let Some(i) =
+            RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == active)
+        {
+            self.last[sp] = eligible[i].position;
+            self.active_issued[sp] = now;
+            return i;
         }
-        if !eligible.iter().any(|c| c.position / g == self.active[sp]) {
-            // Move on to the next group (round robin) that has an eligible warp, so
-            // that every group gets its turn while the others wait on memory.
-            let active = self.active[sp];
-            let mut best = u32::MAX;
-            for c in eligible {
-                let key = (c.position / g).wrapping_sub(active).wrapping_sub(1);
-                if key < best {
-                    best = key;
-                    self.active[sp] = c.position / g;
-                }
+        // No warp of the active group can issue. A gap no longer than a control code's
+        // stall count is a bubble: another group fills it and the active group keeps
+        // its turn. A longer one is a wait on memory or synchronization: the next group
+        // (round robin) that has an eligible warp becomes the active one.
+        let bubble = now.saturating_sub(self.active_issued[sp]) <= MAX_STALL_CYCLES;
+        let mut best = u32::MAX;
+        let mut next = active;
+        for c in eligible {
+            let key = (c.position / g).wrapping_sub(active).wrapping_sub(1);
+            if key < best {
+                best = key;
+                next = c.position / g;
             }
         }
-        let active = self.active[sp];
-        let i = RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == active)
+        let i = RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == next)
             .unwrap_or(0);
-        self.last[sp] = eligible[i].position;
+        if !bubble {
+            self.active[sp] = next;
+            self.active_issued[sp] = now;
+            self.last[sp] = eligible[i].position;
+        }
         i
     }
 }
 
-/// The built-in policies by name.
+/// The longest stall a SASS control code holds a warp (its 4-bit stall count).
+const MAX_STALL_CYCLES: u64 = 15;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
 pub enum Policy {
     Gto,

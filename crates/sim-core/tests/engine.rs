@@ -571,3 +571,28 @@ fn scheduling_policies_order_always_ready_warps_as_stated() {
     assert!(near(with(Policy::TwoLevel, 16), 0.5));
     assert!(near(with(Policy::Lrr, 16), 1.0));
 }
+
+#[test]
+fn two_level_fills_a_stall_bubble_without_giving_up_the_pair() {
+    let p = h100();
+    // Four warps per sub-partition, each loop ending in a branch whose control code
+    // holds the warp 6 cycles: both warps of the active pair sit in that bubble at once.
+    let src = |stall: u32| {
+        format!(
+            "kernel bubbles\nlaunch cta_threads=512 regs=32 smem=0 grid=1\nrole main warps=0..15\n  loop i 0..64\n    FFMA R1, R2, R3, 0.5\n    FFMA R5, R6, R7, 0.5\n    FFMA R11, R12, R13, 0.5\n    BRA stall={stall}\n  EXIT\n"
+        )
+    };
+    let ff = |stall: u32| first_finish(&sim(&src(stall), &p));
+    // Without bubbles the second pair waits for the first to finish.
+    assert!((ff(1) - 0.5).abs() < 0.02, "{}", ff(1));
+    // The other pair fills the bubbles, but the active pair keeps its turn: it still
+    // finishes first, a little later than half-way (the filler got some cycles).
+    let bubbly = ff(6);
+    assert!(bubbly > ff(1) && bubbly < 0.7, "{bubbly}");
+    // Loose round robin lets every warp through the bubbles alike: all end together.
+    let cfg = RunConfig {
+        policy: Policy::Lrr,
+        ..RunConfig::default()
+    };
+    assert!(first_finish(&run(&kernel(&src(6)), &p, &cfg).unwrap()) > 0.95);
+}
