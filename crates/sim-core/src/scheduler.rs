@@ -182,8 +182,9 @@ impl SchedulerPolicy for TwoLevel {
     }
 }
 
-/// The longest stall a SASS control code holds a warp (its 4-bit stall count).
-const MAX_STALL_CYCLES: u64 = 15;
+/// The longest stall a SASS control code holds a warp (its 4-bit stall count): an
+/// encoding limit, not a timing of the GPU's.
+const MAX_STALL_CYCLES: u64 = isa::validate::MAX_STALL as u64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
 pub enum Policy {
