@@ -226,6 +226,7 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
         real("l1_line_cycles", 0.0, 16.0, &["lat.ldg_lines.l1."]),
         int("l1_line_cap", 1.0, 32.0, &["lat.ldg_lines.l1."]),
         real("l2_line_cycles", 0.0, 16.0, &["lat.ldg_lines.l2."]),
+        int("lat_ldgsts_fill", 0.0, 100.0, &["lat.ldgsts."]),
         int(
             "lat_hbm",
             200.0,

@@ -194,6 +194,141 @@ pub fn sass_loop(func: &str, op: &str) -> Vec<String> {
     out
 }
 
+/// The timed loop of an LDGSTS chase kernel in the twin's format, and how many steps
+/// (LDGSTS) it holds. Step `j` of loop iteration `i` copies line `(i * steps + j) %
+/// lines`; each LDGSTS names the register its SASS takes the address from (the previous
+/// LDS's destination), so it waits for that LDS as the GPU's scoreboard makes it.
+fn ldgsts_loop(func: &str, lines: u64, stride: u64) -> (Vec<String>, u64) {
+    let listing = crate::validation::sass_listing(MICRO_SASS, func);
+    // The timed loop: after the clock read, from the first backward branch's target to
+    // that branch.
+    let clock = listing
+        .iter()
+        .position(|(_, s, _)| s.contains("SR_CLOCKLO"))
+        .unwrap_or(0);
+    let (first, last) = listing[clock..]
+        .iter()
+        .find_map(|(addr, s, _)| {
+            let t = s.split(" BRA").nth(1)?.split_whitespace().last()?;
+            let t = u64::from_str_radix(t.trim_start_matches("0x"), 16).ok()?;
+            (t < *addr).then_some((t, *addr))
+        })
+        .unwrap_or((0, 0));
+    let steps = listing
+        .iter()
+        .filter(|(a, s, _)| (first..=last).contains(a) && s.starts_with("LDGSTS"))
+        .count() as u64;
+    let mut out = Vec::new();
+    let mut j = 0u64;
+    for (_, ins, stall) in listing
+        .iter()
+        .filter(|(a, _, _)| (first..=last).contains(a))
+    {
+        let mut words = ins.split_whitespace();
+        let op = words.next().unwrap_or("");
+        let text = if op.starts_with("LDGSTS") {
+            // `LDGSTS.E.128 [R6], desc[UR4][R12.64]`: the address register is R12.
+            let reg = ins
+                .rsplit('[')
+                .next()
+                .and_then(|r| r.split(['.', ']']).next())
+                .unwrap_or("RZ");
+            let t = format!("{op} s[0], A[((i * {steps} + {j}) % {lines}) * {stride}], {reg}");
+            j += 1;
+            t
+        } else if op == "LDGDEPBAR" {
+            "LDGDEPBAR".to_string()
+        } else if op == "DEPBAR.LE" {
+            "DEPBAR.LE SB0, 0".to_string()
+        } else if op.starts_with("LDS") {
+            // `LDS.64 R12, [R6]`: the pointer, read back from the copy's destination.
+            let dst = words.next().unwrap_or("R2,").trim_end_matches(',');
+            format!("{op} {dst}, s[0]")
+        } else if ins.contains(" BRA") {
+            "BRA".to_string()
+        } else {
+            // `@!PT LDS RZ, [RZ]` (predicated off) and the loop's counter and compare.
+            "NOP".to_string()
+        };
+        out.push(crate::validation::with_stall(&text, *stall));
+    }
+    (out, steps)
+}
+
+/// The steady-state loop of `bw_bulk` (micro.cu) in the twin's format, from its SASS
+/// with every instruction's stall count: the try_wait on the oldest stage (the spin
+/// after a failed probe left out: the engine's TRYWAIT suspends), then, while copies
+/// remain, the expect_tx arrive, the elect loop around UBLKCP (run once) and the offset
+/// arithmetic, then the stage and parity updates and the loop's branch. Those ~40
+/// instructions and the probe's latency are what one thread pays per copy (about 227
+/// cycles: 8 KiB copies run at 36 B/clk with 2, 4 or 6 stages on the GPU).
+fn bw_bulk_loop(slice: u64) -> String {
+    let listing = crate::validation::sass_listing(MICRO_SASS, "bw_bulk");
+    let target = |s: &str| {
+        let t = s.split(" BRA").nth(1)?.split_whitespace().last()?;
+        u64::from_str_radix(t.trim_start_matches("0x"), 16).ok()
+    };
+    // The main loop: the last backward branch's target to that branch (the first one
+    // is the elect loop).
+    let (first, last) = listing
+        .iter()
+        .filter_map(|(a, s, _)| target(s).filter(|t| t < a).map(|t| (t, *a)))
+        .max_by_key(|(_, a)| *a)
+        .unwrap_or((0, 0));
+    let ins: Vec<&(u64, String, u8)> = listing
+        .iter()
+        .filter(|(a, _, _)| (first..=last).contains(a))
+        .collect();
+    // The try_wait's success branch jumps over the spin; the issue block is skipped by
+    // the forward branch after it when no copy remains.
+    let tw = ins
+        .iter()
+        .position(|(_, s, _)| s.contains("TRYWAIT"))
+        .unwrap_or(0);
+    let skip_to = ins[tw..]
+        .iter()
+        .find_map(|(a, s, _)| target(s).filter(|t| t > a))
+        .unwrap_or(0);
+    let ublk = ins
+        .iter()
+        .position(|(_, s, _)| s.starts_with("UBLKCP"))
+        .unwrap_or(0);
+    let issue_branch = ins[..ublk]
+        .iter()
+        .rposition(|(a, s, _)| *a >= skip_to && target(s).is_some_and(|t| t > *a))
+        .unwrap_or(0);
+    let issue_end = ins[issue_branch].1.as_str();
+    let issue_end = target(issue_end).unwrap_or(0);
+    let mut out = String::new();
+    for (k, (a, s, stall)) in ins.iter().enumerate() {
+        if k > tw && *a > ins[tw].0 && *a < skip_to && k != tw + 1 && k != tw + 2 {
+            continue;
+        }
+        let inside = k > issue_branch && *a < issue_end;
+        let text = if s.contains("TRYWAIT") {
+            "SYNCS.PHASECHK.TRANS64.TRYWAIT mb[i % S], parity=(i / S) & 1".to_string()
+        } else if s.starts_with("SYNCS.ARRIVE.TRANS64") {
+            "SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i % S], bytes=C".to_string()
+        } else if s.starts_with("UBLKCP") {
+            format!(
+                "UBLKCP.S.G s[(i % S) * C], A[(cta * {slice} + (i + S) * C) % R], bytes=C, bar=mb[i % S]"
+            )
+        } else if s.contains(" BRA") || s.starts_with("BRA") {
+            "BRA".to_string()
+        } else {
+            "NOP".to_string()
+        };
+        let line = crate::validation::with_stall(&text, *stall);
+        if k == issue_branch + 1 {
+            out.push_str("    if i + S < {N}\n");
+        }
+        out.push_str(if inside { "      " } else { "    " });
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 /// How many of a loop body's lines are `op` (the unit a throughput counts).
 fn count_op(body: &[String], op: &str) -> f64 {
     body.iter().filter(|l| l.starts_with(op)).count() as f64
@@ -366,33 +501,72 @@ fn wgmma_interval(bench: &str, n: u32) -> Twin {
 }
 
 /// One or two warpgroups, each ITERS x (K HGMMA.64x256x16 as one group, wait_group 0);
-/// cycles per HGMMA on the SM.
+/// cycles per HGMMA on the SM. The twin runs the SASS's timed loop of
+/// `wgmma_pair_n256_k{K}` (unrolled: several groups per iteration) with its stall
+/// counts: WARPGROUP.ARRIVE holds the warp 15 cycles and a NOP 8 before the group's
+/// first HGMMA, every HGMMA but the last 15 and a NOP 13 more, the DEPBAR 2.
 fn wgmma_pair(bench: &str, k: u32, wgs: u32) -> Twin {
-    let mut body = String::from("    WARPGROUP.ARRIVE\n");
-    for j in 0..k {
-        let c = if j + 1 == k { ", gsb0" } else { "" };
+    let func = format!("wgmma_pair_n256_k{k}");
+    let listing = crate::validation::sass_listing(MICRO_SASS, &func);
+    let clock = listing
+        .iter()
+        .position(|(_, s, _)| s.contains("SR_CLOCKLO"))
+        .unwrap_or(0);
+    let (first, last) = listing[clock..]
+        .iter()
+        .find_map(|(addr, s, _)| {
+            let t = s.split(" BRA").nth(1)?.split_whitespace().last()?;
+            let t = u64::from_str_radix(t.trim_start_matches("0x"), 16).ok()?;
+            (t < *addr).then_some((t, *addr))
+        })
+        .unwrap_or((0, 0));
+    let mut body = String::new();
+    let mut mmas = 0u32;
+    for (_, ins, stall) in listing
+        .iter()
+        .filter(|(a, _, _)| (first..=last).contains(a))
+    {
+        let text = if ins.starts_with("WARPGROUP.ARRIVE") {
+            "WARPGROUP.ARRIVE".to_string()
+        } else if ins.starts_with("HGMMA.64x256x16.F32.BF16") {
+            mmas += 1;
+            let c = if ins.contains("gsb0") { ", gsb0" } else { "" };
+            format!("HGMMA.64x256x16.F32.BF16 R24, sA[0], sB[0]{c}")
+        } else if ins.starts_with("WARPGROUP.DEPBAR.LE") {
+            "WARPGROUP.DEPBAR.LE gsb0, 0".to_string()
+        } else if ins.contains(" BRA") {
+            "BRA".to_string()
+        } else {
+            // The loop's counter and compare, and ptxas's NOPs: an issue slot each.
+            "NOP".to_string()
+        };
         body.push_str(&format!(
-            "    HGMMA.64x256x16.F32.BF16 R24, sA[0], sB[0]{c}\n"
+            "    {}\n",
+            crate::validation::with_stall(&text, *stall)
         ));
     }
-    body.push_str("    WARPGROUP.DEPBAR.LE gsb0, 0\n");
+    assert!(
+        mmas > 0 && mmas.is_multiple_of(k),
+        "{func}: no HGMMA loop in the SASS"
+    );
     let src = format!(
         "{}shared sA size=16384\nshared sB size=16384\nrole mma warps=0..{}\n  loop r 0..{{N}}\n{body}  EXIT\n",
         header("wgmma_pair", 128 * wgs, 168, 32768, 1),
         4 * wgs - 1
     );
+    let (lo, hi) = ((64 / mmas).max(2) as i64, (256 / mmas).max(8) as i64);
     Twin {
         bench: bench.into(),
         group: "wgmma",
         params: &["hgmma_latency", "tensor_flops_per_clk_sm"],
         method: Method::Slope {
             src,
-            lo: 16,
-            hi: 64,
-            per: f64::from(k * wgs),
+            lo,
+            hi,
+            per: f64::from(mmas * wgs),
         },
         what: format!(
-            "{wgs} warpgroup(s), each: ARRIVE, {k} x HGMMA.64x256x16, DEPBAR gsb0 0; cycles per HGMMA"
+            "{wgs} warpgroup(s), each runs `{func}`'s SASS loop ({mmas} HGMMA.64x256x16 in groups of {k}: ARRIVE, the group, DEPBAR gsb0 0; stall counts from the SASS); cycles per HGMMA"
         ),
     }
 }
@@ -702,9 +876,10 @@ fn bw_tma_slices(
         0
     };
     let src = format!(
-        "{}buffer A size={region}\nshared s size={}\nmbarrier mb[{stages}] count=1\nparam S={stages} C={chunk} R={region}\nrole main warps=0..0\n  loop i 0..S\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i], bytes=C\n    UBLKCP.S.G s[i * C], A[(cta * {slice} + i * C) % R], bytes=C, bar=mb[i]\n  loop i 0..{{N}}\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[i % S], parity=(i / S) & 1\n    if i + S < {{N}}\n      SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i % S], bytes=C\n      UBLKCP.S.G s[(i % S) * C], A[(cta * {slice} + (i + S) * C) % R], bytes=C, bar=mb[i % S]\n  EXIT\n",
+        "{}buffer A size={region}\nshared s size={}\nmbarrier mb[{stages}] count=1\nparam S={stages} C={chunk} R={region}\nrole main warps=0..0\n  loop i 0..S\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i], bytes=C\n    UBLKCP.S.G s[i * C], A[(cta * {slice} + i * C) % R], bytes=C, bar=mb[i]\n  loop i 0..{{N}}\n{}  EXIT\n",
         header("bw_tma", 32, 32, (chunk * stages) as u32, grid),
-        chunk * stages
+        chunk * stages,
+        bw_bulk_loop(slice)
     );
     Twin {
         bench: bench.into(),
@@ -953,22 +1128,42 @@ pub fn micro_twins() -> Vec<Twin> {
     v.push(cold_chase("lat.ldg.ld.fp_64MiB", hp));
     v.push(cold_chase("lat.ldg.ld.fp_256MiB_cold", hp));
     v.push(cold_chase("lat.ldg.ld.fp_1GiB_cold", hp));
-    // --- LDGSTS: copy 16 B, commit, wait, LDS it back; the next address comes from the value
-    for (bench, ld, stride, lines) in [
-        ("lat.ldgsts.ca16.fp_4KiB", "LDGSTS.E.128", 128u64, 32u64),
-        ("lat.ldgsts.cg16.fp_4MiB", "LDGSTS.E.BYPASS.128", 1024, 4096),
+    // --- LDGSTS: copy 16 B, commit, wait, LDS it back; the next address comes from the
+    // value. The twin runs the SASS's timed loop (64 steps): per step three `@!PT LDS RZ,
+    // [RZ]` (ptxas puts them before every LDGSTS; predicated off, an issue slot each),
+    // LDGSTS (waiting for the register the previous LDS wrote), LDGDEPBAR, DEPBAR.LE SB0
+    // and the LDS, each with its control code's stall count.
+    for (bench, func, stride, lines) in [
+        ("lat.ldgsts.ca16.fp_4KiB", "lat_ldgsts_ca16", 128u64, 32u64),
+        ("lat.ldgsts.cg16.fp_4MiB", "lat_ldgsts_cg16", 1024, 4096),
     ] {
+        let (body, steps) = ldgsts_loop(func, lines, stride);
+        let iters = (lines / steps).max(1);
         let src = format!(
-            "{}buffer A size={}\nshared s size=256\nrole main warps=0..0\n  loop p 0..{{N}}\n    loop i 0..{lines}\n      {ld} s[0], A[i * {stride}]\n      LDGDEPBAR\n      DEPBAR.LE SB0, 0\n      LDS.64 R2, s[0]\n      IADD3 R4, R2, RZ, RZ\n  EXIT\n",
+            "{}buffer A size={}\nshared s size=256\nrole main warps=0..0\n  loop p 0..{{N}}\n    loop i 0..{iters}\n{}  EXIT\n",
             header("ldgsts", 32, 32, 256, 1),
-            stride * lines
+            stride * lines,
+            body.iter()
+                .map(|l| format!("      {l}\n"))
+                .collect::<String>()
         );
         v.push(Twin {
             bench: bench.into(),
             group: "ldgsts",
-            params: &["lat_l1_hit", "lat_l2_near", "lat_l2_far", "lat_lds"],
-            method: Method::Slope { src, lo: 2, hi: 3, per: lines as f64 },
-            what: format!("one warp: `{ld}` 16 B, LDGDEPBAR, DEPBAR.LE SB0 0, LDS, the next address from the value; cycles per step"),
+            params: &[
+                "lat_l1_hit",
+                "lat_l2_near",
+                "lat_l2_far",
+                "lat_lds",
+                "lat_ldgsts_fill",
+            ],
+            method: Method::Slope {
+                src,
+                lo: 2,
+                hi: 3,
+                per: (iters * steps) as f64,
+            },
+            what: format!("one warp runs `{func}`'s SASS loop ({steps} steps of three predicated-off LDS, LDGSTS 16 B, LDGDEPBAR, DEPBAR.LE SB0 0, LDS of the next address; stall counts from the SASS) over {lines} lines {stride} B apart; cycles per step"),
         });
     }
     // --- bulk and tensor copies: latency

@@ -1815,9 +1815,17 @@ impl<'k> Validator<'k> {
                 }
             }
             Ldgsts => {
-                if arity(self, 2, 2, "LDGSTS.E.128 SHARED[offset], BUFFER[offset]") {
+                // An optional register: the one SASS holds the address in, which the
+                // copy waits for like any source.
+                if arity(
+                    self,
+                    2,
+                    3,
+                    "LDGSTS.E.128 SHARED[offset], BUFFER[offset][, Raddr]",
+                ) {
                     check(self, 0, Want::Mem(S), "destination");
                     check(self, 1, Want::Mem(G), "source");
+                    check(self, 2, Want::Reg, "address register");
                 }
             }
             Ldgdepbar | Utmacmdflush | Fence | Membar | Exit | Nop => {

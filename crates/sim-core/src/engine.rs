@@ -1585,7 +1585,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
             }
             Kind::Ldgsts => {
-                let done = self.global_access(slot, d, 1, false, true)?;
+                // The data then goes into shared memory; the group completes after that.
+                let done = self.global_access(slot, d, 1, false, true)? + t.lat_ldgsts_fill as u64;
                 let w = &mut self.warps[slot as usize];
                 w.cp_async.add(done);
                 w.outstanding = w.outstanding.max(done);

@@ -196,6 +196,7 @@ timing! {
     l1_line_cycles: non_negative,
     l1_line_cap: non_negative,
     l2_line_cycles: non_negative,
+    lat_ldgsts_fill: whole,
     lat_l1_hit: count,
     lat_l2_near: count,
     lat_l2_far: count,
