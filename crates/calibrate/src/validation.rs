@@ -1100,6 +1100,46 @@ pub fn simulate_gemm(c: &GemmCase, p: &Profile) -> Result<(f64, RunResult), Stri
 mod tests {
     use super::*;
 
+    #[test]
+    fn control_codes_decode_as_the_dump_shows_them() {
+        // From tp_ffma in the committed micro dump: LDC (stall 1), I2FP before the
+        // dependent FFMAs (5), HFMA2.MMA (6).
+        assert_eq!(control_stall(0x000fe20000000800), 1);
+        assert_eq!(control_stall(0x001fca0000201000), 5);
+        assert_eq!(control_stall(0x000fcc00000001ff), 6);
+        // The latency-hiding loop's back branch and its dependent FFMAs.
+        let body = timed_loop("vh_chase_l1_k4").unwrap();
+        let (last, stall) = body.last().unwrap();
+        assert!(last.contains("BRA") && *stall > 1, "{last} stall {stall}");
+        assert!(body.iter().all(|(_, s)| *s <= 15));
+    }
+
+    #[test]
+    fn stall_counts_go_before_comments_and_after_operands() {
+        assert_eq!(
+            with_stall("FFMA R1, R2, R3, R4", 4),
+            "FFMA R1, R2, R3, R4, stall=4"
+        );
+        assert_eq!(with_stall("@P0 BRA", 6), "@P0 BRA stall=6");
+        assert_eq!(
+            with_stall("NOP  # UIADD3 UR4", 2),
+            "NOP stall=2  # UIADD3 UR4"
+        );
+        assert_eq!(
+            with_stall("IADD3 R1, R2, R3  # x", 1),
+            "IADD3 R1, R2, R3  # x"
+        );
+        assert_eq!(with_stall("IADD3 R1, R2, R3", 0), "IADD3 R1, R2, R3");
+        // What it writes parses, and the engine's instruction keeps the count.
+        let k = isa::parse_kernel(&format!(
+            "kernel k\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  {}\n  {}\n  EXIT\n",
+            with_stall("FFMA R1, R2, R3, R4", 4),
+            with_stall("@P0 BRA", 6)
+        ))
+        .unwrap();
+        assert!(isa::validate(&k).is_empty());
+    }
+
     fn case(schedule: &str) -> GemmCase {
         GemmCase {
             bench: format!("val.gemm_mainloop.{schedule}.pipe_4.cta_1"),
