@@ -116,7 +116,17 @@ pub fn run_with<S: Sink>(
             .buffers
             .iter()
             .position(|b| &b.name == name)
-            .ok_or_else(|| SimError::Invalid(format!("warm_l2: no buffer `{name}`")))?;
+            .ok_or_else(|| {
+                let names: Vec<&str> = kernel.buffers.iter().map(|b| b.name.as_str()).collect();
+                SimError::Invalid(format!(
+                    "no buffer `{name}` to start in L2; the kernel's buffers: {}",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ))
+            })?;
         let (base, size) = (e.buffer_base[b], e.buffer_size[b].max(1));
         e.mem.warm_l2(base / LINE, (base + size - 1) / LINE);
     }
@@ -2184,6 +2194,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             overrides: self.profile.overrides.clone(),
             seed: self.cfg.seed,
             policy: self.policy.name().to_string(),
+            warm_l2: self.cfg.warm_l2.clone(),
             cycles,
             time_us: cycles as f64 / t.clock_mhz,
             clock_mhz: t.clock_mhz,

@@ -122,6 +122,8 @@ pub struct RunResult {
     pub overrides: Vec<(String, f64)>,
     pub seed: u64,
     pub policy: String,
+    /// Buffers whose lines started in L2 (`RunConfig::warm_l2`).
+    pub warm_l2: Vec<String>,
     /// Cycles the simulated SM took for its CTAs.
     pub cycles: u64,
     pub time_us: f64,

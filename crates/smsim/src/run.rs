@@ -36,6 +36,10 @@ pub struct Args {
     /// Simulate at most this many CTAs (the whole-kernel estimate scales from them).
     #[arg(long)]
     pub max_ctas: Option<u32>,
+    /// Start with this buffer's lines in L2, as after an earlier kernel that read or
+    /// wrote it (repeatable): `--warm-l2 A --warm-l2 B`.
+    #[arg(long = "warm-l2", value_name = "BUFFER")]
+    pub warm_l2: Vec<String>,
     /// Print the result as JSON (documented in the README).
     #[arg(long)]
     pub json: bool,
@@ -114,7 +118,7 @@ pub fn run(args: &Args) -> ExitCode {
         max_cycles: args.max_cycles,
         fast_forward: true,
         max_ctas: args.max_ctas,
-        warm_l2: Vec::new(),
+        warm_l2: args.warm_l2.clone(),
     };
     let result = match &args.trace {
         None => sim_core::run(&kernel, &profile, &cfg),
@@ -223,6 +227,9 @@ pub fn render(r: &RunResult) -> String {
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         let _ = writeln!(o, "  overrides: {}", s.join(", "));
+    }
+    if !r.warm_l2.is_empty() {
+        let _ = writeln!(o, "  in L2 at the start: {}", r.warm_l2.join(", "));
     }
     let _ = writeln!(o);
     let _ = writeln!(

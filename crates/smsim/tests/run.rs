@@ -158,3 +158,28 @@ fn trace_writes_a_chrome_timeline_and_never_overwrites() {
     assert!(err.contains("does not overwrite"));
     std::fs::remove_file(&path).ok();
 }
+
+#[test]
+fn warm_l2_starts_a_buffer_in_l2_and_names_a_missing_one() {
+    let json = |extra: &[&str]| {
+        let mut args = vec!["run", "examples/gemm_ws.smk", "--json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = smsim(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let cold = json(&[]);
+    let warm = json(&["--warm-l2", "A", "--warm-l2", "B"]);
+    let hbm = |v: &serde_json::Value| v["memory"]["requests_hbm"].as_u64().unwrap();
+    // The copies of A and B find their lines in L2: none of their reads goes to HBM.
+    assert!(hbm(&cold) > 0);
+    assert_eq!(hbm(&warm), 0, "{}", warm["memory"]);
+    assert_eq!(warm["warm_l2"], serde_json::json!(["A", "B"]));
+    assert!(warm["cycles"].as_u64() <= cold["cycles"].as_u64());
+    let (code, _, err) = smsim(&["run", "examples/gemm_ws.smk", "--warm-l2", "Z"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no buffer `Z` to start in L2; the kernel's buffers: A, B, C"),
+        "{err}"
+    );
+}
