@@ -148,16 +148,11 @@ impl Twin {
     }
 }
 
-/// A SASS function's timed loop (after the first clock read, from the back branch's
-/// target to the back branch), instruction for instruction with each one's control-code
-/// stall count (`stall=`): the `op` lines as in the SASS, `.reuse` flags kept (those
-/// operands read no bank) and uniform registers (which read no vector register bank)
-/// written as an immediate; the loop's counter and compare as issue slots (`NOP`); the
-/// back branch as `BRA` (its stall count is what a lone warp pays per iteration).
-pub fn sass_loop(func: &str, op: &str) -> Vec<String> {
+/// A micro kernel's timed loop in the committed dump: after the first clock read, from
+/// the first backward branch's target to that branch, each instruction with its address
+/// and control-code stall count (empty when the function has no such loop).
+fn timed_loop(func: &str) -> Vec<(u64, String, u8)> {
     let listing = crate::validation::sass_listing(MICRO_SASS, func);
-    // The timed loop: after the first clock read, from the first backward branch's
-    // target to that branch.
     let Some(clock) = listing
         .iter()
         .position(|(_, s, _)| s.contains("SR_CLOCKLO"))
@@ -172,11 +167,22 @@ pub fn sass_loop(func: &str, op: &str) -> Vec<String> {
     let Some((first, last)) = back else {
         return Vec::new();
     };
+    listing
+        .into_iter()
+        .filter(|(a, _, _)| (first..=last).contains(a))
+        .collect()
+}
+
+/// A SASS function's timed loop (after the first clock read, from the back branch's
+/// target to the back branch), instruction for instruction with each one's control-code
+/// stall count (`stall=`): the `op` lines as in the SASS, `.reuse` flags kept (those
+/// operands read no bank) and uniform registers (which read no vector register bank)
+/// written as an immediate; the loop's counter and compare as issue slots (`NOP`); the
+/// back branch as `BRA` (its stall count is what a lone warp pays per iteration).
+pub fn sass_loop(func: &str, op: &str) -> Vec<String> {
+    let listing = timed_loop(func);
     let mut out = Vec::new();
-    for (addr, ins, stall) in &listing {
-        if *addr < first || *addr > last {
-            continue;
-        }
+    for (_, ins, stall) in &listing {
         let line = if ins.starts_with(op) {
             let mut s = ins.to_string();
             for u in ["UR4", "UR5", "UR6", "UR7"] {
@@ -199,31 +205,14 @@ pub fn sass_loop(func: &str, op: &str) -> Vec<String> {
 /// lines`; each LDGSTS names the register its SASS takes the address from (the previous
 /// LDS's destination), so it waits for that LDS as the GPU's scoreboard makes it.
 fn ldgsts_loop(func: &str, lines: u64, stride: u64) -> (Vec<String>, u64) {
-    let listing = crate::validation::sass_listing(MICRO_SASS, func);
-    // The timed loop: after the clock read, from the first backward branch's target to
-    // that branch.
-    let clock = listing
-        .iter()
-        .position(|(_, s, _)| s.contains("SR_CLOCKLO"))
-        .unwrap_or(0);
-    let (first, last) = listing[clock..]
-        .iter()
-        .find_map(|(addr, s, _)| {
-            let t = s.split(" BRA").nth(1)?.split_whitespace().last()?;
-            let t = u64::from_str_radix(t.trim_start_matches("0x"), 16).ok()?;
-            (t < *addr).then_some((t, *addr))
-        })
-        .unwrap_or((0, 0));
+    let listing = timed_loop(func);
     let steps = listing
         .iter()
-        .filter(|(a, s, _)| (first..=last).contains(a) && s.starts_with("LDGSTS"))
+        .filter(|(_, s, _)| s.starts_with("LDGSTS"))
         .count() as u64;
     let mut out = Vec::new();
     let mut j = 0u64;
-    for (_, ins, stall) in listing
-        .iter()
-        .filter(|(a, _, _)| (first..=last).contains(a))
-    {
+    for (_, ins, stall) in &listing {
         let mut words = ins.split_whitespace();
         let op = words.next().unwrap_or("");
         let text = if op.starts_with("LDGSTS") {
@@ -507,25 +496,10 @@ fn wgmma_interval(bench: &str, n: u32) -> Twin {
 /// first HGMMA, every HGMMA but the last 15 and a NOP 13 more, the DEPBAR 2.
 fn wgmma_pair(bench: &str, k: u32, wgs: u32) -> Twin {
     let func = format!("wgmma_pair_n256_k{k}");
-    let listing = crate::validation::sass_listing(MICRO_SASS, &func);
-    let clock = listing
-        .iter()
-        .position(|(_, s, _)| s.contains("SR_CLOCKLO"))
-        .unwrap_or(0);
-    let (first, last) = listing[clock..]
-        .iter()
-        .find_map(|(addr, s, _)| {
-            let t = s.split(" BRA").nth(1)?.split_whitespace().last()?;
-            let t = u64::from_str_radix(t.trim_start_matches("0x"), 16).ok()?;
-            (t < *addr).then_some((t, *addr))
-        })
-        .unwrap_or((0, 0));
+    let listing = timed_loop(&func);
     let mut body = String::new();
     let mut mmas = 0u32;
-    for (_, ins, stall) in listing
-        .iter()
-        .filter(|(a, _, _)| (first..=last).contains(a))
-    {
+    for (_, ins, stall) in &listing {
         let text = if ins.starts_with("WARPGROUP.ARRIVE") {
             "WARPGROUP.ARRIVE".to_string()
         } else if ins.starts_with("HGMMA.64x256x16.F32.BF16") {
