@@ -45,7 +45,7 @@ pub fn sass_function(func: &str) -> Vec<(u64, String)> {
         .collect()
 }
 
-/// The stall count in a SASS instruction's control code: bits 41..45 of its second
+/// The stall count in a SASS instruction's control code: bits 41 to 44 of its second
 /// 64-bit word (Volta and later encode, from bit 41 up: the stall count in 4 bits, the
 /// yield flag, the write and read scoreboard indices, the wait mask, the reuse flags).
 pub fn control_stall(hi: u64) -> u8 {
@@ -85,14 +85,6 @@ pub fn sass_listing(dump: &str, func: &str) -> Vec<(u64, String, u8)> {
         ));
     }
     out
-}
-
-/// The control-code stall counts of a function's instructions, by address.
-fn sass_stalls(func: &str) -> std::collections::HashMap<u64, u8> {
-    sass_listing(VALIDATION_SASS, func)
-        .into_iter()
-        .map(|(a, _, s)| (a, s))
-        .collect()
 }
 
 /// The target of a branch instruction (`@P0 BRA 0x1e0`, `@P0 BRA.U.ANY 0x2180`).
@@ -1010,7 +1002,10 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
     if sass.is_empty() {
         return Err(format!("{func}: not in the committed SASS"));
     }
-    let stalls = sass_stalls(&func);
+    let stalls: std::collections::HashMap<u64, u8> = sass_listing(VALIDATION_SASS, &func)
+        .into_iter()
+        .map(|(a, _, s)| (a, s))
+        .collect();
     let loops = sass_main_loops(&sass);
     let lines: Vec<&str> = structure.lines().collect();
     let mut out = String::new();

@@ -75,7 +75,7 @@ pub enum CExpr {
 pub struct Affine {
     k: i64,
     /// (source, coefficient): sources 0..8 are loop variables, then `warp`, `lane`,
-    /// `warpgroup`, `cta` (see `source`).
+    /// `warpgroup`, `cta` (as `eval` reads them).
     terms: [(u8, i64); AFFINE_TERMS],
     n: u8,
     /// Operations applied to the sum, in order (only those that cannot fault).
@@ -672,20 +672,21 @@ impl<'k> Lowerer<'k> {
             bypass_l1: i.has_mod("CG") || i.has_mod("BYPASS"),
             multicast: i.has_mod("MULTICAST"),
             text,
-            stall: 1,
-        };
-        d.stall = match self.key(i, "stall")? {
-            None => 1,
-            Some(CExpr::Const(c)) if (0..=isa::validate::MAX_STALL).contains(&c) => c.max(1) as u8,
-            Some(_) => {
-                return Err(err(
-                    span,
-                    format!(
-                        "`stall=` must be a constant from 0 to {}",
-                        isa::validate::MAX_STALL
-                    ),
-                ));
-            }
+            stall: match self.key(i, "stall")? {
+                None => 1,
+                Some(CExpr::Const(c)) if (0..=isa::validate::MAX_STALL).contains(&c) => {
+                    c.max(1) as u8
+                }
+                Some(_) => {
+                    return Err(err(
+                        span,
+                        format!(
+                            "`stall=` must be a constant from 0 to {}",
+                            isa::validate::MAX_STALL
+                        ),
+                    ));
+                }
+            },
         };
         if let Some((r, n)) = i.dest_reg()
             && let Some(idx) = reg_index(r)

@@ -186,6 +186,7 @@ impl SchedulerPolicy for TwoLevel {
 /// encoding limit, not a timing of the GPU's.
 const MAX_STALL_CYCLES: u64 = isa::validate::MAX_STALL as u64;
 
+/// The built-in policies by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
 pub enum Policy {
     Gto,
