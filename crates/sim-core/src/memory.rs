@@ -12,6 +12,9 @@ use crate::sink::MemLevel;
 pub const LINE: u64 = 128;
 pub const SECTOR: u64 = 32;
 
+/// The most ways a cache set holds: a set's bookkeeping then fits one host cache line.
+pub const MAX_WAYS: usize = 16;
+
 /// A set-associative cache of 128-byte lines. Each line remembers when its data
 /// arrives, so a hit on a line still in flight waits for it (the MSHR merge).
 ///
@@ -20,44 +23,69 @@ pub const SECTOR: u64 = 32;
 /// the least recently used, `ways - 1` the most. Ways never used keep the lowest
 /// ranks in way order, so they fill first and in order, as with last-use times.
 ///
-/// The L2 model is megabytes of arrays, of which a run may touch little. Sets are
-/// therefore emptied when first touched, not when the cache is made (a set whose
-/// `epochs` entry is not the cache's `epoch` holds a previous run's lines), and the
-/// arrays are kept per thread for the next run's caches: fresh pages would cost a page
-/// fault each, every run, which is much of a short run's time.
+/// The L2 model is megabytes of arrays, of which a run touches a scattered few sets per
+/// access, so the host's cache misses on them are most of a memory access's cost. A set's
+/// bookkeeping (ranks, a byte of each way's tag hash, its epoch) is therefore one
+/// 64-byte host line, and a lookup reads that line and at most the one way whose hash
+/// byte matches: two host lines where separate arrays of tags, times, ranks and epochs
+/// took five.
+///
+/// Sets are emptied when first touched, not when the cache is made (a set whose epoch
+/// is not the cache's holds a previous run's lines), and the arrays are kept per thread
+/// for the next run's caches: fresh pages would cost a page fault each, every run,
+/// which is much of a short run's time.
 pub struct Cache {
     sets: u64,
     ways: usize,
     /// `u64::MAX / sets + 1`: reduces a set hash below 2^32 modulo `sets` with two
     /// multiplications instead of a division (Lemire's fastmod).
     sets_magic: u64,
-    /// Per set, `ways` tags: line address + 1 (0 is empty).
-    tags: Vec<u64>,
-    /// When each way's data arrives.
-    ready: Vec<u64>,
-    /// Each way's rank in its set's recency order (small, so that the ranks of the
-    /// sets a run uses stay in the host's caches).
-    ranks: Vec<u16>,
-    /// Per set, the epoch in which it was last emptied.
-    epochs: Vec<u32>,
+    /// Per set, its recency ranks, hash bytes and epoch.
+    meta: Vec<SetMeta>,
+    /// Per set, `ways` ways.
+    slots: Vec<Way>,
     epoch: u32,
+}
+
+/// A set's bookkeeping, one host cache line.
+#[derive(Clone, Copy, bytemuck::Zeroable)]
+#[repr(C, align(64))]
+struct SetMeta {
+    /// Each way's rank in the set's recency order (0: least recent).
+    ranks: [u16; MAX_WAYS],
+    /// Each way's `tag_hash` byte: a lookup checks the full tag only where it matches.
+    hashes: [u8; MAX_WAYS],
+    /// The epoch in which the set was last emptied.
+    epoch: u32,
+}
+
+/// One way: the line it holds and when its data arrives.
+#[derive(Clone, Copy, bytemuck::Zeroable)]
+#[repr(C)]
+struct Way {
+    /// Line address + 1 (0 is empty).
+    tag: u64,
+    ready: u64,
+}
+
+/// A byte of a line's hash, independent of the bits that choose its set.
+#[inline(always)]
+fn tag_hash(line: u64) -> u8 {
+    (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
 }
 
 /// The way a missing line goes to (the least recently used of its set).
 #[derive(Clone, Copy, Debug)]
 pub struct Victim {
-    /// The set's first way.
-    base: usize,
+    set: usize,
     way: usize,
 }
 
 /// The arrays of a cache whose run has ended, for a later cache of the same shape.
 struct Spare {
     ways: usize,
-    tags: Vec<u64>,
-    ready: Vec<u64>,
-    ranks: Vec<u16>,
-    epochs: Vec<u32>,
+    meta: Vec<SetMeta>,
+    slots: Vec<Way>,
     epoch: u32,
 }
 
@@ -69,15 +97,19 @@ thread_local! {
 const SPARES_KEPT: usize = 4;
 
 impl Cache {
+    /// `ways` is at most `MAX_WAYS` (the profile checks it).
     pub fn new(bytes: u64, ways: usize) -> Cache {
+        assert!(
+            (1..=MAX_WAYS).contains(&ways),
+            "a cache of {ways} ways (the profile allows 1 to {MAX_WAYS})"
+        );
         let lines = (bytes / LINE).max(ways as u64) as usize;
         let sets = (lines / ways).max(1);
-        assert!(ways <= 1 << 16, "a cache of {ways} ways");
         let n = sets * ways;
         let spare = SPARES.with_borrow_mut(|spares| {
             let i = spares
                 .iter()
-                .position(|s| s.ways == ways && s.tags.len() == n)?;
+                .position(|s| s.ways == ways && s.slots.len() == n)?;
             Some(spares.swap_remove(i))
         });
         let mut c = match spare {
@@ -85,10 +117,8 @@ impl Cache {
                 sets: 0,
                 ways,
                 sets_magic: 0,
-                tags: s.tags,
-                ready: s.ready,
-                ranks: s.ranks,
-                epochs: s.epochs,
+                meta: s.meta,
+                slots: s.slots,
                 epoch: s.epoch,
             },
             // Zeroed allocations: untouched pages are never faulted in.
@@ -96,10 +126,8 @@ impl Cache {
                 sets: 0,
                 ways,
                 sets_magic: 0,
-                tags: vec![0; n],
-                ready: vec![0; n],
-                ranks: vec![0; n],
-                epochs: vec![0; sets],
+                meta: bytemuck::allocation::zeroed_vec(sets),
+                slots: bytemuck::allocation::zeroed_vec(n),
                 epoch: 0,
             },
         };
@@ -108,13 +136,15 @@ impl Cache {
         // A new epoch empties every set at once.
         c.epoch = c.epoch.wrapping_add(1);
         if c.epoch == 0 {
-            c.epochs.fill(0);
+            for m in &mut c.meta {
+                m.epoch = 0;
+            }
             c.epoch = 1;
         }
         c
     }
 
-    /// The first way of a line's set, the set emptied first if this is its first use.
+    /// A line's set, emptied first if this is its first use.
     #[inline(always)]
     fn set_of(&mut self, line: u64) -> usize {
         // Hash the line address so strided footprints spread over the sets.
@@ -125,35 +155,45 @@ impl Cache {
         } else {
             (h % self.sets) as usize
         };
-        let base = set * self.ways;
-        if self.epochs[set] != self.epoch {
-            self.epochs[set] = self.epoch;
-            let ways = base..base + self.ways;
-            self.tags[ways.clone()].fill(0);
-            self.ready[ways.clone()].fill(0);
-            for (i, r) in self.ranks[ways].iter_mut().enumerate() {
+        let m = &mut self.meta[set];
+        if m.epoch != self.epoch {
+            m.epoch = self.epoch;
+            m.hashes = [0; MAX_WAYS];
+            for (i, r) in m.ranks.iter_mut().enumerate() {
                 *r = i as u16;
             }
+            let base = set * self.ways;
+            self.slots[base..base + self.ways].fill(Way { tag: 0, ready: 0 });
         }
-        base
+        set
     }
 
-    /// The way holding `line` in the set at `base`, if any.
+    /// The way of `set` holding `line`, if any.
     #[inline(always)]
-    fn find(&self, base: usize, line: u64) -> Option<usize> {
-        let tags = &self.tags[base..base + self.ways];
-        // The profiles' associativities as fixed-size sets, which the compiler unrolls.
-        match tags.len() {
-            16 => find_in::<16>(tags.try_into().expect("16 ways"), line + 1),
-            4 => find_in::<4>(tags.try_into().expect("4 ways"), line + 1),
-            _ => tags.iter().position(|&t| t == line + 1),
+    fn find(&self, set: usize, line: u64) -> Option<usize> {
+        let hash = tag_hash(line);
+        let m = &self.meta[set];
+        // Which ways' hash bytes match (one vector compare), then their full tags.
+        let mut candidates = 0u32;
+        for (i, &h) in m.hashes.iter().enumerate() {
+            candidates |= u32::from(h == hash) << i;
         }
+        candidates &= (1u32 << self.ways) - 1;
+        let base = set * self.ways;
+        while candidates != 0 {
+            let w = candidates.trailing_zeros() as usize;
+            if self.slots[base + w].tag == line + 1 {
+                return Some(w);
+            }
+            candidates &= candidates - 1;
+        }
+        None
     }
 
-    /// The least recently used way of the set at `base`.
+    /// The least recently used way of `set`.
     #[inline]
-    fn lru(&self, base: usize) -> usize {
-        self.ranks[base..base + self.ways]
+    fn lru(&self, set: usize) -> usize {
+        self.meta[set].ranks[..self.ways]
             .iter()
             .position(|&r| r == 0)
             .expect("a set's ranks are a permutation")
@@ -161,44 +201,46 @@ impl Cache {
 
     /// Makes a way its set's most recently used.
     #[inline(always)]
-    fn touch(&mut self, base: usize, way: usize) {
-        let ranks = &mut self.ranks[base..base + self.ways];
+    fn touch(&mut self, set: usize, way: usize) {
+        let ranks = &mut self.meta[set].ranks;
         let old = ranks[way];
-        // The profiles' associativities as fixed-size sets, which the compiler unrolls
-        // and vectorizes.
-        match ranks.len() {
-            16 => demote_above::<16>(ranks.try_into().expect("16 ways"), old),
-            4 => demote_above::<4>(ranks.try_into().expect("4 ways"), old),
-            _ => {
-                for r in ranks.iter_mut() {
-                    *r -= u16::from(*r > old);
-                }
-            }
+        // All MAX_WAYS ranks at once, which the compiler vectorizes: the unused ways'
+        // ranks are never read.
+        for r in ranks.iter_mut() {
+            *r -= u16::from(*r > old);
         }
         ranks[way] = (self.ways - 1) as u16;
     }
 
+    /// Puts `line` in `way` of `set`, its data arriving at `ready`, as most recent.
+    #[inline(always)]
+    fn put(&mut self, set: usize, way: usize, line: u64, ready: u64) {
+        self.slots[set * self.ways + way] = Way {
+            tag: line + 1,
+            ready,
+        };
+        self.meta[set].hashes[way] = tag_hash(line);
+        self.touch(set, way);
+    }
+
     /// Looks a line up; on a hit returns when its data is (or will be) there.
     pub fn lookup(&mut self, line: u64) -> Option<u64> {
-        let base = self.set_of(line);
-        let w = self.find(base, line)?;
-        self.touch(base, w);
-        Some(self.ready[base + w])
+        self.probe(line).ok()
     }
 
     /// Looks a line up: the hit's ready time, or on a miss the way to `install` it in.
     /// (Inlined always: it runs once or twice per line, and a call costs it a fifth.)
     #[inline(always)]
     pub fn probe(&mut self, line: u64) -> Result<u64, Victim> {
-        let base = self.set_of(line);
-        match self.find(base, line) {
+        let set = self.set_of(line);
+        match self.find(set, line) {
             Some(w) => {
-                self.touch(base, w);
-                Ok(self.ready[base + w])
+                self.touch(set, w);
+                Ok(self.slots[set * self.ways + w].ready)
             }
             None => Err(Victim {
-                base,
-                way: self.lru(base),
+                set,
+                way: self.lru(set),
             }),
         }
     }
@@ -206,40 +248,21 @@ impl Cache {
     /// Installs a line in the way `probe` chose.
     #[inline(always)]
     pub fn install(&mut self, v: Victim, line: u64, ready: u64) {
-        self.tags[v.base + v.way] = line + 1;
-        self.ready[v.base + v.way] = ready;
-        self.touch(v.base, v.way);
+        self.put(v.set, v.way, line, ready);
     }
 
     /// Installs a line whose data arrives at `ready`, evicting the least recently used.
     pub fn fill(&mut self, line: u64, ready: u64) {
-        let base = self.set_of(line);
-        let w = self.find(base, line).unwrap_or_else(|| self.lru(base));
-        self.tags[base + w] = line + 1;
-        self.ready[base + w] = ready;
-        self.touch(base, w);
+        let set = self.set_of(line);
+        let w = self.find(set, line).unwrap_or_else(|| self.lru(set));
+        self.put(set, w, line, ready);
     }
 
     pub fn invalidate(&mut self, line: u64) {
-        let base = self.set_of(line);
-        if let Some(w) = self.find(base, line) {
-            self.tags[base + w] = 0;
+        let set = self.set_of(line);
+        if let Some(w) = self.find(set, line) {
+            self.slots[set * self.ways + w].tag = 0;
         }
-    }
-}
-
-/// The first way of a set whose tag is `tag`, if any.
-#[inline(always)]
-fn find_in<const N: usize>(tags: &[u64; N], tag: u64) -> Option<usize> {
-    tags.iter().position(|&t| t == tag)
-}
-
-/// Moves every rank above `old` one down (the way that held `old` becomes the most
-/// recent).
-#[inline(always)]
-fn demote_above<const N: usize>(ranks: &mut [u16; N], old: u16) {
-    for r in ranks.iter_mut() {
-        *r -= u16::from(*r > old);
     }
 }
 
@@ -247,10 +270,8 @@ impl Drop for Cache {
     fn drop(&mut self) {
         let spare = Spare {
             ways: self.ways,
-            tags: std::mem::take(&mut self.tags),
-            ready: std::mem::take(&mut self.ready),
-            ranks: std::mem::take(&mut self.ranks),
-            epochs: std::mem::take(&mut self.epochs),
+            meta: std::mem::take(&mut self.meta),
+            slots: std::mem::take(&mut self.slots),
             epoch: self.epoch,
         };
         // A thread that is exiting keeps nothing.

@@ -145,6 +145,14 @@ fn count(v: f64) -> Result<(), &'static str> {
         Err("must be a whole number of at least 1")
     }
 }
+fn ways(v: f64) -> Result<(), &'static str> {
+    if (1.0..=crate::memory::MAX_WAYS as f64).contains(&v) && v.fract() == 0.0 {
+        Ok(())
+    } else {
+        // The cache model keeps a set's bookkeeping in one host cache line.
+        Err("must be a whole number from 1 to 16 (the cache model's sets hold at most 16 ways)")
+    }
+}
 fn whole(v: f64) -> Result<(), &'static str> {
     if v >= 0.0 && v.fract() == 0.0 && v < 1e12 {
         Ok(())
@@ -170,8 +178,8 @@ timing! {
     smem_alloc_unit: count,
     l1_plus_smem_bytes: count,
     l2_bytes: count,
-    l2_ways: count,
-    l1_ways: count,
+    l2_ways: ways,
+    l1_ways: ways,
     tmem_cols: whole,
     lat_fma: count,
     lat_imad: count,
