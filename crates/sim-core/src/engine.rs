@@ -1069,37 +1069,50 @@ impl<'a, S: Sink> Engine<'a, S> {
                     continue;
                 }
                 self.cands.clear();
+                let now = self.now;
+                let n = self.sp_warps[sp].len();
                 let mut sp_min = NEVER;
-                for i in 0..self.sp_warps[sp].len() {
-                    let slot = self.sp_warps[sp][i];
-                    let s = slot as usize;
-                    // `until` is dense and retired warps hold NEVER there, so the
-                    // common case reads no warp state.
-                    let due = self.until[s];
-                    if ff && due > self.now {
-                        sp_min = sp_min.min(due);
-                        continue;
+                let mut chunk = 0;
+                while chunk < n {
+                    let end = (chunk + 64).min(n);
+                    // Which warps are due, without a branch per warp (which ones are is
+                    // unpredictable), and the earliest cycle of the others. `until` is
+                    // dense and retired warps hold NEVER there, so this reads no warp
+                    // state. Looking at a warp changes no other warp's `until`.
+                    let mut due_mask = 0u64;
+                    for i in chunk..end {
+                        let due = self.until[self.sp_warps[sp][i] as usize];
+                        let is_due = !ff || due <= now;
+                        due_mask |= u64::from(is_due) << (i - chunk);
+                        sp_min = sp_min.min(if is_due { NEVER } else { due });
                     }
-                    if !self.warps[s].live {
-                        continue;
-                    }
-                    match self.classify(slot) {
-                        Some((WarpState::Drain, t, _)) if t <= self.now => self.retire(slot),
-                        Some((state, t, cause)) => {
-                            self.set_state(slot, state, cause);
-                            self.until[s] = t;
-                            sp_min = sp_min.min(t);
+                    while due_mask != 0 {
+                        let i = chunk + due_mask.trailing_zeros() as usize;
+                        due_mask &= due_mask - 1;
+                        let slot = self.sp_warps[sp][i];
+                        let s = slot as usize;
+                        if !self.warps[s].live {
+                            continue;
                         }
-                        None => {
-                            let w = &self.warps[s];
-                            self.cands.push(Candidate {
-                                slot,
-                                age: w.age,
-                                last_issue: w.last_issue,
-                                position: i as u32,
-                            });
+                        match self.classify(slot) {
+                            Some((WarpState::Drain, t, _)) if t <= now => self.retire(slot),
+                            Some((state, t, cause)) => {
+                                self.set_state(slot, state, cause);
+                                self.until[s] = t;
+                                sp_min = sp_min.min(t);
+                            }
+                            None => {
+                                let w = &self.warps[s];
+                                self.cands.push(Candidate {
+                                    slot,
+                                    age: w.age,
+                                    last_issue: w.last_issue,
+                                    position: i as u32,
+                                });
+                            }
                         }
                     }
+                    chunk = end;
                 }
                 // Candidates lower it as they are told when they are due next: the
                 // ones not picked next cycle, the issuing warp when `issue` knows.
