@@ -732,14 +732,16 @@ mod tests {
     #[test]
     fn ranks_replace_as_last_use_times_do() {
         // The second round's cache reuses the first's arrays and must start as empty.
-        for round in 0..2 {
-            replace_as_last_use_times_do(round);
+        for ways in [1, 4, 5, 16] {
+            for round in 0..2 {
+                replace_as_last_use_times_do(round, ways);
+            }
         }
     }
 
-    fn replace_as_last_use_times_do(seed: u64) {
+    fn replace_as_last_use_times_do(seed: u64, ways: usize) {
         use rand::RngExt;
-        let (sets, ways) = (3, 4);
+        let sets = 3;
         let mut c = Cache::new(LINE * (sets * ways) as u64, ways);
         let mut r = LastUse {
             ways,
@@ -749,8 +751,8 @@ mod tests {
         };
         let mut rng = StdRng::seed_from_u64(seed);
         for step in 0..20_000u64 {
-            let line = rng.random_range(0..40u64);
-            let set = c.set_of(line) / ways;
+            let line = rng.random_range(0..(10 * ways as u64 + 10));
+            let set = c.set_of(line);
             match rng.random_range(0..4) {
                 0 => {
                     let hit = c.probe(line);
@@ -779,9 +781,10 @@ mod tests {
             }
             // Compare the sets in use (a set not yet touched may hold old lines).
             for set in 0..sets {
-                if c.epochs[set] == c.epoch {
+                if c.meta[set].epoch == c.epoch {
                     let w = set * ways..(set + 1) * ways;
-                    assert_eq!(c.tags[w.clone()], r.tags[w], "step {step}");
+                    let tags: Vec<u64> = c.slots[w.clone()].iter().map(|s| s.tag).collect();
+                    assert_eq!(tags, r.tags[w], "step {step}");
                 }
             }
         }
@@ -797,11 +800,7 @@ mod tests {
                 let bits = rng.random_range(1..40);
                 let line = rng.random_range(0..1u64 << bits);
                 let h = line ^ (line >> 7) ^ (line >> 17);
-                assert_eq!(
-                    c.set_of(line),
-                    (h % sets) as usize * 2,
-                    "{line} in {sets} sets"
-                );
+                assert_eq!(c.set_of(line), (h % sets) as usize, "{line} in {sets} sets");
             }
         }
     }

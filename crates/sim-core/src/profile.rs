@@ -384,6 +384,10 @@ mod tests {
         p.set("lat_fma", 6.0).unwrap();
         assert_eq!(p.t.lat_fma, 6.0);
         assert_eq!(p.overrides, vec![("lat_fma".to_string(), 6.0)]);
+        // The cache model holds at most 16 ways a set: more is an error, not a panic.
+        let e = p.set("l2_ways", 32.0).unwrap_err();
+        assert!(e.to_string().contains("1 to 16"), "{e}");
+        p.set("l2_ways", 8.0).unwrap();
     }
 
     #[test]
