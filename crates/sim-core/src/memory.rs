@@ -144,17 +144,39 @@ impl Cache {
         c
     }
 
-    /// A line's set, emptied first if this is its first use.
+    /// A line's set.
     #[inline(always)]
-    fn set_of(&mut self, line: u64) -> usize {
+    fn set_index(&self, line: u64) -> usize {
         // Hash the line address so strided footprints spread over the sets.
         let h = line ^ (line >> 7) ^ (line >> 17);
-        let set = if h <= u32::MAX as u64 {
+        if h <= u32::MAX as u64 {
             let low = self.sets_magic.wrapping_mul(h);
             ((low as u128 * self.sets as u128) >> 64) as usize
         } else {
             (h % self.sets) as usize
-        };
+        }
+    }
+
+    /// Asks the host to bring a line's set bookkeeping into its cache ahead of a lookup,
+    /// so that the wait for it overlaps other work. A hint: it changes nothing the model
+    /// computes.
+    #[inline(always)]
+    pub fn prefetch(&self, line: u64) {
+        let meta: *const SetMeta = &self.meta[self.set_index(line)];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch reads nothing the program sees and cannot fault.
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            _mm_prefetch::<_MM_HINT_T0>(meta.cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = meta;
+    }
+
+    /// A line's set, emptied first if this is its first use.
+    #[inline(always)]
+    fn set_of(&mut self, line: u64) -> usize {
+        let set = self.set_index(line);
         let m = &mut self.meta[set];
         if m.epoch != self.epoch {
             m.epoch = self.epoch;
@@ -502,6 +524,16 @@ impl Memory {
         for line in first..=last {
             self.l2.fill(line, 0);
         }
+    }
+
+    /// Prefetches the bookkeeping of the sets a read of `line` will look up (L1 too when
+    /// the read goes through it): see `Cache::prefetch`.
+    #[inline(always)]
+    pub fn prefetch(&self, line: u64, through_l1: bool) {
+        if through_l1 {
+            self.l1.prefetch(line);
+        }
+        self.l2.prefetch(line);
     }
 
     /// A load through L1: hit, or fetch from L2 and allocate.
