@@ -1384,11 +1384,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         let depart = memory::ceil(start);
         self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
         let local = mo.space == Space::Local;
-        if let Some(&(line, _)) = self.lines.first() {
-            // The caches' sets are host memory the lookups below will wait for: ask for
-            // them now, so the wait overlaps the request's bookkeeping.
-            self.mem.prefetch(line, through_l1 && !write);
-        }
         let sharers = if write || self.lines.is_empty() {
             1
         } else {

@@ -12,9 +12,6 @@ use crate::sink::MemLevel;
 pub const LINE: u64 = 128;
 pub const SECTOR: u64 = 32;
 
-/// The most ways a cache set holds: a set's bookkeeping then fits one host cache line.
-pub const MAX_WAYS: usize = 16;
-
 /// A set-associative cache of 128-byte lines. Each line remembers when its data
 /// arrives, so a hit on a line still in flight waits for it (the MSHR merge).
 ///
@@ -23,69 +20,44 @@ pub const MAX_WAYS: usize = 16;
 /// the least recently used, `ways - 1` the most. Ways never used keep the lowest
 /// ranks in way order, so they fill first and in order, as with last-use times.
 ///
-/// The L2 model is megabytes of arrays, of which a run touches a scattered few sets per
-/// access, so the host's cache misses on them are most of a memory access's cost. A set's
-/// bookkeeping (ranks, a byte of each way's tag hash, its epoch) is therefore one
-/// 64-byte host line, and a lookup reads that line and at most the one way whose hash
-/// byte matches: two host lines where separate arrays of tags, times, ranks and epochs
-/// took five.
-///
-/// Sets are emptied when first touched, not when the cache is made (a set whose epoch
-/// is not the cache's holds a previous run's lines), and the arrays are kept per thread
-/// for the next run's caches: fresh pages would cost a page fault each, every run,
-/// which is much of a short run's time.
+/// The L2 model is megabytes of arrays, of which a run may touch little. Sets are
+/// therefore emptied when first touched, not when the cache is made (a set whose
+/// `epochs` entry is not the cache's `epoch` holds a previous run's lines), and the
+/// arrays are kept per thread for the next run's caches: fresh pages would cost a page
+/// fault each, every run, which is much of a short run's time.
 pub struct Cache {
     sets: u64,
     ways: usize,
     /// `u64::MAX / sets + 1`: reduces a set hash below 2^32 modulo `sets` with two
     /// multiplications instead of a division (Lemire's fastmod).
     sets_magic: u64,
-    /// Per set, its recency ranks, hash bytes and epoch.
-    meta: Vec<SetMeta>,
-    /// Per set, `ways` ways.
-    slots: Vec<Way>,
+    /// Per set, `ways` tags: line address + 1 (0 is empty).
+    tags: Vec<u64>,
+    /// When each way's data arrives.
+    ready: Vec<u64>,
+    /// Each way's rank in its set's recency order (small, so that the ranks of the
+    /// sets a run uses stay in the host's caches).
+    ranks: Vec<u16>,
+    /// Per set, the epoch in which it was last emptied.
+    epochs: Vec<u32>,
     epoch: u32,
-}
-
-/// A set's bookkeeping, one host cache line.
-#[derive(Clone, Copy, bytemuck::Zeroable)]
-#[repr(C, align(64))]
-struct SetMeta {
-    /// Each way's rank in the set's recency order (0: least recent).
-    ranks: [u16; MAX_WAYS],
-    /// Each way's `tag_hash` byte: a lookup checks the full tag only where it matches.
-    hashes: [u8; MAX_WAYS],
-    /// The epoch in which the set was last emptied.
-    epoch: u32,
-}
-
-/// One way: the line it holds and when its data arrives.
-#[derive(Clone, Copy, bytemuck::Zeroable)]
-#[repr(C)]
-struct Way {
-    /// Line address + 1 (0 is empty).
-    tag: u64,
-    ready: u64,
-}
-
-/// A byte of a line's hash, independent of the bits that choose its set.
-#[inline(always)]
-fn tag_hash(line: u64) -> u8 {
-    (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
 }
 
 /// The way a missing line goes to (the least recently used of its set).
 #[derive(Clone, Copy, Debug)]
 pub struct Victim {
-    set: usize,
+    /// The set's first way.
+    base: usize,
     way: usize,
 }
 
 /// The arrays of a cache whose run has ended, for a later cache of the same shape.
 struct Spare {
     ways: usize,
-    meta: Vec<SetMeta>,
-    slots: Vec<Way>,
+    tags: Vec<u64>,
+    ready: Vec<u64>,
+    ranks: Vec<u16>,
+    epochs: Vec<u32>,
     epoch: u32,
 }
 
@@ -97,19 +69,15 @@ thread_local! {
 const SPARES_KEPT: usize = 4;
 
 impl Cache {
-    /// `ways` is at most `MAX_WAYS` (the profile checks it).
     pub fn new(bytes: u64, ways: usize) -> Cache {
-        assert!(
-            (1..=MAX_WAYS).contains(&ways),
-            "a cache of {ways} ways (the profile allows 1 to {MAX_WAYS})"
-        );
         let lines = (bytes / LINE).max(ways as u64) as usize;
         let sets = (lines / ways).max(1);
+        assert!(ways <= 1 << 16, "a cache of {ways} ways");
         let n = sets * ways;
         let spare = SPARES.with_borrow_mut(|spares| {
             let i = spares
                 .iter()
-                .position(|s| s.ways == ways && s.slots.len() == n)?;
+                .position(|s| s.ways == ways && s.tags.len() == n)?;
             Some(spares.swap_remove(i))
         });
         let mut c = match spare {
@@ -117,8 +85,10 @@ impl Cache {
                 sets: 0,
                 ways,
                 sets_magic: 0,
-                meta: s.meta,
-                slots: s.slots,
+                tags: s.tags,
+                ready: s.ready,
+                ranks: s.ranks,
+                epochs: s.epochs,
                 epoch: s.epoch,
             },
             // Zeroed allocations: untouched pages are never faulted in.
@@ -126,8 +96,10 @@ impl Cache {
                 sets: 0,
                 ways,
                 sets_magic: 0,
-                meta: bytemuck::allocation::zeroed_vec(sets),
-                slots: bytemuck::allocation::zeroed_vec(n),
+                tags: vec![0; n],
+                ready: vec![0; n],
+                ranks: vec![0; n],
+                epochs: vec![0; sets],
                 epoch: 0,
             },
         };
@@ -136,86 +108,52 @@ impl Cache {
         // A new epoch empties every set at once.
         c.epoch = c.epoch.wrapping_add(1);
         if c.epoch == 0 {
-            for m in &mut c.meta {
-                m.epoch = 0;
-            }
+            c.epochs.fill(0);
             c.epoch = 1;
         }
         c
     }
 
-    /// A line's set.
+    /// The first way of a line's set, the set emptied first if this is its first use.
     #[inline(always)]
-    fn set_index(&self, line: u64) -> usize {
+    fn set_of(&mut self, line: u64) -> usize {
         // Hash the line address so strided footprints spread over the sets.
         let h = line ^ (line >> 7) ^ (line >> 17);
-        if h <= u32::MAX as u64 {
+        let set = if h <= u32::MAX as u64 {
             let low = self.sets_magic.wrapping_mul(h);
             ((low as u128 * self.sets as u128) >> 64) as usize
         } else {
             (h % self.sets) as usize
-        }
-    }
-
-    /// Asks the host to bring a line's set bookkeeping into its cache ahead of a lookup,
-    /// so that the wait for it overlaps other work. A hint: it changes nothing the model
-    /// computes.
-    #[inline(always)]
-    pub fn prefetch(&self, line: u64) {
-        let meta: *const SetMeta = &self.meta[self.set_index(line)];
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch reads nothing the program sees and cannot fault.
-        unsafe {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            _mm_prefetch::<_MM_HINT_T0>(meta.cast());
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = meta;
-    }
-
-    /// A line's set, emptied first if this is its first use.
-    #[inline(always)]
-    fn set_of(&mut self, line: u64) -> usize {
-        let set = self.set_index(line);
-        let m = &mut self.meta[set];
-        if m.epoch != self.epoch {
-            m.epoch = self.epoch;
-            m.hashes = [0; MAX_WAYS];
-            for (i, r) in m.ranks.iter_mut().enumerate() {
+        };
+        let base = set * self.ways;
+        if self.epochs[set] != self.epoch {
+            self.epochs[set] = self.epoch;
+            let ways = base..base + self.ways;
+            self.tags[ways.clone()].fill(0);
+            self.ready[ways.clone()].fill(0);
+            for (i, r) in self.ranks[ways].iter_mut().enumerate() {
                 *r = i as u16;
             }
-            let base = set * self.ways;
-            self.slots[base..base + self.ways].fill(Way { tag: 0, ready: 0 });
         }
-        set
+        base
     }
 
-    /// The way of `set` holding `line`, if any.
+    /// The way holding `line` in the set at `base`, if any.
     #[inline(always)]
-    fn find(&self, set: usize, line: u64) -> Option<usize> {
-        let hash = tag_hash(line);
-        let m = &self.meta[set];
-        // Which ways' hash bytes match (one vector compare), then their full tags.
-        let mut candidates = 0u32;
-        for (i, &h) in m.hashes.iter().enumerate() {
-            candidates |= u32::from(h == hash) << i;
+    fn find(&self, base: usize, line: u64) -> Option<usize> {
+        let tags = &self.tags[base..base + self.ways];
+        // The profiles' associativities as fixed-size sets, which the compiler unrolls.
+        match tags.len() {
+            16 => find_in::<16>(tags.try_into().expect("16 ways"), line + 1),
+            4 => find_in::<4>(tags.try_into().expect("4 ways"), line + 1),
+            _ => tags.iter().position(|&t| t == line + 1),
         }
-        candidates &= (1u32 << self.ways) - 1;
-        let base = set * self.ways;
-        while candidates != 0 {
-            let w = candidates.trailing_zeros() as usize;
-            if self.slots[base + w].tag == line + 1 {
-                return Some(w);
-            }
-            candidates &= candidates - 1;
-        }
-        None
     }
 
-    /// The least recently used way of `set`.
+    /// The least recently used way of the set at `base`.
     #[inline]
-    fn lru(&self, set: usize) -> usize {
-        self.meta[set].ranks[..self.ways]
+    fn lru(&self, base: usize) -> usize {
+        self.ranks[base..base + self.ways]
             .iter()
             .position(|&r| r == 0)
             .expect("a set's ranks are a permutation")
@@ -223,46 +161,44 @@ impl Cache {
 
     /// Makes a way its set's most recently used.
     #[inline(always)]
-    fn touch(&mut self, set: usize, way: usize) {
-        let ranks = &mut self.meta[set].ranks;
+    fn touch(&mut self, base: usize, way: usize) {
+        let ranks = &mut self.ranks[base..base + self.ways];
         let old = ranks[way];
-        // All MAX_WAYS ranks at once, which the compiler vectorizes: the unused ways'
-        // ranks are never read.
-        for r in ranks.iter_mut() {
-            *r -= u16::from(*r > old);
+        // The profiles' associativities as fixed-size sets, which the compiler unrolls
+        // and vectorizes.
+        match ranks.len() {
+            16 => demote_above::<16>(ranks.try_into().expect("16 ways"), old),
+            4 => demote_above::<4>(ranks.try_into().expect("4 ways"), old),
+            _ => {
+                for r in ranks.iter_mut() {
+                    *r -= u16::from(*r > old);
+                }
+            }
         }
         ranks[way] = (self.ways - 1) as u16;
     }
 
-    /// Puts `line` in `way` of `set`, its data arriving at `ready`, as most recent.
-    #[inline(always)]
-    fn put(&mut self, set: usize, way: usize, line: u64, ready: u64) {
-        self.slots[set * self.ways + way] = Way {
-            tag: line + 1,
-            ready,
-        };
-        self.meta[set].hashes[way] = tag_hash(line);
-        self.touch(set, way);
-    }
-
     /// Looks a line up; on a hit returns when its data is (or will be) there.
     pub fn lookup(&mut self, line: u64) -> Option<u64> {
-        self.probe(line).ok()
+        let base = self.set_of(line);
+        let w = self.find(base, line)?;
+        self.touch(base, w);
+        Some(self.ready[base + w])
     }
 
     /// Looks a line up: the hit's ready time, or on a miss the way to `install` it in.
     /// (Inlined always: it runs once or twice per line, and a call costs it a fifth.)
     #[inline(always)]
     pub fn probe(&mut self, line: u64) -> Result<u64, Victim> {
-        let set = self.set_of(line);
-        match self.find(set, line) {
+        let base = self.set_of(line);
+        match self.find(base, line) {
             Some(w) => {
-                self.touch(set, w);
-                Ok(self.slots[set * self.ways + w].ready)
+                self.touch(base, w);
+                Ok(self.ready[base + w])
             }
             None => Err(Victim {
-                set,
-                way: self.lru(set),
+                base,
+                way: self.lru(base),
             }),
         }
     }
@@ -270,21 +206,40 @@ impl Cache {
     /// Installs a line in the way `probe` chose.
     #[inline(always)]
     pub fn install(&mut self, v: Victim, line: u64, ready: u64) {
-        self.put(v.set, v.way, line, ready);
+        self.tags[v.base + v.way] = line + 1;
+        self.ready[v.base + v.way] = ready;
+        self.touch(v.base, v.way);
     }
 
     /// Installs a line whose data arrives at `ready`, evicting the least recently used.
     pub fn fill(&mut self, line: u64, ready: u64) {
-        let set = self.set_of(line);
-        let w = self.find(set, line).unwrap_or_else(|| self.lru(set));
-        self.put(set, w, line, ready);
+        let base = self.set_of(line);
+        let w = self.find(base, line).unwrap_or_else(|| self.lru(base));
+        self.tags[base + w] = line + 1;
+        self.ready[base + w] = ready;
+        self.touch(base, w);
     }
 
     pub fn invalidate(&mut self, line: u64) {
-        let set = self.set_of(line);
-        if let Some(w) = self.find(set, line) {
-            self.slots[set * self.ways + w].tag = 0;
+        let base = self.set_of(line);
+        if let Some(w) = self.find(base, line) {
+            self.tags[base + w] = 0;
         }
+    }
+}
+
+/// The first way of a set whose tag is `tag`, if any.
+#[inline(always)]
+fn find_in<const N: usize>(tags: &[u64; N], tag: u64) -> Option<usize> {
+    tags.iter().position(|&t| t == tag)
+}
+
+/// Moves every rank above `old` one down (the way that held `old` becomes the most
+/// recent).
+#[inline(always)]
+fn demote_above<const N: usize>(ranks: &mut [u16; N], old: u16) {
+    for r in ranks.iter_mut() {
+        *r -= u16::from(*r > old);
     }
 }
 
@@ -292,8 +247,10 @@ impl Drop for Cache {
     fn drop(&mut self) {
         let spare = Spare {
             ways: self.ways,
-            meta: std::mem::take(&mut self.meta),
-            slots: std::mem::take(&mut self.slots),
+            tags: std::mem::take(&mut self.tags),
+            ready: std::mem::take(&mut self.ready),
+            ranks: std::mem::take(&mut self.ranks),
+            epochs: std::mem::take(&mut self.epochs),
             epoch: self.epoch,
         };
         // A thread that is exiting keeps nothing.
@@ -524,16 +481,6 @@ impl Memory {
         for line in first..=last {
             self.l2.fill(line, 0);
         }
-    }
-
-    /// Prefetches the bookkeeping of the sets a read of `line` will look up (L1 too when
-    /// the read goes through it): see `Cache::prefetch`.
-    #[inline(always)]
-    pub fn prefetch(&self, line: u64, through_l1: bool) {
-        if through_l1 {
-            self.l1.prefetch(line);
-        }
-        self.l2.prefetch(line);
     }
 
     /// A load through L1: hit, or fetch from L2 and allocate.
@@ -784,7 +731,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(seed);
         for step in 0..20_000u64 {
             let line = rng.random_range(0..(10 * ways as u64 + 10));
-            let set = c.set_of(line);
+            let set = c.set_of(line) / ways;
             match rng.random_range(0..4) {
                 0 => {
                     let hit = c.probe(line);
@@ -813,10 +760,9 @@ mod tests {
             }
             // Compare the sets in use (a set not yet touched may hold old lines).
             for set in 0..sets {
-                if c.meta[set].epoch == c.epoch {
+                if c.epochs[set] == c.epoch {
                     let w = set * ways..(set + 1) * ways;
-                    let tags: Vec<u64> = c.slots[w.clone()].iter().map(|s| s.tag).collect();
-                    assert_eq!(tags, r.tags[w], "step {step}");
+                    assert_eq!(c.tags[w.clone()], r.tags[w], "step {step}");
                 }
             }
         }
@@ -832,7 +778,11 @@ mod tests {
                 let bits = rng.random_range(1..40);
                 let line = rng.random_range(0..1u64 << bits);
                 let h = line ^ (line >> 7) ^ (line >> 17);
-                assert_eq!(c.set_of(line), (h % sets) as usize, "{line} in {sets} sets");
+                assert_eq!(
+                    c.set_of(line),
+                    (h % sets) as usize * 2,
+                    "{line} in {sets} sets"
+                );
             }
         }
     }
