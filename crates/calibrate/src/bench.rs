@@ -33,6 +33,7 @@ pub(crate) struct Runner {
     gpu: Gpu,
     quick: bool,
     only: Vec<String>,
+    hbm_launches: u32,
     sm_count: u32,
     kernels: HashMap<String, Kernel>,
     _modules: Vec<Module>,
@@ -268,6 +269,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         gpu,
         quick: opts.quick,
         only: opts.only.clone(),
+        hbm_launches: opts.hbm_launches.max(1),
         sm_count: sm_count as u32,
         kernels,
         _modules: modules,
@@ -1517,13 +1519,33 @@ impl Runner {
         let (out, err) = (self.out.ptr, self.err.ptr);
         for bytes in self.bulk_sizes() {
             for (src_level, cold) in [("l2", false), ("hbm", true)] {
-                let src = self.arena.ptr + 512 * MIB;
                 let step: u64 = if cold { 4 * MIB } else { 0 };
-                self.clear_err()?;
-                if cold {
-                    self.flush_l2()?;
-                } else {
-                    let two = 2i32;
+                // From HBM, launch k reads 64 KiB * k further on (fresh lines: no copy is
+                // larger), each launch after an L2 flush.
+                let launches = if cold { self.hbm_launches } else { 1 };
+                let mut raw: Vec<u64> = Vec::new();
+                for k in 0..launches {
+                    let src = self.arena.ptr + 512 * MIB + u64::from(k) * 64 * 1024;
+                    self.clear_err()?;
+                    if cold {
+                        self.flush_l2()?;
+                    } else {
+                        let two = 2i32;
+                        self.launch(
+                            "lat_bulk",
+                            1,
+                            32,
+                            bytes,
+                            &[
+                                arg(&src),
+                                arg(&step),
+                                arg(&bytes),
+                                arg(&two),
+                                arg(&out),
+                                arg(&err),
+                            ],
+                        )?;
+                    }
                     self.launch(
                         "lat_bulk",
                         1,
@@ -1533,41 +1555,40 @@ impl Runner {
                             arg(&src),
                             arg(&step),
                             arg(&bytes),
-                            arg(&two),
+                            arg(&reps),
                             arg(&out),
                             arg(&err),
                         ],
                     )?;
+                    self.check_err("lat_bulk")?;
+                    raw.extend(self.out_u64(reps as usize)?);
                 }
-                self.launch(
-                    "lat_bulk",
-                    1,
-                    32,
-                    bytes,
-                    &[
-                        arg(&src),
-                        arg(&step),
-                        arg(&bytes),
-                        arg(&reps),
-                        arg(&out),
-                        arg(&err),
-                    ],
-                )?;
-                self.check_err("lat_bulk")?;
-                let raw = self.out_u64(reps as usize)?;
+                let mut params = vec![
+                    ("bytes", v(bytes)),
+                    ("source", v(src_level)),
+                    ("src_step_bytes", v(step)),
+                    ("l2_flushed_before", v(cold)),
+                ];
+                let mut method = String::from(
+                    "one thread: mbarrier.arrive.expect_tx + cp.async.bulk global->shared, then \
+                     try_wait.parity until complete; cycles per copy",
+                );
+                if launches > 1 {
+                    params.push(("launches", v(launches)));
+                    params.push(("reps_per_launch", v(reps)));
+                    params.push(("launch_src_offset_bytes", v(64 * 1024)));
+                    method.push_str(&format!(
+                        "; {launches} launches of {reps} copies, each after an L2 flush, launch k's \
+                         sources 64 KiB x k further on (reps in launch order)"
+                    ));
+                }
                 self.push(Rec {
                     name: format!("lat.bulk.{src_level}.{}", fmt_bytes(u64::from(bytes))),
                     group: "latency",
                     unit: "cycles",
                     kernel: "lat_bulk",
-                    method: "one thread: mbarrier.arrive.expect_tx + cp.async.bulk global->shared, then \
-                             try_wait.parity until complete; cycles per copy",
-                    params: vec![
-                        ("bytes", v(bytes)),
-                        ("source", v(src_level)),
-                        ("src_step_bytes", v(step)),
-                        ("l2_flushed_before", v(cold)),
-                    ],
+                    method: &method,
+                    params,
                     reps: raw.iter().map(|x| *x as f64).collect(),
                     extra: vec![],
                 });
@@ -1588,14 +1609,41 @@ impl Runner {
             for (src_level, cold) in [("l2", false), ("hbm", true)] {
                 // y offset 128 Ki rows = 512 MiB into the arena; HBM steps 1024 rows (4 MiB)
                 let y_step: i32 = if cold { 1024 } else { 0 };
-                let tm_shift =
-                    tensor_map_2d_u32(self.arena.ptr + 512 * MIB, width, height / 2, 64, rows)?;
-                let tmu = if cold { &tm_shift } else { &tm };
-                self.clear_err()?;
-                if cold {
-                    self.flush_l2()?;
-                } else {
-                    let two = 2i32;
+                // From HBM, launch k's map starts 256 B x (k % 16) + 1 MiB x (k / 16)
+                // further on: other columns of the same rows, then rows a box (at most 256
+                // rows, 1 MiB) never reached; each launch after an L2 flush.
+                let launches = if cold { self.hbm_launches } else { 1 };
+                let mut raw: Vec<u64> = Vec::new();
+                for k in 0..launches {
+                    let shift = u64::from(k % 16) * 256 + u64::from(k / 16) * MIB;
+                    let tm_shift = tensor_map_2d_u32(
+                        self.arena.ptr + 512 * MIB + shift,
+                        width,
+                        height / 2 - 1024,
+                        64,
+                        rows,
+                    )?;
+                    let tmu = if cold { &tm_shift } else { &tm };
+                    self.clear_err()?;
+                    if cold {
+                        self.flush_l2()?;
+                    } else {
+                        let two = 2i32;
+                        self.launch(
+                            "lat_tma2d",
+                            1,
+                            32,
+                            bytes,
+                            &[
+                                arg(tmu),
+                                arg(&bytes),
+                                arg(&y_step),
+                                arg(&two),
+                                arg(&out),
+                                arg(&err),
+                            ],
+                        )?;
+                    }
                     self.launch(
                         "lat_tma2d",
                         1,
@@ -1605,43 +1653,41 @@ impl Runner {
                             arg(tmu),
                             arg(&bytes),
                             arg(&y_step),
-                            arg(&two),
+                            arg(&reps),
                             arg(&out),
                             arg(&err),
                         ],
                     )?;
+                    self.check_err("lat_tma2d")?;
+                    raw.extend(self.out_u64(reps as usize)?);
                 }
-                self.launch(
-                    "lat_tma2d",
-                    1,
-                    32,
-                    bytes,
-                    &[
-                        arg(tmu),
-                        arg(&bytes),
-                        arg(&y_step),
-                        arg(&reps),
-                        arg(&out),
-                        arg(&err),
-                    ],
-                )?;
-                self.check_err("lat_tma2d")?;
-                let raw = self.out_u64(reps as usize)?;
+                let mut params = vec![
+                    ("bytes", v(bytes)),
+                    ("box", v([64, rows])),
+                    ("row_pitch_bytes", v(width * 4)),
+                    ("source", v(src_level)),
+                    ("y_step_rows", v(y_step)),
+                    ("l2_flushed_before", v(cold)),
+                ];
+                let mut method = String::from(
+                    "one thread: expect_tx + cp.async.bulk.tensor.2d (tile, no swizzle, u32 box 64 x rows, \
+                     map from cuTensorMapEncodeTiled) then try_wait.parity; cycles per copy",
+                );
+                if launches > 1 {
+                    params.push(("launches", v(launches)));
+                    params.push(("reps_per_launch", v(reps)));
+                    method.push_str(&format!(
+                        "; {launches} launches of {reps} copies, each after an L2 flush, launch k's map \
+                         based 256 B x (k % 16) + 1 MiB x (k / 16) further on (reps in launch order)"
+                    ));
+                }
                 self.push(Rec {
                     name: format!("lat.tma2d.{src_level}.{}", fmt_bytes(u64::from(bytes))),
                     group: "latency",
                     unit: "cycles",
                     kernel: "lat_tma2d",
-                    method: "one thread: expect_tx + cp.async.bulk.tensor.2d (tile, no swizzle, u32 box 64 x rows, \
-                             map from cuTensorMapEncodeTiled) then try_wait.parity; cycles per copy",
-                    params: vec![
-                        ("bytes", v(bytes)),
-                        ("box", v([64, rows])),
-                        ("row_pitch_bytes", v(width * 4)),
-                        ("source", v(src_level)),
-                        ("y_step_rows", v(y_step)),
-                        ("l2_flushed_before", v(cold)),
-                    ],
+                    method: &method,
+                    params,
                     reps: raw.iter().map(|x| *x as f64).collect(),
                     extra: vec![],
                 });

@@ -41,6 +41,10 @@ pub struct CollectOptions {
     pub dump_dir: Option<PathBuf>,
     /// The command line, recorded in the provenance.
     pub command: Vec<String>,
+    /// Launches per HBM copy-latency benchmark (`lat.bulk.hbm.*`, `lat.tma2d.hbm.*`): each
+    /// flushes L2 and times the usual repetitions at source addresses no earlier launch read
+    /// (0 or 1: one launch, the original protocol).
+    pub hbm_launches: u32,
     /// Run the validation kernels instead of the microbenchmarks (their own file, default
     /// folder `crates/calibrate/data/validation`; never used by the fit).
     pub validation: bool,
@@ -224,6 +228,104 @@ pub const DATA_DIR: &str = "crates/calibrate/data";
 
 /// The measurement file the fit uses by default (relative to the workspace root).
 pub const PRIMARY_DATA: &str = "crates/calibrate/data/h100-20261123T012202Z.json";
+/// Two repeat runs of the whole collect (session 4, 2026-11-23 20:10:22 and 20:10:52 UTC,
+/// `--hbm-launches 64`) whose HBM copy-latency benchmarks (`lat.bulk.hbm.*`,
+/// `lat.tma2d.hbm.*`: 64 launches of 16 copies each, 1024 per file) the fit and the report
+/// use instead of the primary's 16 copies, their repetitions pooled (2048 copies per
+/// benchmark): one copy from HBM takes anywhere from about 640 to 1300 cycles, so a median
+/// of 16 moves by up to 27% between runs (data/README.md). Same source hashes as the primary.
+pub const HBM_COPY_DATA: [&str; 2] = [
+    "crates/calibrate/data/h100-20261123T201022Z.json",
+    "crates/calibrate/data/h100-20261123T201052Z.json",
+];
+
+/// The benchmarks taken from [`HBM_COPY_DATA`].
+pub fn is_hbm_copy_latency(name: &str) -> bool {
+    name.starts_with("lat.bulk.hbm.") || name.starts_with("lat.tma2d.hbm.")
+}
+
+/// Replaces the HBM copy-latency benchmarks of `m` by the pooled repetitions of `extra`
+/// (every file must hold each of them, from a source with the same hash as `m`'s); returns
+/// how many it replaced.
+pub fn pool_hbm_copies(
+    m: &mut Measurement,
+    extra: &[(String, Measurement)],
+) -> Result<usize, String> {
+    let hash = |x: &Measurement, src: &str| {
+        x.sources
+            .iter()
+            .find(|s| s.name == src)
+            .map(|s| s.hash.clone())
+    };
+    let hashes: Vec<(String, Option<String>)> = m
+        .sources
+        .iter()
+        .map(|s| (s.name.clone(), Some(s.hash.clone())))
+        .collect();
+    let own = |src: &str| {
+        hashes
+            .iter()
+            .find(|(n, _)| n == src)
+            .and_then(|(_, h)| h.clone())
+    };
+    let mut n = 0;
+    for b in m
+        .benchmarks
+        .iter_mut()
+        .filter(|b| is_hbm_copy_latency(&b.name))
+    {
+        let mut reps = Vec::new();
+        let mut from = Vec::new();
+        for (name, x) in extra {
+            let e = x
+                .get(&b.name)
+                .ok_or_else(|| format!("{name} has no {}", b.name))?;
+            if e.source != b.source
+                || own(&b.source).is_none()
+                || hash(x, &e.source) != own(&b.source)
+            {
+                return Err(format!(
+                    "{name}: {} comes from another source than the primary's",
+                    b.name
+                ));
+            }
+            reps.extend(e.reps.iter().copied());
+            from.push(format!("{name} ({} copies)", e.reps.len()));
+        }
+        let median = schema::median(&reps).ok_or_else(|| format!("{}: no repetitions", b.name))?;
+        b.median = median;
+        b.reps = reps;
+        b.method = format!("{}; repetitions pooled from {}", b.method, from.join(", "));
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Reads a measurement file (workspace-relative); the primary comes with its HBM
+/// copy latencies pooled from [`HBM_COPY_DATA`] ([`pool_hbm_copies`]).
+pub fn load_data(rel: &str) -> Result<Measurement, String> {
+    let read = |r: &str| -> Result<Measurement, String> {
+        let path = workspace_path(r);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let mut m = read(rel)?;
+    let is_primary = workspace_path(rel) == workspace_path(PRIMARY_DATA)
+        || Path::new(rel).file_name() == Path::new(PRIMARY_DATA).file_name();
+    if is_primary {
+        let extra = HBM_COPY_DATA
+            .iter()
+            .map(|r| {
+                let name = r.rsplit('/').next().unwrap_or(r).to_string();
+                read(r).map(|x| (name, x))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        pool_hbm_copies(&mut m, &extra)?;
+    }
+    Ok(m)
+}
+
 /// The validation measurements the report uses by default (never read by the fit).
 pub const VALIDATION_DATA: &str = "crates/calibrate/data/validation/h100-20261122T210256Z.json";
 /// Nsight Compute warp-state ratios of the validation kernels.

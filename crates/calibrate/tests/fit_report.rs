@@ -6,8 +6,7 @@ use calibrate::{
 use sim_core::Profile;
 
 fn data() -> Measurement {
-    let text = std::fs::read_to_string(workspace_path(PRIMARY_DATA)).unwrap();
-    Measurement::from_json(&text).unwrap()
+    calibrate::load_data(PRIMARY_DATA).unwrap()
 }
 
 /// Every microbenchmark twin and every validation twin is a valid kernel.
@@ -107,4 +106,52 @@ fn fit_reproduces_the_committed_profile() {
             "{name}: committed {a}, fit {b}"
         );
     }
+}
+
+/// The primary's HBM copy latencies come pooled from the two `--hbm-launches 64` files
+/// (2048 copies each); a file without one of them, or from another source, is an error.
+#[test]
+fn hbm_copy_latencies_are_pooled() {
+    let m = data();
+    let b = m.get("lat.bulk.hbm.4KiB").unwrap();
+    assert_eq!(b.reps.len(), 2048);
+    assert_eq!(b.median, 914.0);
+    assert_eq!(m.get("lat.bulk.l2.4KiB").unwrap().reps.len(), 16);
+    let n = m
+        .benchmarks
+        .iter()
+        .filter(|b| calibrate::is_hbm_copy_latency(&b.name))
+        .count();
+    assert_eq!(n, 14);
+
+    let text = std::fs::read_to_string(workspace_path(PRIMARY_DATA)).unwrap();
+    let primary = Measurement::from_json(&text).unwrap();
+    let mut lacking = primary.clone();
+    lacking
+        .benchmarks
+        .retain(|b| b.name != "lat.tma2d.hbm.8KiB");
+    let mut p = primary.clone();
+    let e = calibrate::pool_hbm_copies(&mut p, &[("lacking".into(), lacking)]).unwrap_err();
+    assert!(e.contains("lat.tma2d.hbm.8KiB"), "{e}");
+    let mut other = primary.clone();
+    for s in &mut other.sources {
+        s.hash = "0000000000000000".into();
+    }
+    let mut p = primary.clone();
+    let e = calibrate::pool_hbm_copies(&mut p, &[("other".into(), other)]).unwrap_err();
+    assert!(e.contains("another source"), "{e}");
+    // pooling the primary with itself keeps the median and doubles the repetitions
+    let mut p = primary.clone();
+    assert_eq!(
+        calibrate::pool_hbm_copies(
+            &mut p,
+            &[("a".into(), primary.clone()), ("b".into(), primary.clone())]
+        ),
+        Ok(14)
+    );
+    let (a, b) = (
+        primary.get("lat.tma2d.hbm.16KiB").unwrap(),
+        p.get("lat.tma2d.hbm.16KiB").unwrap(),
+    );
+    assert_eq!((b.reps.len(), b.median), (2 * a.reps.len(), a.median));
 }

@@ -119,10 +119,7 @@ fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> ExitCode {
 }
 
 fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), String> {
-    let path = workspace_path(data);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let m =
-        calibrate::Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let m = calibrate::load_data(data)?;
     let name = Path::new(data)
         .file_name()
         .map(|s| s.to_string_lossy().to_string())

@@ -1,4 +1,4 @@
-//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--dump-dir DIR]`
+//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--dump-dir DIR]`
 //! `calibrate-collect --compile-only DIR [--arch sm_90a]`
 //!
 //! Runs the microbenchmarks on GPU 0 and writes one JSON measurement file (never
@@ -9,7 +9,7 @@ use calibrate::{CollectOptions, collect, compile_all};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--dump-dir DIR]\n       \
+const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--dump-dir DIR]\n       \
                      calibrate-collect --compile-only DIR [--arch sm_90a]";
 
 fn main() -> ExitCode {
@@ -42,6 +42,16 @@ fn main() -> ExitCode {
             "--only" => {
                 value("--only").map(|v| opts.only = v.split(',').map(str::to_string).collect())
             }
+            "--hbm-launches" => value("--hbm-launches").and_then(|v| match v.parse::<u32>() {
+                Ok(n) if (1..=64).contains(&n) => {
+                    opts.hbm_launches = n;
+                    Ok(())
+                }
+                _ => {
+                    eprintln!("--hbm-launches needs a number from 1 to 64\n{USAGE}");
+                    Err(ExitCode::from(2))
+                }
+            }),
             "--dump-dir" => value("--dump-dir").map(|v| opts.dump_dir = Some(PathBuf::from(v))),
             "--compile-only" => {
                 value("--compile-only").map(|v| compile_only = Some(PathBuf::from(v)))
