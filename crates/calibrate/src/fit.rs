@@ -223,6 +223,7 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
                 "lat.ldg.ld.per_sm.fp_16MiB",
             ],
         },
+        real("l1_sector_cycles", 0.0, 8.0, &["lat.ldg_lines.l1."]),
         real("l1_line_cycles", 0.0, 16.0, &["lat.ldg_lines.l1."]),
         int("l1_line_cap", 1.0, 32.0, &["lat.ldg_lines.l1."]),
         real("l2_line_cycles", 0.0, 16.0, &["lat.ldg_lines.l2."]),

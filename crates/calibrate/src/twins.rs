@@ -1222,6 +1222,7 @@ pub fn micro_twins() -> Vec<Twin> {
             "ldg-lines",
             &[
                 "lat_l1_hit",
+                "l1_sector_cycles",
                 "l1_line_cycles",
                 "l1_line_cap",
                 "l1_lines_per_clk",

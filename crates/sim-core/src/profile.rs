@@ -203,6 +203,7 @@ timing! {
     l1_lines_per_clk: positive,
     l1_line_cycles: non_negative,
     l1_line_cap: non_negative,
+    l1_sector_cycles: non_negative,
     l2_line_cycles: non_negative,
     lat_ldgsts_fill: whole,
     lat_l1_hit: count,
