@@ -322,10 +322,13 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
             "lat_mbarrier_probe",
             0.0,
             400.0,
-            &[
-                "lat.mbarrier.self_arrive_wait",
-                "lat.mbarrier.probe_completed",
-            ],
+            &["lat.mbarrier.probe_completed"],
+        ),
+        int(
+            "lat_mbarrier_arrive",
+            0.0,
+            100.0,
+            &["lat.mbarrier.self_arrive_wait"],
         ),
         int("lat_bar", 0.0, 200.0, &["lat.bar_sync."]),
         real("bar_arrive_cycles_per_warp", 0.0, 16.0, &["lat.bar_sync."]),

@@ -676,7 +676,11 @@ fn mbar_self(bench: &str) -> Twin {
     Twin {
         bench: bench.into(),
         group: "sync",
-        params: &["lat_mbarrier_probe", "sync_issue_interval"],
+        params: &[
+            "lat_mbarrier_probe",
+            "lat_mbarrier_arrive",
+            "sync_issue_interval",
+        ],
         method: Method::Slope {
             src,
             lo: 64,

@@ -228,6 +228,7 @@ timing! {
     bar_arrive_cycles_per_warp: non_negative,
     lat_mbarrier_wake: whole,
     lat_mbarrier_probe: whole,
+    lat_mbarrier_arrive: whole,
     lat_mbarrier_tx_wake: whole,
     lat_fence: whole,
     utcmma_latency_tmem_a: non_negative,
