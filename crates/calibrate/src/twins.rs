@@ -676,7 +676,11 @@ fn mbar_self(bench: &str) -> Twin {
     Twin {
         bench: bench.into(),
         group: "sync",
-        params: &["lat_mbarrier_probe", "sync_issue_interval"],
+        params: &[
+            "lat_mbarrier_probe",
+            "lat_mbarrier_arrive",
+            "sync_issue_interval",
+        ],
         method: Method::Slope {
             src,
             lo: 64,
@@ -1222,6 +1226,7 @@ pub fn micro_twins() -> Vec<Twin> {
             "ldg-lines",
             &[
                 "lat_l1_hit",
+                "l1_sector_cycles",
                 "l1_line_cycles",
                 "l1_line_cap",
                 "l1_lines_per_clk",

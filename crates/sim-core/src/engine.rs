@@ -291,6 +291,10 @@ struct Mbar {
     pending: u32,
     tx: i64,
     phase: u64,
+    /// When the arrive that completed the last phase reaches the barrier
+    /// (`lat_mbarrier_arrive` after its issue): a try_wait that finds the phase complete
+    /// reads it no earlier than that.
+    settled: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -552,7 +556,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                         count: 0,
                         pending: 0,
                         tx: 0,
-                        phase: 0
+                        phase: 0,
+                        settled: 0,
                     };
                     prog.mbar_total as usize
                 ],
@@ -693,6 +698,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     pending: decl.count,
                     tx: 0,
                     phase: 0,
+                    settled: 0,
                 };
             }
         }
@@ -1763,24 +1769,34 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let m = &mut self.ctas[cta as usize].mbars[idx as usize];
                 m.tx += bytes;
                 m.pending -= count as u32;
+                let phase = m.phase;
                 self.check_phase(cta, idx, t.lat_mbarrier_wake);
+                // An arrive that completes the phase reaches the barrier
+                // `lat_mbarrier_arrive` after it issues; a warp asleep on the phase wakes
+                // `lat_mbarrier_wake` after the issue (which includes it).
+                let m = &mut self.ctas[cta as usize].mbars[idx as usize];
+                if m.phase != phase {
+                    m.settled = now + t.lat_mbarrier_arrive as u64;
+                }
             }
             Kind::MbarWait => {
                 let idx = self.mbar_index(slot, d)?;
                 let parity = (self.eval(slot, &d.n)? & 1) as u32;
                 let cta = self.warps[slot as usize].cta as usize;
-                let phase = self.ctas[cta].mbars[idx as usize].phase;
+                let Mbar { phase, settled, .. } = self.ctas[cta].mbars[idx as usize];
                 // try_wait.parity P passes once the phase with parity P has completed,
                 // i.e. while the current phase's parity differs from P.
                 if (phase & 1) as u32 == parity {
                     self.block(slot, Block::Mbar { idx, parity });
                 } else {
                     // The phase has completed: the warp still waits for the probe's
-                    // predicate (SYNCS.PHASECHK's result), as for any L1TEX-side result.
+                    // predicate (SYNCS.PHASECHK's result), as for any L1TEX-side result;
+                    // a probe right behind the arrive that completed the phase reads the
+                    // barrier once that arrive has reached it.
                     self.block(
                         slot,
                         Block::Until {
-                            t: now + t.lat_mbarrier_probe as u64,
+                            t: now.max(settled) + t.lat_mbarrier_probe as u64,
                             state: WarpState::LongScoreboard,
                         },
                     );

@@ -314,6 +314,9 @@ pub struct Memory {
     pub hbm_bw: Bandwidth,
     rng: StdRng,
     lat_l1: u64,
+    /// What a hit's further sectors add on L1's return path: `l1_sector_extra[s]` for a
+    /// line with `s` sectors requested (`l1_sector_cycles` per sector after the first).
+    l1_sector_extra: [u64; 5],
     lat_l2_near: u64,
     lat_l2_far: u64,
     lat_hbm: u64,
@@ -347,6 +350,9 @@ impl Memory {
             ),
             rng: StdRng::seed_from_u64(seed),
             lat_l1: t.lat_l1_hit as u64,
+            l1_sector_extra: std::array::from_fn(|s| {
+                ceil(s.saturating_sub(1) as f64 * t.l1_sector_cycles)
+            }),
             lat_l2_near: t.lat_l2_near as u64,
             lat_l2_far: t.lat_l2_far as u64,
             lat_hbm: t.lat_hbm as u64,
@@ -486,12 +492,15 @@ impl Memory {
     /// A load through L1: hit, or fetch from L2 and allocate.
     /// `t_hit`: when the line leaves the L1 pipeline if it hits; `t_miss`: when its
     /// request leaves for L2 if it misses (the lines of one warp-load are staggered
-    /// differently on the two paths).
+    /// differently on the two paths). A hit returns `lat_l1_hit` after `t_hit` with one
+    /// sector, and `l1_sector_cycles` later for each further sector of the line it
+    /// returns (a warp's load of a whole line against one thread's chase).
     pub fn read_l1(&mut self, line: u64, sectors: u32, t_hit: u64, t_miss: u64) -> (u64, MemLevel) {
         match self.l1.probe(line) {
             Ok(ready) => {
                 self.sectors[level_index(MemLevel::L1)] += sectors as u64;
-                ((t_hit + self.lat_l1).max(ready), MemLevel::L1)
+                let extra = self.l1_sector_extra[(sectors as usize).min(4)];
+                ((t_hit + self.lat_l1 + extra).max(ready), MemLevel::L1)
             }
             Err(way) => {
                 // Fetch the line's requested sectors; the line is allocated in L1.
