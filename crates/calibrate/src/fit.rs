@@ -330,6 +330,7 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
             100.0,
             &["lat.mbarrier.self_arrive_wait"],
         ),
+        int("branch_target_cycles", 0.0, 40.0, &["tp.ffma.warps_"]),
         int("lat_bar", 0.0, 200.0, &["lat.bar_sync."]),
         real("bar_arrive_cycles_per_warp", 0.0, 16.0, &["lat.bar_sync."]),
     ]

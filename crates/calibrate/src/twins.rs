@@ -1384,7 +1384,7 @@ pub fn micro_twins() -> Vec<Twin> {
         v.push(tp_loop(
             &format!("tp.ffma.warps_{w}"),
             "throughput",
-            &["fma_issue_interval", "lat_fma"],
+            &["fma_issue_interval", "lat_fma", "branch_target_cycles"],
             &ffma,
             w,
             count_op(&ffma, "FFMA"),

@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use isa::ast::Space;
-use isa::opcode::{FixedClass, ResultLatency, Scoreboard};
+use isa::opcode::{FixedClass, Op, ResultLatency, Scoreboard};
 use isa::{Kernel, Pipe};
 
 use crate::lower::{self, CExpr, DInstr, Env, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS};
@@ -195,6 +195,9 @@ struct Warp<'a> {
     utc_done: u64,
     outstanding: u64,
     last_issue: u64,
+    /// When the instruction before the last one issued: a branch enters the warp's
+    /// instruction buffer when the instruction two before it issues.
+    issued_before: u64,
     stats: [u64; STATE_COUNT],
     started: u64,
     finished: u64,
@@ -537,6 +540,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     utc_done: 0,
                     outstanding: 0,
                     last_issue: 0,
+                    issued_before: 0,
                     stats: [0; STATE_COUNT],
                     started: 0,
                     finished: 0,
@@ -739,6 +743,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.utc_done = 0;
             warp.outstanding = 0;
             warp.last_issue = 0;
+            warp.issued_before = 0;
             warp.stats = [0; STATE_COUNT];
             warp.started = now;
             self.set_until(slot, now);
@@ -1459,21 +1464,32 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     /// Issues the warp's instruction and sets when the warp is next looked at.
     fn issue(&mut self, slot: u32) -> Result<(), SimError> {
-        let stall = self.instr(slot).stall;
+        let d = self.instr(slot);
+        let stall = d.stall;
+        // A branch (the twins' branches are their loops' back branches, taken) has its
+        // target fetched `branch_target_cycles` after the branch entered the instruction
+        // buffer, when the instruction two before it issued: a warp that reaches the
+        // branch while that fetch is under way waits for it, one that waited on an
+        // operand before the branch has had it fetched meanwhile.
+        let fetched = if d.op == Op::Bra {
+            self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64
+        } else {
+            0
+        };
         self.issue_instr(slot)?;
         let next = self.now + 1;
         // The control code's stall count holds the warp (Nsight's `wait`, charged to
         // the instruction it waits to issue) unless the instruction blocked it already.
-        if stall > 1 {
+        if stall > 1 || fetched > next {
             let w = &self.warps[slot as usize];
             if w.block == Block::None && !w.exited {
-                self.block(
-                    slot,
-                    Block::Until {
-                        t: self.now + stall as u64,
-                        state: WarpState::Wait,
-                    },
-                );
+                let waited = self.now + stall as u64;
+                let (t, state) = if fetched > waited {
+                    (fetched, WarpState::NoInstruction)
+                } else {
+                    (waited, WarpState::Wait)
+                };
+                self.block(slot, Block::Until { t, state });
             }
         }
         // The next instruction's registers, from next cycle: only the warp's own
@@ -1516,6 +1532,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         {
             let w = &mut self.warps[slot as usize];
             w.instrs += 1;
+            w.issued_before = w.last_issue;
             w.last_issue = now;
             self.pc_issued[(w.pc_base + w.pc) as usize] += 1;
         }

@@ -183,6 +183,7 @@ timing! {
     mufu_issue_interval: count,
     lat_mufu: count,
     branch_issue_interval: count,
+    branch_target_cycles: whole,
     sync_issue_interval: count,
     reg_banks: count,
     reg_bank_ports: count,

@@ -574,7 +574,9 @@ fn scheduling_policies_order_always_ready_warps_as_stated() {
 
 #[test]
 fn two_level_fills_a_stall_bubble_without_giving_up_the_pair() {
-    let p = h100();
+    // The branch target's fetch off: the bubbles here are the control code's alone.
+    let mut p = h100();
+    p.set("branch_target_cycles", 0.0).unwrap();
     // Four warps per sub-partition, each loop ending in a branch whose control code
     // holds the warp 6 cycles: both warps of the active pair sit in that bubble at once.
     let src = |stall: u32| {
