@@ -600,8 +600,15 @@ pub fn fit(
         } else {
             f.benches.join(", ")
         };
+        // Name the files the pooled HBM copy latencies came from where they were used.
+        let pooled = match crate::pooled_from(data_file) {
+            Some(p) if f.benches.iter().any(|b| crate::is_hbm_copy_latency(b)) => {
+                format!(", with {p}")
+            }
+            _ => String::new(),
+        };
         let src = format!(
-            "{}; data {data_file}: {list}; residual: max |sim - measured| = {:.2}% over them",
+            "{}; data {data_file}{pooled}: {list}; residual: max |sim - measured| = {:.2}% over them",
             f.how, f.max_abs_err_pct
         );
         p.file.params.insert(
@@ -677,8 +684,9 @@ pub fn finished_toml(r: &FitResult) -> String {
         .count();
     p.file.validated = worst <= 3.0;
     p.file.note = format!(
-        "fitted by `smsim calibrate fit` to {} ({} twinned microbenchmarks): mean |error| {:.1}%, {} of {} within 3%, worst {:.1}% ({}); {}",
+        "fitted by `smsim calibrate fit` to {}{} ({} twinned microbenchmarks): mean |error| {:.1}%, {} of {} within 3%, worst {:.1}% ({}); {}",
         r.data_file,
+        crate::pooled_from(&r.data_file).map_or(String::new(), |p| format!(", with {p}")),
         r.rows.len(),
         mape,
         within,

@@ -239,6 +239,23 @@ pub const HBM_COPY_DATA: [&str; 2] = [
     "crates/calibrate/data/h100-20261123T201052Z.json",
 ];
 
+/// For a fit to the primary file (named `data_file`), where its HBM copy latencies came
+/// from instead, for the profile's sources and note; None for any other file.
+pub fn pooled_from(data_file: &str) -> Option<String> {
+    let primary = PRIMARY_DATA.rsplit('/').next().unwrap_or(PRIMARY_DATA);
+    if data_file != primary {
+        return None;
+    }
+    let names: Vec<&str> = HBM_COPY_DATA
+        .iter()
+        .map(|r| r.rsplit('/').next().unwrap_or(r))
+        .collect();
+    Some(format!(
+        "lat.bulk.hbm.* and lat.tma2d.hbm.* pooled from {}",
+        names.join(" and ")
+    ))
+}
+
 /// The benchmarks taken from [`HBM_COPY_DATA`].
 pub fn is_hbm_copy_latency(name: &str) -> bool {
     name.starts_with("lat.bulk.hbm.") || name.starts_with("lat.tma2d.hbm.")
