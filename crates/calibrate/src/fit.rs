@@ -600,15 +600,8 @@ pub fn fit(
         } else {
             f.benches.join(", ")
         };
-        // Name the files the pooled HBM copy latencies came from where they were used.
-        let pooled = match crate::pooled_from(data_file) {
-            Some(p) if f.benches.iter().any(|b| crate::is_hbm_copy_latency(b)) => {
-                format!(", with {p}")
-            }
-            _ => String::new(),
-        };
         let src = format!(
-            "{}; data {data_file}{pooled}: {list}; residual: max |sim - measured| = {:.2}% over them",
+            "{}; data {data_file}: {list}; residual: max |sim - measured| = {:.2}% over them",
             f.how, f.max_abs_err_pct
         );
         p.file.params.insert(

@@ -242,18 +242,19 @@ pub const HBM_COPY_DATA: [&str; 2] = [
 /// For a fit to the primary file (named `data_file`), where its HBM copy latencies came
 /// from instead, for the profile's sources and note; None for any other file.
 pub fn pooled_from(data_file: &str) -> Option<String> {
-    let primary = PRIMARY_DATA.rsplit('/').next().unwrap_or(PRIMARY_DATA);
-    if data_file != primary {
+    if data_file != file_name(PRIMARY_DATA) {
         return None;
     }
-    let names: Vec<&str> = HBM_COPY_DATA
-        .iter()
-        .map(|r| r.rsplit('/').next().unwrap_or(r))
-        .collect();
+    let names: Vec<&str> = HBM_COPY_DATA.iter().map(|r| file_name(r)).collect();
     Some(format!(
         "lat.bulk.hbm.* and lat.tma2d.hbm.* pooled from {}",
         names.join(" and ")
     ))
+}
+
+/// The last component of a workspace-relative path.
+fn file_name(rel: &str) -> &str {
+    rel.rsplit('/').next().unwrap_or(rel)
 }
 
 /// The benchmarks taken from [`HBM_COPY_DATA`].
@@ -274,17 +275,11 @@ pub fn pool_hbm_copies(
             .find(|s| s.name == src)
             .map(|s| s.hash.clone())
     };
-    let hashes: Vec<(String, Option<String>)> = m
+    let own: std::collections::HashMap<String, String> = m
         .sources
         .iter()
-        .map(|s| (s.name.clone(), Some(s.hash.clone())))
+        .map(|s| (s.name.clone(), s.hash.clone()))
         .collect();
-    let own = |src: &str| {
-        hashes
-            .iter()
-            .find(|(n, _)| n == src)
-            .and_then(|(_, h)| h.clone())
-    };
     let mut n = 0;
     for b in m
         .benchmarks
@@ -297,10 +292,8 @@ pub fn pool_hbm_copies(
             let e = x
                 .get(&b.name)
                 .ok_or_else(|| format!("{name} has no {}", b.name))?;
-            if e.source != b.source
-                || own(&b.source).is_none()
-                || hash(x, &e.source) != own(&b.source)
-            {
+            let want = own.get(&b.source);
+            if e.source != b.source || want.is_none() || hash(x, &e.source).as_ref() != want {
                 return Err(format!(
                     "{name}: {} comes from another source than the primary's",
                     b.name
@@ -328,15 +321,10 @@ pub fn load_data(rel: &str) -> Result<Measurement, String> {
         Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
     };
     let mut m = read(rel)?;
-    let is_primary = workspace_path(rel) == workspace_path(PRIMARY_DATA)
-        || Path::new(rel).file_name() == Path::new(PRIMARY_DATA).file_name();
-    if is_primary {
+    if Path::new(rel).file_name() == Path::new(PRIMARY_DATA).file_name() {
         let extra = HBM_COPY_DATA
             .iter()
-            .map(|r| {
-                let name = r.rsplit('/').next().unwrap_or(r).to_string();
-                read(r).map(|x| (name, x))
-            })
+            .map(|r| read(r).map(|x| (file_name(r).to_string(), x)))
             .collect::<Result<Vec<_>, String>>()?;
         pool_hbm_copies(&mut m, &extra)?;
     }

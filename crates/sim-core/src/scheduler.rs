@@ -124,10 +124,11 @@ impl SchedulerPolicy for OldestFirst {
 /// another group fills while the active group keeps its turn: the H100 finishes the
 /// first pair of four always-ready warps at half the span with branches in the loop
 /// (`sched.first_finish`), which a switch at every bubble would make the whole span.
+/// (`next_after` never returns the warp that issued last, so that warp issuing again
+/// alone refreshes its group's turn only after a gap longer than a stall count: the
+/// calibrated behaviour, kept as it is.)
 pub struct TwoLevel {
     group: u32,
-    /// log2(group) when the group is a power of two: a shift instead of a division.
-    group_shift: Option<u32>,
     active: [u32; 4],
     last: [u32; 4],
     /// When the active group last issued, per sub-partition.
@@ -136,10 +137,8 @@ pub struct TwoLevel {
 
 impl TwoLevel {
     pub fn new(group: u32) -> TwoLevel {
-        let group = group.max(1);
         TwoLevel {
-            group,
-            group_shift: group.is_power_of_two().then(|| group.trailing_zeros()),
+            group: group.max(1),
             active: [0; 4],
             last: [u32::MAX; 4],
             active_issued: [0; 4],
@@ -152,30 +151,10 @@ impl SchedulerPolicy for TwoLevel {
         "two-level"
     }
     fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
-        let (g, shift) = (self.group, self.group_shift);
-        let group_of = |c: &Candidate| match shift {
-            Some(s) => c.position >> s,
-            None => c.position / g,
-        };
+        let g = self.group;
         let active = self.active[sp];
-        if let [only] = eligible {
-            // One eligible warp (the common case of a latency-bound kernel), as the
-            // general case below decides it. Note that `next_after` never returns the
-            // warp that issued last, so that warp issuing again alone refreshes the
-            // group's turn only after a gap longer than a stall count (the calibrated
-            // behaviour, kept as it is).
-            let group = group_of(only);
-            if group == active && only.position != self.last[sp] {
-                self.last[sp] = only.position;
-                self.active_issued[sp] = now;
-            } else if now.saturating_sub(self.active_issued[sp]) > MAX_STALL_CYCLES {
-                self.active[sp] = group;
-                self.active_issued[sp] = now;
-                self.last[sp] = only.position;
-            }
-            return 0;
-        }
-        if let Some(i) = RoundRobin::next_after(self.last[sp], eligible, |c| group_of(c) == active)
+        if let Some(i) =
+            RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == active)
         {
             self.last[sp] = eligible[i].position;
             self.active_issued[sp] = now;
@@ -189,14 +168,14 @@ impl SchedulerPolicy for TwoLevel {
         let mut best = u32::MAX;
         let mut next = active;
         for c in eligible {
-            let key = group_of(c).wrapping_sub(active).wrapping_sub(1);
+            let key = (c.position / g).wrapping_sub(active).wrapping_sub(1);
             if key < best {
                 best = key;
-                next = group_of(c);
+                next = c.position / g;
             }
         }
-        let i =
-            RoundRobin::next_after(self.last[sp], eligible, |c| group_of(c) == next).unwrap_or(0);
+        let i = RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == next)
+            .unwrap_or(0);
         if !bubble {
             self.active[sp] = next;
             self.active_issued[sp] = now;

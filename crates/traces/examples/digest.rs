@@ -10,7 +10,8 @@
 //! diff before.txt after.txt
 //! ```
 //!
-//! (The digests are std's `DefaultHasher`: compare outputs of one toolchain.)
+//! (Run it from the repository root. The digests are std's `DefaultHasher`: compare
+//! outputs of one toolchain.)
 use std::hash::{Hash, Hasher};
 fn main() {
     let mut out = String::new();
@@ -42,11 +43,11 @@ fn main() {
         let k = isa::parse_kernel(&std::fs::read_to_string(p).unwrap()).unwrap();
         kernels.push((p.to_string(), k, "h100"));
     }
-    let mut prof = sim_core::Profile::builtin("h100").unwrap();
-    prof.set("jitter_hbm", 300.0).unwrap();
     for (name, k, pname) in &kernels {
         let base = sim_core::Profile::builtin(pname).unwrap();
-        for (pi, p) in [&base, &prof].iter().enumerate() {
+        let mut jittered = base.clone();
+        jittered.set("jitter_hbm", 300.0).unwrap();
+        for (pi, p) in [&base, &jittered].iter().enumerate() {
             for policy in sim_core::scheduler::Policy::ALL {
                 for seed in [1u64, 7] {
                     let cfg = sim_core::RunConfig {
@@ -60,21 +61,17 @@ fn main() {
                         Ok(r) => serde_json::to_string(&r).unwrap(),
                         Err(e) => format!("ERR {e}"),
                     };
-                    let mut h = std::collections::hash_map::DefaultHasher::new();
-                    s.hash(&mut h);
                     out.push_str(&format!(
                         "{name} p{pi} {policy:?} {seed} {:016x}\n",
-                        h.finish()
+                        digest(&s)
                     ));
                     if seed == 1 && pi == 0 && policy == sim_core::scheduler::Policy::TwoLevel {
                         let mut sink = sim_core::sink::VecSink::default();
                         let r = sim_core::run_with(k, p, &cfg, policy.build(), &mut sink);
-                        let mut h = std::collections::hash_map::DefaultHasher::new();
-                        format!("{:?}", sink.events).hash(&mut h);
-                        format!("{:?}", r.map(|r| r.cycles)).hash(&mut h);
+                        let events = format!("{:?} {:?}", sink.events, r.map(|r| r.cycles));
                         out.push_str(&format!(
                             "{name} events {:016x} n={}\n",
-                            h.finish(),
+                            digest(&events),
                             sink.events.len()
                         ));
                     }
@@ -83,4 +80,10 @@ fn main() {
         }
     }
     print!("{out}");
+}
+
+fn digest(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
