@@ -198,6 +198,10 @@ struct Warp<'a> {
     /// When the instruction before the last one issued: a branch enters the warp's
     /// instruction buffer when the instruction two before it issues.
     issued_before: u64,
+    /// Before this cycle the warp may not issue: the stall count of an instruction that
+    /// also blocked the warp (a WARPGROUP.ARRIVE, a barrier, a wait) still holds it when
+    /// the block ends sooner (the other warps of a warpgroup arrive a cycle later).
+    stall_until: u64,
     stats: [u64; STATE_COUNT],
     started: u64,
     finished: u64,
@@ -541,6 +545,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     outstanding: 0,
                     last_issue: 0,
                     issued_before: 0,
+                    stall_until: 0,
                     stats: [0; STATE_COUNT],
                     started: 0,
                     finished: 0,
@@ -978,6 +983,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 w.block = Block::None;
             }
+        }
+        if w.stall_until > now {
+            return Some((WarpState::Wait, w.stall_until, Cause::Own));
         }
         if w.exited {
             return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
@@ -1479,10 +1487,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.issue_instr(slot)?;
         let next = self.now + 1;
         // The control code's stall count holds the warp (Nsight's `wait`, charged to
-        // the instruction it waits to issue) unless the instruction blocked it already.
+        // the instruction it waits to issue). An instruction that blocked the warp holds
+        // it at least as long: the count takes over if the block ends first.
         if stall > 1 || fetched > next {
-            let w = &self.warps[slot as usize];
-            if w.block == Block::None && !w.exited {
+            let w = &mut self.warps[slot as usize];
+            if w.block != Block::None {
+                w.stall_until = self.now + stall as u64;
+            } else if !w.exited {
                 let waited = self.now + stall as u64;
                 let (t, state) = if fetched > waited {
                     (fetched, WarpState::NoInstruction)

@@ -90,6 +90,27 @@ fn a_control_code_stall_count_spaces_a_warps_issues() {
     assert_eq!(two.issued_per_subpartition[0], 2 * 11);
 }
 
+/// A warpgroup's WARPGROUP.ARRIVE blocks its warps until all four have arrived, and its
+/// stall count still holds each of them after that: the first three, released as the
+/// fourth arrives a cycle or less later, wait out their own count like the fourth
+/// (SASS puts 15 on ARRIVE, tp.wgmma_pair).
+#[test]
+fn a_stall_count_outlasts_the_block_it_follows() {
+    let p = h100();
+    let src = |first: &str| {
+        format!(
+            "kernel arrive\nlaunch cta_threads=128 regs=32 smem=0 grid=1\nrole main warps=0..3\n  {first} stall=15\n  FADD R1, R2, R3\n  EXIT\n"
+        )
+    };
+    let arrive = sim(&src("WARPGROUP.ARRIVE"), &p);
+    // ARRIVE at 0, the FADD at 15, EXIT at 16, retired the cycle after: as after a NOP.
+    assert_eq!(arrive.cycles, 15 + 2);
+    assert_eq!(arrive.cycles, sim(&src("NOP"), &p).cycles);
+    let states = &arrive.roles[0].states;
+    assert_eq!(states.get(WarpState::Wait), 4 * 14);
+    assert_eq!(states.get(WarpState::Gmma), 0);
+}
+
 #[test]
 fn a_changed_latency_changes_the_chain() {
     let mut p = h100();
