@@ -319,6 +319,10 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("regbank", Runner::regbank);
         r.section("clock.tensor", Runner::clock_tensor);
         r.section("clock.light_after", Runner::clock_light_after);
+        // Opt-in (`--only map.hbm`): exploratory, not fitted.
+        if opts.only.iter().any(|o| o.starts_with("map.hbm")) {
+            r.section("map.hbm", Runner::map_hbm);
+        }
     }
 
     let provenance = Provenance {
@@ -1586,6 +1590,66 @@ impl Runner {
                     extra: vec![],
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// Where HBM latency depends on the address (report item 5): one thread copies
+    /// `count` blocks of `bytes` from HBM one after another, block r at `src + r * step`
+    /// (every line read once, after one L2 flush), and records each copy's cycles in
+    /// address order. Each case names its offset in the arena, so that the same
+    /// addresses can be compared across cases and runs; `.again` repeats a case.
+    fn map_hbm(&mut self) -> Result<()> {
+        self.k("lat_bulk")?.func.allow_smem(64 * 1024)?;
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        // (name, arena offset, bytes per copy, step, copies)
+        let cases: [(&str, u64, u32, u64, i32); 7] = [
+            ("map.hbm.line.step_128B", 256 * MIB, 128, 128, 16384),
+            ("map.hbm.line.step_128B.again", 256 * MIB, 128, 128, 16384),
+            ("map.hbm.line.step_4KiB", 320 * MIB, 128, 4 * KIB, 16384),
+            ("map.hbm.pair.step_4KiB", 384 * MIB, 256, 4 * KIB, 16384),
+            ("map.hbm.1KiB.step_1KiB", 448 * MIB, 1024, KIB, 16384),
+            ("map.hbm.1KiB.step_1KiB.again", 448 * MIB, 1024, KIB, 16384),
+            ("map.hbm.8KiB.step_8KiB", 512 * MIB, 8192, 8 * KIB, 4096),
+        ];
+        for (name, offset, bytes, step, count) in cases {
+            let src = self.arena.ptr + offset;
+            self.clear_err()?;
+            self.flush_l2()?;
+            self.launch(
+                "lat_bulk",
+                1,
+                32,
+                bytes,
+                &[
+                    arg(&src),
+                    arg(&step),
+                    arg(&bytes),
+                    arg(&count),
+                    arg(&out),
+                    arg(&err),
+                ],
+            )?;
+            self.check_err(name)?;
+            let raw = self.out_u64(count as usize)?;
+            self.push(Rec {
+                name: name.to_string(),
+                group: "map",
+                unit: "cycles",
+                kernel: "lat_bulk",
+                method: "one thread: COUNT bulk copies of BYTES from HBM one after another (expect_tx, \
+                         cp.async.bulk, try_wait), copy r from the arena + OFFSET + r x STEP, one L2 flush \
+                         before the launch; reps = each copy's cycles in address order",
+                params: vec![
+                    ("bytes", v(bytes)),
+                    ("step_bytes", v(step)),
+                    ("count", v(count)),
+                    ("arena_offset_bytes", v(offset)),
+                    ("l2_flushed_before", v(true)),
+                ],
+                reps: raw.iter().map(|x| *x as f64).collect(),
+                extra: vec![],
+            });
         }
         Ok(())
     }
