@@ -34,6 +34,7 @@ pub(crate) struct Runner {
     quick: bool,
     only: Vec<String>,
     hbm_launches: u32,
+    clean_flush: bool,
     sm_count: u32,
     kernels: HashMap<String, Kernel>,
     _modules: Vec<Module>,
@@ -276,6 +277,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         quick: opts.quick,
         only: opts.only.clone(),
         hbm_launches: opts.hbm_launches.max(1),
+        clean_flush: opts.clean_flush,
         sm_count: sm_count as u32,
         kernels,
         _modules: modules,
@@ -509,9 +511,25 @@ impl Runner {
         Ok(())
     }
 
-    /// Pushes L2 out by writing a buffer several times its size.
+    /// Pushes L2 out by writing a buffer several times its size; with `clean_flush`, then
+    /// reads that buffer back (every SM streaming), so that the lines left in L2 are clean
+    /// and the write-back of the dirty ones is over before the next launch.
     fn flush_l2(&self) -> Result<()> {
         self.flush.fill_u32(0x5a5a_5a5a)?;
+        if self.clean_flush {
+            let grid = self.sm_count * self.k("bw_ld")?.func.max_active_blocks(1024, 0)?.max(1);
+            let per_iter = u64::from(grid) * 1024 * 16 * 8;
+            let (base, mask, iters) = (self.flush.ptr, FLUSH / 16 - 1, FLUSH.div_ceil(per_iter));
+            // Block times go to the sink: `out` may hold a benchmark's results.
+            let sink = self.sink.ptr;
+            self.launch(
+                "bw_ld",
+                grid,
+                1024,
+                0,
+                &[arg(&base), arg(&mask), arg(&iters), arg(&sink), arg(&sink)],
+            )?;
+        }
         self.gpu.sync()
     }
 
@@ -1566,6 +1584,9 @@ impl Runner {
                     ("src_step_bytes", v(step)),
                     ("l2_flushed_before", v(cold)),
                 ];
+                if cold && self.clean_flush {
+                    params.push(("l2_flush", v("memset, then read back: L2 left clean")));
+                }
                 let mut method = String::from(
                     "one thread: mbarrier.arrive.expect_tx + cp.async.bulk global->shared, then \
                      try_wait.parity until complete; cycles per copy",
@@ -1603,16 +1624,59 @@ impl Runner {
         self.k("lat_bulk")?.func.allow_smem(64 * 1024)?;
         let (out, err) = (self.out.ptr, self.err.ptr);
         // (name, arena offset, bytes per copy, step, copies)
-        let cases: [(&str, u64, u32, u64, i32); 7] = [
-            ("map.hbm.line.step_128B", 256 * MIB, 128, 128, 16384),
-            ("map.hbm.line.step_128B.again", 256 * MIB, 128, 128, 16384),
-            ("map.hbm.line.step_4KiB", 320 * MIB, 128, 4 * KIB, 16384),
-            ("map.hbm.pair.step_4KiB", 384 * MIB, 256, 4 * KIB, 16384),
-            ("map.hbm.1KiB.step_1KiB", 448 * MIB, 1024, KIB, 16384),
-            ("map.hbm.1KiB.step_1KiB.again", 448 * MIB, 1024, KIB, 16384),
-            ("map.hbm.8KiB.step_8KiB", 512 * MIB, 8192, 8 * KIB, 4096),
+        let mut cases: Vec<(String, u64, u32, u64, i32)> = vec![
+            ("map.hbm.line.step_128B".into(), 256 * MIB, 128, 128, 16384),
+            (
+                "map.hbm.line.step_128B.again".into(),
+                256 * MIB,
+                128,
+                128,
+                16384,
+            ),
+            (
+                "map.hbm.line.step_4KiB".into(),
+                320 * MIB,
+                128,
+                4 * KIB,
+                16384,
+            ),
+            (
+                "map.hbm.pair.step_4KiB".into(),
+                384 * MIB,
+                256,
+                4 * KIB,
+                16384,
+            ),
+            ("map.hbm.1KiB.step_1KiB".into(), 448 * MIB, 1024, KIB, 16384),
+            (
+                "map.hbm.1KiB.step_1KiB.again".into(),
+                448 * MIB,
+                1024,
+                KIB,
+                16384,
+            ),
+            (
+                "map.hbm.8KiB.step_8KiB".into(),
+                512 * MIB,
+                8192,
+                8 * KIB,
+                4096,
+            ),
         ];
+        // Every size over the 16 MiB the 1 KiB cases mapped, so that each copy's lines'
+        // classes are known: copy r of size S at r x S.
+        for kib in [2u32, 4, 8, 16, 32, 64] {
+            let bytes = kib * 1024;
+            cases.push((
+                format!("map.hbm.{kib}KiB.step_{kib}KiB.in_1KiB_map"),
+                448 * MIB,
+                bytes,
+                u64::from(bytes),
+                (16 * MIB / u64::from(bytes)) as i32,
+            ));
+        }
         for (name, offset, bytes, step, count) in cases {
+            let name = name.as_str();
             let src = self.arena.ptr + offset;
             self.clear_err()?;
             self.flush_l2()?;
@@ -1712,6 +1776,9 @@ impl Runner {
                     ("y_step_rows", v(y_step)),
                     ("l2_flushed_before", v(cold)),
                 ];
+                if cold && self.clean_flush {
+                    params.push(("l2_flush", v("memset, then read back: L2 left clean")));
+                }
                 let mut method = String::from(
                     "one thread: expect_tx + cp.async.bulk.tensor.2d (tile, no swizzle, u32 box 64 x rows, \
                      map from cuTensorMapEncodeTiled) then try_wait.parity; cycles per copy",

@@ -45,6 +45,11 @@ pub struct CollectOptions {
     /// flushes L2 and times the usual repetitions at source addresses no earlier launch read
     /// (0 or 1: one launch, the original protocol).
     pub hbm_launches: u32,
+    /// Leave L2 clean after each flush: the flush's writes (a memset of a buffer several
+    /// times L2) are followed by a read of that buffer, so no dirty line is still being
+    /// written back to HBM while a cold benchmark runs. Without it, copies of 8 KiB and
+    /// more issued right after a flush are slowed by that write-back (data/README.md).
+    pub clean_flush: bool,
     /// Run the validation kernels instead of the microbenchmarks (their own file, default
     /// folder `crates/calibrate/data/validation`; never used by the fit).
     pub validation: bool,

@@ -1,4 +1,4 @@
-//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--dump-dir DIR]`
+//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush] [--dump-dir DIR]`
 //! `calibrate-collect --compile-only DIR [--arch sm_90a]`
 //!
 //! Runs the microbenchmarks on GPU 0 and writes one JSON measurement file (never
@@ -9,7 +9,7 @@ use calibrate::{CollectOptions, collect, compile_all};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--dump-dir DIR]\n       \
+const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush] [--dump-dir DIR]\n       \
                      calibrate-collect --compile-only DIR [--arch sm_90a]";
 
 fn main() -> ExitCode {
@@ -52,6 +52,10 @@ fn main() -> ExitCode {
                     Err(ExitCode::from(2))
                 }
             }),
+            "--clean-flush" => {
+                opts.clean_flush = true;
+                Ok(())
+            }
             "--dump-dir" => value("--dump-dir").map(|v| opts.dump_dir = Some(PathBuf::from(v))),
             "--compile-only" => {
                 value("--compile-only").map(|v| compile_only = Some(PathBuf::from(v)))
