@@ -233,15 +233,17 @@ pub const DATA_DIR: &str = "crates/calibrate/data";
 
 /// The measurement file the fit uses by default (relative to the workspace root).
 pub const PRIMARY_DATA: &str = "crates/calibrate/data/h100-20261123T012202Z.json";
-/// Two repeat runs of the whole collect (session 4, 2026-11-23 20:10:22 and 20:10:52 UTC,
-/// `--hbm-launches 64`) whose HBM copy-latency benchmarks (`lat.bulk.hbm.*`,
+/// Two repeat runs of the whole collect (session 5, 2026-11-23 23:07:37 and 23:08:03 UTC,
+/// `--hbm-launches 64 --clean-flush`) whose HBM copy-latency benchmarks (`lat.bulk.hbm.*`,
 /// `lat.tma2d.hbm.*`: 64 launches of 16 copies each, 1024 per file) the fit and the report
 /// use instead of the primary's 16 copies, their repetitions pooled (2048 copies per
 /// benchmark): one copy from HBM takes anywhere from about 640 to 1300 cycles, so a median
-/// of 16 moves by up to 27% between runs (data/README.md). Same source hashes as the primary.
+/// of 16 moves by up to 27% between runs, and each launch follows an L2 flush whose dirty
+/// lines, unless the flush reads them back (`--clean-flush`), are still being written to
+/// HBM while the copies run (data/README.md). Same source hashes as the primary.
 pub const HBM_COPY_DATA: [&str; 2] = [
-    "crates/calibrate/data/h100-20261123T201022Z.json",
-    "crates/calibrate/data/h100-20261123T201052Z.json",
+    "crates/calibrate/data/h100-20261123T230737Z.json",
+    "crates/calibrate/data/h100-20261123T230803Z.json",
 ];
 
 /// For a fit to the primary file (named `data_file`), where its HBM copy latencies came
