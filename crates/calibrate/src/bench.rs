@@ -2197,10 +2197,22 @@ impl Runner {
         let (out, sink) = (self.out.ptr, self.sink.ptr);
         let (a, b) = (0.999f32, 0.001f32);
         let iters: i32 = 64;
-        for (warps, label) in [(8u32, "warps_8"), (16, "warps_16")] {
+        // 3, 5 and 7 warps per sub-partition: who finishes last when the warps do not
+        // pair up (each repetition's warp end times are kept, from the earliest start).
+        for (warps, label) in [
+            (8u32, "warps_8"),
+            (16, "warps_16"),
+            (12, "warps_12"),
+            (20, "warps_20"),
+            (28, "warps_28"),
+        ] {
+            if warps % 8 != 0 && !self.only.iter().any(|o| o == "sched.odd") {
+                continue;
+            }
             let block = 32 * warps;
             let mut per = Vec::new();
             let mut spans = Vec::new();
+            let mut warp_ends: Vec<Vec<u64>> = Vec::new();
             for _ in 0..reps {
                 self.launch(
                     "tp_ffma",
@@ -2216,6 +2228,7 @@ impl Runner {
                 let last = ends.iter().copied().max().unwrap_or(0).wrapping_sub(start) as f64;
                 per.push(first / last);
                 spans.push(last);
+                warp_ends.push(ends.iter().map(|e| e.wrapping_sub(start)).collect());
             }
             self.push(Rec {
                 name: format!("sched.first_finish.{label}"),
@@ -2226,7 +2239,11 @@ impl Runner {
                          warp's end over the last warp's end, both from the earliest warp start",
                 params: vec![("warps", v(warps)), ("iters", v(iters))],
                 reps: per,
-                extra: vec![("span_cycles", v(&spans))],
+                extra: if warps % 8 == 0 {
+                    vec![("span_cycles", v(&spans))]
+                } else {
+                    vec![("span_cycles", v(&spans)), ("warp_end_cycles", v(&warp_ends))]
+                },
             });
         }
         // One and four warps (one per sub-partition) of the same kernel: thread-FFMA per
