@@ -246,17 +246,71 @@ pub const HBM_COPY_DATA: [&str; 2] = [
     "crates/calibrate/data/h100-20261123T230803Z.json",
 ];
 
+/// Benchmarks the primary lacks, measured later with the same sources, and the file each
+/// comes from: `sched.first_finish` with 3, 5 and 7 warps per sub-partition (session 5,
+/// `--only clock.light,sched,sched.odd`), where the warps do not pair up.
+pub const ADDED_DATA: [(&str, &[&str]); 1] = [(
+    "crates/calibrate/data/h100-20261123T232734Z.json",
+    &[
+        "sched.first_finish.warps_12",
+        "sched.first_finish.warps_20",
+        "sched.first_finish.warps_28",
+    ],
+)];
+
 /// For a fit to the primary file (named `data_file`), where its HBM copy latencies came
-/// from instead, for the profile's sources and note; None for any other file.
+/// from instead and which benchmarks were added, for the profile's sources and note; None
+/// for any other file.
 pub fn pooled_from(data_file: &str) -> Option<String> {
     if data_file != file_name(PRIMARY_DATA) {
         return None;
     }
     let names: Vec<&str> = HBM_COPY_DATA.iter().map(|r| file_name(r)).collect();
-    Some(format!(
+    let mut text = format!(
         "lat.bulk.hbm.* and lat.tma2d.hbm.* pooled from {}",
         names.join(" and ")
-    ))
+    );
+    for (file, benches) in ADDED_DATA {
+        text.push_str(&format!(
+            ", {} from {}",
+            benches.join(", "),
+            file_name(file)
+        ));
+    }
+    Some(text)
+}
+
+/// Adds the benchmarks named in `added` from `x` (named `name`) to `m`, which must lack
+/// them; each must come from a source with the same hash as the one `m` has by that name.
+pub fn add_benchmarks(
+    m: &mut Measurement,
+    name: &str,
+    x: &Measurement,
+    added: &[&str],
+) -> Result<(), String> {
+    for bench in added {
+        if m.get(bench).is_some() {
+            return Err(format!(
+                "{bench} is already in the primary; {name} cannot add it"
+            ));
+        }
+        let b = x
+            .get(bench)
+            .ok_or_else(|| format!("{name} has no {bench}"))?;
+        let hash = |y: &Measurement| {
+            y.sources
+                .iter()
+                .find(|s| s.name == b.source)
+                .map(|s| s.hash.clone())
+        };
+        if hash(m).is_none() || hash(m) != hash(x) {
+            return Err(format!(
+                "{name}: {bench} comes from another source than the primary's"
+            ));
+        }
+        m.benchmarks.push(b.clone());
+    }
+    Ok(())
 }
 
 /// The last component of a workspace-relative path.
@@ -319,7 +373,8 @@ pub fn pool_hbm_copies(
 }
 
 /// Reads a measurement file (workspace-relative); the primary comes with its HBM
-/// copy latencies pooled from [`HBM_COPY_DATA`] ([`pool_hbm_copies`]).
+/// copy latencies pooled from [`HBM_COPY_DATA`] ([`pool_hbm_copies`]) and the benchmarks
+/// of [`ADDED_DATA`] added ([`add_benchmarks`]).
 pub fn load_data(rel: &str) -> Result<Measurement, String> {
     let read = |r: &str| -> Result<Measurement, String> {
         let path = workspace_path(r);
@@ -334,6 +389,9 @@ pub fn load_data(rel: &str) -> Result<Measurement, String> {
             .map(|r| read(r).map(|x| (file_name(r).to_string(), x)))
             .collect::<Result<Vec<_>, String>>()?;
         pool_hbm_copies(&mut m, &extra)?;
+        for (file, benches) in ADDED_DATA {
+            add_benchmarks(&mut m, file_name(file), &read(file)?, benches)?;
+        }
     }
     Ok(m)
 }

@@ -1393,7 +1393,7 @@ pub fn micro_twins() -> Vec<Twin> {
         ));
     }
     // --- the scheduler's order: tp_ffma's loop with 8 and 16 warps, every warp ready
-    for w in [8u32, 16] {
+    for w in [8u32, 16, 12, 20, 28] {
         let mut b = String::new();
         for l in &ffma {
             b.push_str("    ");

@@ -162,3 +162,33 @@ fn hbm_copy_latencies_are_pooled() {
     );
     assert_eq!((b.reps.len(), b.median), (2 * a.reps.len(), a.median));
 }
+
+/// The benchmarks the primary lacks come from the files of `ADDED_DATA`, as measured; one
+/// the primary has already, one the file lacks, or one from another source is an error.
+#[test]
+fn added_benchmarks_join_the_primary() {
+    let m = data();
+    for (file, benches) in calibrate::ADDED_DATA {
+        let x = Measurement::from_json(&std::fs::read_to_string(workspace_path(file)).unwrap())
+            .unwrap();
+        for b in benches {
+            assert_eq!(m.get(b).unwrap(), x.get(b).unwrap(), "{b}");
+        }
+    }
+    let text = std::fs::read_to_string(workspace_path(PRIMARY_DATA)).unwrap();
+    let primary = Measurement::from_json(&text).unwrap();
+    let mut p = primary.clone();
+    let e = calibrate::add_benchmarks(&mut p, "self", &primary, &["lat.ffma"]).unwrap_err();
+    assert!(e.contains("already"), "{e}");
+    let mut lacking = primary.clone();
+    lacking.benchmarks.retain(|b| b.name != "lat.ffma");
+    let e = calibrate::add_benchmarks(&mut lacking.clone(), "lacking", &lacking, &["lat.ffma"])
+        .unwrap_err();
+    assert!(e.contains("has no lat.ffma"), "{e}");
+    let mut other = primary.clone();
+    for s in &mut other.sources {
+        s.hash = "0000000000000000".into();
+    }
+    let e = calibrate::add_benchmarks(&mut lacking, "other", &other, &["lat.ffma"]).unwrap_err();
+    assert!(e.contains("another source"), "{e}");
+}
