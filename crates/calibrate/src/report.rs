@@ -361,13 +361,19 @@ pub fn markdown(r: &Report) -> String {
         r.profile_validated,
         r.data_file,
         if r.data_file == crate::PRIMARY_DATA.rsplit('/').next().unwrap_or_default() {
+            let data = |f: &str| format!("`data/{}`", f.rsplit('/').next().unwrap_or(f));
+            let added: Vec<String> = crate::ADDED_DATA
+                .iter()
+                .map(|(f, b)| format!("; {} from {}", b.join(", "), data(f)))
+                .collect();
             format!(
-                " (its HBM copy latencies `lat.bulk.hbm.*`, `lat.tma2d.hbm.*`: the 2048 copies of {} pooled, item 5)",
+                " (its HBM copy latencies `lat.bulk.hbm.*`, `lat.tma2d.hbm.*`: the 2048 copies of {} pooled, item 5{})",
                 crate::HBM_COPY_DATA
                     .iter()
-                    .map(|f| format!("`data/{}`", f.rsplit('/').next().unwrap_or(f)))
+                    .map(|f| data(f))
                     .collect::<Vec<_>>()
-                    .join(" and ")
+                    .join(" and "),
+                added.concat()
             )
         } else {
             String::new()
