@@ -511,6 +511,15 @@ impl Runner {
         Ok(())
     }
 
+    /// The parameters that say whether (and how) L2 was flushed before a benchmark.
+    fn flush_params(&self, cold: bool) -> Vec<(&'static str, Value)> {
+        let mut p = vec![("l2_flushed_before", v(cold))];
+        if cold && self.clean_flush {
+            p.push(("l2_flush", v("memset, then read back: L2 left clean")));
+        }
+        p
+    }
+
     /// Pushes L2 out by writing a buffer several times its size; with `clean_flush`, then
     /// reads that buffer back (every SM streaming), so that the lines left in L2 are clean
     /// and the write-back of the dirty ones is over before the next launch.
@@ -1582,11 +1591,8 @@ impl Runner {
                     ("bytes", v(bytes)),
                     ("source", v(src_level)),
                     ("src_step_bytes", v(step)),
-                    ("l2_flushed_before", v(cold)),
                 ];
-                if cold && self.clean_flush {
-                    params.push(("l2_flush", v("memset, then read back: L2 left clean")));
-                }
+                params.extend(self.flush_params(cold));
                 let mut method = String::from(
                     "one thread: mbarrier.arrive.expect_tx + cp.async.bulk global->shared, then \
                      try_wait.parity until complete; cycles per copy",
@@ -1774,11 +1780,8 @@ impl Runner {
                     ("row_pitch_bytes", v(width * 4)),
                     ("source", v(src_level)),
                     ("y_step_rows", v(y_step)),
-                    ("l2_flushed_before", v(cold)),
                 ];
-                if cold && self.clean_flush {
-                    params.push(("l2_flush", v("memset, then read back: L2 left clean")));
-                }
+                params.extend(self.flush_params(cold));
                 let mut method = String::from(
                     "one thread: expect_tx + cp.async.bulk.tensor.2d (tile, no swizzle, u32 box 64 x rows, \
                      map from cuTensorMapEncodeTiled) then try_wait.parity; cycles per copy",
