@@ -1440,6 +1440,49 @@ impl Runner {
                     extra: vec![],
                 });
             }
+            // Opt-in (`--only ldg_lines,ldg_lines.warps`): the same 32-line steps from
+            // several warps at once (every warp chases the same lines, other words of
+            // them), so that the L1TEX pipeline, not the latency, sets the pace: warp 0's
+            // cycles per step, W warps x 32 lines each.
+            if self.only.iter().any(|o| o == "ldg_lines.warps") {
+                let lines = 32i32;
+                for warps in [2u32, 4, 8, 12, 16, 20, 24, 28, 32] {
+                    self.launch(
+                        kname,
+                        1,
+                        32 * warps,
+                        0,
+                        &[
+                            arg(&start),
+                            arg(&lines),
+                            arg(&warm),
+                            arg(&steps),
+                            arg(&reps),
+                            arg(&out),
+                            arg(&sink),
+                        ],
+                    )?;
+                    let raw = self.out_u64(reps as usize)?;
+                    self.push(Rec {
+                        name: format!("tp.ldg_lines.{level}.lines_32.warps_{warps}"),
+                        group: "throughput",
+                        unit: "cycles_per_step",
+                        kernel: kname,
+                        method: "WARPS warps; each lane chases its own 64-bit pointer cycle; a step is one \
+                                 warp-load of 32 lines of a 4 KiB block per warp (every warp the same lines, \
+                                 other 8-byte words); warp 0's cycles per step after a warm pass",
+                        params: vec![
+                            ("lines", v(lines)),
+                            ("warps", v(warps)),
+                            ("blocks", v(blocks)),
+                            ("level", v(level)),
+                            ("steps", v(steps)),
+                        ],
+                        reps: raw.iter().map(|x| *x as f64 / f64::from(steps)).collect(),
+                        extra: vec![],
+                    });
+                }
+            }
         }
         Ok(())
     }
