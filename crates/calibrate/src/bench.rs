@@ -313,6 +313,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("tp.wgmma_slices", Runner::tp_wgmma_slices);
         r.section("tp.alu", Runner::tp_alu);
         r.section("tp.lds", Runner::tp_lds);
+        r.section("tp.own_lines", Runner::tp_own_lines);
         r.section("mio", Runner::mio);
         r.section("sched", Runner::sched);
         r.section("uni", Runner::uni);
@@ -1479,6 +1480,76 @@ impl Runner {
                             ("steps", v(steps)),
                         ],
                         reps: raw.iter().map(|x| *x as f64 / f64::from(steps)).collect(),
+                        extra: vec![],
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Warp-loads of 32 lines that no other warp touches (`lines.cu`), from W warps at
+    /// once: cycles per line of the whole block. With one 4 KiB block per warp every
+    /// load hits in L1; with 64 (256 KiB per warp) every load misses, and allocates in L1
+    /// (`ld`) or not (`ld.cg`).
+    fn tp_own_lines(&mut self) -> Result<()> {
+        let reps = self.reps(8, 3);
+        let steps: i32 = 256;
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        for blocks in [1u64, 8, 64] {
+            let region = blocks * 4096;
+            let max_warps = 32u64;
+            let words = (max_warps * region / 8) as usize;
+            let mut img = vec![0u64; words];
+            for w in 0..max_warps {
+                let order = permutation(blocks as usize, 0x0e1 ^ (w << 8) ^ blocks);
+                let base = self.arena.ptr + w * region;
+                for (j, &b) in order.iter().enumerate() {
+                    let next = u64::from(order[(j + 1) % order.len()]);
+                    for off in (0..4096u64).step_by(128) {
+                        img[((w * region + u64::from(b) * 4096 + off) / 8) as usize] =
+                            base + next * 4096 + off;
+                    }
+                }
+            }
+            self.arena.upload(&img)?;
+            let warm = (2 * blocks) as i32;
+            for (kind, kname) in [("ld", "chase_own_lines_ld"), ("cg", "chase_own_lines_cg")] {
+                for warps in [4u32, 8, 12, 16, 24, 32] {
+                    let base = self.arena.ptr;
+                    self.launch(
+                        kname,
+                        1,
+                        32 * warps,
+                        0,
+                        &[
+                            arg(&base),
+                            arg(&region),
+                            arg(&warm),
+                            arg(&steps),
+                            arg(&reps),
+                            arg(&out),
+                            arg(&sink),
+                        ],
+                    )?;
+                    let raw = self.out_u64(reps as usize)?;
+                    let lines = f64::from(steps) * f64::from(warps) * 32.0;
+                    self.push(Rec {
+                        name: format!("tp.own_lines.{kind}.blocks_{blocks}.warps_{warps}"),
+                        group: "throughput",
+                        unit: "cycles_per_line",
+                        kernel: kname,
+                        method: "one block of WARPS warps, each lane chasing its own pointer cycle through \
+                                 its warp's BLOCKS 4 KiB blocks (lane l: offset l * 128), so each step is one \
+                                 warp-load of 32 lines no other warp touches; cycles of STEPS steps of every \
+                                 warp (between __syncthreads) per line",
+                        params: vec![
+                            ("blocks", v(blocks)),
+                            ("warps", v(warps)),
+                            ("load", v(kind)),
+                            ("steps", v(steps)),
+                        ],
+                        reps: raw.iter().map(|x| *x as f64 / lines).collect(),
                         extra: vec![],
                     });
                 }

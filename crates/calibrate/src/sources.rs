@@ -21,6 +21,8 @@ pub const REGBANK: &str = include_str!("../kernels/regbank.cu");
 pub const MIO: &str = include_str!("../kernels/mio.cu");
 /// Dependent chains of the uniform datapath (`kernels/uni.cu`).
 pub const UNI: &str = include_str!("../kernels/uni.cu");
+/// 32-line warp-loads of lines no other warp touches: hits against misses that allocate.
+pub const LINES: &str = include_str!("../kernels/lines.cu");
 /// Validation kernels (never used by the fit): `calibrate-collect --validation`.
 pub const VALIDATION: &str = include_str!("../kernels/validation.cu");
 /// K values with a latency-hiding kernel (vh_chase_{l1,l2}_k{K}).
@@ -64,6 +66,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("regbank", REGBANK.to_string()),
         ("mio", MIO.to_string()),
         ("uni", UNI.to_string()),
+        ("lines", LINES.to_string()),
         ("wgmma", wgmma_source()),
     ]
 }
