@@ -409,6 +409,7 @@ pub(crate) fn kernel_names(text: &str) -> Vec<String> {
             ("MIO_LAT(", 0),
             ("MIO_TP(", 0),
             ("UNI_LAT(", 0),
+            ("CHASE_OWN(", 0),
         ] {
             if let Some(rest) = line.strip_prefix(mac)
                 && let Some(end) = rest.find(',')
@@ -2827,6 +2828,8 @@ mod tests {
             assert!(names.contains(&k.to_string()), "{k} missing from {names:?}");
         }
         assert!(!names.contains(&"NAME".to_string()));
+        let lines = kernel_names(sources::LINES);
+        assert_eq!(lines, ["chase_own_lines_cg", "chase_own_lines_ld"]);
         let mio = kernel_names(sources::MIO);
         assert_eq!(
             mio,
