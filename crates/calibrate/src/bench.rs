@@ -313,7 +313,6 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("tp.wgmma_slices", Runner::tp_wgmma_slices);
         r.section("tp.alu", Runner::tp_alu);
         r.section("tp.lds", Runner::tp_lds);
-        r.section("tp.own_lines", Runner::tp_own_lines);
         r.section("mio", Runner::mio);
         r.section("sched", Runner::sched);
         r.section("uni", Runner::uni);
@@ -322,9 +321,12 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("regbank", Runner::regbank);
         r.section("clock.tensor", Runner::clock_tensor);
         r.section("clock.light_after", Runner::clock_light_after);
-        // Opt-in (`--only map.hbm`): exploratory, not fitted.
+        // Opt-in (`--only map.hbm`, `--only tp.own_lines`): exploratory, not fitted.
         if opts.only.iter().any(|o| o.starts_with("map.hbm")) {
             r.section("map.hbm", Runner::map_hbm);
+        }
+        if opts.only.iter().any(|o| o.starts_with("tp.own_lines")) {
+            r.section("tp.own_lines", Runner::tp_own_lines);
         }
     }
 
