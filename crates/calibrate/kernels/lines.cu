@@ -13,15 +13,15 @@ static __device__ __forceinline__ u64 clk() {
 }
 
 // One block of W warps; warp w's lanes chase their own pointer cycles through warp w's
-// region (base + w * region): lane l reads offset l * 128 of the current 4 KiB block, whose
-// pointer leads to the same offset of the region's next block. Each step is one warp-load
-// of 32 lines no other warp touches. out[r] = cycles of `steps` steps of every warp
+// region (base + w * region), lane l starting at offset l * lane_stride; where each
+// pointer leads is the host's image (the same offset of the next 4 KiB block, or the next
+// of the lane's own lines). Each step is one warp-load of 32 lines no other warp touches. out[r] = cycles of `steps` steps of every warp
 // (between __syncthreads, after `warm` untimed steps).
 #define CHASE_OWN(NAME, LD)                                                                    \
-  extern "C" __global__ void NAME(const char* base, u64 region, int warm, int steps, int reps, \
-                                  u64* out, u64* sink) {                                       \
+  extern "C" __global__ void NAME(const char* base, u64 region, u64 lane_stride, int warm,     \
+                                  int steps, int reps, u64* out, u64* sink) {                  \
     int i = threadIdx.x;                                                                       \
-    u64 p = (u64)(base + (u64)(i / 32) * region + (i % 32) * 128);                             \
+    u64 p = (u64)(base + (u64)(i / 32) * region + (u64)(i % 32) * lane_stride);                \
     for (int s = 0; s < warm; ++s) asm volatile(LD : "+l"(p)::"memory");                       \
     for (int r = 0; r < reps; ++r) {                                                           \
       __syncthreads();                                                                         \

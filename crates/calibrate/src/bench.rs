@@ -1492,33 +1492,55 @@ impl Runner {
     }
 
     /// Warp-loads of 32 lines that no other warp touches (`lines.cu`), from W warps at
-    /// once: cycles per line of the whole block. With one 4 KiB block per warp every
-    /// load hits in L1; with 64 (256 KiB per warp) every load misses, and allocates in L1
-    /// (`ld`) or not (`ld.cg`).
+    /// once: cycles per line of the whole block. Lanes 128 B apart: with one 4 KiB block
+    /// per warp every load hits in L1; with 64 (256 KiB per warp) every load misses, and
+    /// allocates in L1 (`ld`) or not (`ld.cg`). Lanes 1 KiB apart (`stride_1KiB`): each
+    /// lane cycles through its own 8 consecutive lines, the latency-hiding validation
+    /// kernel's access pattern (32 KiB per warp).
     fn tp_own_lines(&mut self) -> Result<()> {
         let reps = self.reps(8, 3);
         let steps: i32 = 256;
         let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let max_warps = 32u64;
+        // (label, lane stride, region per warp, warm steps, image of one warp's region:
+        // (byte offset, byte offset it points to))
+        type Case = (String, u64, u64, i32, Vec<(u64, u64)>);
+        let mut cases: Vec<Case> = Vec::new();
         for blocks in [1u64, 8, 64] {
             let region = blocks * 4096;
-            let max_warps = 32u64;
-            let words = (max_warps * region / 8) as usize;
-            let mut img = vec![0u64; words];
+            let mut links = Vec::new();
+            let order = permutation(blocks as usize, 0x0e1 ^ blocks);
+            for (j, &b) in order.iter().enumerate() {
+                let next = u64::from(order[(j + 1) % order.len()]);
+                for off in (0..4096u64).step_by(128) {
+                    links.push((u64::from(b) * 4096 + off, next * 4096 + off));
+                }
+            }
+            cases.push((
+                format!("blocks_{blocks}"),
+                128,
+                region,
+                (2 * blocks) as i32,
+                links,
+            ));
+        }
+        let links = (0..32u64)
+            .flat_map(|lane| {
+                (0..8u64).map(move |j| (lane * 1024 + j * 128, lane * 1024 + (j + 1) % 8 * 128))
+            })
+            .collect();
+        cases.push(("stride_1KiB".into(), 1024, 32 * 1024, 16, links));
+        for (label, lane_stride, region, warm, links) in cases {
+            let mut img = vec![0u64; (max_warps * region / 8) as usize];
             for w in 0..max_warps {
-                let order = permutation(blocks as usize, 0x0e1 ^ (w << 8) ^ blocks);
                 let base = self.arena.ptr + w * region;
-                for (j, &b) in order.iter().enumerate() {
-                    let next = u64::from(order[(j + 1) % order.len()]);
-                    for off in (0..4096u64).step_by(128) {
-                        img[((w * region + u64::from(b) * 4096 + off) / 8) as usize] =
-                            base + next * 4096 + off;
-                    }
+                for &(from, to) in &links {
+                    img[((w * region + from) / 8) as usize] = base + to;
                 }
             }
             self.arena.upload(&img)?;
-            let warm = (2 * blocks) as i32;
             for (kind, kname) in [("ld", "chase_own_lines_ld"), ("cg", "chase_own_lines_cg")] {
-                for warps in [4u32, 8, 12, 16, 24, 32] {
+                for warps in [4u32, 8, 12, 16, 20, 24, 32] {
                     let base = self.arena.ptr;
                     self.launch(
                         kname,
@@ -1528,6 +1550,7 @@ impl Runner {
                         &[
                             arg(&base),
                             arg(&region),
+                            arg(&lane_stride),
                             arg(&warm),
                             arg(&steps),
                             arg(&reps),
@@ -1538,16 +1561,18 @@ impl Runner {
                     let raw = self.out_u64(reps as usize)?;
                     let lines = f64::from(steps) * f64::from(warps) * 32.0;
                     self.push(Rec {
-                        name: format!("tp.own_lines.{kind}.blocks_{blocks}.warps_{warps}"),
+                        name: format!("tp.own_lines.{kind}.{label}.warps_{warps}"),
                         group: "throughput",
                         unit: "cycles_per_line",
                         kernel: kname,
                         method: "one block of WARPS warps, each lane chasing its own pointer cycle through \
-                                 its warp's BLOCKS 4 KiB blocks (lane l: offset l * 128), so each step is one \
-                                 warp-load of 32 lines no other warp touches; cycles of STEPS steps of every \
-                                 warp (between __syncthreads) per line",
+                                 its warp's region (lanes LANE_STRIDE apart), so each step is one warp-load \
+                                 of 32 lines no other warp touches; cycles of STEPS steps of every warp \
+                                 (between __syncthreads) per line",
                         params: vec![
-                            ("blocks", v(blocks)),
+                            ("case", v(&label)),
+                            ("lane_stride_bytes", v(lane_stride)),
+                            ("region_bytes_per_warp", v(region)),
                             ("warps", v(warps)),
                             ("load", v(kind)),
                             ("steps", v(steps)),
