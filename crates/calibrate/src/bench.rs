@@ -1409,11 +1409,12 @@ impl Runner {
             self.arena.upload(&img)?;
             let start = self.arena.ptr + u64::from(order[0]) * 4096;
             let warm = (2 * blocks) as i32;
-            for lines in [1i32, 2, 4, 8, 16, 32] {
-                self.launch(
+            // Cycles per step of warp 0, with `warps` warps chasing `lines` lines each step.
+            let per_step = |me: &Self, lines: i32, warps: u32| -> Result<Vec<f64>> {
+                me.launch(
                     kname,
                     1,
-                    32,
+                    32 * warps,
                     0,
                     &[
                         arg(&start),
@@ -1425,7 +1426,11 @@ impl Runner {
                         arg(&sink),
                     ],
                 )?;
-                let raw = self.out_u64(reps as usize)?;
+                let raw = me.out_u64(reps as usize)?;
+                Ok(raw.iter().map(|x| *x as f64 / f64::from(steps)).collect())
+            };
+            for lines in [1i32, 2, 4, 8, 16, 32] {
+                let reps = per_step(self, lines, 1)?;
                 self.push(Rec {
                     name: format!("lat.ldg_lines.{level}.lines_{lines}"),
                     group: "latency",
@@ -1440,7 +1445,7 @@ impl Runner {
                         ("level", v(level)),
                         ("steps", v(steps)),
                     ],
-                    reps: raw.iter().map(|x| *x as f64 / f64::from(steps)).collect(),
+                    reps,
                     extra: vec![],
                 });
             }
@@ -1451,22 +1456,7 @@ impl Runner {
             if self.only.iter().any(|o| o == "ldg_lines.warps") {
                 let lines = 32i32;
                 for warps in [2u32, 4, 8, 12, 16, 20, 24, 28, 32] {
-                    self.launch(
-                        kname,
-                        1,
-                        32 * warps,
-                        0,
-                        &[
-                            arg(&start),
-                            arg(&lines),
-                            arg(&warm),
-                            arg(&steps),
-                            arg(&reps),
-                            arg(&out),
-                            arg(&sink),
-                        ],
-                    )?;
-                    let raw = self.out_u64(reps as usize)?;
+                    let reps = per_step(self, lines, warps)?;
                     self.push(Rec {
                         name: format!("tp.ldg_lines.{level}.lines_32.warps_{warps}"),
                         group: "throughput",
@@ -1482,7 +1472,7 @@ impl Runner {
                             ("level", v(level)),
                             ("steps", v(steps)),
                         ],
-                        reps: raw.iter().map(|x| *x as f64 / f64::from(steps)).collect(),
+                        reps,
                         extra: vec![],
                     });
                 }
