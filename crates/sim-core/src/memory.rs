@@ -416,6 +416,13 @@ impl Memory {
     /// Reads whole lines `first..=last` (a bulk copy) from L2, starting at `t`, as
     /// `read_l2` reads each; counts the requests each level serves into `requests` and
     /// returns when the last line arrives, or `done` if that is later.
+    ///
+    /// The same arithmetic as `read_l2` line by line, arranged for a copy's hundreds of
+    /// lines: every line crosses the bandwidth servers with the same start and size, so
+    /// their times only grow, and of the hits only the last near one and the last far
+    /// one can arrive last (or a hit whose fill is still under way): those are the only
+    /// hits whose arrival is rounded to a cycle. The servers' sums are added in the same
+    /// order as before, so every result is the same to the bit.
     pub fn read_l2_lines(
         &mut self,
         first: u64,
@@ -425,10 +432,67 @@ impl Memory {
         requests: &mut [u64; 5],
     ) -> u64 {
         const SECTORS: u32 = (LINE / SECTOR) as u32;
+        let bytes = LINE;
+        let l2_bytes = if self.req_multicast == 1 {
+            bytes
+        } else {
+            bytes.div_ceil(self.req_multicast as u64)
+        };
+        let lat_near = self.lat_l2_near.saturating_add_signed(self.req_l2);
+        let lat_far = self.lat_l2_far.saturating_add_signed(self.req_l2);
+        let port_cycles = l2_bytes as f64 * self.l2_bw.clk_per_byte;
+        let chip_cycles = l2_bytes as f64 * self.req_l2_chip_cost * self.l2_chip.clk_per_byte;
+        let tf = t as f64;
+        // Where the two servers stood after the last near and the last far hit.
+        let (mut near_at, mut far_at) = (None, None);
+        let mut hit_ready = 0u64;
+        let (mut near, mut far, mut hbm) = (0u64, 0u64, 0u64);
         for line in first..=last {
-            let (arrives, level) = self.read_l2(line, SECTORS, t);
-            requests[level_index(level)] += 1;
-            done = done.max(arrives);
+            let is_far = Memory::is_far(line);
+            match self.l2.probe(line) {
+                Ok(ready) => {
+                    let port = self.l2_bw.free_at.max(tf) + port_cycles;
+                    self.l2_bw.free_at = port;
+                    self.l2_bw.busy += port_cycles;
+                    let chip = self.l2_chip.free_at.max(tf) + chip_cycles;
+                    self.l2_chip.free_at = chip;
+                    self.l2_chip.busy += chip_cycles;
+                    hit_ready = hit_ready.max(ready);
+                    if is_far {
+                        far_at = Some((port, chip));
+                        far += 1;
+                    } else {
+                        near_at = Some((port, chip));
+                        near += 1;
+                    }
+                }
+                Err(way) => {
+                    let jitter = self.draw(self.jitter_hbm);
+                    let lat = self.lat_hbm.saturating_add_signed(jitter);
+                    let from_hbm = self.hbm_bw.transfer(t, self.req_hbm_line_bytes);
+                    let moved = self.l2_transfer(t, l2_bytes);
+                    let arrives = moved.max(from_hbm) + lat;
+                    self.l2.install(way, line, arrives);
+                    done = done.max(arrives);
+                    hbm += 1;
+                }
+            }
+        }
+        self.l2_bw.bytes += (near + far) * l2_bytes;
+        for (at, lat) in [(near_at, lat_near), (far_at, lat_far)] {
+            if let Some((port, chip)) = at {
+                done = done.max(ceil(port).max(ceil(chip)) + lat);
+            }
+        }
+        done = done.max(hit_ready);
+        let counted = [
+            (MemLevel::L2Near, near),
+            (MemLevel::L2Far, far),
+            (MemLevel::Hbm, hbm),
+        ];
+        for (level, n) in counted {
+            requests[level_index(level)] += n;
+            self.sectors[level_index(level)] += n * SECTORS as u64;
         }
         done
     }
