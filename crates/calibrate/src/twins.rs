@@ -400,10 +400,24 @@ fn cold_chase(bench: &str, params: &'static [&'static str]) -> Twin {
 
 /// One thread: expect_tx, one bulk copy (UBLKCP) or tensor copy (UTMALDG) of `bytes`,
 /// wait on the mbarrier; {N} repetitions; per repetition.
+/// The tensor copies' box (`lat_tma2d`): rows of 64 u32 (256 B) from a tensor whose rows
+/// are 1024 u32 (4 KiB) long.
+const TMA2D_ROW: u64 = 256;
+const TMA2D_PITCH: u64 = 4096;
+
 fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) -> Twin {
-    let size = (step * 80).max(bytes) + bytes;
+    // UTMALDG reads the benchmark's box row by row; UBLKCP one contiguous range.
+    let (extent, tile) = if op.starts_with("UTMALDG") {
+        (
+            (bytes / TMA2D_ROW - 1) * TMA2D_PITCH + TMA2D_ROW,
+            format!(", row={TMA2D_ROW}, pitch={TMA2D_PITCH}"),
+        )
+    } else {
+        (bytes, String::new())
+    };
+    let size = (step * 80).max(extent) + extent;
     let src = format!(
-        "{}buffer A size={size}\nshared s size={bytes}\nmbarrier mb[1] count=1\nrole main warps=0..0\n  loop r 0..{{N}}\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[0], bytes={bytes}\n    {op} s[0], A[r * {step}], bytes={bytes}, bar=mb[0]\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[0], parity=r & 1\n  EXIT\n",
+        "{}buffer A size={size}\nshared s size={bytes}\nmbarrier mb[1] count=1\nrole main warps=0..0\n  loop r 0..{{N}}\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[0], bytes={bytes}\n    {op} s[0], A[r * {step}], bytes={bytes}{tile}, bar=mb[0]\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[0], parity=r & 1\n  EXIT\n",
         header("copy_wait", 32, 32, bytes as u32, 1)
     );
     Twin {
@@ -429,7 +443,12 @@ fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) 
             per: 1.0,
         },
         what: format!(
-            "one thread: EXPECT_TX, `{op}` of {bytes} B (source {}), TRYWAIT; cycles per copy",
+            "one thread: EXPECT_TX, `{op}` of {bytes} B{} (source {}), TRYWAIT; cycles per copy",
+            if tile.is_empty() {
+                String::new()
+            } else {
+                format!(" in rows of {TMA2D_ROW} B, {TMA2D_PITCH} B apart")
+            },
             if step == 0 {
                 "the same, in L2"
             } else {

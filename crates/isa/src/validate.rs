@@ -1456,11 +1456,18 @@ impl<'k> Validator<'k> {
 
         // Which keys the op takes.
         let allowed_keys: &[&str] = match op {
-            Ublkcp | Utmaldg => {
+            Ublkcp => {
                 if ins.has_mod("MULTICAST") {
                     &["bytes", "bar", "mask"]
                 } else {
                     &["bytes", "bar"]
+                }
+            }
+            Utmaldg => {
+                if ins.has_mod("MULTICAST") {
+                    &["bytes", "bar", "mask", "row", "pitch"]
+                } else {
+                    &["bytes", "bar", "row", "pitch"]
                 }
             }
             Utmastg => &["bytes"],
@@ -1869,6 +1876,10 @@ impl<'k> Validator<'k> {
                 }
                 let b = const_key(self, "bytes");
                 self.copy_bytes(ins, b);
+                if op == Utmaldg {
+                    let (row, pitch) = (const_key(self, "row"), const_key(self, "pitch"));
+                    self.tensor_box(ins, b, row, pitch);
+                }
             }
             Utmastg => {
                 let form = "UTMASTG BUFFER[offset], SHARED[offset], bytes=N";
@@ -2194,6 +2205,63 @@ impl<'k> Validator<'k> {
                 span,
                 format!("`{}` copies {b} bytes", ins.mnemonic()),
                 "bulk copies move a positive multiple of 16 bytes",
+            );
+        }
+    }
+
+    /// A tensor copy's box, when given: `row=` bytes from each of its rows, `pitch=`
+    /// bytes apart in global memory (the tensor map's row stride).
+    fn tensor_box(
+        &mut self,
+        ins: &Instr,
+        bytes: Option<i64>,
+        row: Option<i64>,
+        pitch: Option<i64>,
+    ) {
+        let span_of = |key: &str| {
+            ins.operands
+                .iter()
+                .position(|o| matches!(o, Operand::Key { key: k, .. } if k == key))
+                .map(|i| ins.operand_span(i))
+                .unwrap_or(ins.span)
+        };
+        let (has_row, has_pitch) = (ins.key("row").is_some(), ins.key("pitch").is_some());
+        if has_row != has_pitch {
+            let missing = if has_row { "pitch" } else { "row" };
+            self.error_help(
+                span_of(if has_row { "row" } else { "pitch" }),
+                format!("a tensor copy's box needs both row= and pitch=, `{missing}=` is missing"),
+                "row=B reads B bytes from each row of the box, pitch=P steps P bytes between rows (the tensor map's row stride); leave both out for a contiguous copy",
+            );
+            return;
+        }
+        if let Some(r) = row
+            && (r <= 0 || r % 16 != 0)
+        {
+            self.error_help(
+                span_of("row"),
+                format!("row={r}: a box row is a positive multiple of 16 bytes"),
+                "TMA moves 16-byte units; row= is the box's inner extent in bytes",
+            );
+            return;
+        }
+        if let (Some(r), Some(b)) = (row, bytes)
+            && b > 0
+            && b % r != 0
+        {
+            self.error_help(
+                span_of("row"),
+                format!("bytes={b} is not a whole number of {r}-byte rows"),
+                "bytes= is the whole box: row= times the number of rows",
+            );
+        }
+        if let (Some(r), Some(p)) = (row, pitch)
+            && (p < r || p % 16 != 0)
+        {
+            self.error_help(
+                span_of("pitch"),
+                format!("pitch={p}: rows {r} bytes long are at least {r} bytes apart, in multiples of 16"),
+                "pitch= is the tensor's row stride in bytes (cuTensorMapEncodeTiled's globalStrides[0])",
             );
         }
     }

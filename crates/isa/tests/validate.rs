@@ -176,6 +176,18 @@ fn validator_cases() {
         ],
     );
     check(
+        "tensor box",
+        "kernel k\nlaunch cta_threads=32 regs=8 smem=4096\nbuffer A size=1MiB\nshared s size=4096\nmbarrier m count=1\nrole r warps=0..0\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX m[0], bytes=24576\n  UTMALDG.2D s[0], A[0], bytes=4096, row=256, pitch=4096, bar=m[0]\n  UTMALDG.2D s[0], A[0], bytes=4096, row=256, bar=m[0]\n  UTMALDG.2D s[0], A[0], bytes=4096, row=8, pitch=4096, bar=m[0]\n  UTMALDG.2D s[0], A[0], bytes=4096, row=384, pitch=4096, bar=m[0]\n  UTMALDG.2D s[0], A[0], bytes=4096, row=256, pitch=128, bar=m[0]\n  UBLKCP s[0], A[0], bytes=4096, row=256, pitch=4096, bar=m[0]\n  EXIT\n",
+        &[
+            "9:38: a tensor copy's box needs both row= and pitch=, `pitch=` is missing",
+            "10:38: row=8: a box row is a positive multiple of 16 bytes",
+            "11:38: bytes=4096 is not a whole number of 384-byte rows",
+            "12:47: pitch=128: rows 256 bytes long are at least 256 bytes apart, in multiples of 16",
+            "13:34: `UBLKCP` has no `row=` operand",
+            "13:43: `UBLKCP` has no `pitch=` operand",
+        ],
+    );
+    check(
         "regs",
         "kernel k\nlaunch cta_threads=128 regs=64 smem=4096 grid=4\nrole r warps=0..3\n  MOV R64, RZ\n  LDG.E.128 R62, A[0]\n  IMAD.WIDE R63, R1, R2, R3\n  MOV R1, R300\n  EXIT\nbuffer A size=64\n",
         &[

@@ -1678,14 +1678,27 @@ impl<'a, S: Sink> Engine<'a, S> {
                 } else {
                     (0, 1)
                 };
+                // A tensor copy's box: `rows` rows of `row` bytes, `pitch` apart.
+                let (row, pitch) = match &d.tensor_box {
+                    Some((row, pitch)) => (self.eval(slot, row)?, self.eval(slot, pitch)?),
+                    None => (bytes, bytes),
+                };
+                if row <= 0 || bytes % row != 0 || pitch < row {
+                    return Err(self.fault_at(
+                        slot,
+                        &format!("a box of {bytes} bytes in rows of {row} bytes, {pitch} apart, is not a whole number of rows at least a row apart"),
+                    ));
+                }
+                let rows = bytes / row;
+                let extent = (rows - 1) * pitch + row;
                 let gaddr = {
                     let g = &d.mem[gi];
                     let off = self.eval(slot, &g.addr)?;
                     let b = g.base as usize;
-                    if off < 0 || off as u64 + bytes as u64 > self.buffer_size[b] {
+                    if off < 0 || off as u64 + extent as u64 > self.buffer_size[b] {
                         return Err(self.fault_at(
                             slot,
-                            &format!("the copy covers bytes {off}..{} of buffer `{}`, which has {} bytes", off + bytes, self.kernel.buffers[b].name, self.buffer_size[b]),
+                            &format!("the copy covers bytes {off}..{} of buffer `{}`, which has {} bytes", off + extent, self.kernel.buffers[b].name, self.buffer_size[b]),
                         ));
                     }
                     self.buffer_base[b] + off as u64
@@ -1719,9 +1732,17 @@ impl<'a, S: Sink> Engine<'a, S> {
                     self.mem.multicast(self.kernel.launch.cluster);
                 }
                 if d.kind == Kind::TmaLoad {
-                    done = self
-                        .mem
-                        .read_l2_lines(first, last, s, done, &mut self.mem_requests);
+                    // Row by row, in the order the TMA unit walks the box.
+                    for r in 0..rows as u64 {
+                        let from = gaddr + r * pitch as u64;
+                        done = self.mem.read_l2_lines(
+                            from / LINE,
+                            (from + row as u64 - 1) / LINE,
+                            s,
+                            done,
+                            &mut self.mem_requests,
+                        );
+                    }
                 } else {
                     for line in first..=last {
                         let dn = self.mem.write(line, 4, s, false);

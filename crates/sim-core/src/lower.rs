@@ -431,6 +431,9 @@ pub struct DInstr {
     pub bypass_l1: bool,
     /// `UTMALDG.MULTICAST`: one L2 read feeds every CTA of the cluster.
     pub multicast: bool,
+    /// A tensor copy's box (`row=`, `pitch=`): the bytes read from each row and the
+    /// bytes between rows in global memory. None: one contiguous range.
+    pub tensor_box: Option<(CExpr, CExpr)>,
     /// Index of the source instruction in the role's instruction list.
     pub text: u32,
     /// The control code's stall count (`stall=`): cycles from this issue before the
@@ -667,6 +670,7 @@ impl<'k> Lowerer<'k> {
             mbar: None,
             n: CExpr::Const(0),
             n2: CExpr::Const(0),
+            tensor_box: None,
             mma: None,
             mma_a_not_smem: false,
             bypass_l1: i.has_mod("CG") || i.has_mod("BYPASS"),
@@ -821,6 +825,9 @@ impl<'k> Lowerer<'k> {
                     ));
                 }
                 d.n = self.need_key(i, "bytes")?;
+                if let (Some(row), Some(pitch)) = (self.key(i, "row")?, self.key(i, "pitch")?) {
+                    d.tensor_box = Some((row, pitch));
+                }
                 let bar = i.key("bar").ok_or_else(|| {
                     err(span, format!("{} needs bar=MBARRIER[i] to complete on", op))
                 })?;

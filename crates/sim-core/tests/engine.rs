@@ -619,3 +619,31 @@ fn two_level_fills_a_stall_bubble_without_giving_up_the_pair() {
     };
     assert!(first_finish(&run(&kernel(&src(6)), &p, &cfg).unwrap()) > 0.95);
 }
+
+/// A tensor copy's box (`row=`, `pitch=`) reads each row's lines where the row is: four
+/// 256-byte rows 4 KiB apart are eight lines (two per row), or twelve when the box
+/// starts 64 bytes into a line (each row then spans three); the same box again hits L2.
+#[test]
+fn a_tensor_copy_reads_its_box_row_by_row() {
+    let p = h100();
+    for (x0, lines) in [(0u64, 8u64), (64, 12)] {
+        let src = format!(
+            "kernel box\nlaunch cta_threads=32 regs=8 smem=1024 grid=1\nbuffer A size=64KiB\nshared s size=1024\nmbarrier m[1] count=1\nrole main warps=0..0\n  loop r 0..2\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX m[0], bytes=1024\n    UTMALDG.2D s[0], A[{x0}], bytes=1024, row=256, pitch=4096, bar=m[0]\n    SYNCS.PHASECHK.TRANS64.TRYWAIT m[0], parity=r & 1\n  EXIT\n"
+        );
+        let m = sim(&src, &p).memory;
+        assert_eq!(m.requests_hbm, lines, "x0 = {x0}: the first copy misses");
+        assert_eq!(
+            m.requests_l2_near + m.requests_l2_far,
+            lines,
+            "x0 = {x0}: the second hits"
+        );
+    }
+    // The box reaches 3 x 4096 + 256 bytes: beyond an 8 KiB buffer.
+    let src = "kernel box\nlaunch cta_threads=32 regs=8 smem=1024 grid=1\nbuffer A size=8KiB\nshared s size=1024\nmbarrier m[1] count=1\nrole main warps=0..0\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX m[0], bytes=1024\n  UTMALDG.2D s[0], A[0], bytes=1024, row=256, pitch=4096, bar=m[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT m[0], parity=0\n  EXIT\n";
+    let e = run(&kernel(src), &p, &RunConfig::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("the copy covers bytes 0..12544 of buffer `A`, which has 8192 bytes"),
+        "{e}"
+    );
+}
