@@ -238,6 +238,19 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
                 "lat.ldg.ld.fp_1GiB_cold",
             ],
         ),
+        // The spread of one HBM line's latency (besides near or far and a slow chunk):
+        // what the median copy of 1 to 4 KiB (8 to 32 lines, each with its own draw)
+        // waits beyond one line.
+        int(
+            "jitter_hbm",
+            0.0,
+            400.0,
+            &[
+                "lat.bulk.hbm.1KiB",
+                "lat.bulk.hbm.2KiB",
+                "lat.bulk.hbm.4KiB",
+            ],
+        ),
         real("l2_bytes_per_clk_sm_max", 16.0, 512.0, &["bw.l2.one_sm."]),
         real("l2_bytes_per_clk_chip", 1000.0, 16000.0, &["bw.l2.chip."]),
         real(
@@ -390,12 +403,6 @@ pub fn fit(
     let jit = (((q25 - q5) + (q95 - q75)) / 2.0).round().max(0.0);
     p.set("jitter_l2", jit).map_err(|e| e.to_string())?;
     how.insert("jitter_l2", (format!("measured: spread inside the near and far halves of the per-step L2 samples ((p25-p5) + (p95-p75)) / 2 = (({q25}-{q5}) + ({q95}-{q75})) / 2"), vec![b16.into()]));
-    let hb = "lat.ldg.ld.fp_256MiB_cold";
-    if let (Some(h10), Some(h90)) = (pct(m, hb, "p10"), pct(m, hb, "p90")) {
-        p.set("jitter_hbm", ((h90 - h10) / 2.0).round().max(0.0))
-            .map_err(|e| e.to_string())?;
-        how.insert("jitter_hbm", (format!("measured: (p90 - p10) / 2 of the per-step samples of the cold chase = ({h90} - {h10}) / 2"), vec![hb.into()]));
-    }
 
     // --- register banks: a grid search over the bank model on the bank benchmarks (one
     // and 32 warps of FFMA chains whose sources ptxas placed in the same or different

@@ -44,6 +44,38 @@ pub enum Method {
     /// The first warp's end over the last warp's end, both from the earliest start (the
     /// warp scheduler's order), with `{N}` replaced by n.
     FirstFinish { src: String, n: i64 },
+    /// The median of one warp's iterations, as the benchmark's reps are each copy's
+    /// cycles: with `{N}` replaced by n, the cycles from each issue of the loop's second
+    /// instruction (the copy) to the next.
+    Median { src: String, n: i64 },
+}
+
+/// The cycles at which warp 0 issues the instruction it issued second (a copy loop's
+/// copy, after its EXPECT_TX).
+#[derive(Default)]
+struct SecondIssues {
+    issues: u32,
+    pc: u32,
+    cycles: Vec<u64>,
+}
+
+impl sim_core::sink::Sink for SecondIssues {
+    fn event(&mut self, e: sim_core::sink::Event) {
+        if let sim_core::sink::Event::Issue {
+            cycle, warp, pc, ..
+        } = e
+            && warp.cta == 0
+            && warp.warp == 0
+        {
+            self.issues += 1;
+            if self.issues == 2 {
+                self.pc = pc;
+            }
+            if self.issues >= 2 && pc == self.pc {
+                self.cycles.push(cycle);
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -126,6 +158,32 @@ impl Twin {
                 let last = r.warps.iter().map(|w| w.finished).max().unwrap_or(0);
                 Ok((first - start) as f64 / (last - start).max(1) as f64)
             }
+            Method::Median { src, n } => {
+                let text = src.replace("{N}", &n.to_string());
+                let k = isa::parse_kernel(&text)
+                    .map_err(|e| format!("twin does not parse: {e:?}\n{text}"))?;
+                let cfg = RunConfig {
+                    max_cycles: 400_000_000,
+                    ..RunConfig::default()
+                };
+                let mut sink = SecondIssues::default();
+                sim_core::run_with(&k, p, &cfg, cfg.policy.build(), &mut sink)
+                    .map_err(|e| e.to_string())?;
+                let mut steps: Vec<u64> = sink.cycles.windows(2).map(|w| w[1] - w[0]).collect();
+                if steps.is_empty() {
+                    return Err(format!(
+                        "the twin issued its copy {} times",
+                        sink.cycles.len()
+                    ));
+                }
+                steps.sort_unstable();
+                let m = steps.len();
+                Ok(if m % 2 == 1 {
+                    steps[m / 2] as f64
+                } else {
+                    (steps[m / 2 - 1] + steps[m / 2]) as f64 / 2.0
+                })
+            }
             Method::Direct { param } => Ok(p
                 .file
                 .params
@@ -142,7 +200,9 @@ impl Twin {
                 Some(src.replace("{N}", &hi.to_string()))
             }
             Method::Pair { hi_src, n, .. } => Some(hi_src.replace("{N}", &n.to_string())),
-            Method::FirstFinish { src, n } => Some(src.replace("{N}", &n.to_string())),
+            Method::FirstFinish { src, n } | Method::Median { src, n } => {
+                Some(src.replace("{N}", &n.to_string()))
+            }
             Method::Direct { .. } => None,
         }
     }
@@ -405,6 +465,10 @@ fn cold_chase(bench: &str, params: &'static [&'static str]) -> Twin {
 const TMA2D_ROW: u64 = 256;
 const TMA2D_PITCH: u64 = 4096;
 
+/// Copies from HBM a twin times (each at new addresses, 4 MiB apart): their median's
+/// standard error is about 1%.
+const HBM_COPIES: i64 = 513;
+
 fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) -> Twin {
     // UTMALDG reads the benchmark's box row by row; UBLKCP one contiguous range.
     let (extent, tile) = if op.starts_with("UTMALDG") {
@@ -415,7 +479,7 @@ fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) 
     } else {
         (bytes, String::new())
     };
-    let size = (step * 80).max(extent) + extent;
+    let size = (step * (HBM_COPIES as u64 + 1)).max(extent * 2) + extent;
     let src = format!(
         "{}buffer A size={size}\nshared s size={bytes}\nmbarrier mb[1] count=1\nrole main warps=0..0\n  loop r 0..{{N}}\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[0], bytes={bytes}\n    {op} s[0], A[r * {step}], bytes={bytes}{tile}, bar=mb[0]\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[0], parity=r & 1\n  EXIT\n",
         header("copy_wait", 32, 32, bytes as u32, 1)
@@ -433,14 +497,28 @@ fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) 
             "lat_l2_far",
             "lat_hbm",
             "jitter_hbm",
+            "lat_hbm_far_extra",
+            "lat_hbm_tma_extra",
+            "hbm_tail_probability",
+            "hbm_tail_min",
+            "hbm_tail_max",
             "hbm_bytes_per_clk_sm_max",
+            "hbm_burst_bytes_per_clk_sm",
+            "hbm_burst_bytes",
             "l2_bytes_per_clk_sm_max",
         ],
-        method: Method::Slope {
-            src,
-            lo: 8,
-            hi: 24,
-            per: 1.0,
+        // From L2 every copy takes the same time: the slope of 8 to 24 copies. From HBM
+        // a copy's time depends on its lines' addresses and draws (near or far, slow
+        // chunks): the median of many copies at new addresses, as the measured reps.
+        method: if step == 0 {
+            Method::Slope {
+                src,
+                lo: 8,
+                hi: 24,
+                per: 1.0,
+            }
+        } else {
+            Method::Median { src, n: HBM_COPIES }
         },
         what: format!(
             "one thread: EXPECT_TX, `{op}` of {bytes} B{} (source {}), TRYWAIT; cycles per copy",
@@ -452,7 +530,7 @@ fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) 
             if step == 0 {
                 "the same, in L2"
             } else {
-                "new lines each time"
+                "new lines each time; the median copy of 512"
             }
         ),
     }
@@ -889,6 +967,14 @@ fn bw_tma_slices(
             "l2_bytes_per_clk_chip",
             "l2_shared_read_gain",
             "hbm_bytes_per_clk_chip",
+            "hbm_bytes_per_clk_sm_max",
+            "hbm_burst_bytes_per_clk_sm",
+            "hbm_burst_bytes",
+            "lat_hbm",
+            "jitter_hbm",
+            "lat_hbm_far_extra",
+            "lat_hbm_tma_extra",
+            "hbm_tail_probability",
             "lat_mbarrier_wake",
             "lat_mbarrier_tx_wake",
         ],
@@ -1121,7 +1207,14 @@ pub fn micro_twins() -> Vec<Twin> {
         4096,
         4096,
     ));
-    let hp: &'static [&'static str] = &["lat_hbm", "jitter_hbm"];
+    let hp: &'static [&'static str] = &[
+        "lat_hbm",
+        "jitter_hbm",
+        "lat_hbm_far_extra",
+        "hbm_tail_probability",
+        "hbm_tail_min",
+        "hbm_tail_max",
+    ];
     v.push(cold_chase("lat.ldg.ld.fp_64MiB", hp));
     v.push(cold_chase("lat.ldg.ld.fp_256MiB_cold", hp));
     v.push(cold_chase("lat.ldg.ld.fp_1GiB_cold", hp));
@@ -1515,6 +1608,8 @@ pub fn micro_twins() -> Vec<Twin> {
         "l2_bytes_per_clk_sm_max",
         "hbm_bytes_per_clk_chip",
         "hbm_bytes_per_clk_sm_max",
+        "hbm_burst_bytes_per_clk_sm",
+        "hbm_burst_bytes",
         "l1_lines_per_clk",
         "lsu_queue_depth",
         "lat_hbm",

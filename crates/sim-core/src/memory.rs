@@ -322,6 +322,28 @@ pub struct Memory {
     lat_hbm: u64,
     jitter_l2: u64,
     jitter_hbm: u64,
+    /// HBM by address (`hbm_line_latency`): far lines' extra latency, the address bits
+    /// whose parity makes a line far within a page, the page size (log2), the run's
+    /// seed for each page's own bit.
+    lat_hbm_far_extra: u64,
+    hbm_far_address_bits: u64,
+    hbm_page_shift: u32,
+    hbm_page_seed: u64,
+    /// What a TMA copy's line from HBM takes over an LDG's.
+    lat_hbm_tma_extra: u64,
+    /// A request's slow chunks: one draw per chunk (log2 bytes) of its lines; a slow
+    /// one adds `hbm_tail_min..=hbm_tail_max`.
+    hbm_tail_chunk_shift: u32,
+    hbm_tail_probability: f64,
+    hbm_tail_min: u64,
+    hbm_tail_max: u64,
+    /// This SM's lines from HBM may run ahead of the sustained rate (`hbm_bw`) by up to
+    /// `hbm_burst_cycles`, at the burst rate (`hbm_burst`).
+    hbm_burst: Bandwidth,
+    hbm_burst_cycles: f64,
+    /// The current request's chunk and its slow-access delay.
+    req_chunk: u64,
+    req_chunk_tail: u64,
     /// Requests served per level (sectors).
     pub sectors: [u64; 5],
     req_l2: i64,
@@ -358,6 +380,22 @@ impl Memory {
             lat_hbm: t.lat_hbm as u64,
             jitter_l2: t.jitter_l2 as u64,
             jitter_hbm: t.jitter_hbm as u64,
+            lat_hbm_far_extra: t.lat_hbm_far_extra as u64,
+            hbm_far_address_bits: t.hbm_far_address_bits as u64,
+            hbm_page_shift: (t.hbm_page_bytes as u64).max(1).ilog2(),
+            hbm_page_seed: seed,
+            lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
+            hbm_tail_chunk_shift: (t.hbm_tail_chunk_bytes as u64).max(1).ilog2(),
+            hbm_tail_probability: t.hbm_tail_probability,
+            hbm_tail_min: t.hbm_tail_min as u64,
+            hbm_tail_max: (t.hbm_tail_max as u64).max(t.hbm_tail_min as u64),
+            hbm_burst: Bandwidth::new(t.hbm_burst_bytes_per_clk_sm),
+            hbm_burst_cycles: t.hbm_burst_bytes
+                / share(t.hbm_bytes_per_clk_chip)
+                    .min(t.hbm_bytes_per_clk_sm_max)
+                    .min(t.l2_bytes_per_clk_sm_max),
+            req_chunk: u64::MAX,
+            req_chunk_tail: 0,
             sectors: [0; 5],
             req_l2: 0,
             req_hbm_line_bytes: LINE,
@@ -396,6 +434,59 @@ impl Memory {
         self.req_hbm_line_bytes = LINE.div_ceil(sharers.max(1) as u64);
         self.req_l2_chip_cost = 1.0 / (sharers.max(1) as f64).min(self.l2_shared_read_gain);
         self.req_multicast = 1;
+        self.req_chunk = u64::MAX;
+    }
+
+    /// Whether a line is in HBM's far half for this SM: the parity of the line address's
+    /// `hbm_far_address_bits`, flipped for every other page by a bit the page's frame
+    /// decides (a hash of the page number and the run's seed: the measured maps show
+    /// the pattern flip from page to page with the physical frame).
+    fn hbm_is_far(&self, line: u64) -> bool {
+        let addr = line * LINE;
+        let parity = (addr & self.hbm_far_address_bits).count_ones() & 1;
+        let page = splitmix64(self.hbm_page_seed ^ (addr >> self.hbm_page_shift));
+        (parity as u64 ^ (page & 1)) == 1
+    }
+
+    /// A line read from HBM, its request leaving at `t`: when it arrives at the SM.
+    /// Its latency: `lat_hbm`, plus `lat_hbm_far_extra` for a far line, plus
+    /// `lat_hbm_tma_extra` for a TMA copy's line, plus a uniform draw in
+    /// +-`jitter_hbm`, plus its chunk's slow-access delay (one draw per
+    /// `hbm_tail_chunk_bytes` of the request: a tensor copy's rows are separate chunks).
+    /// Its turn: this SM's share of HBM (`hbm_bw`, the sustained rate) may run up to
+    /// `hbm_burst_bytes` ahead at the burst rate, and its share of the chip's L2.
+    fn hbm_line(&mut self, line: u64, t: u64, l2_bytes: u64, tma: bool) -> u64 {
+        let chunk = (line * LINE) >> self.hbm_tail_chunk_shift;
+        if chunk != self.req_chunk {
+            self.req_chunk = chunk;
+            self.req_chunk_tail = if self.hbm_tail_probability > 0.0
+                && self.rng.random::<f64>() < self.hbm_tail_probability
+            {
+                self.rng.random_range(self.hbm_tail_min..=self.hbm_tail_max)
+            } else {
+                0
+            };
+        }
+        let jitter = self.draw(self.jitter_hbm);
+        let mut lat = self.lat_hbm + self.req_chunk_tail;
+        if self.hbm_is_far(line) {
+            lat += self.lat_hbm_far_extra;
+        }
+        if tma {
+            lat += self.lat_hbm_tma_extra;
+        }
+        let lat = lat.saturating_add_signed(jitter);
+        self.hbm_bw.transfer(t, self.req_hbm_line_bytes);
+        let credit = ceil((self.hbm_bw.free_at - self.hbm_burst_cycles).max(0.0));
+        // The line crosses this SM's port at the burst rate (faster than a hit's
+        // `l2_bytes_per_clk_sm_max`: one copy's lines from HBM arrive at up to 126 B/clk),
+        // and the chip's L2.
+        let burst = self.hbm_burst.transfer(t, l2_bytes);
+        self.l2_bw.bytes += l2_bytes;
+        let chip = self
+            .l2_chip
+            .occupy(t, l2_bytes as f64 * self.req_l2_chip_cost);
+        burst.max(credit).max(chip).max(t) + lat
     }
 
     /// Marks the current request as a multicast to `ctas` CTAs of a cluster: this SM
@@ -467,11 +558,7 @@ impl Memory {
                     }
                 }
                 Err(way) => {
-                    let jitter = self.draw(self.jitter_hbm);
-                    let lat = self.lat_hbm.saturating_add_signed(jitter);
-                    let from_hbm = self.hbm_bw.transfer(t, self.req_hbm_line_bytes);
-                    let moved = self.l2_transfer(t, l2_bytes);
-                    let arrives = moved.max(from_hbm) + lat;
+                    let arrives = self.hbm_line(line, t, l2_bytes, true);
                     self.l2.install(way, line, arrives);
                     done = done.max(arrives);
                     hbm += 1;
@@ -533,15 +620,10 @@ impl Memory {
             }
             Err(way) => {
                 // A miss is served in request order too: its turn comes when this SM's
-                // share of HBM bandwidth and its L2 port have moved the lines before it,
-                // and it arrives the HBM latency after its turn. Each line draws its own
-                // HBM delay (its own channel and bank), so a copy of many lines waits for
+                // share of HBM has moved the lines before it, and it arrives its HBM
+                // latency after its turn (`hbm_line`), so a copy of many lines waits for
                 // the slowest of them.
-                let jitter = self.draw(self.jitter_hbm);
-                let lat = self.lat_hbm.saturating_add_signed(jitter);
-                let from_hbm = self.hbm_bw.transfer(t, self.req_hbm_line_bytes);
-                let moved = self.l2_transfer(t, l2_bytes);
-                let done = moved.max(from_hbm) + lat;
+                let done = self.hbm_line(line, t, l2_bytes, false);
                 self.l2.install(way, line, done);
                 (done, MemLevel::Hbm)
             }
@@ -602,6 +684,15 @@ impl Memory {
         }
         (t + lat).max(moved)
     }
+}
+
+/// SplitMix64: a page's bit from its number and the run's seed (a pure function, so the
+/// same page gets the same bit throughout a run).
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// `x.ceil() as u64` for the non-negative times and cycle counts of the model, without
@@ -727,6 +818,35 @@ mod tests {
                 assert_eq!(got, want, "address {a}, width {w}");
             }
         }
+    }
+
+    /// The measured near/far pattern of HBM: within a 2 MiB page the parity of address
+    /// bits 12, 13, 16, 17 and 19, flipped for some pages: the 32 lines of a 4 KiB block
+    /// share a class, neighbouring blocks (bit 12) differ, blocks 4 KiB apart with bit
+    /// 14 or 15 or 18 flipped do not.
+    #[test]
+    fn hbm_near_and_far_follow_the_address_bits() {
+        let p = crate::Profile::builtin("h100").unwrap();
+        let m = Memory::new(&p.t, 256 << 10, 1, 7);
+        let page = (1u64 << 32) + (5 << 21);
+        let far = |off: u64| m.hbm_is_far((page + off) / LINE);
+        for block in 0..512u64 {
+            let b = block << 12;
+            assert!(
+                (1..32).all(|l| far(b + l * LINE) == far(b)),
+                "block {block}"
+            );
+            let parity = (b & 0xB3000).count_ones() % 2 == 1;
+            assert_eq!(far(b) ^ far(0), parity, "block {block}");
+        }
+        // Half the pages flip: of 64 pages, neither none nor all.
+        let flipped = (0..64u64)
+            .filter(|k| m.hbm_is_far(((1u64 << 32) + (k << 21)) / LINE))
+            .count();
+        assert!(
+            (16..=48).contains(&flipped),
+            "{flipped} of 64 pages flipped"
+        );
     }
 
     #[test]

@@ -124,6 +124,14 @@ fn at_least_one(v: f64) -> Result<(), &'static str> {
     }
 }
 
+fn probability(v: f64) -> Result<(), &'static str> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err("must be a probability, from 0 to 1")
+    }
+}
+
 fn positive(v: f64) -> Result<(), &'static str> {
     if v > 0.0 && v.is_finite() {
         Ok(())
@@ -205,11 +213,21 @@ timing! {
     lat_hbm: count,
     jitter_l2: whole,
     jitter_hbm: whole,
+    lat_hbm_far_extra: whole,
+    hbm_far_address_bits: whole,
+    hbm_page_bytes: count,
+    lat_hbm_tma_extra: whole,
+    hbm_tail_chunk_bytes: count,
+    hbm_tail_probability: probability,
+    hbm_tail_min: whole,
+    hbm_tail_max: whole,
     l2_bytes_per_clk_chip: positive,
     l2_bytes_per_clk_sm_max: positive,
     l2_shared_read_gain: at_least_one,
     hbm_bytes_per_clk_chip: positive,
     hbm_bytes_per_clk_sm_max: positive,
+    hbm_burst_bytes_per_clk_sm: positive,
+    hbm_burst_bytes: whole,
     lat_membar_gpu: whole,
     tma_issue_cycles: whole,
     tma_extra_latency: whole,

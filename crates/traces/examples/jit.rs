@@ -1,4 +1,4 @@
-//! Jitter sweep behind `gemm_jitter_hurts_static_schedules_more_than_ws` (tests/library.rs): each
+//! Jitter sweep behind `gemm_jitter_hurts_chained_static_schedules_more_than_ws` (tests/library.rs): each
 //! gemm-mainloop schedule at grid 1 (M=128, N=256) is run on the h100 profile and on the
 //! same profile with more latency variation, with the same seed for both runs of a pair;
 //! it prints the base cycles (first seed), the mean, min and max slowdown over the seeds,

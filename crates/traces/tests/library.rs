@@ -196,7 +196,8 @@ fn gemm_ws_keeps_tensor_busy_static_v1_does_not() {
     assert!(why as f64 > 0.3 * main.states.total() as f64);
 }
 
-/// Issue 4: more variable memory latency hurts the static schedules more than ws, measured
+/// Issue 4: more variable memory latency hurts static-v2 more than ws, and static-v1 as
+/// much as ws (it refills where ws does), measured
 /// as the share of the run it costs (the slowdown), at PIPE 2, the depth at which the
 /// mainloop is latency-bound: one stage of slack (about one k-iteration of MMAs) is less
 /// than a load's latency. From PIPE 3 on, loads land before they are needed even under
@@ -210,16 +211,18 @@ fn gemm_ws_keeps_tensor_busy_static_v1_does_not() {
 ///   releases its stages after the same wait and loses as many as static-v2: the
 ///   placement of the wait, not the specialization, exposes the variance.
 /// - static-v1 (the seed's v1) refills a stage right after the MMAs that read it, the
-///   point at which ws's consumers release it to the producer, so it loses the same
-///   cycles as ws (within 2%); its refill skips the producer's mbarrier wake-up, so its
-///   run is shorter and the same loss is a larger share of it. That margin is small (a
-///   few tenths of a percentage point) and is all there is: at PIPE 4, where static-v1
-///   is the slower one, the same loss is a smaller share of its run than of ws's.
+///   point at which ws's consumers release it to the producer, so it loses about the
+///   same cycles as ws (within 5%), and its slowdown is ws's to within half a
+///   percentage point either way: with HBM latency by address (near and far lines,
+///   slow chunks) v1 loses 3% fewer cycles than ws (10.8% against 10.9% of the run);
+///   with the earlier uniform HBM latency it lost 1% more (10.4% against 10.1%).
+///   Warp specialization gains nothing over v1 here: v1 already refills at the point
+///   the variance is hidden best.
 ///
 /// Each pair of runs (base, more jitter) shares a seed; slowdowns and extra cycles are
 /// means over the seeds. `cargo run --release -p traces --example jit` prints the sweep.
 #[test]
-fn gemm_jitter_hurts_static_schedules_more_than_ws() {
+fn gemm_jitter_hurts_chained_static_schedules_more_than_ws() {
     let base = Profile::builtin("h100").unwrap();
     let mut jit = base.clone();
     jit.set("jitter_hbm", 400.0).unwrap();
@@ -248,13 +251,16 @@ fn gemm_jitter_hurts_static_schedules_more_than_ws() {
         "the added variance is not exposed at PIPE 2: ws {ws:?}"
     );
     assert!(v2.0 > ws.0, "static-v2 slows by {v2:?}, ws by {ws:?}");
-    assert!(v1.0 > ws.0, "static-v1 slows by {v1:?}, ws by {ws:?}");
+    assert!(
+        (v1.0 - ws.0).abs() < 0.005,
+        "static-v1 slows by {v1:?}, ws by {ws:?}"
+    );
     assert!(wait1.0 > ws.0, "ws-wait1 slows by {wait1:?}, ws by {ws:?}");
     // Why: static-v2 and ws-wait1 chain their loads; static-v1 refills where ws does.
     assert!(v2.1 > 1.5 * ws.1, "static-v2 loses {v2:?}, ws {ws:?}");
     assert!(wait1.1 > 1.5 * ws.1, "ws-wait1 loses {wait1:?}, ws {ws:?}");
     assert!(
-        (v1.1 - ws.1).abs() < 0.02 * ws.1,
+        (v1.1 - ws.1).abs() < 0.05 * ws.1,
         "static-v1 loses {v1:?}, ws {ws:?}: they refill at the same point"
     );
 }
