@@ -1,5 +1,6 @@
 import json, numpy as np
-D='/work/main/crates/calibrate/data/'
+import os
+D=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data') + '/'
 CLEAN=['h100-20261123T230737Z.json','h100-20261123T230803Z.json']
 PRIMARY='h100-20261123T012202Z.json'
 _cache={}
