@@ -652,3 +652,53 @@ fn a_tensor_copy_reads_its_box_row_by_row() {
         "{e}"
     );
 }
+
+/// One bulk copy of `bytes` from `offset` into a cold L2, waited for: the run's cycles.
+fn cold_copy(bytes: u64, offset: u64, p: &Profile) -> u64 {
+    let src = format!(
+        "kernel copy\nlaunch cta_threads=32 regs=8 smem={bytes} grid=1\nbuffer A size=4MiB\nshared s size={bytes}\nmbarrier m[1] count=1\nrole main warps=0..0\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX m[0], bytes={bytes}\n  UBLKCP.S.G s[0], A[{offset}], bytes={bytes}, bar=m[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT m[0], parity=0\n  EXIT\n"
+    );
+    sim(&src, p).cycles
+}
+
+/// Lines from HBM, hand-derived with the variable parts switched off: a copy's lines
+/// cross the SM's port at the burst rate one after another and each arrives `lat_hbm`
+/// after its turn, so 8 KiB ends `ceil(8192 / rate) - ceil(4096 / rate)` cycles after
+/// 4 KiB; a far line (by the address bits) takes `lat_hbm_far_extra` more, so of two
+/// 4 KiB blocks that differ in bit 12 exactly one is that much slower; a slow chunk
+/// adds its delay once to a copy whose every chunk draws it.
+#[test]
+fn hbm_lines_cross_the_burst_rate_and_pay_far_and_slow_chunk_delays() {
+    let mut p = h100();
+    for (k, v) in [
+        ("jitter_hbm", 0.0),
+        ("jitter_l2", 0.0),
+        ("hbm_tail_probability", 0.0),
+        ("lat_hbm_far_extra", 0.0),
+        // The TMA unit must not be what limits the copy.
+        ("tma_bytes_per_clk", 10_000.0),
+    ] {
+        p.set(k, v).unwrap();
+    }
+    let rate = p.t.hbm_burst_bytes_per_clk_sm;
+    let turn = |bytes: f64| (bytes / rate).ceil() as u64;
+    assert_eq!(
+        cold_copy(8192, 0, &p) - cold_copy(4096, 0, &p),
+        turn(8192.0) - turn(4096.0)
+    );
+
+    let far = 1000.0;
+    let mut q = p.clone();
+    q.set("lat_hbm_far_extra", far).unwrap();
+    q.set("hbm_far_address_bits", (1u64 << 12) as f64).unwrap();
+    let (a, b) = (cold_copy(4096, 0, &q), cold_copy(4096, 4096, &q));
+    assert_eq!(a.abs_diff(b), far as u64, "{a} and {b}");
+    assert_eq!(a.min(b), cold_copy(4096, 0, &p));
+
+    let slow = 300.0;
+    let mut r = p.clone();
+    r.set("hbm_tail_probability", 1.0).unwrap();
+    r.set("hbm_tail_min", slow).unwrap();
+    r.set("hbm_tail_max", slow).unwrap();
+    assert_eq!(cold_copy(8192, 0, &r) - cold_copy(8192, 0, &p), slow as u64);
+}
