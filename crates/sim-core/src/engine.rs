@@ -436,7 +436,11 @@ struct Engine<'a, S: Sink> {
     sink: &'a mut S,
     now: u64,
     warps: Vec<Warp<'a>>,
+    /// When each warp must next be looked at, laid out by sub-partition (warp slot `s`
+    /// lives on sub-partition `s % 4` at position `s / 4`: `until_index`), so a
+    /// sub-partition's scan reads one contiguous run.
     until: Vec<u64>,
+    until_stride: usize,
     /// CTAs the whole chip runs at once (one wave).
     wave_ctas: u32,
     /// Per sub-partition, no later than the earliest `until` of its warps.
@@ -611,7 +615,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             policy,
             sink,
             now: 0,
-            until: vec![NEVER; warps.len()],
+            until: vec![NEVER; 4 * warps.len().div_ceil(4)],
+            until_stride: warps.len().div_ceil(4),
             wave_ctas: resident * t.sm_count as u32,
             sp_min: [NEVER; 4],
             warps,
@@ -661,11 +666,18 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
+    /// Where a warp's `until` is: its sub-partition's run, at its position there.
+    #[inline(always)]
+    fn until_index(&self, slot: u32) -> usize {
+        (slot as usize & 3) * self.until_stride + (slot as usize >> 2)
+    }
+
     /// Sets when a warp must next be looked at, keeping its sub-partition's earliest
     /// such cycle (`sp_min`) a lower bound so idle sub-partitions are skipped whole.
     #[inline]
     fn set_until(&mut self, slot: u32, t: u64) {
-        self.until[slot as usize] = t;
+        let i = self.until_index(slot);
+        self.until[i] = t;
         let sp = self.warps[slot as usize].sp as usize;
         if t < self.sp_min[sp] {
             self.sp_min[sp] = t;
@@ -1040,7 +1052,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.state_since = now;
         w.live = false;
         w.finished = now;
-        self.until[slot as usize] = NEVER;
+        let i = self.until_index(slot);
+        self.until[i] = NEVER;
         let w = &self.warps[slot as usize];
         self.warp_summaries.push(WarpSummary {
             cta: self.ctas[w.cta as usize].id,
@@ -1099,16 +1112,18 @@ impl<'a, S: Sink> Engine<'a, S> {
                     // dense and retired warps hold NEVER there, so this reads no warp
                     // state. Looking at a warp changes no other warp's `until`.
                     let mut due_mask = 0u64;
-                    for i in chunk..end {
-                        let due = self.until[self.sp_warps[sp][i] as usize];
+                    let base = sp * self.until_stride;
+                    for (k, &due) in self.until[base + chunk..base + end].iter().enumerate() {
                         let is_due = !ff || due <= now;
-                        due_mask |= u64::from(is_due) << (i - chunk);
+                        due_mask |= u64::from(is_due) << k;
                         sp_min = sp_min.min(if is_due { NEVER } else { due });
                     }
                     while due_mask != 0 {
                         let i = chunk + due_mask.trailing_zeros() as usize;
                         due_mask &= due_mask - 1;
-                        let slot = self.sp_warps[sp][i];
+                        // Slots are dealt to sub-partitions in turn (`sp_warps`).
+                        let slot = (4 * i + sp) as u32;
+                        debug_assert_eq!(slot, self.sp_warps[sp][i]);
                         let s = slot as usize;
                         if !self.warps[s].live {
                             continue;
@@ -1117,7 +1132,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                             Some((WarpState::Drain, t, _)) if t <= now => self.retire(slot),
                             Some((state, t, cause)) => {
                                 self.set_state(slot, state, cause);
-                                self.until[s] = t;
+                                let u = self.until_index(slot);
+                                self.until[u] = t;
                                 sp_min = sp_min.min(t);
                             }
                             None => {
@@ -1900,7 +1916,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                                 state: WarpState::Gmma,
                             };
                             // A warp due this very cycle on a later sub-partition keeps its turn.
-                            let due = self.until[s as usize].min(now + 1);
+                            let due = self.until[self.until_index(s)].min(now + 1);
                             self.set_until(s, due);
                         }
                     }
@@ -2013,7 +2029,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                                 state: WarpState::Barrier,
                             };
                             // A warp due this very cycle on a later sub-partition keeps its turn.
-                            let due = self.until[s as usize].min(now + 1);
+                            let due = self.until[self.until_index(s)].min(now + 1);
                             self.set_until(s, due);
                         }
                     }
@@ -2144,7 +2160,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 Block::Until { t, state } => format!("{state} until cycle {t}"),
                 Block::None if w.exited => format!("drain until cycle {}", w.outstanding),
-                Block::None => format!("{} (until cycle {})", w.state, self.until[s]),
+                Block::None => format!(
+                    "{} (until cycle {})",
+                    w.state,
+                    self.until[self.until_index(s as u32)]
+                ),
             };
             warps.push(StuckWarp {
                 cta: cta.id,
