@@ -322,7 +322,7 @@ pub struct Memory {
     lat_hbm: u64,
     jitter_l2: u64,
     jitter_hbm: u64,
-    /// HBM by address (`hbm_line_latency`): far lines' extra latency, the address bits
+    /// HBM by address (`hbm_line`): far lines' extra latency, the address bits
     /// whose parity makes a line far within a page, the page size (log2), the run's
     /// seed for each page's own bit.
     lat_hbm_far_extra: u64,
@@ -438,9 +438,9 @@ impl Memory {
     }
 
     /// Whether a line is in HBM's far half for this SM: the parity of the line address's
-    /// `hbm_far_address_bits`, flipped for every other page by a bit the page's frame
-    /// decides (a hash of the page number and the run's seed: the measured maps show
-    /// the pattern flip from page to page with the physical frame).
+    /// `hbm_far_address_bits`, flipped on the pages whose own bit is set (a hash of the
+    /// page number and the run's seed: the measured maps show the pattern flip from
+    /// page to page with the physical frame, about half of them).
     fn hbm_is_far(&self, line: u64) -> bool {
         let addr = line * LINE;
         let parity = (addr & self.hbm_far_address_bits).count_ones() & 1;
@@ -505,7 +505,7 @@ impl Memory {
     }
 
     /// Reads whole lines `first..=last` (a bulk copy) from L2, starting at `t`, as
-    /// `read_l2` reads each; counts the requests each level serves into `requests` and
+    /// `read_l2` reads each (its misses are a TMA copy's lines: `lat_hbm_tma_extra`); counts the requests each level serves into `requests` and
     /// returns when the last line arrives, or `done` if that is later.
     ///
     /// The same arithmetic as `read_l2` line by line, arranged for a copy's hundreds of
@@ -513,7 +513,7 @@ impl Memory {
     /// their times only grow, and of the hits only the last near one and the last far
     /// one can arrive last (or a hit whose fill is still under way): those are the only
     /// hits whose arrival is rounded to a cycle. The servers' sums are added in the same
-    /// order as before, so every result is the same to the bit.
+    /// order as reading line by line would, so the results are the same to the bit.
     pub fn read_l2_lines(
         &mut self,
         first: u64,
