@@ -458,8 +458,6 @@ fn cold_chase(bench: &str, params: &'static [&'static str]) -> Twin {
     }
 }
 
-/// One thread: expect_tx, one bulk copy (UBLKCP) or tensor copy (UTMALDG) of `bytes`,
-/// wait on the mbarrier; {N} repetitions; per repetition.
 /// The tensor copies' box (`lat_tma2d`): rows of 64 u32 (256 B) from a tensor whose rows
 /// are 1024 u32 (4 KiB) long.
 const TMA2D_ROW: u64 = 256;
@@ -469,6 +467,8 @@ const TMA2D_PITCH: u64 = 4096;
 /// standard error is about 1%.
 const HBM_COPIES: i64 = 513;
 
+/// One thread: expect_tx, one bulk copy (UBLKCP) or tensor copy (UTMALDG) of `bytes`,
+/// wait on the mbarrier; {N} repetitions; per repetition.
 fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) -> Twin {
     // UTMALDG reads the benchmark's box row by row; UBLKCP one contiguous range.
     let (extent, tile) = if op.starts_with("UTMALDG") {
