@@ -1682,10 +1682,29 @@ impl Runner {
         }
     }
 
+    /// One thread, `count` bulk copies of `bytes` one after another, copy r from
+    /// `src + r * step`; each copy's cycles land in `out`.
+    fn launch_lat_bulk(&mut self, src: u64, step: u64, bytes: u32, count: i32) -> Result<()> {
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        self.launch(
+            "lat_bulk",
+            1,
+            32,
+            bytes,
+            &[
+                arg(&src),
+                arg(&step),
+                arg(&bytes),
+                arg(&count),
+                arg(&out),
+                arg(&err),
+            ],
+        )
+    }
+
     fn lat_bulk(&mut self) -> Result<()> {
         self.k("lat_bulk")?.func.allow_smem(64 * 1024)?;
         let reps = self.reps(16, 4);
-        let (out, err) = (self.out.ptr, self.err.ptr);
         for bytes in self.bulk_sizes() {
             for (src_level, cold) in [("l2", false), ("hbm", true)] {
                 let step: u64 = if cold { 4 * MIB } else { 0 };
@@ -1701,20 +1720,7 @@ impl Runner {
                     }
                     // From L2, a warm-up launch of two copies brings the lines in first.
                     for n in warm_then_timed(cold, reps) {
-                        self.launch(
-                            "lat_bulk",
-                            1,
-                            32,
-                            bytes,
-                            &[
-                                arg(&src),
-                                arg(&step),
-                                arg(&bytes),
-                                arg(&n),
-                                arg(&out),
-                                arg(&err),
-                            ],
-                        )?;
+                        self.launch_lat_bulk(src, step, bytes, n)?;
                     }
                     self.check_err("lat_bulk")?;
                     raw.extend(self.out_u64(reps as usize)?);
@@ -1760,7 +1766,6 @@ impl Runner {
     /// addresses can be compared across cases and runs; `.again` repeats a case.
     fn map_hbm(&mut self) -> Result<()> {
         self.k("lat_bulk")?.func.allow_smem(64 * 1024)?;
-        let (out, err) = (self.out.ptr, self.err.ptr);
         // (name, arena offset, bytes per copy, step, copies)
         let mut cases: Vec<(String, u64, u32, u64, i32)> = vec![
             ("map.hbm.line.step_128B".into(), 256 * MIB, 128, 128, 16384),
@@ -1818,20 +1823,7 @@ impl Runner {
             let src = self.arena.ptr + offset;
             self.clear_err()?;
             self.flush_l2()?;
-            self.launch(
-                "lat_bulk",
-                1,
-                32,
-                bytes,
-                &[
-                    arg(&src),
-                    arg(&step),
-                    arg(&bytes),
-                    arg(&count),
-                    arg(&out),
-                    arg(&err),
-                ],
-            )?;
+            self.launch_lat_bulk(src, step, bytes, count)?;
             self.check_err(name)?;
             let raw = self.out_u64(count as usize)?;
             self.push(Rec {

@@ -175,6 +175,45 @@ const HBM_PARAMS: &[(&str, bool, f64, f64)] = &[
     ("hbm_burst_bytes", true, 0.0, 262144.0),
 ];
 
+/// Coordinate descent on one parameter from `x0`: a step of `first` times its value (at
+/// least 1 for an integer) to either side, keeping the first candidate within `lo..=hi`
+/// that `accept` takes (it applies the candidate when it takes it), and halving the step
+/// when it takes neither, until the step is 1 (integers) or `last` times the value.
+fn descend(
+    x0: f64,
+    integer: bool,
+    lo: f64,
+    hi: f64,
+    first: f64,
+    last: f64,
+    mut accept: impl FnMut(f64) -> bool,
+) {
+    let mut step = if integer {
+        (x0 * first).round().max(1.0)
+    } else {
+        (x0 * first).max(1e-3)
+    };
+    let mut x = x0;
+    loop {
+        let moved = [x - step, x + step]
+            .into_iter()
+            .find(|&cand| (lo..=hi).contains(&cand) && accept(cand));
+        match moved {
+            Some(cand) => x = cand,
+            None => {
+                if (integer && step <= 1.0) || (!integer && step <= x.abs() * last) {
+                    break;
+                }
+                step = if integer {
+                    (step / 2.0).floor().max(1.0)
+                } else {
+                    step / 2.0
+                };
+            }
+        }
+    }
+}
+
 fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
     let pv = |n: &str| prior.file.params[n].value;
     let int = |name: &'static str, lo: f64, hi: f64, benches: &'static [&'static str]| Var {
@@ -531,52 +570,28 @@ pub fn fit(
                 continue;
             }
             let dts: Vec<&Target> = dep.iter().map(|&i| refs[i]).collect();
-            let x0 = get_var(&p, v);
-            let mut step = if v.integer {
-                (x0 * 0.04).round().max(1.0)
-            } else {
-                (x0 * 0.04).max(1e-3)
-            };
-            let mut x = x0;
-            loop {
-                let mut improved = false;
-                for cand in [x - step, x + step] {
-                    if cand < v.lo || cand > v.hi {
-                        continue;
-                    }
-                    let mut q = p.clone();
-                    if !set_var(&mut q, v, cand) {
-                        continue;
-                    }
-                    let nv = eval_many(&dts, &q);
-                    let mut trial = vals.clone();
-                    for (k, &i) in dep.iter().enumerate() {
-                        trial[i] = nv[k];
-                    }
-                    let kept = dep.iter().all(|&i| {
-                        bound[i].is_none_or(|b| rel(trial[i], refs[i].measured).abs() <= b + 1e-9)
-                    });
-                    let s = sse(&refs, &trial);
-                    if kept && s < total - 1e-12 {
-                        total = s;
-                        vals = trial;
-                        p = q;
-                        x = cand;
-                        improved = true;
-                        break;
-                    }
+            descend(get_var(&p, v), v.integer, v.lo, v.hi, 0.04, 2e-3, |cand| {
+                let mut q = p.clone();
+                if !set_var(&mut q, v, cand) {
+                    return false;
                 }
-                if !improved {
-                    if (v.integer && step <= 1.0) || (!v.integer && step <= x.abs() * 2e-3) {
-                        break;
-                    }
-                    step = if v.integer {
-                        (step / 2.0).floor().max(1.0)
-                    } else {
-                        step / 2.0
-                    };
+                let nv = eval_many(&dts, &q);
+                let mut trial = vals.clone();
+                for (k, &i) in dep.iter().enumerate() {
+                    trial[i] = nv[k];
                 }
-            }
+                let kept = dep.iter().all(|&i| {
+                    bound[i].is_none_or(|b| rel(trial[i], refs[i].measured).abs() <= b + 1e-9)
+                });
+                let s = sse(&refs, &trial);
+                if kept && s < total - 1e-12 {
+                    total = s;
+                    vals = trial;
+                    p = q;
+                    return true;
+                }
+                false
+            });
         }
         if total >= before - 1e-9 {
             break;
@@ -584,10 +599,11 @@ pub fn fit(
     }
 
     // --- 4. HBM by address: no benchmark isolates one of its parameters, so they are
-    // searched together, after the joint refinement has settled the rest, on the benchmarks of lines from HBM (copies, chases, one SM's
-    // streams), from the starting profile's values (the offline study's joint fit,
-    // scripts/hbm_study), by coordinate descent on each benchmark's error beyond 2%
-    // (the 3% target with a margin), then the sum of squares.
+    // searched together, after the joint refinement has settled the rest, on the
+    // benchmarks of lines from HBM (copies, chases, one SM's streams), from the starting
+    // profile's values (the offline study's joint fit, scripts/hbm_study), by coordinate
+    // descent on each benchmark's error beyond 2% (the 3% target with a margin), then
+    // the sum of squares.
     let hbm: Vec<&Target> = all
         .iter()
         .filter(|t| matches(&t.twin.bench, HBM_BENCHES))
@@ -605,43 +621,27 @@ pub fn fit(
         for _ in 0..sweeps.min(3) {
             let before = best;
             for &(name, integer, lo, hi) in HBM_PARAMS {
-                let x0 = p.file.params[name].value;
-                let mut step = if integer {
-                    (x0 * 0.1).round().max(1.0)
-                } else {
-                    (x0 * 0.1).max(1e-3)
-                };
-                let mut x = x0;
-                loop {
-                    let mut moved = false;
-                    for cand in [x - step, x + step] {
-                        if cand < lo || cand > hi {
-                            continue;
-                        }
+                descend(
+                    p.file.params[name].value,
+                    integer,
+                    lo,
+                    hi,
+                    0.1,
+                    0.01,
+                    |cand| {
                         let mut q = p.clone();
                         if q.set(name, cand).is_err() {
-                            continue;
+                            return false;
                         }
                         let c = cost(&eval_many(&hbm, &q));
                         if c < best - 1e-12 {
                             best = c;
                             p = q;
-                            x = cand;
-                            moved = true;
-                            break;
+                            return true;
                         }
-                    }
-                    if !moved {
-                        if (integer && step <= 1.0) || (!integer && step <= x.abs() * 0.01) {
-                            break;
-                        }
-                        step = if integer {
-                            (step / 2.0).floor().max(1.0)
-                        } else {
-                            step / 2.0
-                        };
-                    }
-                }
+                        false
+                    },
+                );
             }
             if best >= before - 1e-9 {
                 break;

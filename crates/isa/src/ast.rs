@@ -258,6 +258,15 @@ impl Instr {
         self.operand_spans.0.get(i).copied().unwrap_or(self.span)
     }
 
+    /// Where `key=` is written, or the whole instruction when it is not.
+    pub fn key_span(&self, key: &str) -> Span {
+        self.operands
+            .iter()
+            .position(|o| matches!(o, Operand::Key { key: k, .. } if k == key))
+            .map(|i| self.operand_span(i))
+            .unwrap_or(self.span)
+    }
+
     pub fn has_mod(&self, m: &str) -> bool {
         self.mods.iter().any(|x| x == m)
     }

@@ -1498,13 +1498,6 @@ impl<'k> Validator<'k> {
                 );
             }
         }
-        let key_span = |key: &str| {
-            ins.operands
-                .iter()
-                .position(|o| matches!(o, Operand::Key { key: k, .. } if k == key))
-                .map(|i| ins.operand_span(i))
-                .unwrap_or(ins.span)
-        };
 
         let arity = |me: &mut Self, min: usize, max: usize, form: &str| -> bool {
             if pos.len() < min || pos.len() > max {
@@ -1676,7 +1669,7 @@ impl<'k> Validator<'k> {
                 Operand::Word(w) => Expr::Var(w.clone()),
                 _ => {
                     me.error(
-                        key_span(key),
+                        ins.key_span(key),
                         format!("`{key}=` takes an integer, not `{v}`"),
                     );
                     return None;
@@ -1691,12 +1684,12 @@ impl<'k> Validator<'k> {
             match const_key(self, "stall") {
                 Some(c) if (0..=MAX_STALL).contains(&c) => {}
                 Some(c) => self.error_help(
-                    key_span("stall"),
+                    ins.key_span("stall"),
                     format!("stall={c}: a control code's stall count is 0 to {MAX_STALL}"),
                     "SASS encodes the stall count in 4 bits",
                 ),
                 None if integer => self.error_help(
-                    key_span("stall"),
+                    ins.key_span("stall"),
                     "`stall=` must be a constant",
                     "write an integer, or an expression of parameters",
                 ),
@@ -1709,7 +1702,7 @@ impl<'k> Validator<'k> {
                 Operand::Index { name, .. } if me.k.space_of(name).is_none() => None,
                 other => {
                     me.error_help(
-                        key_span(key),
+                        ins.key_span(key),
                         format!("`{key}=` names an mbarrier, not `{other}`"),
                         format!("write `{key}=NAME[i]` with an mbarrier declared in the header"),
                     );
@@ -1900,7 +1893,7 @@ impl<'k> Validator<'k> {
                         && (c <= 0 || c > MAX_MBARRIER_COUNT as i64)
                     {
                         self.error(
-                            key_span("count"),
+                            ins.key_span("count"),
                             format!(
                                 "count={c}: an mbarrier expects 1 to {MAX_MBARRIER_COUNT} arrivals"
                             ),
@@ -1916,7 +1909,7 @@ impl<'k> Validator<'k> {
                         require_key(self, "cta", "SYNCS.ARRIVE.TRANS64.REMOTE MBAR[i], cta=RANK");
                     } else if ins.key("cta").is_some() {
                         self.error_help(
-                            key_span("cta"),
+                            ins.key_span("cta"),
                             format!("`{mnem}` has `cta=` but is not .REMOTE"),
                             "arrive on another CTA's mbarrier with SYNCS.ARRIVE.TRANS64.REMOTE",
                         );
@@ -1927,13 +1920,13 @@ impl<'k> Validator<'k> {
                     if let Some(b) = const_key(self, "bytes")
                         && b < 0
                     {
-                        self.error(key_span("bytes"), format!("bytes={b} is negative"));
+                        self.error(ins.key_span("bytes"), format!("bytes={b} is negative"));
                     }
                     if let Some(c) = const_key(self, "count")
                         && c <= 0
                     {
                         self.error(
-                            key_span("count"),
+                            ins.key_span("count"),
                             format!("count={c}: an arrival counts at least 1"),
                         );
                     }
@@ -1955,7 +1948,7 @@ impl<'k> Validator<'k> {
                         && p != 1
                     {
                         self.error(
-                            key_span("parity"),
+                            ins.key_span("parity"),
                             format!("parity={p}: a phase parity is 0 or 1"),
                         );
                     }
@@ -2138,7 +2131,7 @@ impl<'k> Validator<'k> {
                     let ok = c >= 32 && c <= TMEM_COLUMNS as i64 && (c as u64).is_power_of_two();
                     if !ok {
                         self.error_help(
-                            key_span("cols"),
+                            ins.key_span("cols"),
                             format!("cols={c} cannot be allocated"),
                             "tensor memory is allocated in powers of two from 32 to 512 columns",
                         );
@@ -2148,7 +2141,7 @@ impl<'k> Validator<'k> {
                             self.k.launch.tmem_cols
                         );
                         self.error_help(
-                            key_span("cols"),
+                            ins.key_span("cols"),
                             msg,
                             format!("set tmem={c} on the launch line"),
                         );
@@ -2195,14 +2188,8 @@ impl<'k> Validator<'k> {
         if let Some(b) = bytes
             && (b <= 0 || b % 16 != 0)
         {
-            let span = ins
-                .operands
-                .iter()
-                .position(|o| matches!(o, Operand::Key { key, .. } if key == "bytes"))
-                .map(|i| ins.operand_span(i))
-                .unwrap_or(ins.span);
             self.error_help(
-                span,
+                ins.key_span("bytes"),
                 format!("`{}` copies {b} bytes", ins.mnemonic()),
                 "bulk copies move a positive multiple of 16 bytes",
             );
@@ -2218,18 +2205,11 @@ impl<'k> Validator<'k> {
         row: Option<i64>,
         pitch: Option<i64>,
     ) {
-        let span_of = |key: &str| {
-            ins.operands
-                .iter()
-                .position(|o| matches!(o, Operand::Key { key: k, .. } if k == key))
-                .map(|i| ins.operand_span(i))
-                .unwrap_or(ins.span)
-        };
         let (has_row, has_pitch) = (ins.key("row").is_some(), ins.key("pitch").is_some());
         if has_row != has_pitch {
             let missing = if has_row { "pitch" } else { "row" };
             self.error_help(
-                span_of(if has_row { "row" } else { "pitch" }),
+                ins.key_span(if has_row { "row" } else { "pitch" }),
                 format!("a tensor copy's box needs both row= and pitch=, `{missing}=` is missing"),
                 "row=B reads B bytes from each row of the box, pitch=P steps P bytes between rows (the tensor map's row stride); leave both out for a contiguous copy",
             );
@@ -2239,7 +2219,7 @@ impl<'k> Validator<'k> {
             && (r <= 0 || r % 16 != 0)
         {
             self.error_help(
-                span_of("row"),
+                ins.key_span("row"),
                 format!("row={r}: a box row is a positive multiple of 16 bytes"),
                 "TMA moves 16-byte units; row= is the box's inner extent in bytes",
             );
@@ -2250,7 +2230,7 @@ impl<'k> Validator<'k> {
             && b % r != 0
         {
             self.error_help(
-                span_of("row"),
+                ins.key_span("row"),
                 format!("bytes={b} is not a whole number of {r}-byte rows"),
                 "bytes= is the whole box: row= times the number of rows",
             );
@@ -2259,7 +2239,7 @@ impl<'k> Validator<'k> {
             && (p < r || p % 16 != 0)
         {
             self.error_help(
-                span_of("pitch"),
+                ins.key_span("pitch"),
                 format!("pitch={p}: rows {r} bytes long are at least {r} bytes apart, in multiples of 16"),
                 "pitch= is the tensor's row stride in bytes (cuTensorMapEncodeTiled's globalStrides[0])",
             );

@@ -445,7 +445,6 @@ struct Engine<'a, S: Sink> {
     wave_ctas: u32,
     /// Per sub-partition, no later than the earliest `until` of its warps.
     sp_min: [u64; 4],
-    sp_warps: [Vec<u32>; 4],
     ctas: Vec<Cta>,
     warps_per_cta: u32,
     pipe_free: [[u64; NPIPES]; 4],
@@ -512,13 +511,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         let t = &profile.t;
         let wpc = kernel.warps();
         let mut warps = Vec::new();
-        let mut sp_warps: [Vec<u32>; 4] = Default::default();
         for c in 0..resident {
             for w in 0..wpc {
                 let slot = c * wpc + w;
-                // Warps of resident CTAs interleave over the sub-partitions.
+                // Warps of resident CTAs interleave over the sub-partitions: slot s
+                // is the (s / 4)-th warp of sub-partition s % 4.
                 let sp = (slot % 4) as u8;
-                sp_warps[sp as usize].push(slot);
                 warps.push(Warp {
                     live: false,
                     exited: false,
@@ -620,7 +618,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             wave_ctas: resident * t.sm_count as u32,
             sp_min: [NEVER; 4],
             warps,
-            sp_warps,
             ctas,
             warps_per_cta: wpc,
             pipe_free: [[0; NPIPES]; 4],
@@ -1102,7 +1099,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 self.cands.clear();
                 let now = self.now;
-                let n = self.sp_warps[sp].len();
+                // This sub-partition's warps: slots sp, sp + 4, sp + 8...
+                let n = (self.warps.len() + 3 - sp) / 4;
                 let mut sp_min = NEVER;
                 let mut chunk = 0;
                 while chunk < n {
@@ -1121,9 +1119,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     while due_mask != 0 {
                         let i = chunk + due_mask.trailing_zeros() as usize;
                         due_mask &= due_mask - 1;
-                        // Slots are dealt to sub-partitions in turn (`sp_warps`).
                         let slot = (4 * i + sp) as u32;
-                        debug_assert_eq!(slot, self.sp_warps[sp][i]);
                         let s = slot as usize;
                         if !self.warps[s].live {
                             continue;

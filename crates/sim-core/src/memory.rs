@@ -359,17 +359,17 @@ impl Memory {
     /// launch keeps busy, who share the chip's L2 and HBM bandwidth.
     pub fn new(t: &Timing, l1_bytes: u64, busy_sms: u32, seed: u64) -> Memory {
         let share = |chip: f64| chip / busy_sms.max(1) as f64;
+        // This SM's sustained rate from HBM.
+        let hbm_rate = share(t.hbm_bytes_per_clk_chip)
+            .min(t.hbm_bytes_per_clk_sm_max)
+            .min(t.l2_bytes_per_clk_sm_max);
         Memory {
             l1: Cache::new(l1_bytes.max(LINE * t.l1_ways as u64), t.l1_ways as usize),
             l2: Cache::new(t.l2_bytes as u64, t.l2_ways as usize),
             l2_bw: Bandwidth::new(t.l2_bytes_per_clk_sm_max),
             l2_chip: Bandwidth::new(share(t.l2_bytes_per_clk_chip)),
             l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
-            hbm_bw: Bandwidth::new(
-                share(t.hbm_bytes_per_clk_chip)
-                    .min(t.hbm_bytes_per_clk_sm_max)
-                    .min(t.l2_bytes_per_clk_sm_max),
-            ),
+            hbm_bw: Bandwidth::new(hbm_rate),
             rng: StdRng::seed_from_u64(seed),
             lat_l1: t.lat_l1_hit as u64,
             l1_sector_extra: std::array::from_fn(|s| {
@@ -390,10 +390,7 @@ impl Memory {
             hbm_tail_min: t.hbm_tail_min as u64,
             hbm_tail_max: (t.hbm_tail_max as u64).max(t.hbm_tail_min as u64),
             hbm_burst: Bandwidth::new(t.hbm_burst_bytes_per_clk_sm),
-            hbm_burst_cycles: t.hbm_burst_bytes
-                / share(t.hbm_bytes_per_clk_chip)
-                    .min(t.hbm_bytes_per_clk_sm_max)
-                    .min(t.l2_bytes_per_clk_sm_max),
+            hbm_burst_cycles: t.hbm_burst_bytes / hbm_rate,
             req_chunk: u64::MAX,
             req_chunk_tail: 0,
             sectors: [0; 5],
@@ -489,6 +486,17 @@ impl Memory {
         burst.max(credit).max(chip).max(t) + lat
     }
 
+    /// The bytes of `bytes` read from L2 this SM carries: a multicast request carries its
+    /// share of the cluster's.
+    #[inline(always)]
+    fn l2_share(&self, bytes: u64) -> u64 {
+        if self.req_multicast == 1 {
+            bytes
+        } else {
+            bytes.div_ceil(self.req_multicast as u64)
+        }
+    }
+
     /// Marks the current request as a multicast to `ctas` CTAs of a cluster: this SM
     /// carries 1/ctas of the L2 read traffic that lands in every CTA's shared memory.
     pub fn multicast(&mut self, ctas: u32) {
@@ -523,12 +531,7 @@ impl Memory {
         requests: &mut [u64; 5],
     ) -> u64 {
         const SECTORS: u32 = (LINE / SECTOR) as u32;
-        let bytes = LINE;
-        let l2_bytes = if self.req_multicast == 1 {
-            bytes
-        } else {
-            bytes.div_ceil(self.req_multicast as u64)
-        };
+        let l2_bytes = self.l2_share(LINE);
         let lat_near = self.lat_l2_near.saturating_add_signed(self.req_l2);
         let lat_far = self.lat_l2_far.saturating_add_signed(self.req_l2);
         let port_cycles = l2_bytes as f64 * self.l2_bw.clk_per_byte;
@@ -597,12 +600,7 @@ impl Memory {
             self.lat_l2_near
         };
         let lat = lat.saturating_add_signed(self.req_l2);
-        // A multicast request carries its share of the cluster's bytes.
-        let l2_bytes = if self.req_multicast == 1 {
-            bytes
-        } else {
-            bytes.div_ceil(self.req_multicast as u64)
-        };
+        let l2_bytes = self.l2_share(bytes);
         let (done, level) = match self.l2.probe(line) {
             Ok(ready) => {
                 // The line's data crosses the SM's L2 port in request order, and

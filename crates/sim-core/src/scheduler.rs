@@ -153,23 +153,6 @@ impl SchedulerPolicy for TwoLevel {
     fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
         let g = self.group;
         let active = self.active[sp];
-        // One eligible warp (a latency-bound kernel's usual cycle): the rules below
-        // without their searches. It keeps the turn if its group has it (unless it
-        // issued last: `next_after` skips that warp), and otherwise issues anyway,
-        // taking the turn for its group only after a gap longer than a bubble.
-        if let [c] = eligible {
-            let group = c.position / g;
-            if group != active || c.position == self.last[sp] {
-                let bubble = now.saturating_sub(self.active_issued[sp]) <= MAX_STALL_CYCLES;
-                if bubble {
-                    return 0;
-                }
-                self.active[sp] = group;
-            }
-            self.last[sp] = c.position;
-            self.active_issued[sp] = now;
-            return 0;
-        }
         if let Some(i) =
             RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == active)
         {
