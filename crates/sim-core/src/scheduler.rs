@@ -129,6 +129,8 @@ impl SchedulerPolicy for OldestFirst {
 /// calibrated behaviour, kept as it is.)
 pub struct TwoLevel {
     group: u32,
+    /// log2 of `group` when it is a power of two (a shift, not a division, per warp).
+    group_shift: Option<u32>,
     active: [u32; 4],
     last: [u32; 4],
     /// When the active group last issued, per sub-partition.
@@ -137,11 +139,21 @@ pub struct TwoLevel {
 
 impl TwoLevel {
     pub fn new(group: u32) -> TwoLevel {
+        let group = group.max(1);
         TwoLevel {
-            group: group.max(1),
+            group,
+            group_shift: group.is_power_of_two().then(|| group.trailing_zeros()),
             active: [0; 4],
             last: [u32::MAX; 4],
             active_issued: [0; 4],
+        }
+    }
+
+    #[inline(always)]
+    fn group_of(&self, position: u32) -> u32 {
+        match self.group_shift {
+            Some(shift) => position >> shift,
+            None => position / self.group,
         }
     }
 }
@@ -151,11 +163,28 @@ impl SchedulerPolicy for TwoLevel {
         "two-level"
     }
     fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
-        let g = self.group;
-        let active = self.active[sp];
-        if let Some(i) =
-            RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == active)
-        {
+        let (active, last) = (self.active[sp], self.last[sp]);
+        // One pass over the warps. Groups are ranked by their distance after the active
+        // group (0: the active group itself, then round-robin order), warps within a
+        // group by their distance after the last warp picked (round robin), which is
+        // never the last warp itself (`u32::MAX`: see the type's comment).
+        // `turn`: the smallest (group, warp) rank of a warp round robin may pick;
+        // `next`: the nearest group after the active one with an eligible warp.
+        let mut turn = (u64::MAX, 0);
+        let mut next = 0u32;
+        for (i, c) in eligible.iter().enumerate() {
+            let group = self.group_of(c.position).wrapping_sub(active);
+            if group.wrapping_sub(1) < next.wrapping_sub(1) {
+                next = group;
+            }
+            let rank = c.position.wrapping_sub(last).wrapping_sub(1);
+            let key = (u64::from(group) << 32) | u64::from(rank);
+            if rank != u32::MAX && key < turn.0 {
+                turn = (key, i);
+            }
+        }
+        if turn.0 >> 32 == 0 {
+            let i = turn.1;
             self.last[sp] = eligible[i].position;
             self.active_issued[sp] = now;
             return i;
@@ -165,19 +194,15 @@ impl SchedulerPolicy for TwoLevel {
         // its turn. A longer one is a wait on memory or synchronization: the next group
         // (round robin) that has an eligible warp becomes the active one.
         let bubble = now.saturating_sub(self.active_issued[sp]) <= MAX_STALL_CYCLES;
-        let mut best = u32::MAX;
-        let mut next = active;
-        for c in eligible {
-            let key = (c.position / g).wrapping_sub(active).wrapping_sub(1);
-            if key < best {
-                best = key;
-                next = c.position / g;
-            }
-        }
-        let i = RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == next)
-            .unwrap_or(0);
+        // The next group's first warp round robin, or the first warp if round robin
+        // finds none there.
+        let i = if turn.0 >> 32 == u64::from(next) && next != 0 {
+            turn.1
+        } else {
+            0
+        };
         if !bubble {
-            self.active[sp] = next;
+            self.active[sp] = active.wrapping_add(next);
             self.active_issued[sp] = now;
             self.last[sp] = eligible[i].position;
         }
@@ -185,8 +210,6 @@ impl SchedulerPolicy for TwoLevel {
     }
 }
 
-/// The longest stall a SASS control code holds a warp (its 4-bit stall count): an
-/// encoding limit, not a timing of the GPU's.
 const MAX_STALL_CYCLES: u64 = isa::validate::MAX_STALL as u64;
 
 /// The built-in policies by name.
@@ -237,5 +260,85 @@ impl Policy {
 impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The two-level rule as first written, in two stages (round robin within the
+    /// active group; else the next group with an eligible warp, round robin within it,
+    /// or the first warp): the one-pass `pick` must choose as it does.
+    struct TwoStage {
+        group: u32,
+        active: [u32; 4],
+        last: [u32; 4],
+        active_issued: [u64; 4],
+    }
+
+    impl TwoStage {
+        fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
+            let g = self.group;
+            let active = self.active[sp];
+            if let Some(i) =
+                RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == active)
+            {
+                self.last[sp] = eligible[i].position;
+                self.active_issued[sp] = now;
+                return i;
+            }
+            let bubble = now.saturating_sub(self.active_issued[sp]) <= MAX_STALL_CYCLES;
+            let mut best = u32::MAX;
+            let mut next = active;
+            for c in eligible {
+                let key = (c.position / g).wrapping_sub(active).wrapping_sub(1);
+                if key < best {
+                    best = key;
+                    next = c.position / g;
+                }
+            }
+            let i = RoundRobin::next_after(self.last[sp], eligible, |c| c.position / g == next)
+                .unwrap_or(0);
+            if !bubble {
+                self.active[sp] = next;
+                self.active_issued[sp] = now;
+                self.last[sp] = eligible[i].position;
+            }
+            i
+        }
+    }
+
+    proptest! {
+        /// Runs of picks with random eligible sets (positions in order, as the engine
+        /// lists them), random gaps between picks and group sizes 1 to 5.
+        #[test]
+        fn two_level_picks_as_the_two_stage_rule(
+            group in 1u32..=5,
+            steps in prop::collection::vec((any::<u16>(), 1u64..40, 0usize..4), 1..200),
+        ) {
+            let mut fast = TwoLevel::new(group);
+            let mut slow = TwoStage {
+                group,
+                active: [0; 4],
+                last: [u32::MAX; 4],
+                active_issued: [0; 4],
+            };
+            let mut now = 0;
+            for (mask, gap, sp) in steps {
+                now += gap;
+                let eligible: Vec<Candidate> = (0..16u32)
+                    .filter(|p| mask & (1 << p) != 0)
+                    .map(|p| Candidate { slot: 4 * p + sp as u32, age: 0, last_issue: 0, position: p })
+                    .collect();
+                if eligible.is_empty() {
+                    continue;
+                }
+                prop_assert_eq!(fast.pick(sp, now, &eligible), slow.pick(sp, now, &eligible));
+                prop_assert_eq!((fast.active, fast.last, fast.active_issued),
+                    (slow.active, slow.last, slow.active_issued));
+            }
+        }
     }
 }
