@@ -463,6 +463,8 @@ struct Engine<'a, S: Sink> {
     tensor_busy: [u64; 4],
     smem_free: f64,
     l1_free: f64,
+    /// 1 / `l1_lines_per_clk`: one line's time in the L1TEX pipeline.
+    l1_line_time: f64,
     tma_free: f64,
     tma_busy: f64,
     mem: Memory,
@@ -638,6 +640,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             tensor_busy: [0; 4],
             smem_free: 0.0,
             l1_free: 0.0,
+            l1_line_time: 1.0 / t.l1_lines_per_clk,
             tma_free: 0.0,
             tma_busy: 0.0,
             mem: Memory::new(t, l1_bytes, busy_sms, cfg.seed),
@@ -928,20 +931,17 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// state, the cycle they are, and the instruction that writes the latest of them.
     #[inline(always)]
     fn operands_wait(&self, slot: u32, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
-        let w = &self.warps[slot as usize];
+        let regs = &self.warps[slot as usize].regs[..];
+        // The latest pending register: only its time is compared here, its scoreboard
+        // and writer are read once at the end.
         let mut ready = 0u64;
-        let mut kind = 0u8;
-        let mut latest = 0u16;
-        let mut check = |r: u16| {
-            let reg = &w.regs[r as usize];
-            if reg.ready > ready {
-                ready = reg.ready;
-                kind = reg.kind;
-                latest = r;
-            }
-        };
+        let mut latest = 0usize;
         for &r in d.srcs.iter() {
-            check(r);
+            let t = regs[r as usize].ready;
+            if t > ready {
+                ready = t;
+                latest = r as usize;
+            }
         }
         if let Some((base, n)) = d.dst {
             // Write after write: wait only until this result would land after the
@@ -950,31 +950,25 @@ impl<'a, S: Sink> Engine<'a, S> {
                 ResultLatency::Fixed(c) => self.fixed_latency[c as usize],
                 _ => 0,
             };
-            for r in base..(base + n as u16).min(REG_SLOTS as u16) {
-                let reg = &w.regs[r as usize];
+            let (base, end) = (base as usize, (base as usize + n as usize).min(REG_SLOTS));
+            for (r, reg) in regs[base.min(end)..end].iter().enumerate() {
                 let t = reg.ready.saturating_sub(own);
                 if t > ready {
                     ready = t;
-                    kind = reg.kind;
-                    latest = r;
+                    latest = base + r;
                 }
             }
         }
         if ready <= now {
             return None;
         }
-        let st = match kind {
+        let reg = &regs[latest];
+        let st = match reg.kind {
             1 => WarpState::LongScoreboard,
             2 => WarpState::ShortScoreboard,
             _ => WarpState::Wait,
         };
-        Some((
-            st,
-            ready,
-            Cause::Producer {
-                text: w.regs[latest as usize].writer,
-            },
-        ))
+        Some((st, ready, Cause::Producer { text: reg.writer }))
     }
 
     /// The warp's state this cycle and the first cycle it might change; None: eligible.
@@ -1308,34 +1302,22 @@ impl<'a, S: Sink> Engine<'a, S> {
         for lane in 0..lanes {
             env.lane = lane;
             let off = m.addr.eval(&env).map_err(|f| self.fault_at(slot, &f.0))?;
-            if off < 0 {
-                return Err(self.fault_at(
-                    slot,
-                    &format!("lane {lane} computes a negative address {off}"),
-                ));
-            }
-            let off = off as u64;
             self.addrs[lane as usize] = match m.space {
-                Space::Global => {
-                    let b = m.base as usize;
-                    if off + width as u64 > self.buffer_size[b] {
-                        return Err(self.fault_at(
-                            slot,
-                            &format!(
-                                "lane {lane} reads byte {off} of buffer `{}`, which has {} bytes",
-                                self.kernel.buffers[b].name, self.buffer_size[b]
-                            ),
-                        ));
-                    }
-                    self.buffer_base[b] + off
+                Space::Global => self.global_address(slot, m, width, lane, off)?,
+                _ if off < 0 => {
+                    return Err(self.fault_at(
+                        slot,
+                        &format!("lane {lane} computes a negative address {off}"),
+                    ));
                 }
-                Space::Shared => m.base + off,
+                Space::Shared => m.base + off as u64,
                 // Local memory interleaves threads word by word, so a warp's access to
                 // the same local offset is one coalesced line.
                 Space::Local => {
+                    let off = off as u64;
                     (1u64 << 44) + gwarp * (1 << 20) + (off / 4) * 128 + lane as u64 * 4 + (off % 4)
                 }
-                Space::Tmem => off,
+                Space::Tmem => off as u64,
             };
         }
         if lanes == 1 && all_lanes {
@@ -1343,6 +1325,36 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.addrs.fill(a);
         }
         Ok(lanes == 1)
+    }
+
+    /// Where lane `lane`'s offset `off` into a global buffer lies, or why it cannot.
+    #[inline(always)]
+    fn global_address(
+        &self,
+        slot: u32,
+        m: &lower::MemOperand,
+        width: u32,
+        lane: i64,
+        off: i64,
+    ) -> Result<u64, SimError> {
+        let b = m.base as usize;
+        if off < 0 {
+            return Err(self.fault_at(
+                slot,
+                &format!("lane {lane} computes a negative address {off}"),
+            ));
+        }
+        let off = off as u64;
+        if off + width as u64 > self.buffer_size[b] {
+            return Err(self.fault_at(
+                slot,
+                &format!(
+                    "lane {lane} reads byte {off} of buffer `{}`, which has {} bytes",
+                    self.kernel.buffers[b].name, self.buffer_size[b]
+                ),
+            ));
+        }
+        Ok(self.buffer_base[b] + off)
     }
 
     /// How many CTAs of this CTA's wave (running at once across the chip) request the
@@ -1404,14 +1416,35 @@ impl<'a, S: Sink> Engine<'a, S> {
         through_l1: bool,
     ) -> Result<u64, SimError> {
         let mo = &d.mem[m];
-        let uniform = self.lane_addrs(slot, mo, d.width, false)?;
-        // A uniform address is one lane's worth of lines: no need to compare 32.
-        let lanes = if uniform { 1 } else { 32 };
-        memory::coalesce(&self.addrs[..lanes], d.width, &mut self.lines);
+        if mo.space == Space::Global && !mo.addr.uses_lane() {
+            // A warp-uniform global address (a broadcast): one lane's lines.
+            let w = &self.warps[slot as usize];
+            let env = Env {
+                vars: &w.vars,
+                warp: w.warp as i64,
+                lane: 0,
+                cta: self.ctas[w.cta as usize].grid_id as i64,
+            };
+            let off = mo.addr.eval(&env).map_err(|f| self.fault_at(slot, &f.0))?;
+            let a = self.global_address(slot, mo, d.width, 0, off)?;
+            self.lines.clear();
+            memory::lines_of(a, d.width.max(1) as u64, &mut self.lines);
+        } else {
+            let uniform = self.lane_addrs(slot, mo, d.width, false)?;
+            // A uniform address is one lane's worth of lines: no need to compare 32.
+            let lanes = if uniform { 1 } else { 32 };
+            memory::coalesce(&self.addrs[..lanes], d.width, &mut self.lines);
+        }
         let now = self.now;
         let sp = self.warps[slot as usize].sp as usize;
         let start = self.l1_free.max(now as f64);
-        self.l1_free = start + self.lines.len() as f64 / self.t.l1_lines_per_clk;
+        // One line (most requests) takes the reciprocal computed once: the same value
+        // as the division, without a division per request.
+        self.l1_free = start
+            + match self.lines.len() {
+                1 => self.l1_line_time,
+                n => n as f64 / self.t.l1_lines_per_clk,
+            };
         let depart = memory::ceil(start);
         self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
         let local = mo.space == Space::Local;

@@ -428,8 +428,15 @@ impl Memory {
     /// traffic (the others' copies hit in L2 behind the same fill).
     pub fn begin_request(&mut self, sharers: u32) {
         self.req_l2 = self.draw(self.jitter_l2);
-        self.req_hbm_line_bytes = LINE.div_ceil(sharers.max(1) as u64);
-        self.req_l2_chip_cost = 1.0 / (sharers.max(1) as f64).min(self.l2_shared_read_gain);
+        // Most requests are one CTA's own (and a hardware division is slow): the
+        // general case gives the same values for one sharer.
+        if sharers <= 1 {
+            self.req_hbm_line_bytes = LINE;
+            self.req_l2_chip_cost = 1.0;
+        } else {
+            self.req_hbm_line_bytes = LINE.div_ceil(sharers as u64);
+            self.req_l2_chip_cost = 1.0 / (sharers as f64).min(self.l2_shared_read_gain);
+        }
         self.req_multicast = 1;
         self.req_chunk = u64::MAX;
     }
@@ -756,7 +763,7 @@ pub fn coalesce(addrs: &[u64], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
 
 /// The lines one address's `w` bytes touch, each with its sector count, as `coalesce`
 /// lists them (in address order): a range of sectors needs no search.
-fn lines_of(a: u64, w: u64, out: &mut Vec<(u64, u32)>) -> usize {
+pub fn lines_of(a: u64, w: u64, out: &mut Vec<(u64, u32)>) -> usize {
     const PER_LINE: u64 = LINE / SECTOR;
     let last = (a + w - 1) / SECTOR;
     let mut s = a / SECTOR;
