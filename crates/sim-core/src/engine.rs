@@ -900,6 +900,35 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
+    /// The warp issues at `now`: its open span ends, and the issue cycle is charged to
+    /// `selected` at once (an issue lasts one cycle), so the `selected` span left open
+    /// starts next cycle and whatever state follows closes it empty. The same totals
+    /// and events as `set_state(Selected)` and closing that span next cycle.
+    fn charge_issue(&mut self, slot: u32, now: u64) {
+        let w = &self.warps[slot as usize];
+        let pc = w.charged_pc();
+        let unchanged =
+            w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::Own;
+        self.close_span(slot, now);
+        let w = &mut self.warps[slot as usize];
+        let selected = WarpState::Selected.index();
+        w.stats[selected] += 1;
+        self.pc_stats[(w.pc_base + pc) as usize][selected] += 1;
+        w.state = WarpState::Selected;
+        w.cause = Cause::Own;
+        w.state_since = now + 1;
+        w.state_pc = pc;
+        if S::ENABLED && !unchanged {
+            let id = self.wid(slot);
+            self.sink.event(Event::StateChange {
+                cycle: now,
+                warp: id,
+                state: WarpState::Selected,
+                pc,
+            });
+        }
+    }
+
     /// Adds the time from the warp's state's start to `now` to its totals.
     fn close_span(&mut self, slot: u32, now: u64) {
         let w = &mut self.warps[slot as usize];
@@ -1361,16 +1390,26 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// same first line as this warp does at this point of the program. Addresses that
     /// do not depend on `cta` are shared by the whole wave; per-lane addresses that do
     /// are taken as private (evaluating them for every CTA would cost too much).
+    #[inline(always)]
     fn sharers(&self, slot: u32, m: &lower::MemOperand, line: u64) -> u32 {
         let w = &self.warps[slot as usize];
         let cta = &self.ctas[w.cta as usize];
-        let (first, in_wave) = (cta.wave_first, cta.wave_len);
         if m.space != Space::Global || !m.addr.uses_cta() {
-            return in_wave;
+            return cta.wave_len;
         }
         if m.addr.uses_lane() {
             return 1;
         }
+        self.sharers_by_cta(slot, m, line)
+    }
+
+    /// `sharers` for a warp-uniform address that depends on `cta`: evaluated for each
+    /// CTA of the wave.
+    #[inline(never)]
+    fn sharers_by_cta(&self, slot: u32, m: &lower::MemOperand, line: u64) -> u32 {
+        let w = &self.warps[slot as usize];
+        let cta = &self.ctas[w.cta as usize];
+        let (first, in_wave) = (cta.wave_first, cta.wave_len);
         let base = self.buffer_base[m.base as usize];
         let mut env = Env {
             vars: &w.vars,
@@ -1584,7 +1623,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let d: &'a DInstr = self.instr(slot);
         let t = self.t;
         let sp = self.warps[slot as usize].sp as usize;
-        self.set_state(slot, WarpState::Selected, Cause::Own);
+        self.charge_issue(slot, now);
         {
             let w = &mut self.warps[slot as usize];
             w.instrs += 1;
