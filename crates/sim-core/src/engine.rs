@@ -907,8 +907,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn charge_issue(&mut self, slot: u32, now: u64) {
         let w = &self.warps[slot as usize];
         let pc = w.charged_pc();
-        let unchanged =
-            w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::Own;
+        let unchanged = w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::Own;
         self.close_span(slot, now);
         let w = &mut self.warps[slot as usize];
         let selected = WarpState::Selected.index();

@@ -153,6 +153,14 @@ fn count(v: f64) -> Result<(), &'static str> {
         Err("must be a whole number of at least 1")
     }
 }
+/// A cache's associativity (`memory::MAX_WAYS`: a set's recency ranks are bytes).
+fn ways(v: f64) -> Result<(), &'static str> {
+    if (1.0..=crate::memory::MAX_WAYS as f64).contains(&v) && v.fract() == 0.0 {
+        Ok(())
+    } else {
+        Err("must be a whole number of ways from 1 to 128")
+    }
+}
 fn whole(v: f64) -> Result<(), &'static str> {
     if v >= 0.0 && v.fract() == 0.0 && v < 1e12 {
         Ok(())
@@ -178,8 +186,8 @@ timing! {
     smem_alloc_unit: count,
     l1_plus_smem_bytes: count,
     l2_bytes: count,
-    l2_ways: count,
-    l1_ways: count,
+    l2_ways: ways,
+    l1_ways: ways,
     tmem_cols: whole,
     lat_fma: count,
     lat_imad: count,
