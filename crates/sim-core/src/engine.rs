@@ -492,12 +492,6 @@ struct Engine<'a, S: Sink> {
     age_counter: u64,
 }
 
-/// Each sub-partition's run of `until` times: its warps (slot `s` on sub-partition
-/// `s % 4`), padded to a whole number of eights so the scan reads eight at a time.
-fn until_stride(warps: usize) -> usize {
-    warps.div_ceil(4).next_multiple_of(8)
-}
-
 fn fault(msg: impl Into<String>) -> SimError {
     SimError::Fault(msg.into())
 }
@@ -621,8 +615,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             policy,
             sink,
             now: 0,
-            until: vec![NEVER; 4 * until_stride(warps.len())],
-            until_stride: until_stride(warps.len()),
+            until: vec![NEVER; 4 * warps.len().div_ceil(4)],
+            until_stride: warps.len().div_ceil(4),
             wave_ctas: resident * t.sm_count as u32,
             sp_min: [NEVER; 4],
             warps,
@@ -1127,37 +1121,22 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 self.cands.clear();
                 let now = self.now;
-                // This sub-partition's warps: slots sp, sp + 4, sp + 8..., looked at in
-                // runs of up to 64.
-                let n = self.until_stride;
-                // Without fast-forward every warp is looked at every cycle, but those
-                // that wait for another warp (NEVER: barriers, retired, padding), as
-                // looking at them changes nothing.
-                let due_by = if ff { now } else { NEVER - 1 };
+                // This sub-partition's warps: slots sp, sp + 4, sp + 8...
+                let n = (self.warps.len() + 3 - sp) / 4;
                 let mut sp_min = NEVER;
                 let mut chunk = 0;
                 while chunk < n {
                     let end = (chunk + 64).min(n);
                     // Which warps are due, without a branch per warp (which ones are is
-                    // unpredictable), and the earliest cycle of the others, eight warps
-                    // at a time. `until` is dense, padded to whole eights, and retired
-                    // warps (and the padding) hold NEVER there, so this reads no warp
+                    // unpredictable), and the earliest cycle of the others. `until` is
+                    // dense and retired warps hold NEVER there, so this reads no warp
                     // state. Looking at a warp changes no other warp's `until`.
                     let mut due_mask = 0u64;
                     let base = sp * self.until_stride;
-                    for (b, eight) in self.until[base + chunk..base + end]
-                        .chunks_exact(8)
-                        .enumerate()
-                    {
-                        let eight: &[u64; 8] = eight.try_into().expect("runs of eight");
-                        let mut bits = 0u64;
-                        for (k, &due) in eight.iter().enumerate() {
-                            let is_due = due <= due_by;
-                            bits |= u64::from(is_due) << k;
-                            // A due warp counts as NEVER (all ones) here.
-                            sp_min = sp_min.min(due | u64::from(is_due).wrapping_neg());
-                        }
-                        due_mask |= bits << (8 * b);
+                    for (k, &due) in self.until[base + chunk..base + end].iter().enumerate() {
+                        let is_due = !ff || due <= now;
+                        due_mask |= u64::from(is_due) << k;
+                        sp_min = sp_min.min(if is_due { NEVER } else { due });
                     }
                     while due_mask != 0 {
                         let i = chunk + due_mask.trailing_zeros() as usize;
