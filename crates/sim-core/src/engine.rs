@@ -1332,12 +1332,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             let off = m.addr.eval(&env).map_err(|f| self.fault_at(slot, &f.0))?;
             self.addrs[lane as usize] = match m.space {
                 Space::Global => self.global_address(slot, m, width, lane, off)?,
-                _ if off < 0 => {
-                    return Err(self.fault_at(
-                        slot,
-                        &format!("lane {lane} computes a negative address {off}"),
-                    ));
-                }
+                _ if off < 0 => return Err(self.negative_address(slot, lane, off)),
                 Space::Shared => m.base + off as u64,
                 // Local memory interleaves threads word by word, so a warp's access to
                 // the same local offset is one coalesced line.
@@ -1355,6 +1350,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(lanes == 1)
     }
 
+    fn negative_address(&self, slot: u32, lane: i64, off: i64) -> SimError {
+        self.fault_at(
+            slot,
+            &format!("lane {lane} computes a negative address {off}"),
+        )
+    }
+
     /// Where lane `lane`'s offset `off` into a global buffer lies, or why it cannot.
     #[inline(always)]
     fn global_address(
@@ -1367,10 +1369,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     ) -> Result<u64, SimError> {
         let b = m.base as usize;
         if off < 0 {
-            return Err(self.fault_at(
-                slot,
-                &format!("lane {lane} computes a negative address {off}"),
-            ));
+            return Err(self.negative_address(slot, lane, off));
         }
         let off = off as u64;
         if off + width as u64 > self.buffer_size[b] {
@@ -1456,14 +1455,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         let mo = &d.mem[m];
         if mo.space == Space::Global && !mo.addr.uses_lane() {
             // A warp-uniform global address (a broadcast): one lane's lines.
-            let w = &self.warps[slot as usize];
-            let env = Env {
-                vars: &w.vars,
-                warp: w.warp as i64,
-                lane: 0,
-                cta: self.ctas[w.cta as usize].grid_id as i64,
-            };
-            let off = mo.addr.eval(&env).map_err(|f| self.fault_at(slot, &f.0))?;
+            let off = mo
+                .addr
+                .eval(&self.env(slot, 0))
+                .map_err(|f| self.fault_at(slot, &f.0))?;
             let a = self.global_address(slot, mo, d.width, 0, off)?;
             self.lines.clear();
             memory::lines_of(a, d.width.max(1) as u64, &mut self.lines);

@@ -22,9 +22,8 @@ pub const SECTOR: u64 = 32;
 ///
 /// Each set is one block of words: its epoch, its ways' ranks (a byte each, eight to a
 /// word, updated eight at a time), its tags, then when each way's data arrives. A
-/// lookup touches one contiguous block, not four arrays: the L2 model is megabytes,
-/// and a run whose lines spread over thousands of sets pays for every host cache line
-/// a lookup touches.
+/// lookup touches one contiguous block, not four arrays: a run whose lines spread over
+/// thousands of sets pays for every host cache line a lookup touches.
 ///
 /// The L2 model is megabytes of which a run may touch little. Sets are therefore
 /// emptied when first touched, not when the cache is made (a set whose epoch word is
