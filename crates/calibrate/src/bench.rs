@@ -35,6 +35,7 @@ pub(crate) struct Runner {
     only: Vec<String>,
     hbm_launches: u32,
     clean_flush: bool,
+    flush_settle_us: u32,
     sm_count: u32,
     kernels: HashMap<String, Kernel>,
     _modules: Vec<Module>,
@@ -278,6 +279,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         only: opts.only.clone(),
         hbm_launches: opts.hbm_launches.max(1),
         clean_flush: opts.clean_flush,
+        flush_settle_us: opts.flush_settle_us,
         sm_count: sm_count as u32,
         kernels,
         _modules: modules,
@@ -521,12 +523,16 @@ impl Runner {
         if cold && self.clean_flush {
             p.push(("l2_flush", v("memset, then read back: L2 left clean")));
         }
+        if cold && self.flush_settle_us > 0 {
+            p.push(("flush_settle_us", v(self.flush_settle_us)));
+        }
         p
     }
 
     /// Pushes L2 out by writing a buffer several times its size; with `clean_flush`, then
     /// reads that buffer back (every SM streaming), so that the lines left in L2 are clean
-    /// and the write-back of the dirty ones is over before the next launch.
+    /// and the write-back of the dirty ones is over before the next launch; with
+    /// `flush_settle_us`, then waits that long on the host.
     fn flush_l2(&self) -> Result<()> {
         self.flush.fill_u32(0x5a5a_5a5a)?;
         if self.clean_flush {
@@ -543,7 +549,13 @@ impl Runner {
                 &[arg(&base), arg(&mask), arg(&iters), arg(&sink), arg(&sink)],
             )?;
         }
-        self.gpu.sync()
+        self.gpu.sync()?;
+        if self.flush_settle_us > 0 {
+            std::thread::sleep(std::time::Duration::from_micros(u64::from(
+                self.flush_settle_us,
+            )));
+        }
+        Ok(())
     }
 
     fn source_of(&self, kernel: &str) -> String {

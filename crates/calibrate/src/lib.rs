@@ -50,6 +50,9 @@ pub struct CollectOptions {
     /// written back to HBM while a cold benchmark runs. Without it, copies of 8 KiB and
     /// more issued right after a flush are slowed by that write-back (data/README.md).
     pub clean_flush: bool,
+    /// Microseconds the host waits after each L2 flush before the next launch (0: none),
+    /// to tell what the time since the flush does to copies from HBM.
+    pub flush_settle_us: u32,
     /// Run the validation kernels instead of the microbenchmarks (their own file, default
     /// folder `crates/calibrate/data/validation`; never used by the fit).
     pub validation: bool,

@@ -1,4 +1,4 @@
-//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush] [--dump-dir DIR]`
+//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush] [--flush-settle-us N] [--dump-dir DIR]`
 //! `calibrate-collect --compile-only DIR [--arch sm_90a]`
 //!
 //! Runs the microbenchmarks on GPU 0 and writes one JSON measurement file (never
@@ -9,7 +9,7 @@ use calibrate::{CollectOptions, collect, compile_all};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush] [--dump-dir DIR]\n       \
+const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush] [--flush-settle-us N] [--dump-dir DIR]\n       \
                      calibrate-collect --compile-only DIR [--arch sm_90a]";
 
 fn main() -> ExitCode {
@@ -55,6 +55,20 @@ fn main() -> ExitCode {
             "--clean-flush" => {
                 opts.clean_flush = true;
                 Ok(())
+            }
+            "--flush-settle-us" => {
+                value("--flush-settle-us").and_then(|v| match v.parse::<u32>() {
+                    Ok(n) if n <= 1_000_000 => {
+                        opts.flush_settle_us = n;
+                        Ok(())
+                    }
+                    _ => {
+                        eprintln!(
+                            "--flush-settle-us needs microseconds from 0 to 1000000\n{USAGE}"
+                        );
+                        Err(ExitCode::from(2))
+                    }
+                })
             }
             "--dump-dir" => value("--dump-dir").map(|v| opts.dump_dir = Some(PathBuf::from(v))),
             "--compile-only" => {
