@@ -463,8 +463,6 @@ struct Engine<'a, S: Sink> {
     tensor_busy: [u64; 4],
     smem_free: f64,
     l1_free: f64,
-    /// 1 / `l1_lines_per_clk`: one line's time in the L1TEX pipeline.
-    l1_line_time: f64,
     tma_free: f64,
     tma_busy: f64,
     mem: Memory,
@@ -640,7 +638,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             tensor_busy: [0; 4],
             smem_free: 0.0,
             l1_free: 0.0,
-            l1_line_time: 1.0 / t.l1_lines_per_clk,
             tma_free: 0.0,
             tma_busy: 0.0,
             mem: Memory::new(t, l1_bytes, busy_sms, cfg.seed),
@@ -884,6 +881,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             return;
         }
         self.close_span(slot, now);
+        self.open_span(slot, state, cause, pc, now);
+    }
+
+    /// Starts the warp's new state span at `now` (its last one closed).
+    fn open_span(&mut self, slot: u32, state: WarpState, cause: Cause, pc: u32, now: u64) {
         let w = &mut self.warps[slot as usize];
         w.state = state;
         w.cause = cause;
@@ -900,32 +902,23 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
-    /// The warp issues at `now`: its open span ends, and the issue cycle is charged to
-    /// `selected` at once (an issue lasts one cycle), so the `selected` span left open
-    /// starts next cycle and whatever state follows closes it empty. The same totals
-    /// and events as `set_state(Selected)` and closing that span next cycle.
+    /// The warp issues at `now`: its open span ends and it enters `selected` (as
+    /// `set_state` does, events included), and the issue cycle is charged at once (an
+    /// issue lasts one cycle), so the `selected` span left open starts next cycle and
+    /// whatever state follows closes it empty: one span closed per issue, not two.
     fn charge_issue(&mut self, slot: u32, now: u64) {
         let w = &self.warps[slot as usize];
         let pc = w.charged_pc();
         let unchanged = w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::Own;
         self.close_span(slot, now);
+        if !unchanged {
+            self.open_span(slot, WarpState::Selected, Cause::Own, pc, now);
+        }
         let w = &mut self.warps[slot as usize];
         let selected = WarpState::Selected.index();
         w.stats[selected] += 1;
         self.pc_stats[(w.pc_base + pc) as usize][selected] += 1;
-        w.state = WarpState::Selected;
-        w.cause = Cause::Own;
         w.state_since = now + 1;
-        w.state_pc = pc;
-        if S::ENABLED && !unchanged {
-            let id = self.wid(slot);
-            self.sink.event(Event::StateChange {
-                cycle: now,
-                warp: id,
-                state: WarpState::Selected,
-                pc,
-            });
-        }
     }
 
     /// Adds the time from the warp's state's start to `now` to its totals.
@@ -1314,7 +1307,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         all_lanes: bool,
     ) -> Result<bool, SimError> {
         let w = &self.warps[slot as usize];
-        let gwarp = (w.cta as u64) * self.warps_per_cta as u64 + w.warp as u64;
         let mut env = Env {
             vars: &w.vars,
             warp: w.warp as i64,
@@ -1322,32 +1314,47 @@ impl<'a, S: Sink> Engine<'a, S> {
             cta: self.ctas[w.cta as usize].grid_id as i64,
         };
         // A warp-uniform address is evaluated once.
-        let lanes = if m.addr.uses_lane() || m.space == Space::Local {
-            32
-        } else {
-            1
-        };
-        for lane in 0..lanes {
+        if !m.addr.uses_lane() && m.space != Space::Local {
+            let a = self.lane_addr(slot, m, width, &env)?;
+            if all_lanes {
+                self.addrs.fill(a);
+            } else {
+                self.addrs[0] = a;
+            }
+            return Ok(true);
+        }
+        for lane in 0..32 {
             env.lane = lane;
-            let off = m.addr.eval(&env).map_err(|f| self.fault_at(slot, &f.0))?;
-            self.addrs[lane as usize] = match m.space {
-                Space::Global => self.global_address(slot, m, width, lane, off)?,
-                _ if off < 0 => return Err(self.negative_address(slot, lane, off)),
-                Space::Shared => m.base + off as u64,
-                // Local memory interleaves threads word by word, so a warp's access to
-                // the same local offset is one coalesced line.
-                Space::Local => {
-                    let off = off as u64;
-                    (1u64 << 44) + gwarp * (1 << 20) + (off / 4) * 128 + lane as u64 * 4 + (off % 4)
-                }
-                Space::Tmem => off as u64,
-            };
+            self.addrs[lane as usize] = self.lane_addr(slot, m, width, &env)?;
         }
-        if lanes == 1 && all_lanes {
-            let a = self.addrs[0];
-            self.addrs.fill(a);
-        }
-        Ok(lanes == 1)
+        Ok(false)
+    }
+
+    /// The address lane `env.lane` of the warp in `slot` accesses, or why it cannot.
+    #[inline(always)]
+    fn lane_addr(
+        &self,
+        slot: u32,
+        m: &lower::MemOperand,
+        width: u32,
+        env: &Env,
+    ) -> Result<u64, SimError> {
+        let lane = env.lane;
+        let off = m.addr.eval(env).map_err(|f| self.fault_at(slot, &f.0))?;
+        Ok(match m.space {
+            Space::Global => self.global_address(slot, m, width, lane, off)?,
+            _ if off < 0 => return Err(self.negative_address(slot, lane, off)),
+            Space::Shared => m.base + off as u64,
+            // Local memory interleaves threads word by word, so a warp's access to the
+            // same local offset is one coalesced line.
+            Space::Local => {
+                let w = &self.warps[slot as usize];
+                let gwarp = (w.cta as u64) * self.warps_per_cta as u64 + w.warp as u64;
+                let off = off as u64;
+                (1u64 << 44) + gwarp * (1 << 20) + (off / 4) * 128 + lane as u64 * 4 + (off % 4)
+            }
+            Space::Tmem => off as u64,
+        })
     }
 
     fn negative_address(&self, slot: u32, lane: i64, off: i64) -> SimError {
@@ -1453,31 +1460,17 @@ impl<'a, S: Sink> Engine<'a, S> {
         through_l1: bool,
     ) -> Result<u64, SimError> {
         let mo = &d.mem[m];
-        if mo.space == Space::Global && !mo.addr.uses_lane() {
-            // A warp-uniform global address (a broadcast): one lane's lines.
-            let off = mo
-                .addr
-                .eval(&self.env(slot, 0))
-                .map_err(|f| self.fault_at(slot, &f.0))?;
-            let a = self.global_address(slot, mo, d.width, 0, off)?;
+        if self.lane_addrs(slot, mo, d.width, false)? {
+            // A warp-uniform address (a broadcast): one lane's lines, no comparing.
             self.lines.clear();
-            memory::lines_of(a, d.width.max(1) as u64, &mut self.lines);
+            memory::lines_of(self.addrs[0], d.width.max(1) as u64, &mut self.lines);
         } else {
-            let uniform = self.lane_addrs(slot, mo, d.width, false)?;
-            // A uniform address is one lane's worth of lines: no need to compare 32.
-            let lanes = if uniform { 1 } else { 32 };
-            memory::coalesce(&self.addrs[..lanes], d.width, &mut self.lines);
+            memory::coalesce(&self.addrs, d.width, &mut self.lines);
         }
         let now = self.now;
         let sp = self.warps[slot as usize].sp as usize;
         let start = self.l1_free.max(now as f64);
-        // One line (most requests) takes the reciprocal computed once: the same value
-        // as the division, without a division per request.
-        self.l1_free = start
-            + match self.lines.len() {
-                1 => self.l1_line_time,
-                n => n as f64 / self.t.l1_lines_per_clk,
-            };
+        self.l1_free = start + self.lines.len() as f64 / self.t.l1_lines_per_clk;
         let depart = memory::ceil(start);
         self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
         let local = mo.space == Space::Local;

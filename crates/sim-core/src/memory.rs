@@ -84,13 +84,9 @@ impl SetLayout {
     /// The way holding `line`, if any.
     #[inline(always)]
     fn find(&self, block: &[u64], line: u64) -> Option<usize> {
-        let tags = &block[self.tags_at..self.ready_at];
-        // The profiles' associativities as fixed-size sets, which the compiler unrolls.
-        match tags.len() {
-            16 => find_in::<16>(tags.try_into().expect("16 ways"), line + 1),
-            4 => find_in::<4>(tags.try_into().expect("4 ways"), line + 1),
-            _ => tags.iter().position(|&t| t == line + 1),
-        }
+        block[self.tags_at..self.ready_at]
+            .iter()
+            .position(|&t| t == line + 1)
     }
 
     /// The least recently used way: its rank byte is 0.
@@ -327,12 +323,6 @@ impl Cache {
         (self.words[base] == u64::from(self.epoch))
             .then(|| &self.words[base + self.set.tags_at..base + self.set.ready_at])
     }
-}
-
-/// The first way of a set whose tag is `tag`, if any.
-#[inline(always)]
-fn find_in<const N: usize>(tags: &[u64; N], tag: u64) -> Option<usize> {
-    tags.iter().position(|&t| t == tag)
 }
 
 impl Drop for Cache {
