@@ -72,11 +72,15 @@ impl SetLayout {
     /// never the least recently used).
     fn empty(&self, block: &mut [u64], epoch: u32) {
         block[0] = u64::from(epoch);
-        for (i, word) in block[1..self.tags_at].iter_mut().enumerate() {
-            *word = u64::from_le_bytes(std::array::from_fn(|b| {
-                let way = 8 * i + b;
-                if way < self.ways { way as u8 } else { 0xFF }
-            }));
+        // Word i holds ways 8i to 8i + 7 in its bytes, low byte first: 8i + b in byte b.
+        const WAY_IN_WORD: u64 = 0x0706_0504_0302_0100;
+        let ranks = &mut block[1..self.tags_at];
+        for (i, word) in ranks.iter_mut().enumerate() {
+            *word = WAY_IN_WORD + i as u64 * 8 * BYTE_ONES;
+        }
+        // The last word's bytes beyond the last way (those `last_rank_bytes` leaves out).
+        if let Some(last) = ranks.last_mut() {
+            *last |= !(self.last_rank_bytes * 0xFF);
         }
         block[self.tags_at..self.ready_at].fill(0);
     }
@@ -408,6 +412,9 @@ pub struct Memory {
     hbm_far_address_bits: u64,
     hbm_page_shift: u32,
     hbm_page_seed: u64,
+    /// The page `hbm_is_far` hashed last and its bit.
+    far_page: u64,
+    far_page_bit: u64,
     /// What a TMA copy's line from HBM takes over an LDG's.
     lat_hbm_tma_extra: u64,
     /// A request's slow chunks: one draw per chunk (log2 bytes) of its lines; a slow
@@ -463,6 +470,8 @@ impl Memory {
             hbm_far_address_bits: t.hbm_far_address_bits as u64,
             hbm_page_shift: (t.hbm_page_bytes as u64).max(1).ilog2(),
             hbm_page_seed: seed,
+            far_page: u64::MAX,
+            far_page_bit: 0,
             lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
             hbm_tail_chunk_shift: (t.hbm_tail_chunk_bytes as u64).max(1).ilog2(),
             hbm_tail_probability: t.hbm_tail_probability,
@@ -524,11 +533,16 @@ impl Memory {
     /// `hbm_far_address_bits`, flipped on the pages whose own bit is set (a hash of the
     /// page number and the run's seed: the measured maps show the pattern flip from
     /// page to page with the physical frame, about half of them).
-    fn hbm_is_far(&self, line: u64) -> bool {
+    fn hbm_is_far(&mut self, line: u64) -> bool {
         let addr = line * LINE;
         let parity = (addr & self.hbm_far_address_bits).count_ones() & 1;
-        let page = splitmix64(self.hbm_page_seed ^ (addr >> self.hbm_page_shift));
-        (parity as u64 ^ (page & 1)) == 1
+        // A copy's lines are mostly in one page: its bit is hashed once.
+        let page = addr >> self.hbm_page_shift;
+        if page != self.far_page {
+            self.far_page = page;
+            self.far_page_bit = splitmix64(self.hbm_page_seed ^ page) & 1;
+        }
+        (parity as u64 ^ self.far_page_bit) == 1
     }
 
     /// A line read from HBM, its request leaving at `t`: when it arrives at the SM.
@@ -914,9 +928,9 @@ mod tests {
     #[test]
     fn hbm_near_and_far_follow_the_address_bits() {
         let p = crate::Profile::builtin("h100").unwrap();
-        let m = Memory::new(&p.t, 256 << 10, 1, 7);
+        let mut m = Memory::new(&p.t, 256 << 10, 1, 7);
         let page = (1u64 << 32) + (5 << 21);
-        let far = |off: u64| m.hbm_is_far((page + off) / LINE);
+        let mut far = |off: u64| m.hbm_is_far((page + off) / LINE);
         for block in 0..512u64 {
             let b = block << 12;
             assert!(
