@@ -39,6 +39,10 @@ pub enum Method {
         n: i64,
         per: f64,
     },
+    /// The span (first warp start to last warp end) of one run, over `per`: for
+    /// benchmarks timed from each warp's first clock read to its last around a fixed
+    /// number of iterations, whose twins run everything between the two reads.
+    Span { src: String, per: f64 },
     /// The measured value used as is (no simulation: e.g. the clock).
     Direct { param: &'static str },
     /// The first warp's end over the last warp's end, both from the earliest start (the
@@ -184,6 +188,7 @@ impl Twin {
                     (steps[m / 2 - 1] + steps[m / 2]) as f64 / 2.0
                 })
             }
+            Method::Span { src, per } => Ok(span(&sim_text(src, 0, p)?) / per),
             Method::Direct { param } => Ok(p
                 .file
                 .params
@@ -203,6 +208,7 @@ impl Twin {
             Method::FirstFinish { src, n } | Method::Median { src, n } => {
                 Some(src.replace("{N}", &n.to_string()))
             }
+            Method::Span { src, .. } => Some(src.clone()),
             Method::Direct { .. } => None,
         }
     }
@@ -231,6 +237,160 @@ fn timed_loop(func: &str) -> Vec<(u64, String, u8)> {
         .into_iter()
         .filter(|(a, _, _)| (first..=last).contains(a))
         .collect()
+}
+
+/// Everything a micro kernel's warp runs between its first clock read and its last, for
+/// `iters` iterations of its timed loop, as the committed dump has it: the path from the
+/// first read (that read included, an issue slot with its stall count) to the loop
+/// chosen (the `nth` backward branch after the read), the loop, and the path from the
+/// loop's end to the second read. Before the loop a forward branch is taken when its
+/// target is at or before the loop's start (a branch to the loop of another mode), not
+/// taken otherwise (the guards for fewer iterations); after it every branch is taken
+/// (the remainder loops that `iters` a multiple of the unrolling skips). Each
+/// instruction as in the listing with its stall count, and whether it is a taken branch.
+struct TimedPath {
+    prologue: Vec<(String, u8, bool)>,
+    body: Vec<(String, u8, bool)>,
+    tail: Vec<(String, u8, bool)>,
+}
+
+fn timed_path(func: &str, nth: usize) -> TimedPath {
+    let listing = crate::validation::sass_listing(MICRO_SASS, func);
+    let target = |ins: &str| -> Option<u64> {
+        let t = ins.split("BRA").nth(1)?.split_whitespace().last()?;
+        u64::from_str_radix(t.trim_start_matches("0x"), 16).ok()
+    };
+    let is_branch = |ins: &str| ins.contains(" BRA") || ins.starts_with("BRA");
+    let c0 = listing
+        .iter()
+        .position(|(_, s, _)| s.contains("SR_CLOCKLO"))
+        .unwrap_or_else(|| panic!("{func}: no clock read"));
+    let (head, back) = listing[c0..]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (addr, s, _))| {
+            let t = target(s).filter(|_| is_branch(s))?;
+            (t < *addr).then_some((t, c0 + i))
+        })
+        .nth(nth)
+        .unwrap_or_else(|| panic!("{func}: no loop {nth} after the clock read"));
+    let at = |a: u64| {
+        listing
+            .iter()
+            .position(|(x, _, _)| *x == a)
+            .unwrap_or_else(|| panic!("{func}: no instruction at {a:#x}"))
+    };
+    let mut prologue = Vec::new();
+    let mut i = c0;
+    while listing[i].0 != head {
+        let (addr, ins, stall) = &listing[i];
+        let taken = is_branch(ins) && target(ins).is_some_and(|t| t > *addr && t <= head);
+        assert!(
+            !is_branch(ins) || taken || ins.starts_with('@'),
+            "{func}: an unconditional branch at {addr:#x} leaves the path"
+        );
+        prologue.push((ins.clone(), *stall, taken));
+        i = if taken {
+            at(target(ins).unwrap())
+        } else {
+            i + 1
+        };
+    }
+    let body = listing[i..=back]
+        .iter()
+        .map(|(_, ins, stall)| (ins.clone(), *stall, is_branch(ins)))
+        .collect();
+    let mut tail = Vec::new();
+    let mut i = back + 1;
+    while !listing[i].1.contains("SR_CLOCKLO") {
+        let (addr, ins, stall) = &listing[i];
+        if is_branch(ins) {
+            let t = target(ins).unwrap();
+            assert!(
+                t > *addr,
+                "{func}: a backward branch after the loop at {addr:#x}"
+            );
+            tail.push((ins.clone(), *stall, true));
+            i = at(t);
+        } else {
+            tail.push((ins.clone(), *stall, false));
+            i += 1;
+        }
+    }
+    TimedPath {
+        prologue,
+        body,
+        tail,
+    }
+}
+
+/// A wgmma micro kernel's SASS instruction as a twin line with its stall count: the
+/// warpgroup synchronization and MMAs as the engine models them (every HGMMA reads
+/// `sA[0]`, `sB[0]`: the engine books the tensor pipe, not the operands' banks), a
+/// taken branch as `BRA`, everything else (scalar work, the zeroing of the accumulators,
+/// a branch not taken, the first clock read) an issue slot (`NOP`).
+fn wgmma_line(ins: &str, stall: u8, taken: bool) -> String {
+    let text = if ins.starts_with("WARPGROUP.ARRIVE") {
+        "WARPGROUP.ARRIVE".to_string()
+    } else if ins.starts_with("HGMMA.64x256x16.F32.BF16") {
+        let c = if ins.contains("gsb0") { ", gsb0" } else { "" };
+        format!("HGMMA.64x256x16.F32.BF16 R24, sA[0], sB[0]{c}")
+    } else if ins.starts_with("WARPGROUP.DEPBAR.LE") {
+        "WARPGROUP.DEPBAR.LE gsb0, 0".to_string()
+    } else if taken {
+        "BRA".to_string()
+    } else {
+        "NOP".to_string()
+    };
+    crate::validation::with_stall(&text, stall)
+}
+
+/// The twin of a wgmma micro kernel timed around `iters` iterations of its loop: every
+/// warp runs [`timed_path`] (`groups_per_iter` commit groups per iteration) and ends at
+/// the second clock read; the span of the run over `per`, as measured.
+fn wgmma_span_src(
+    func: &str,
+    nth: usize,
+    iters: u32,
+    groups_per_iter: u32,
+    wgs: u32,
+    smem_decl: &str,
+    smem: u32,
+) -> (String, u32) {
+    let path = timed_path(func, nth);
+    let groups = path
+        .body
+        .iter()
+        .filter(|(s, _, _)| s.starts_with("HGMMA") && s.contains("gsb0"))
+        .count() as u32;
+    let mmas = path
+        .body
+        .iter()
+        .filter(|(s, _, _)| s.starts_with("HGMMA"))
+        .count() as u32;
+    let its = groups / groups_per_iter;
+    assert!(
+        groups > 0 && groups.is_multiple_of(groups_per_iter) && iters.is_multiple_of(its),
+        "{func}: {groups} groups in the loop, {groups_per_iter} per iteration, {iters} iterations"
+    );
+    let mut src = format!(
+        "{}{smem_decl}role mma warps=0..{}
+",
+        header(func, 128 * wgs, 168, smem, 1),
+        4 * wgs - 1
+    );
+    for (ins, stall, taken) in &path.prologue {
+        src.push_str(&format!("  {}\n", wgmma_line(ins, *stall, *taken)));
+    }
+    src.push_str(&format!("  loop r 0..{}\n", iters / its));
+    for (ins, stall, taken) in &path.body {
+        src.push_str(&format!("    {}\n", wgmma_line(ins, *stall, *taken)));
+    }
+    for (ins, stall, taken) in &path.tail {
+        src.push_str(&format!("  {}\n", wgmma_line(ins, *stall, *taken)));
+    }
+    src.push_str("  EXIT\n");
+    (src, mmas / its)
 }
 
 /// A SASS function's timed loop (after the first clock read, from the back branch's
@@ -536,150 +696,160 @@ fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) 
     }
 }
 
-/// One warpgroup: ARRIVE, K x HGMMA 64xNx16 (the last commits), DEPBAR gsb0 0.
-fn wgmma(bench: &str, n: u32, k: u32) -> Twin {
-    let mut body = String::from("    WARPGROUP.ARRIVE\n");
-    for j in 0..k {
-        let c = if j + 1 == k { ", gsb0" } else { "" };
+/// The instructions a wgmma latency kernel runs between the two clock reads of one
+/// repetition, each with its stall count: the first read (an issue slot), WARPGROUP.ARRIVE,
+/// the K HGMMAs with ptxas's NOPs, WARPGROUP.DEPBAR. The last such window in the dump
+/// (the unrolled loop's; every repetition's window has the same counts).
+fn clock_window(func: &str) -> Vec<(String, u8)> {
+    let listing = crate::validation::sass_listing(MICRO_SASS, func);
+    let reads: Vec<usize> = listing
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, s, _))| s.contains("SR_CLOCKLO"))
+        .map(|(i, _)| i)
+        .collect();
+    let (a, b) = reads
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+        .rfind(|&(a, b)| {
+            let between = &listing[a + 1..b];
+            between.iter().any(|(_, s, _)| s.starts_with("HGMMA"))
+                && !between.iter().any(|(_, s, _)| s.contains("BRA"))
+        })
+        .unwrap_or_else(|| panic!("{func}: no clock-to-clock window around HGMMA"));
+    listing[a..b]
+        .iter()
+        .map(|(_, s, stall)| (s.clone(), *stall))
+        .collect()
+}
+
+/// One warpgroup: the clock-to-clock window of `wgmma_lat_n{N}_k{K}` (ARRIVE, K x HGMMA
+/// 64xNx16, the last committing, DEPBAR gsb0 0, with the SASS's stall counts); the span
+/// from the first read to the second, as measured (thread 0's t1 - t0 of one repetition,
+/// the tensor pipe idle at t0).
+fn wgmma_lat_src(n: u32, k: u32) -> String {
+    let func = format!("wgmma_lat_n{n}_k{k}");
+    let mut body = String::new();
+    let mut mmas = 0;
+    for (ins, stall) in clock_window(&func) {
+        let text = if ins.starts_with("WARPGROUP.ARRIVE") {
+            "WARPGROUP.ARRIVE".to_string()
+        } else if ins.starts_with(&format!("HGMMA.64x{n}x16.F32.BF16")) {
+            mmas += 1;
+            let c = if ins.contains("gsb0") { ", gsb0" } else { "" };
+            format!("HGMMA.64x{n}x16.F32.BF16 R24, sA[0], sB[0]{c}")
+        } else if ins.starts_with("WARPGROUP.DEPBAR.LE") {
+            "WARPGROUP.DEPBAR.LE gsb0, 0".to_string()
+        } else {
+            "NOP".to_string()
+        };
         body.push_str(&format!(
-            "    HGMMA.64x{n}x16.F32.BF16 R24, sA[0], sB[0]{c}\n"
+            "  {}\n",
+            crate::validation::with_stall(&text, stall)
         ));
     }
-    body.push_str("    WARPGROUP.DEPBAR.LE gsb0, 0\n");
-    let src = format!(
-        "{}shared sA size=16384\nshared sB size=16384\nrole mma warps=0..3\n  loop r 0..{{N}}\n{body}  EXIT\n",
-        header("wgmma", 128, 168, 32768, 1)
-    );
+    assert_eq!(mmas, k, "{func}: not {k} HGMMA between the clock reads");
+    format!(
+        "{}shared sA size=16384\nshared sB size=16384\nrole mma warps=0..3\n{body}  EXIT\n",
+        header(&func, 128, 168, 32768, 1)
+    )
+}
+
+fn wgmma(bench: &str, n: u32, k: u32) -> Twin {
     Twin {
         bench: bench.into(),
         group: "wgmma",
         params: &["hgmma_latency", "tensor_flops_per_clk_sm"],
-        method: Method::Slope {
-            src,
-            lo: 4,
-            hi: 12,
+        method: Method::Span {
+            src: wgmma_lat_src(n, k),
             per: 1.0,
         },
         what: format!(
-            "one warpgroup: ARRIVE, {k} x HGMMA.64x{n}x16 (A, B in shared), DEPBAR gsb0 0; cycles per repetition"
+            "one warpgroup: what `wgmma_lat_n{n}_k{k}` runs between its clock reads (ARRIVE, {k} x HGMMA.64x{n}x16 (A, B in shared), DEPBAR gsb0 0; stall counts from the SASS); cycles from read to read"
         ),
     }
 }
 
 fn wgmma_interval(bench: &str, n: u32) -> Twin {
-    let src = |k| match wgmma(bench, n, k).method {
-        Method::Slope { src, .. } => src,
-        _ => unreachable!(),
-    };
-    let reps = 4;
     Twin {
         bench: bench.into(),
         group: "wgmma",
         params: &["hgmma_latency", "tensor_flops_per_clk_sm"],
         method: Method::Pair {
-            lo_src: src(8),
-            hi_src: src(32),
-            n: reps,
-            per: (24 * reps) as f64,
+            lo_src: wgmma_lat_src(n, 8),
+            hi_src: wgmma_lat_src(n, 32),
+            n: 0,
+            per: 24.0,
         },
         what: format!("HGMMA.64x{n}x16: (time of 32 back to back - time of 8) / 24"),
     }
 }
 
 /// One or two warpgroups, each ITERS x (K HGMMA.64x256x16 as one group, wait_group 0);
-/// cycles per HGMMA on the SM. The twin runs the SASS's timed loop of
-/// `wgmma_pair_n256_k{K}` (unrolled: several groups per iteration) with its stall
-/// counts: WARPGROUP.ARRIVE holds the warp 15 cycles and a NOP 8 before the group's
-/// first HGMMA, every HGMMA but the last 15 and a NOP 13 more, the DEPBAR 2.
+/// cycles per HGMMA on the SM, as measured: (last warp's end - first warp's start) / (ITERS
+/// x K x warpgroups), with ITERS = 64 (`bench::tp_wgmma_pair`). The twin runs what each
+/// warp of `wgmma_pair_n256_k{K}` runs between its two clock reads (`timed_path`): the
+/// accumulators' zeroing that ptxas put after the first read (two runs of 64 CS2R with a
+/// stall count of 2, about 330 cycles before the first ARRIVE), the unrolled loop with its
+/// stall counts (WARPGROUP.ARRIVE holds the warp 15 cycles and a NOP 8 before the group's
+/// first HGMMA, every HGMMA but the last 15 and a NOP 13 more, the DEPBAR 2), and the last
+/// group's completion and the branches to the second read.
 fn wgmma_pair(bench: &str, k: u32, wgs: u32) -> Twin {
     let func = format!("wgmma_pair_n256_k{k}");
-    let listing = timed_loop(&func);
-    let mut body = String::new();
-    let mut mmas = 0u32;
-    for (_, ins, stall) in &listing {
-        let text = if ins.starts_with("WARPGROUP.ARRIVE") {
-            "WARPGROUP.ARRIVE".to_string()
-        } else if ins.starts_with("HGMMA.64x256x16.F32.BF16") {
-            mmas += 1;
-            let c = if ins.contains("gsb0") { ", gsb0" } else { "" };
-            format!("HGMMA.64x256x16.F32.BF16 R24, sA[0], sB[0]{c}")
-        } else if ins.starts_with("WARPGROUP.DEPBAR.LE") {
-            "WARPGROUP.DEPBAR.LE gsb0, 0".to_string()
-        } else if ins.contains(" BRA") {
-            "BRA".to_string()
-        } else {
-            // The loop's counter and compare, and ptxas's NOPs: an issue slot each.
-            "NOP".to_string()
-        };
-        body.push_str(&format!(
-            "    {}\n",
-            crate::validation::with_stall(&text, *stall)
-        ));
-    }
-    assert!(
-        mmas > 0 && mmas.is_multiple_of(k),
-        "{func}: no HGMMA loop in the SASS"
+    let iters = 64;
+    let (src, mmas) = wgmma_span_src(
+        &func,
+        0,
+        iters,
+        1,
+        wgs,
+        "shared sA size=16384\nshared sB size=16384\n",
+        32768,
     );
-    let src = format!(
-        "{}shared sA size=16384\nshared sB size=16384\nrole mma warps=0..{}\n  loop r 0..{{N}}\n{body}  EXIT\n",
-        header("wgmma_pair", 128 * wgs, 168, 32768, 1),
-        4 * wgs - 1
-    );
-    let (lo, hi) = ((64 / mmas).max(2) as i64, (256 / mmas).max(8) as i64);
+    assert_eq!(mmas, k, "{func}: not {k} HGMMA per iteration");
     Twin {
         bench: bench.into(),
         group: "wgmma",
         params: &["hgmma_latency", "tensor_flops_per_clk_sm"],
-        method: Method::Slope {
+        method: Method::Span {
             src,
-            lo,
-            hi,
-            per: f64::from(mmas * wgs),
+            per: f64::from(iters * k * wgs),
         },
         what: format!(
-            "{wgs} warpgroup(s), each runs `{func}`'s SASS loop ({mmas} HGMMA.64x256x16 in groups of {k}: ARRIVE, the group, DEPBAR gsb0 0; stall counts from the SASS); cycles per HGMMA"
+            "{wgs} warpgroup(s), each runs what `{func}`'s SASS runs between its clock reads with 64 iterations (the accumulators' zeroing, the loop of groups of {k} HGMMA.64x256x16: ARRIVE, the group, DEPBAR gsb0 0; stall counts from the SASS); span / HGMMAs"
         ),
     }
 }
 
-/// Two warpgroups, {N} k-steps of four HGMMA.64x256x16 over k-slices of one stage:
-/// each its own group and waited for (`serialized`), or one group of four.
+/// Two warpgroups, ITERS = 64 k-steps of four HGMMA.64x256x16 over the k-slices of one
+/// stage (`wgmma_slices`, mode 0 and 2: each its own group and waited for; mode 1: one
+/// group of four); span / (ITERS x 8) as measured. The twin runs what each warp runs
+/// between its clock reads (`timed_path`: mode 0's loop is the first after the read,
+/// mode 1's the third), with the stall counts and the R2UR that reload the descriptors
+/// between the MMAs as issue slots.
 fn wgmma_slices(bench: &str, serialized: bool) -> Twin {
-    let mut body = String::new();
-    if serialized {
-        for j in 0..4 {
-            body.push_str(&format!(
-                "    WARPGROUP.ARRIVE\n    HGMMA.64x256x16.F32.BF16 R24, sA[warpgroup * 8192 + {o}], sB[{o}], gsb0\n    WARPGROUP.DEPBAR.LE gsb0, 0\n",
-                o = j * 32
-            ));
-        }
-    } else {
-        body.push_str("    WARPGROUP.ARRIVE\n");
-        for j in 0..4 {
-            let c = if j == 3 { ", gsb0" } else { "" };
-            body.push_str(&format!(
-                "    HGMMA.64x256x16.F32.BF16 R24, sA[warpgroup * 8192 + {o}], sB[{o}]{c}\n",
-                o = j * 32
-            ));
-        }
-        body.push_str("    WARPGROUP.DEPBAR.LE gsb0, 0\n");
-    }
-    let src = format!(
-        "{}shared sA size=16384\nshared sB size=32768\nrole mma warps=0..7\n  loop r 0..{{N}}\n{body}  EXIT\n",
-        header("wgmma_slices", 256, 168, 49152, 1)
+    let iters = 64;
+    let (nth, groups) = if serialized { (0, 4) } else { (2, 1) };
+    let (src, mmas) = wgmma_span_src(
+        "wgmma_slices",
+        nth,
+        iters,
+        groups,
+        2,
+        "shared sA size=16384\nshared sB size=32768\n",
+        49152,
     );
+    assert_eq!(mmas, 4, "wgmma_slices: not four HGMMA per k-step");
     Twin {
         bench: bench.into(),
         group: "wgmma",
         params: &["hgmma_latency", "tensor_flops_per_clk_sm"],
-        method: Method::Slope {
+        method: Method::Span {
             src,
-            lo: 8,
-            hi: 32,
-            per: 8.0,
+            per: f64::from(iters * 8),
         },
         what: format!(
-            "two warpgroups, k-steps of four HGMMA.64x256x16 over k-slices of one stage, {}; cycles per HGMMA",
+            "two warpgroups run what `wgmma_slices`'s SASS runs between its clock reads with 64 k-steps of four HGMMA.64x256x16 over k-slices of one stage, {} (stall counts from the SASS); span / HGMMAs",
             if serialized {
                 "each its own group, waited for"
             } else {
