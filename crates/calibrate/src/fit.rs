@@ -99,6 +99,25 @@ fn sse(ts: &[&Target], vals: &[f64]) -> f64 {
         .sum()
 }
 
+/// The joint refinement's cost: first how many benchmarks miss the 3% target (each
+/// costs 1, more than all the rest), then each one's squared error plus a steep price
+/// for the part of it beyond `TARGET_MARGIN`, so that the refinement does not trade a
+/// benchmark out of the target for a smaller sum elsewhere.
+fn target_cost(ts: &[&Target], vals: &[f64]) -> f64 {
+    ts.iter()
+        .zip(vals)
+        .map(|(t, v)| {
+            let e = rel(*v, t.measured).abs();
+            let missed = if e > TARGET { 1.0 } else { 0.0 };
+            missed + 100.0 * (e - TARGET_MARGIN).max(0.0).powi(2) + e * e
+        })
+        .sum()
+}
+
+/// The target for every microbenchmark, and the margin the refinement keeps.
+const TARGET: f64 = 0.03;
+const TARGET_MARGIN: f64 = 0.025;
+
 fn set_var(p: &mut Profile, v: &Var, x: f64) -> bool {
     let x = if v.integer { x.round() } else { x };
     for (name, off) in &v.sets {
@@ -156,7 +175,7 @@ fn search(p: &Profile, v: &Var, ts: &[&Target]) -> f64 {
 }
 
 /// The benchmarks of lines from HBM, and the parameters of HBM by address that only
-/// they see (name, integer, lowest, highest).
+/// they see, with the sustained rate (name, integer, lowest, highest).
 const HBM_BENCHES: &[&str] = &[
     "lat.bulk.hbm.",
     "lat.tma2d.hbm.",
@@ -169,9 +188,12 @@ const HBM_BENCHES: &[&str] = &[
 const HBM_PARAMS: &[(&str, bool, f64, f64)] = &[
     ("lat_hbm_far_extra", true, 0.0, 600.0),
     ("lat_hbm_tma_extra", true, 0.0, 200.0),
-    ("hbm_tail_probability", false, 0.0, 0.5),
+    ("hbm_tail_window_probability", false, 0.0, 1.0),
+    ("hbm_tail_probability", false, 0.0, 1.0),
     ("hbm_tail_max", true, 0.0, 2000.0),
     ("hbm_burst_bytes_per_clk_sm", false, 16.0, 512.0),
+    // The sustained rate, fitted first on the one-SM stream, trades with the burst.
+    ("hbm_bytes_per_clk_sm_max", false, 16.0, 512.0),
     ("hbm_burst_bytes", true, 0.0, 262144.0),
 ];
 
@@ -289,6 +311,7 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
         real("l1_line_cycles", 0.0, 16.0, &["lat.ldg_lines.l1."]),
         int("l1_line_cap", 1.0, 32.0, &["lat.ldg_lines.l1."]),
         real("l2_line_cycles", 0.0, 16.0, &["lat.ldg_lines.l2."]),
+        int("l2_line_cap", 1.0, 32.0, &["lat.ldg_lines.l2."]),
         int("lat_ldgsts_fill", 0.0, 100.0, &["lat.ldgsts."]),
         int(
             "lat_hbm",
@@ -541,7 +564,7 @@ pub fn fit(
     // --- 3. joint refinement: coordinate descent on every twinned benchmark
     let refs: Vec<&Target> = all.iter().collect();
     let mut vals = eval_many(&refs, &p);
-    let mut total = sse(&refs, &vals);
+    let mut total = target_cost(&refs, &vals);
     // The refinement may trade errors between benchmarks, but not away from what a
     // parameter was fitted to: a benchmark that isolates a parameter stays within 3% (or
     // within its error after step 2, if that is larger).
@@ -583,7 +606,7 @@ pub fn fit(
                 let kept = dep.iter().all(|&i| {
                     bound[i].is_none_or(|b| rel(trial[i], refs[i].measured).abs() <= b + 1e-9)
                 });
-                let s = sse(&refs, &trial);
+                let s = target_cost(&refs, &trial);
                 if kept && s < total - 1e-12 {
                     total = s;
                     vals = trial;

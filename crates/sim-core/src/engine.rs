@@ -1482,14 +1482,14 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.mem.begin_request(sharers);
         let mut done = depart;
         let (hit_per_line, hit_cap) = (self.t.l1_line_cycles, self.t.l1_line_cap);
-        let miss_per_line = self.t.l2_line_cycles;
+        let (miss_per_line, miss_cap) = (self.t.l2_line_cycles, self.t.l2_line_cap);
         let base = depart;
         for i in 0..self.lines.len() {
             let (line, sectors) = self.lines[i];
             // The lines of one uncoalesced request go down the L1TEX pipeline one after
             // another while other warps' requests fill the gaps: hits return
             // `l1_line_cycles` apart up to `l1_line_cap` lines (beyond it they overlap),
-            // misses leave for L2 `l2_line_cycles` apart.
+            // misses leave for L2 `l2_line_cycles` apart up to `l2_line_cap` lines.
             // The first line (of most requests, the only one) is not staggered: its
             // offsets are 0 whatever the rates, without the float round trip.
             let (hit_at, depart) = if i == 0 {
@@ -1497,7 +1497,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             } else {
                 (
                     base + (i.min(hit_cap as usize) as f64 * hit_per_line) as u64,
-                    base + (i as f64 * miss_per_line) as u64,
+                    base + (i.min(miss_cap as usize) as f64 * miss_per_line) as u64,
                 )
             };
             let (t, level) = if write {

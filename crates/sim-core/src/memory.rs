@@ -417,9 +417,14 @@ pub struct Memory {
     far_page_bit: u64,
     /// What a TMA copy's line from HBM takes over an LDG's.
     lat_hbm_tma_extra: u64,
-    /// A request's slow chunks: one draw per chunk (log2 bytes) of its lines; a slow
-    /// one adds `hbm_tail_min..=hbm_tail_max`.
+    /// A request's slow chunks (`hbm_line`): chunks (log2 bytes) hashed to `hbm_tail_subs`
+    /// sub-domains of their group (log2 bytes); a group is in a slow window for the
+    /// request with `hbm_tail_window_probability`, and then each sub-domain the request
+    /// touches there is slow with `hbm_tail_probability`, adding `hbm_tail_min..=hbm_tail_max`.
     hbm_tail_chunk_shift: u32,
+    hbm_tail_group_shift: u32,
+    hbm_tail_subs: u64,
+    hbm_tail_window_probability: f64,
     hbm_tail_probability: f64,
     hbm_tail_min: u64,
     hbm_tail_max: u64,
@@ -427,9 +432,11 @@ pub struct Memory {
     /// `hbm_burst_cycles`, at the burst rate (`hbm_burst`).
     hbm_burst: Bandwidth,
     hbm_burst_cycles: f64,
-    /// The current request's chunk and its slow-access delay.
+    /// The current request's chunk and its slow-access delay, and the request's own
+    /// random key for its slow windows (drawn at its first line from HBM; 0: not yet).
     req_chunk: u64,
     req_chunk_tail: u64,
+    req_tail_key: u64,
     /// Requests served per level (sectors).
     pub sectors: [u64; 5],
     req_l2: i64,
@@ -474,6 +481,9 @@ impl Memory {
             far_page_bit: 0,
             lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
             hbm_tail_chunk_shift: (t.hbm_tail_chunk_bytes as u64).max(1).ilog2(),
+            hbm_tail_group_shift: (t.hbm_tail_group_bytes as u64).max(1).ilog2(),
+            hbm_tail_subs: (t.hbm_tail_subs as u64).max(1),
+            hbm_tail_window_probability: t.hbm_tail_window_probability,
             hbm_tail_probability: t.hbm_tail_probability,
             hbm_tail_min: t.hbm_tail_min as u64,
             hbm_tail_max: (t.hbm_tail_max as u64).max(t.hbm_tail_min as u64),
@@ -481,6 +491,7 @@ impl Memory {
             hbm_burst_cycles: t.hbm_burst_bytes / hbm_rate,
             req_chunk: u64::MAX,
             req_chunk_tail: 0,
+            req_tail_key: 0,
             sectors: [0; 5],
             req_l2: 0,
             req_hbm_line_bytes: LINE,
@@ -527,6 +538,7 @@ impl Memory {
         }
         self.req_multicast = 1;
         self.req_chunk = u64::MAX;
+        self.req_tail_key = 0;
     }
 
     /// Whether a line is in HBM's far half for this SM: the parity of the line address's
@@ -545,24 +557,47 @@ impl Memory {
         (parity as u64 ^ self.far_page_bit) == 1
     }
 
+    /// The slow-access delay of the current request's chunk at `addr` (a pure function of
+    /// the address and the request's key, so the request's chunks of one group and
+    /// sub-domain share it): its group (`addr >> hbm_tail_group_shift`, hashed) is in a
+    /// slow window for this request with `hbm_tail_window_probability`; if so, its
+    /// sub-domain (the chunk's number hashed to one of `hbm_tail_subs`) is slow with
+    /// `hbm_tail_probability`, for `hbm_tail_min..=hbm_tail_max` more. A contiguous copy
+    /// reaches every sub-domain of its group within a few KiB (its slow share levels
+    /// off with size); a tensor copy's rows 4 KiB apart reach a new group every 64 KiB of
+    /// extent (its slow share does not).
+    fn slow_chunk(&mut self, addr: u64) -> u64 {
+        if self.hbm_tail_probability == 0.0 || self.hbm_tail_window_probability == 0.0 {
+            return 0;
+        }
+        if self.req_tail_key == 0 {
+            self.req_tail_key = self.rng.random::<u64>() | 1;
+        }
+        let group = splitmix64(self.hbm_page_seed ^ !(addr >> self.hbm_tail_group_shift));
+        let window = splitmix64(self.req_tail_key ^ group);
+        if unit(window) >= self.hbm_tail_window_probability {
+            return 0;
+        }
+        let sub = splitmix64(self.hbm_page_seed ^ (addr >> self.hbm_tail_chunk_shift))
+            % self.hbm_tail_subs;
+        let draw = splitmix64(window ^ splitmix64(sub));
+        if unit(draw) >= self.hbm_tail_probability {
+            return 0;
+        }
+        self.hbm_tail_min + splitmix64(draw) % (self.hbm_tail_max - self.hbm_tail_min + 1)
+    }
+
     /// A line read from HBM, its request leaving at `t`: when it arrives at the SM.
     /// Its latency: `lat_hbm`, plus `lat_hbm_far_extra` for a far line, plus
     /// `lat_hbm_tma_extra` for a TMA copy's line, plus a uniform draw in
-    /// +-`jitter_hbm`, plus its chunk's slow-access delay (one draw per
-    /// `hbm_tail_chunk_bytes` of the request: a tensor copy's rows are separate chunks).
+    /// +-`jitter_hbm`, plus its chunk's slow-access delay (`slow_chunk`).
     /// Its turn: this SM's share of HBM (`hbm_bw`, the sustained rate) may run up to
     /// `hbm_burst_bytes` ahead at the burst rate, and its share of the chip's L2.
     fn hbm_line(&mut self, line: u64, t: u64, l2_bytes: u64, tma: bool) -> u64 {
         let chunk = (line * LINE) >> self.hbm_tail_chunk_shift;
         if chunk != self.req_chunk {
             self.req_chunk = chunk;
-            self.req_chunk_tail = if self.hbm_tail_probability > 0.0
-                && self.rng.random::<f64>() < self.hbm_tail_probability
-            {
-                self.rng.random_range(self.hbm_tail_min..=self.hbm_tail_max)
-            } else {
-                0
-            };
+            self.req_chunk_tail = self.slow_chunk(line * LINE);
         }
         let jitter = self.draw(self.jitter_hbm);
         let mut lat = self.lat_hbm + self.req_chunk_tail;
@@ -791,6 +826,12 @@ fn splitmix64(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// A hash's top 53 bits as a uniform number in [0, 1).
+#[inline]
+fn unit(h: u64) -> f64 {
+    (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// `x.ceil() as u64` for the non-negative times and cycle counts of the model, without

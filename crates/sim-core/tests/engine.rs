@@ -173,10 +173,14 @@ fn dependent_loads_take_the_latency_of_the_level_their_footprint_lives_in() {
     let hbm = per_step(32 << 20, 1024, &small_l2);
     // Each step is one request of one line: `lat_hbm`, plus `lat_hbm_far_extra` for the
     // half of the lines the address hash makes far, plus a slow chunk's mean delay for
-    // the share of requests that draw one (the uniform jitter averages out).
+    // the share of requests that draw one: a one-line request's group is in a slow
+    // window, and its one sub-domain slow there (the uniform jitter averages out).
     let expected = t.lat_hbm
         + t.lat_hbm_far_extra / 2.0
-        + t.hbm_tail_probability * (t.hbm_tail_min + t.hbm_tail_max) / 2.0;
+        + t.hbm_tail_window_probability
+            * t.hbm_tail_probability
+            * (t.hbm_tail_min + t.hbm_tail_max)
+            / 2.0;
     assert!(
         (hbm - expected).abs() < expected * 0.02,
         "HBM step {hbm}, expected about {expected}"
@@ -697,6 +701,7 @@ fn hbm_lines_cross_the_burst_rate_and_pay_far_and_slow_chunk_delays() {
 
     let slow = 300.0;
     let mut r = p.clone();
+    r.set("hbm_tail_window_probability", 1.0).unwrap();
     r.set("hbm_tail_probability", 1.0).unwrap();
     r.set("hbm_tail_min", slow).unwrap();
     r.set("hbm_tail_max", slow).unwrap();
