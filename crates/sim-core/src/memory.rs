@@ -962,6 +962,41 @@ mod tests {
         }
     }
 
+    /// Slow windows are drawn per 64 KiB address group: the share of contiguous requests
+    /// with a slow line levels off at the window chance however large they are, while a
+    /// request whose rows lie 4 KiB apart reaches a new group every 16 rows and is
+    /// almost always slow somewhere (the measured bulk and tensor copies).
+    #[test]
+    fn slow_windows_level_off_for_contiguous_requests_only() {
+        let p = crate::Profile::builtin("h100").unwrap();
+        let mut m = Memory::new(&p.t, 256 << 10, 1, 11);
+        let window = p.t.hbm_tail_window_probability;
+        let mut share = |addrs: &dyn Fn(u64) -> Vec<u64>| {
+            let n = 2000u64;
+            let slow = (0..n)
+                .filter(|r| {
+                    m.begin_request(1);
+                    addrs((1 << 32) + r * (4 << 20))
+                        .into_iter()
+                        .any(|a| m.slow_chunk(a) > 0)
+                })
+                .count();
+            slow as f64 / n as f64
+        };
+        let contiguous = |kib: u64| move |base: u64| (0..kib * 2).map(|i| base + i * 512).collect();
+        let (c16, c64) = (share(&contiguous(16)), share(&contiguous(64)));
+        let rows = share(&|base| (0..256).map(|i| base + i * 4096).collect());
+        assert!(
+            c64 < window + 0.04,
+            "64 KiB contiguous: {c64}, window chance {window}"
+        );
+        assert!(
+            (c64 - c16).abs() < 0.05,
+            "16 KiB {c16} against 64 KiB {c64}"
+        );
+        assert!(rows > 0.95, "256 rows 4 KiB apart: {rows}");
+    }
+
     /// The measured near/far pattern of HBM: within a 2 MiB page the parity of address
     /// bits 12, 13, 16, 17 and 19, flipped for some pages: the 32 lines of a 4 KiB block
     /// share a class, neighbouring blocks (bit 12) differ, blocks 4 KiB apart with bit
