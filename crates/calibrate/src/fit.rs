@@ -109,14 +109,22 @@ fn target_cost(ts: &[&Target], vals: &[f64]) -> f64 {
         .map(|(t, v)| {
             let e = rel(*v, t.measured).abs();
             let missed = if e > TARGET { 1.0 } else { 0.0 };
-            missed + 100.0 * (e - TARGET_MARGIN).max(0.0).powi(2) + e * e
+            missed + margin_cost(e, TARGET_MARGIN)
         })
         .sum()
 }
 
-/// The target for every microbenchmark, and the margin the refinement keeps.
+/// One benchmark's relative error `e` squared, plus a steep price for the part of it
+/// beyond `margin`.
+fn margin_cost(e: f64, margin: f64) -> f64 {
+    100.0 * (e - margin).max(0.0).powi(2) + e * e
+}
+
+/// The target for every microbenchmark, and the margins the joint refinement
+/// and the HBM step keep below it.
 const TARGET: f64 = 0.03;
 const TARGET_MARGIN: f64 = 0.025;
+const HBM_MARGIN: f64 = 0.02;
 
 fn set_var(p: &mut Profile, v: &Var, x: f64) -> bool {
     let x = if v.integer { x.round() } else { x };
@@ -574,7 +582,7 @@ pub fn fit(
         .map(|(t, v)| {
             vs.iter()
                 .any(|var| matches(&t.twin.bench, var.benches))
-                .then(|| rel(*v, t.measured).abs().max(0.03))
+                .then(|| rel(*v, t.measured).abs().max(TARGET))
         })
         .collect();
     for _ in 0..sweeps {
@@ -636,7 +644,7 @@ pub fn fit(
             let mut c = 0.0;
             for (t, v) in hbm.iter().zip(vals) {
                 let e = rel(*v, t.measured).abs();
-                c += 100.0 * (e - 0.02).max(0.0).powi(2) + e * e;
+                c += margin_cost(e, HBM_MARGIN);
             }
             c
         };
@@ -812,9 +820,9 @@ pub fn finished_toml(r: &FitResult) -> String {
     let within = r
         .rows
         .iter()
-        .filter(|(_, m, s)| (rel(*s, *m)).abs() <= 0.03)
+        .filter(|(_, m, s)| (rel(*s, *m)).abs() <= TARGET)
         .count();
-    p.file.validated = worst <= 3.0;
+    p.file.validated = worst <= TARGET * 100.0;
     p.file.note = format!(
         "fitted by `smsim calibrate fit` to {}{} ({} twinned microbenchmarks): mean |error| {:.1}%, {} of {} within 3%, worst {:.1}% ({}); {}",
         r.data_file,

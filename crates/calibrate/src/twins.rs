@@ -325,16 +325,16 @@ fn timed_path(func: &str, nth: usize) -> TimedPath {
 }
 
 /// A wgmma micro kernel's SASS instruction as a twin line with its stall count: the
-/// warpgroup synchronization and MMAs as the engine models them (every HGMMA reads
+/// warpgroup synchronization and MMAs (HGMMA.64x`n`x16) as the engine models them (every HGMMA reads
 /// `sA[0]`, `sB[0]`: the engine books the tensor pipe, not the operands' banks), a
 /// taken branch as `BRA`, everything else (scalar work, the zeroing of the accumulators,
 /// a branch not taken, the first clock read) an issue slot (`NOP`).
-fn wgmma_line(ins: &str, stall: u8, taken: bool) -> String {
+fn wgmma_line(ins: &str, stall: u8, taken: bool, n: u32) -> String {
     let text = if ins.starts_with("WARPGROUP.ARRIVE") {
         "WARPGROUP.ARRIVE".to_string()
-    } else if ins.starts_with("HGMMA.64x256x16.F32.BF16") {
+    } else if ins.starts_with(&format!("HGMMA.64x{n}x16.F32.BF16")) {
         let c = if ins.contains("gsb0") { ", gsb0" } else { "" };
-        format!("HGMMA.64x256x16.F32.BF16 R24, sA[0], sB[0]{c}")
+        format!("HGMMA.64x{n}x16.F32.BF16 R24, sA[0], sB[0]{c}")
     } else if ins.starts_with("WARPGROUP.DEPBAR.LE") {
         "WARPGROUP.DEPBAR.LE gsb0, 0".to_string()
     } else if taken {
@@ -380,14 +380,14 @@ fn wgmma_span_src(
         4 * wgs - 1
     );
     for (ins, stall, taken) in &path.prologue {
-        src.push_str(&format!("  {}\n", wgmma_line(ins, *stall, *taken)));
+        src.push_str(&format!("  {}\n", wgmma_line(ins, *stall, *taken, 256)));
     }
     src.push_str(&format!("  loop r 0..{}\n", iters / its));
     for (ins, stall, taken) in &path.body {
-        src.push_str(&format!("    {}\n", wgmma_line(ins, *stall, *taken)));
+        src.push_str(&format!("    {}\n", wgmma_line(ins, *stall, *taken, 256)));
     }
     for (ins, stall, taken) in &path.tail {
-        src.push_str(&format!("  {}\n", wgmma_line(ins, *stall, *taken)));
+        src.push_str(&format!("  {}\n", wgmma_line(ins, *stall, *taken, 256)));
     }
     src.push_str("  EXIT\n");
     (src, mmas / its)
@@ -733,21 +733,8 @@ fn wgmma_lat_src(n: u32, k: u32) -> String {
     let mut body = String::new();
     let mut mmas = 0;
     for (ins, stall) in clock_window(&func) {
-        let text = if ins.starts_with("WARPGROUP.ARRIVE") {
-            "WARPGROUP.ARRIVE".to_string()
-        } else if ins.starts_with(&format!("HGMMA.64x{n}x16.F32.BF16")) {
-            mmas += 1;
-            let c = if ins.contains("gsb0") { ", gsb0" } else { "" };
-            format!("HGMMA.64x{n}x16.F32.BF16 R24, sA[0], sB[0]{c}")
-        } else if ins.starts_with("WARPGROUP.DEPBAR.LE") {
-            "WARPGROUP.DEPBAR.LE gsb0, 0".to_string()
-        } else {
-            "NOP".to_string()
-        };
-        body.push_str(&format!(
-            "  {}\n",
-            crate::validation::with_stall(&text, stall)
-        ));
+        mmas += u32::from(ins.starts_with(&format!("HGMMA.64x{n}x16.F32.BF16")));
+        body.push_str(&format!("  {}\n", wgmma_line(&ins, stall, false, n)));
     }
     assert_eq!(mmas, k, "{func}: not {k} HGMMA between the clock reads");
     format!(

@@ -210,6 +210,8 @@ impl SchedulerPolicy for TwoLevel {
     }
 }
 
+/// The longest stall a SASS control code holds a warp (its 4-bit stall count): an
+/// encoding limit, not a timing of the GPU's.
 const MAX_STALL_CYCLES: u64 = isa::validate::MAX_STALL as u64;
 
 /// The built-in policies by name.
