@@ -14,6 +14,7 @@ use isa::ast::Space;
 use isa::opcode::{FixedClass, Op, ResultLatency, Scoreboard};
 use isa::{Kernel, Pipe};
 
+use crate::due::{self, DueWheel};
 use crate::lower::{self, CExpr, DInstr, Env, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS};
 use crate::memory::{self, LINE, Memory};
 use crate::profile::{Profile, Timing};
@@ -105,6 +106,14 @@ pub fn run_with<S: Sink>(
         ctas_here = ctas_here.min(m.max(1));
     }
     let resident = resident.min(ctas_here);
+    if resident as usize * occ.warps_per_cta as usize > 4 * due::MAX_POSITIONS {
+        return Err(SimError::Invalid(format!(
+            "{} resident warps: the engine holds at most {} per SM (the profile's max_warps_per_sm is {})",
+            resident as usize * occ.warps_per_cta as usize,
+            4 * due::MAX_POSITIONS,
+            profile.t.max_warps_per_sm
+        )));
+    }
     let busy_sms = grid.min(sms);
     let smem_used = (kernel.launch.smem as u64 + t.smem_reserved_per_cta as u64) * resident as u64;
     let l1_bytes = (t.l1_plus_smem_bytes as u64).saturating_sub(smem_used.next_multiple_of(8192));
@@ -443,8 +452,11 @@ struct Engine<'a, S: Sink> {
     until_stride: usize,
     /// CTAs the whole chip runs at once (one wave).
     wave_ctas: u32,
-    /// Per sub-partition, no later than the earliest `until` of its warps.
-    sp_min: [u64; 4],
+    /// Which warps are due when: where a cycle looks (`until` says whether they are).
+    due: DueWheel,
+    /// Per sub-partition, every position it has (without fast-forward every warp is
+    /// looked at every cycle).
+    all_positions: [u64; 4],
     ctas: Vec<Cta>,
     warps_per_cta: u32,
     pipe_free: [[u64; NPIPES]; 4],
@@ -616,7 +628,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             until: vec![NEVER; 4 * warps.len().div_ceil(4)],
             until_stride: warps.len().div_ceil(4),
             wave_ctas: resident * t.sm_count as u32,
-            sp_min: [NEVER; 4],
+            due: DueWheel::default(),
+            all_positions: std::array::from_fn(|sp| {
+                let n = (warps.len() + 3 - sp) / 4;
+                if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+            }),
             warps,
             ctas,
             warps_per_cta: wpc,
@@ -669,15 +685,26 @@ impl<'a, S: Sink> Engine<'a, S> {
         (slot as usize & 3) * self.until_stride + (slot as usize >> 2)
     }
 
-    /// Sets when a warp must next be looked at, keeping its sub-partition's earliest
-    /// such cycle (`sp_min`) a lower bound so idle sub-partitions are skipped whole.
+    /// Sets when a warp must next be looked at, and tells the wheel where to look.
     #[inline]
     fn set_until(&mut self, slot: u32, t: u64) {
         let i = self.until_index(slot);
         self.until[i] = t;
-        let sp = self.warps[slot as usize].sp as usize;
-        if t < self.sp_min[sp] {
-            self.sp_min[sp] = t;
+        self.due
+            .insert(slot as usize & 3, slot as usize >> 2, t, self.now);
+    }
+
+    /// Tells the wheel every warp's due cycle again, when one beyond its horizon may
+    /// have come within it.
+    #[inline(never)]
+    fn refill_due(&mut self) {
+        self.due.clear_far();
+        let stride = self.until_stride;
+        for sp in 0..4 {
+            for position in 0..stride {
+                let t = self.until[sp * stride + position];
+                self.due.insert(sp, position, t, self.now);
+            }
         }
     }
 
@@ -1108,61 +1135,53 @@ impl<'a, S: Sink> Engine<'a, S> {
             if matches!(self.events.peek(), Some(Reverse((t, _, _))) if *t <= self.now) {
                 self.apply_events()?;
             }
+            let now = self.now;
+            if ff && self.due.needs_refill(now) {
+                self.refill_due();
+            }
             for sp in 0..4 {
-                if ff && self.sp_min[sp] > self.now {
+                // The warps that may be due: the wheel's (a bit whose warp has since been
+                // told another cycle is stale, and skipped below), or without
+                // fast-forward every warp. In position order.
+                let mut due_mask = if ff {
+                    self.due.take(sp, now)
+                } else {
+                    self.all_positions[sp]
+                };
+                if due_mask == 0 {
                     continue;
                 }
                 self.cands.clear();
-                let now = self.now;
-                // This sub-partition's warps: slots sp, sp + 4, sp + 8...
-                let n = (self.warps.len() + 3 - sp) / 4;
-                let mut sp_min = NEVER;
-                let mut chunk = 0;
-                while chunk < n {
-                    let end = (chunk + 64).min(n);
-                    // Which warps are due, without a branch per warp (which ones are is
-                    // unpredictable), and the earliest cycle of the others. `until` is
-                    // dense and retired warps hold NEVER there, so this reads no warp
-                    // state. Looking at a warp changes no other warp's `until`.
-                    let mut due_mask = 0u64;
-                    let base = sp * self.until_stride;
-                    for (k, &due) in self.until[base + chunk..base + end].iter().enumerate() {
-                        let is_due = !ff || due <= now;
-                        due_mask |= u64::from(is_due) << k;
-                        sp_min = sp_min.min(if is_due { NEVER } else { due });
+                let base = sp * self.until_stride;
+                // Looking at a warp changes no other warp's `until`.
+                while due_mask != 0 {
+                    let i = due_mask.trailing_zeros() as usize;
+                    due_mask &= due_mask - 1;
+                    if ff && self.until[base + i] > now {
+                        continue;
                     }
-                    while due_mask != 0 {
-                        let i = chunk + due_mask.trailing_zeros() as usize;
-                        due_mask &= due_mask - 1;
-                        let slot = (4 * i + sp) as u32;
-                        let s = slot as usize;
-                        if !self.warps[s].live {
-                            continue;
+                    let slot = (4 * i + sp) as u32;
+                    let s = slot as usize;
+                    if !self.warps[s].live {
+                        continue;
+                    }
+                    match self.classify(slot) {
+                        Some((WarpState::Drain, t, _)) if t <= now => self.retire(slot),
+                        Some((state, t, cause)) => {
+                            self.set_state(slot, state, cause);
+                            self.set_until(slot, t);
                         }
-                        match self.classify(slot) {
-                            Some((WarpState::Drain, t, _)) if t <= now => self.retire(slot),
-                            Some((state, t, cause)) => {
-                                self.set_state(slot, state, cause);
-                                let u = self.until_index(slot);
-                                self.until[u] = t;
-                                sp_min = sp_min.min(t);
-                            }
-                            None => {
-                                let w = &self.warps[s];
-                                self.cands.push(Candidate {
-                                    slot,
-                                    age: w.age,
-                                    last_issue: w.last_issue,
-                                    position: i as u32,
-                                });
-                            }
+                        None => {
+                            let w = &self.warps[s];
+                            self.cands.push(Candidate {
+                                slot,
+                                age: w.age,
+                                last_issue: w.last_issue,
+                                position: i as u32,
+                            });
                         }
                     }
-                    chunk = end;
                 }
-                // Candidates lower it as they are told when they are due next: the
-                // ones not picked next cycle, the issuing warp when `issue` knows.
-                self.sp_min[sp] = sp_min;
                 if self.cands.is_empty() {
                     continue;
                 }
@@ -1178,11 +1197,20 @@ impl<'a, S: Sink> Engine<'a, S> {
                 self.policy.issued(sp, chosen);
                 self.issue(chosen)?;
             }
+            if ff {
+                self.due.end_cycle(now);
+            }
             if self.ctas_done == self.ctas_total {
                 return Ok(());
             }
             let next = if ff {
-                let mut n = self.sp_min.iter().copied().min().unwrap_or(NEVER);
+                if self.due.needs_refill(now) {
+                    self.refill_due();
+                }
+                let (until, stride) = (&self.until, self.until_stride);
+                let mut n = self
+                    .due
+                    .next_due(now, |sp, position| until[sp * stride + position]);
                 if let Some(Reverse((t, _, _))) = self.events.peek() {
                     n = n.min(*t);
                 }

@@ -11,6 +11,7 @@
 //!
 //! sim-core knows nothing of files, terminals or CUDA.
 
+mod due;
 pub mod engine;
 pub mod lower;
 pub mod memory;

@@ -164,6 +164,29 @@ impl SchedulerPolicy for TwoLevel {
     }
     fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
         let (active, last) = (self.active[sp], self.last[sp]);
+        if let [only] = eligible {
+            // One eligible warp (a latency-bound kernel's usual cycle): what the pass
+            // below decides for it, without the ranking.
+            let position = only.position;
+            let group = self.group_of(position).wrapping_sub(active);
+            if group == 0 && position != last {
+                self.last[sp] = position;
+                self.active_issued[sp] = now;
+            } else if now.saturating_sub(self.active_issued[sp]) > MAX_STALL_CYCLES {
+                self.active[sp] = active.wrapping_add(group);
+                self.active_issued[sp] = now;
+                self.last[sp] = position;
+            }
+            return 0;
+        }
+        self.pick_among(sp, now, eligible)
+    }
+}
+
+impl TwoLevel {
+    /// `pick` for any number of eligible warps.
+    fn pick_among(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
+        let (active, last) = (self.active[sp], self.last[sp]);
         // One pass over the warps. Groups are ranked by their distance after the active
         // group (0: the active group itself, then round-robin order), warps within a
         // group by their distance after the last warp picked (round robin), which is
@@ -314,11 +337,15 @@ mod tests {
 
     proptest! {
         /// Runs of picks with random eligible sets (positions in order, as the engine
-        /// lists them), random gaps between picks and group sizes 1 to 5.
+        /// lists them; half of them a single warp, which `pick` decides on its own
+        /// path), random gaps between picks and group sizes 1 to 5.
         #[test]
         fn two_level_picks_as_the_two_stage_rule(
             group in 1u32..=5,
-            steps in prop::collection::vec((any::<u16>(), 1u64..40, 0usize..4), 1..200),
+            steps in prop::collection::vec(
+                (prop_oneof![any::<u16>(), (0u32..16).prop_map(|p| 1u16 << p)], 1u64..40, 0usize..4),
+                1..200,
+            ),
         ) {
             let mut fast = TwoLevel::new(group);
             let mut slow = TwoStage {

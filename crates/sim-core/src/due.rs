@@ -1,0 +1,250 @@
+//! When each warp must next be looked at, kept so that a cycle finds its due warps, and
+//! fast-forward the next cycle that has any, without reading every warp's due cycle.
+//!
+//! A timing wheel: one slot per cycle of the next `HORIZON`, each a mask of the warps
+//! (by position within their sub-partition) due then, and a bitmap of the slots that
+//! hold any. The engine keeps each warp's due cycle (`until`) itself and stays the
+//! authority: the wheel only says where to look. A warp told a new due cycle keeps its
+//! old bit, which is dropped where it is found stale (its warp is due at another cycle),
+//! so moving a warp costs one insertion.
+
+/// Cycles ahead the wheel holds; a warp due later is counted in `far_min` and put in
+/// the wheel when its cycle comes within the horizon (`refill`). Longer than an L2 or
+/// HBM round trip, so that a kernel waiting on memory rarely needs a refill.
+pub const HORIZON: u64 = 1024;
+const SLOT_MASK: u64 = HORIZON - 1;
+const BUSY_WORDS: usize = (HORIZON / 64) as usize;
+
+/// The most warps a sub-partition may hold (a position is a bit of a word).
+pub const MAX_POSITIONS: usize = 64;
+
+const NEVER: u64 = u64::MAX;
+
+pub struct DueWheel {
+    /// Per cycle modulo `HORIZON`, per sub-partition: the positions due then.
+    slots: Box<[[u64; 4]; HORIZON as usize]>,
+    /// Which slots hold any bit.
+    busy: [u64; BUSY_WORDS],
+    /// Per sub-partition: positions due at or before the cycle they were told in, not
+    /// yet looked at (looked at this cycle if their sub-partition's turn has not come,
+    /// else the next).
+    late: [u64; 4],
+    /// No later than the earliest due cycle beyond the horizon when it was told (held in
+    /// no slot); `NEVER`: none.
+    far_min: u64,
+}
+
+impl Default for DueWheel {
+    fn default() -> Self {
+        DueWheel {
+            slots: Box::new([[0; 4]; HORIZON as usize]),
+            busy: [0; BUSY_WORDS],
+            late: [0; 4],
+            far_min: NEVER,
+        }
+    }
+}
+
+impl DueWheel {
+    /// The warp at `position` of sub-partition `sp` is due at `t` (told at `now`).
+    #[inline(always)]
+    pub fn insert(&mut self, sp: usize, position: usize, t: u64, now: u64) {
+        let bit = 1u64 << position;
+        if t <= now {
+            self.late[sp] |= bit;
+        } else if t - now < HORIZON {
+            let j = (t & SLOT_MASK) as usize;
+            self.slots[j][sp] |= bit;
+            self.busy[j >> 6] |= 1 << (j & 63);
+        } else if t != NEVER {
+            self.far_min = self.far_min.min(t);
+        }
+    }
+
+    /// Takes the positions of `sp` that may be due at `now` (some may be stale).
+    #[inline(always)]
+    pub fn take(&mut self, sp: usize, now: u64) -> u64 {
+        let j = (now & SLOT_MASK) as usize;
+        let due = self.late[sp] | self.slots[j][sp];
+        self.late[sp] = 0;
+        self.slots[j][sp] = 0;
+        due
+    }
+
+    /// Every sub-partition has taken its due warps of `now`: the slot is empty (nothing
+    /// told during a cycle lands in its own slot, which would be `HORIZON` ahead).
+    #[inline(always)]
+    pub fn end_cycle(&mut self, now: u64) {
+        let j = (now & SLOT_MASK) as usize;
+        self.busy[j >> 6] &= !(1 << (j & 63));
+    }
+
+    /// Whether a warp due beyond the horizon may have come within it by `now`: then the
+    /// engine refills the wheel from every warp's due cycle.
+    #[inline(always)]
+    pub fn needs_refill(&self, now: u64) -> bool {
+        self.far_min != NEVER && self.far_min < now + HORIZON
+    }
+
+    /// Forgets every warp beyond the horizon, before the engine tells them all again.
+    pub fn clear_far(&mut self) {
+        self.far_min = NEVER;
+    }
+
+    /// The first cycle after `now` at which a warp is due, given each warp's due cycle
+    /// (`until(sp, position)`); `NEVER` if none is. Slots whose every bit is stale are
+    /// emptied on the way, so the answer is exact. Call after `needs_refill` is handled:
+    /// then every warp due within the horizon is in a slot, and `far_min` is exact.
+    pub fn next_due(&mut self, now: u64, until: impl Fn(usize, usize) -> u64) -> u64 {
+        if self.late != [0; 4] {
+            return self.late_or_next(now, until);
+        }
+        self.next_in_slots(now, until)
+    }
+
+    /// `next_due` when some warp was due late: the next cycle, unless every such bit is
+    /// stale.
+    #[cold]
+    fn late_or_next(&mut self, now: u64, until: impl Fn(usize, usize) -> u64) -> u64 {
+        for sp in 0..4 {
+            let mut m = self.late[sp];
+            while m != 0 {
+                let position = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if until(sp, position) <= now {
+                    return now + 1;
+                }
+            }
+            self.late[sp] = 0;
+        }
+        self.next_in_slots(now, until)
+    }
+
+    /// `next_due` from the slots alone.
+    #[inline(always)]
+    fn next_in_slots(&mut self, now: u64, until: impl Fn(usize, usize) -> u64) -> u64 {
+        let from = ((now + 1) & SLOT_MASK) as usize;
+        while let Some(j) = self.first_busy(from) {
+            let t = now + ((j as u64).wrapping_sub(now) & SLOT_MASK);
+            for (sp, &mask) in self.slots[j].iter().enumerate() {
+                let mut m = mask;
+                while m != 0 {
+                    let position = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if until(sp, position) == t {
+                        return t;
+                    }
+                }
+            }
+            self.slots[j] = [0; 4];
+            self.busy[j >> 6] &= !(1 << (j & 63));
+        }
+        self.far_min
+    }
+
+    /// The first busy slot from `from` on, wrapping around.
+    #[inline]
+    fn first_busy(&self, from: usize) -> Option<usize> {
+        let (w0, b0) = (from >> 6, from & 63);
+        let head = self.busy[w0] & (u64::MAX << b0);
+        if head != 0 {
+            return Some(w0 * 64 + head.trailing_zeros() as usize);
+        }
+        let order = (w0 + 1..BUSY_WORDS).chain(0..=w0);
+        for w in order {
+            let bits = if w == w0 {
+                self.busy[w] & !(u64::MAX << b0)
+            } else {
+                self.busy[w]
+            };
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the wheel stands for: every warp's due cycle, read whole each time.
+    fn next_by_scan(until: &[[u64; 8]; 4], now: u64) -> u64 {
+        let min = until.iter().flatten().copied().min().unwrap_or(NEVER);
+        if min == NEVER {
+            NEVER
+        } else {
+            min.max(now + 1)
+        }
+    }
+
+    proptest! {
+        /// Random runs of warps told new due cycles (near, far, never, or at once) while
+        /// the clock moves as the engine moves it: each cycle's due warps and the next
+        /// due cycle are those a scan of every warp finds.
+        #[test]
+        fn finds_what_a_scan_finds(
+            steps in prop::collection::vec(
+                prop::collection::vec((0usize..4, 0usize..8, prop_oneof![
+                    0u64..3, 1u64..40, 900u64..3000, Just(NEVER)]), 0..6),
+                1..120),
+        ) {
+            let mut wheel = DueWheel::default();
+            let mut until = [[NEVER; 8]; 4];
+            let mut now = 0u64;
+            for told in steps {
+                if wheel.needs_refill(now) {
+                    wheel.clear_far();
+                    for (sp, row) in until.iter().enumerate() {
+                        for (p, &t) in row.iter().enumerate() {
+                            wheel.insert(sp, p, t, now);
+                        }
+                    }
+                }
+                for (sp, row) in until.iter_mut().enumerate() {
+                    let mut due = wheel.take(sp, now);
+                    let mut found = 0u64;
+                    while due != 0 {
+                        let p = due.trailing_zeros() as usize;
+                        due &= due - 1;
+                        if row[p] <= now {
+                            found |= 1 << p;
+                        }
+                    }
+                    let expected = (0..8).filter(|&p| row[p] <= now)
+                        .fold(0u64, |m, p| m | 1 << p);
+                    prop_assert_eq!(found, expected, "cycle {} sub-partition {}", now, sp);
+                    // The due warps are looked at: each is told a later cycle.
+                    for (p, t) in row.iter_mut().enumerate() {
+                        if found & (1 << p) != 0 {
+                            *t = now + 1 + (p as u64 * 7 + now) % 50;
+                            wheel.insert(sp, p, *t, now);
+                        }
+                    }
+                }
+                wheel.end_cycle(now);
+                for (sp, p, d) in told {
+                    let t = if d == NEVER { NEVER } else { now + d };
+                    until[sp][p] = t;
+                    wheel.insert(sp, p, t, now);
+                }
+                if wheel.needs_refill(now) {
+                    wheel.clear_far();
+                    for (sp, row) in until.iter().enumerate() {
+                        for (p, &t) in row.iter().enumerate() {
+                            wheel.insert(sp, p, t, now);
+                        }
+                    }
+                }
+                let next = wheel.next_due(now, |sp, p| until[sp][p]);
+                prop_assert_eq!(next, next_by_scan(&until, now), "after cycle {}", now);
+                if next == NEVER {
+                    break;
+                }
+                now = next;
+            }
+        }
+    }
+}
