@@ -91,10 +91,18 @@ impl DueWheel {
         self.far_min = NEVER;
     }
 
+    /// No later than the earliest due cycle beyond the horizon (a warp told one, then
+    /// another, leaves it early): `next_due` answers it when the slots are empty, and
+    /// then the engine refills to make it exact.
+    pub fn far_min(&self) -> u64 {
+        self.far_min
+    }
+
     /// The first cycle after `now` at which a warp is due, given each warp's due cycle
     /// (`until(sp, position)`); `NEVER` if none is. Slots whose every bit is stale are
-    /// emptied on the way, so the answer is exact. Call after `needs_refill` is handled:
-    /// then every warp due within the horizon is in a slot, and `far_min` is exact.
+    /// emptied on the way, so an answer from the slots is exact. Call after
+    /// `needs_refill` is handled: then every warp due within the horizon is in a slot.
+    /// With the slots empty the answer is `far_min`, exact only after a refill.
     pub fn next_due(&mut self, now: u64, until: impl Fn(usize, usize) -> u64) -> u64 {
         if self.late != [0; 4] {
             return self.late_or_next(now, until);
@@ -180,6 +188,16 @@ mod tests {
         }
     }
 
+    /// What the engine's `refill_due` does.
+    fn refill(wheel: &mut DueWheel, until: &[[u64; 8]; 4], now: u64) {
+        wheel.clear_far();
+        for (sp, row) in until.iter().enumerate() {
+            for (p, &t) in row.iter().enumerate() {
+                wheel.insert(sp, p, t, now);
+            }
+        }
+    }
+
     proptest! {
         /// Random runs of warps told new due cycles (near, far, never, or at once) while
         /// the clock moves as the engine moves it: each cycle's due warps and the next
@@ -196,12 +214,7 @@ mod tests {
             let mut now = 0u64;
             for told in steps {
                 if wheel.needs_refill(now) {
-                    wheel.clear_far();
-                    for (sp, row) in until.iter().enumerate() {
-                        for (p, &t) in row.iter().enumerate() {
-                            wheel.insert(sp, p, t, now);
-                        }
-                    }
+                    refill(&mut wheel, &until, now);
                 }
                 for (sp, row) in until.iter_mut().enumerate() {
                     let mut due = wheel.take(sp, now);
@@ -231,14 +244,13 @@ mod tests {
                     wheel.insert(sp, p, t, now);
                 }
                 if wheel.needs_refill(now) {
-                    wheel.clear_far();
-                    for (sp, row) in until.iter().enumerate() {
-                        for (p, &t) in row.iter().enumerate() {
-                            wheel.insert(sp, p, t, now);
-                        }
-                    }
+                    refill(&mut wheel, &until, now);
                 }
-                let next = wheel.next_due(now, |sp, p| until[sp][p]);
+                let mut next = wheel.next_due(now, |sp, p| until[sp][p]);
+                if next != NEVER && next == wheel.far_min() {
+                    refill(&mut wheel, &until, now);
+                    next = wheel.next_due(now, |sp, p| until[sp][p]);
+                }
                 prop_assert_eq!(next, next_by_scan(&until, now), "after cycle {}", now);
                 if next == NEVER {
                     break;

@@ -1211,6 +1211,15 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let mut n = self
                     .due
                     .next_due(now, |sp, position| until[sp * stride + position]);
+                if n != NEVER && n == self.due.far_min() {
+                    // Only warps beyond the horizon are due: make the answer exact (a
+                    // deadlock or the watchdog is reported at the cycle it happens).
+                    self.refill_due();
+                    let until = &self.until;
+                    n = self
+                        .due
+                        .next_due(now, |sp, position| until[sp * stride + position]);
+                }
                 if let Some(Reverse((t, _, _))) = self.events.peek() {
                     n = n.min(*t);
                 }
