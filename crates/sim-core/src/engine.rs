@@ -1731,6 +1731,50 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                 }
             }
+            Kind::Exit => {
+                let w = &mut self.warps[slot as usize];
+                w.exited = true;
+                if S::ENABLED {
+                    let id = self.wid(slot);
+                    self.sink.event(Event::WarpExit {
+                        cycle: now,
+                        warp: id,
+                    });
+                }
+                return Ok(());
+            }
+            // The rest, kept out of this function so that the common instructions'
+            // path stays small (a match of every kind here left it spilling registers).
+            _ => self.issue_other(slot, d, now, sp)?,
+        }
+        let prog: &'a Program = self.prog;
+        let w = &mut self.warps[slot as usize];
+        w.pc += 1;
+        // The common cases, straight-line code and the end of a loop's body followed by
+        // an instruction, need no general loop control.
+        let code: &'a [Node] = &prog.roles[w.role as usize].code;
+        if let Node::LoopTail { slot: s, head } = code[w.pc as usize] {
+            w.loop_tail(s, head);
+        }
+        if let Node::Instr(d) = &code[w.pc as usize] {
+            w.cur = Some(d);
+            return Ok(());
+        }
+        self.settle(slot)
+    }
+
+    /// `issue_instr`'s effects of the instructions other than arithmetic, loads, stores
+    /// and EXIT.
+    #[inline(never)]
+    fn issue_other(
+        &mut self,
+        slot: u32,
+        d: &'a DInstr,
+        now: u64,
+        sp: usize,
+    ) -> Result<(), SimError> {
+        let t = self.t;
+        match &d.kind {
             Kind::Shuffle => {
                 // One wavefront (32 lanes x 4 bytes) through the shared-memory crossbar:
                 // shuffles and shared loads share its bandwidth and the MIO queue.
@@ -2145,33 +2189,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                     self.block(slot, Block::Barrier { id: id as u32 });
                 }
             }
-            Kind::Exit => {
-                let w = &mut self.warps[slot as usize];
-                w.exited = true;
-                if S::ENABLED {
-                    let id = self.wid(slot);
-                    self.sink.event(Event::WarpExit {
-                        cycle: now,
-                        warp: id,
-                    });
-                }
-                return Ok(());
+            Kind::Compute | Kind::Plain | Kind::Load { .. } | Kind::Store { .. } | Kind::Exit => {
+                unreachable!("issue_instr issues these itself")
             }
         }
-        let prog: &'a Program = self.prog;
-        let w = &mut self.warps[slot as usize];
-        w.pc += 1;
-        // The common cases, straight-line code and the end of a loop's body followed by
-        // an instruction, need no general loop control.
-        let code: &'a [Node] = &prog.roles[w.role as usize].code;
-        if let Node::LoopTail { slot: s, head } = code[w.pc as usize] {
-            w.loop_tail(s, head);
-        }
-        if let Node::Instr(d) = &code[w.pc as usize] {
-            w.cur = Some(d);
-            return Ok(());
-        }
-        self.settle(slot)
+        Ok(())
     }
 
     fn mbar_name(&self, flat: u32) -> (String, u32) {
