@@ -180,7 +180,7 @@ struct Warp<'a> {
     vars: [i64; MAX_LOOP_DEPTH],
     ends: [i64; MAX_LOOP_DEPTH],
     /// Per register, its pending write (together: one host cache line per lookup).
-    regs: Box<[RegState]>,
+    regs: Box<[RegState; REG_SLOTS]>,
     /// From this cycle on, the registers of the instruction at `pc` are ready
     /// (`operands_wait` finds nothing); u64::MAX: not known. Only the warp's own issue
     /// writes its registers or moves its pc, and the issue works this out for the next
@@ -542,7 +542,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     pc_base: 0,
                     vars: [0; MAX_LOOP_DEPTH],
                     ends: [0; MAX_LOOP_DEPTH],
-                    regs: vec![RegState::EMPTY; REG_SLOTS].into_boxed_slice(),
+                    regs: Box::new([RegState::EMPTY; REG_SLOTS]),
                     operands_clear_from: u64::MAX,
                     block: Block::None,
                     block_pc: 0,
@@ -721,6 +721,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
+    // Rare next to the issue loop it is called from: kept out of its code.
+    #[inline(never)]
     fn launch_cta(&mut self, c: u32) -> Result<(), SimError> {
         let id = self.next_cta;
         self.next_cta += 1;
@@ -979,7 +981,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// state, the cycle they are, and the instruction that writes the latest of them.
     #[inline(always)]
     fn operands_wait(&self, slot: u32, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
-        let regs = &self.warps[slot as usize].regs[..];
+        let regs: &[RegState; REG_SLOTS] = &self.warps[slot as usize].regs;
         // The latest pending register: only its time is compared here, its scoreboard
         // and writer are read once at the end.
         let mut ready = 0u64;
@@ -1083,6 +1085,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         None
     }
 
+    // Rare next to the issue loop it is called from: kept out of its code.
+    #[inline(never)]
     fn retire(&mut self, slot: u32) {
         let now = self.now;
         // Close the last span (drain) before the warp leaves.
@@ -1245,6 +1249,8 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     /// Without fast-forward the loop does not see `NEVER`; a run is stuck when every
     /// live warp waits on something only another warp or an event could end.
+    // Rare next to the issue loop it is called from: kept out of its code.
+    #[inline(never)]
     fn stuck(&self) -> bool {
         self.events.is_empty()
             && self.warps.iter().all(|w| {
@@ -1256,6 +1262,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             })
     }
 
+    // Rare next to the issue loop it is called from: kept out of its code.
+    #[inline(never)]
     fn apply_events(&mut self) -> Result<(), SimError> {
         while let Some(Reverse((t, _, _))) = self.events.peek() {
             if *t > self.now {
@@ -1560,14 +1568,18 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn set_dst(&mut self, slot: u32, d: &DInstr, ready: u64, kind: u8) {
         if let Some((base, n)) = d.dst {
             let w = &mut self.warps[slot as usize];
-            let end = (base + n as u16).min(REG_SLOTS as u16) as usize;
-            for reg in &mut w.regs[(base as usize).min(end)..end] {
-                *reg = RegState {
-                    ready,
-                    writer: d.text,
-                    kind,
-                };
+            let reg = RegState {
+                ready,
+                writer: d.text,
+                kind,
+            };
+            // Most instructions write one register.
+            if n == 1 && (base as usize) < REG_SLOTS {
+                w.regs[base as usize] = reg;
+                return;
             }
+            let end = (base + n as u16).min(REG_SLOTS as u16) as usize;
+            w.regs[(base as usize).min(end)..end].fill(reg);
         }
     }
 
