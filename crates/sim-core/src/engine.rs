@@ -1044,10 +1044,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
         }
         let d = self.instr(slot);
-        if self.warps[slot as usize].operands_clear_from > now
-            && let Some(blocked) = self.operands_wait(slot, d, now)
-        {
-            return Some(blocked);
+        if self.warps[slot as usize].operands_clear_from > now {
+            // Not known yet (the warp has not issued) or not yet ready: what is found
+            // holds until the warp's next issue, so later visits need not look again.
+            let wait = self.operands_wait(slot, d, now);
+            self.warps[slot as usize].operands_clear_from = wait.map_or(now, |x| x.1);
+            if let Some(blocked) = wait {
+                return Some(blocked);
+            }
         }
         let w = &self.warps[slot as usize];
         let sp = w.sp as usize;
