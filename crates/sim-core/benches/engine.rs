@@ -1,6 +1,7 @@
 //! The simulator's own speed: simulated SM-cycles per second on a GEMM-like main loop
-//! (mostly waits that fast-forward skips) and warp-instructions per second on a
-//! 32-warp latency-bound load chain. No sink attached.
+//! (mostly waits that fast-forward skips), warp-instructions per second on a 32-warp
+//! latency-bound load chain, and on a 32-warp issue-bound FFMA loop (every waiting warp
+//! looked at every cycle: the case fast-forward cannot skip). No sink attached.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sim_core::{Profile, RunConfig, run};
@@ -10,6 +11,10 @@ const GEMM: &str = include_str!("gemm.smk");
 
 /// 32 warps each chasing loads through a 4 MiB (L2) footprint, with one dependent FFMA.
 const CHAIN: &str = include_str!("chain.smk");
+
+/// 32 warps each running a chain of dependent FFMAs: eight per scheduler compete for its
+/// issue slot every cycle.
+const ISSUE: &str = include_str!("issue.smk");
 
 fn bench(c: &mut Criterion) {
     let p = Profile::builtin("h100").unwrap();
@@ -29,6 +34,13 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(instrs));
     g.bench_function("load_chain_32_warps/warp_instructions", |b| {
         b.iter(|| run(&chain, &p, &cfg).unwrap())
+    });
+
+    let issue = isa::parse_kernel(ISSUE).unwrap();
+    let instrs = run(&issue, &p, &cfg).unwrap().instructions;
+    g.throughput(Throughput::Elements(instrs));
+    g.bench_function("issue_bound_32_warps/warp_instructions", |b| {
+        b.iter(|| run(&issue, &p, &cfg).unwrap())
     });
     g.finish();
 }
