@@ -707,3 +707,31 @@ fn hbm_lines_cross_the_burst_rate_and_pay_far_and_slow_chunk_delays() {
     r.set("hbm_tail_max", slow).unwrap();
     assert_eq!(cold_copy(8192, 0, &r) - cold_copy(8192, 0, &p), slow as u64);
 }
+
+#[test]
+fn more_resident_warps_than_the_engine_holds_is_explained() {
+    // A profile raised past any GPU's 64 warps per SM: 16 CTAs of 32 warps fit it.
+    let mut p = h100();
+    for (k, v) in [
+        ("max_warps_per_sm", 512.0),
+        ("max_threads_per_sm", 16384.0),
+        ("regs_per_sm", 1048576.0),
+    ] {
+        p.set(k, v).unwrap();
+    }
+    let src = "kernel wide\nlaunch cta_threads=1024 regs=32 smem=0 grid=10000\nrole main warps=0..31\n  EXIT\n";
+    match run(&kernel(src), &p, &RunConfig::default()) {
+        Err(SimError::Invalid(msg)) => assert!(
+            msg.contains("512 resident warps") && msg.contains("at most 256"),
+            "{msg}"
+        ),
+        other => panic!(
+            "expected an explanation, got {:?}",
+            other.map(|r| r.ctas_resident)
+        ),
+    }
+    // Within the limit the same kernel runs.
+    p.set("max_warps_per_sm", 256.0).unwrap();
+    let r = run(&kernel(src), &p, &RunConfig::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.ctas_resident, 8);
+}
