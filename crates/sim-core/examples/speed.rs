@@ -1,7 +1,8 @@
 //! Runs a benchmark kernel and prints simulated work per host second, for quick checks
 //! under `perf stat` or callgrind (criterion's `cargo bench` is the measure).
-//! `speed KERNEL [RUNS]`: with several runs, in one process as criterion does, the
-//! fastest is reported.
+//! `speed KERNEL [RUNS] [NAME=VALUE...]`: with several runs, in one process as criterion
+//! does, the fastest is reported; profile parameters may be overridden (to see what a
+//! model's size costs the host, say `l2_bytes=1048576`).
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_else(|| "chain".into());
     let runs: usize = std::env::args()
@@ -11,7 +12,11 @@ fn main() {
     let src =
         std::fs::read_to_string(format!("crates/sim-core/benches/{which}.smk")).expect("kernel");
     let k = isa::parse_kernel(&src).expect("parses");
-    let p = sim_core::Profile::builtin("h100").unwrap();
+    let mut p = sim_core::Profile::builtin("h100").unwrap();
+    for set in std::env::args().skip(3) {
+        let (name, value) = set.split_once('=').expect("NAME=VALUE");
+        p.set(name, value.parse().expect("a number")).expect("a profile parameter");
+    }
     let mut best = f64::INFINITY;
     let mut r = None;
     for _ in 0..runs.max(1) {
