@@ -15,7 +15,8 @@ fn main() {
     let mut p = sim_core::Profile::builtin("h100").unwrap();
     for set in std::env::args().skip(3) {
         let (name, value) = set.split_once('=').expect("NAME=VALUE");
-        p.set(name, value.parse().expect("a number")).expect("a profile parameter");
+        p.set(name, value.parse().expect("a number"))
+            .expect("a profile parameter");
     }
     let mut best = f64::INFINITY;
     let mut r = None;
