@@ -484,6 +484,9 @@ struct Engine<'a, S: Sink> {
     addrs: [u64; 32],
     lines: Vec<(u64, u32)>,
     next_cta: u32,
+    /// CTAs launched or about to be (a launch waits `cta_launch_cycles`): several CTAs
+    /// that finish within that wait must not start more CTAs than remain.
+    ctas_claimed: u32,
     ctas_total: u32,
     ctas_done: u32,
     issued: [u64; 4],
@@ -663,6 +666,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             addrs: [0; 32],
             lines: Vec::with_capacity(64),
             next_cta: 0,
+            ctas_claimed: 0,
             ctas_total,
             ctas_done: 0,
             issued: [0; 4],
@@ -1123,7 +1127,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                     cta: self.ctas[c].id,
                 });
             }
-            if self.next_cta < self.ctas_total {
+            if self.ctas_claimed < self.ctas_total {
+                self.ctas_claimed += 1;
                 let at = now + self.t.cta_launch_cycles as u64;
                 self.push_event(at, Ev::LaunchCta { slot: c as u32 });
             }
@@ -1135,6 +1140,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         for c in 0..initial {
             self.launch_cta(c)?;
         }
+        self.ctas_claimed = initial;
         let ff = self.cfg.fast_forward;
         loop {
             if self.ctas_done == self.ctas_total {

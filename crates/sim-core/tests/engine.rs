@@ -735,3 +735,17 @@ fn more_resident_warps_than_the_engine_holds_is_explained() {
     let r = run(&kernel(src), &p, &RunConfig::default()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.ctas_resident, 8);
 }
+
+#[test]
+fn ctas_finishing_together_start_no_more_ctas_than_remain() {
+    // One-warp CTAs that only exit: up to 32 resident finish within a CTA launch's wait
+    // of each other. The SM's share of the grid is ceil(10000 / sm_count) CTAs, each
+    // issuing one EXIT; a CTA launched beyond it would issue another.
+    let p = h100();
+    let src = "kernel exits\nlaunch cta_threads=32 regs=32 smem=0 grid=10000\nrole main warps=0..0\n  EXIT\n";
+    let r = sim(src, &p);
+    let share = 10000u64.div_ceil(p.t.sm_count as u64);
+    assert_eq!(r.ctas_simulated as u64, share);
+    assert_eq!(r.instructions, share);
+    assert_eq!(r.roles[0].warps_simulated as u64, share);
+}
