@@ -749,3 +749,29 @@ fn ctas_finishing_together_start_no_more_ctas_than_remain() {
     assert_eq!(r.instructions, share);
     assert_eq!(r.roles[0].warps_simulated as u64, share);
 }
+
+#[test]
+fn fast_forward_changes_nothing_when_warps_wait_beyond_the_due_wheel() {
+    // Sleeps of 176 to 6,518 cycles: many end beyond the due wheel's 1024-cycle horizon
+    // and come into it at different cycles; then the same run ending in a deadlock.
+    let p = h100();
+    let body = "kernel sleepers\nlaunch cta_threads=256 regs=32 smem=0 grid=2\nparam N=5\nrole main warps=0..7\n  loop i 0..N\n    NANOSLEEP ((warp * 7 + i * 3) % 5) * 900 + 100\n    FFMA R1, R1, R2, 0.5\n";
+    let outcome = |src: &str, fast_forward: bool| {
+        let cfg = RunConfig {
+            fast_forward,
+            ..Default::default()
+        };
+        match run(&kernel(src), &p, &cfg) {
+            Ok(r) => serde_json::to_string(&r).unwrap(),
+            Err(e) => e.to_string(),
+        }
+    };
+    let finishes = format!("{body}  EXIT\n");
+    let a = outcome(&finishes, true);
+    assert!(a.starts_with('{'), "{a}");
+    assert_eq!(a, outcome(&finishes, false));
+    let deadlocks = format!("{body}  if warp < 7\n    BAR.SYNC 1, 256\n  EXIT\n");
+    let d = outcome(&deadlocks, true);
+    assert!(d.contains("deadlock"), "{d}");
+    assert_eq!(d, outcome(&deadlocks, false));
+}
