@@ -79,35 +79,46 @@ impl DueWheel {
         self.busy[j >> 6] &= !(1 << (j & 63));
     }
 
-    /// Whether a warp due beyond the horizon may have come within it by `now`: then the
-    /// engine refills the wheel from every warp's due cycle.
+    /// Puts in the wheel the warps beyond its horizon whose due cycle may have come
+    /// within it by `now`. `until` holds every warp's due cycle, `stride` positions per
+    /// sub-partition, one sub-partition after another (the engine's layout).
     #[inline(always)]
-    pub fn needs_refill(&self, now: u64) -> bool {
-        self.far_min != NEVER && self.far_min < now + HORIZON
-    }
-
-    /// Forgets every warp beyond the horizon, before the engine tells them all again.
-    pub fn clear_far(&mut self) {
-        self.far_min = NEVER;
-    }
-
-    /// No later than the earliest due cycle beyond the horizon (a warp told one, then
-    /// another, leaves it early): `next_due` answers it when the slots are empty, and
-    /// then the engine refills to make it exact.
-    pub fn far_min(&self) -> u64 {
-        self.far_min
-    }
-
-    /// The first cycle after `now` at which a warp is due, given each warp's due cycle
-    /// (`until(sp, position)`); `NEVER` if none is. Slots whose every bit is stale are
-    /// emptied on the way, so an answer from the slots is exact. Call after
-    /// `needs_refill` is handled: then every warp due within the horizon is in a slot.
-    /// With the slots empty the answer is `far_min`, exact only after a refill.
-    pub fn next_due(&mut self, now: u64, until: impl Fn(usize, usize) -> u64) -> u64 {
-        if self.late != [0; 4] {
-            return self.late_or_next(now, until);
+    pub fn admit_far(&mut self, now: u64, until: &[u64], stride: usize) {
+        if self.far_min != NEVER && self.far_min < now + HORIZON {
+            self.refill(now, until, stride);
         }
-        self.next_in_slots(now, until)
+    }
+
+    /// Tells the wheel every warp's due cycle again (`far_min` becomes exact).
+    #[inline(never)]
+    fn refill(&mut self, now: u64, until: &[u64], stride: usize) {
+        self.far_min = NEVER;
+        for (sp, row) in until.chunks(stride).enumerate() {
+            for (position, &t) in row.iter().enumerate() {
+                self.insert(sp, position, t, now);
+            }
+        }
+    }
+
+    /// The first cycle after `now` at which a warp is due (`until` as for `admit_far`);
+    /// `NEVER` if none is. Exact: slots whose every bit is stale are emptied on the way,
+    /// and when only warps beyond the horizon remain, the wheel is refilled so that
+    /// `far_min` is their earliest (a deadlock or the watchdog is reported at the cycle
+    /// it happens). (Inlined: the engine asks at every cycle it visits.)
+    #[inline(always)]
+    pub fn next_due(&mut self, now: u64, until: &[u64], stride: usize) -> u64 {
+        self.admit_far(now, until, stride);
+        let due = |sp: usize, position: usize| until[sp * stride + position];
+        let next = if self.late != [0; 4] {
+            self.late_or_next(now, due)
+        } else {
+            self.next_in_slots(now, due)
+        };
+        if next == NEVER || next != self.far_min {
+            return next;
+        }
+        self.refill(now, until, stride);
+        self.next_in_slots(now, due)
     }
 
     /// `next_due` when some warp was due late: the next cycle, unless every such bit is
@@ -188,16 +199,6 @@ mod tests {
         }
     }
 
-    /// What the engine's `refill_due` does.
-    fn refill(wheel: &mut DueWheel, until: &[[u64; 8]; 4], now: u64) {
-        wheel.clear_far();
-        for (sp, row) in until.iter().enumerate() {
-            for (p, &t) in row.iter().enumerate() {
-                wheel.insert(sp, p, t, now);
-            }
-        }
-    }
-
     proptest! {
         /// Random runs of warps told new due cycles (near, far, never, or at once) while
         /// the clock moves as the engine moves it: each cycle's due warps and the next
@@ -213,9 +214,7 @@ mod tests {
             let mut until = [[NEVER; 8]; 4];
             let mut now = 0u64;
             for told in steps {
-                if wheel.needs_refill(now) {
-                    refill(&mut wheel, &until, now);
-                }
+                wheel.admit_far(now, until.as_flattened(), 8);
                 for (sp, row) in until.iter_mut().enumerate() {
                     let mut due = wheel.take(sp, now);
                     let mut found = 0u64;
@@ -243,14 +242,8 @@ mod tests {
                     until[sp][p] = t;
                     wheel.insert(sp, p, t, now);
                 }
-                if wheel.needs_refill(now) {
-                    refill(&mut wheel, &until, now);
-                }
-                let mut next = wheel.next_due(now, |sp, p| until[sp][p]);
-                if next != NEVER && next == wheel.far_min() {
-                    refill(&mut wheel, &until, now);
-                    next = wheel.next_due(now, |sp, p| until[sp][p]);
-                }
+                wheel.admit_far(now, until.as_flattened(), 8);
+                let next = wheel.next_due(now, until.as_flattened(), 8);
                 prop_assert_eq!(next, next_by_scan(&until, now), "after cycle {}", now);
                 if next == NEVER {
                     break;

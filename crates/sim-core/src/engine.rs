@@ -698,20 +698,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             .insert(slot as usize & 3, slot as usize >> 2, t, self.now);
     }
 
-    /// Tells the wheel every warp's due cycle again, when one beyond its horizon may
-    /// have come within it.
-    #[inline(never)]
-    fn refill_due(&mut self) {
-        self.due.clear_far();
-        let stride = self.until_stride;
-        for sp in 0..4 {
-            for position in 0..stride {
-                let t = self.until[sp * stride + position];
-                self.due.insert(sp, position, t, self.now);
-            }
-        }
-    }
-
     fn push_event(&mut self, at: u64, ev: Ev) {
         self.event_seq += 1;
         self.events.push(Reverse((at, self.event_seq, ev)));
@@ -1150,8 +1136,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 self.apply_events()?;
             }
             let now = self.now;
-            if ff && self.due.needs_refill(now) {
-                self.refill_due();
+            if ff {
+                self.due.admit_far(now, &self.until, self.until_stride);
             }
             for sp in 0..4 {
                 // The warps that may be due: the wheel's (a bit whose warp has since been
@@ -1218,22 +1204,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 return Ok(());
             }
             let next = if ff {
-                if self.due.needs_refill(now) {
-                    self.refill_due();
-                }
-                let (until, stride) = (&self.until, self.until_stride);
-                let mut n = self
-                    .due
-                    .next_due(now, |sp, position| until[sp * stride + position]);
-                if n != NEVER && n == self.due.far_min() {
-                    // Only warps beyond the horizon are due: make the answer exact (a
-                    // deadlock or the watchdog is reported at the cycle it happens).
-                    self.refill_due();
-                    let until = &self.until;
-                    n = self
-                        .due
-                        .next_due(now, |sp, position| until[sp * stride + position]);
-                }
+                let mut n = self.due.next_due(now, &self.until, self.until_stride);
                 if let Some(Reverse((t, _, _))) = self.events.peek() {
                     n = n.min(*t);
                 }

@@ -20,33 +20,28 @@ pub const SECTOR: u64 = 32;
 /// the least recently used, `ways - 1` the most. Ways never used keep the lowest
 /// ranks in way order, so they fill first and in order, as with last-use times.
 ///
-/// Each set is one block of words: its set's number, its ways' ranks (a byte each, eight
-/// to a word, updated eight at a time), its tags, then when each way's data arrives. A
+/// Each set is one block of words: its epoch, its ways' ranks (a byte each, eight to a
+/// word, updated eight at a time), its tags, then when each way's data arrives. A
 /// lookup touches one contiguous block, not four arrays: a run whose lines spread over
 /// thousands of sets pays for every host cache line a lookup touches.
 ///
-/// The L2 model is megabytes of which a run touches little, hashed all over it. So a
-/// set gets its block when first touched, the next one of `words` (`set_block` says
-/// which): the blocks a run uses lie together, in the order it first used them, and a
-/// run whose sets do not fit the host's caches (a load chain through 4096 L2 lines)
-/// pays a miss per lookup, not a TLB miss too. (Indexed by set, the blocks spread over
-/// the whole model and halved the speed of such a run on pages the host did not back
-/// with huge ones.) The vectors are kept per thread for the next run's caches: fresh
-/// pages would cost a page fault each, every run, which is much of a short run's time.
+/// The L2 model is megabytes of which a run may touch little. Sets are therefore
+/// emptied when first touched, not when the cache is made (a set whose epoch word is
+/// not the cache's `epoch` holds a previous run's lines), and the words are kept per
+/// thread for the next run's caches: fresh pages would cost a page fault each, every
+/// run, which is much of a short run's time.
 pub struct Cache {
     sets: u64,
     /// `u64::MAX / sets + 1`: reduces a set hash below 2^32 modulo `sets` with two
     /// multiplications instead of a division (Lemire's fastmod).
     sets_magic: u64,
     set: SetLayout,
-    /// Per set in use, in the order first used: its number, ranks, tags (line address
-    /// + 1; 0 is empty), arrival times.
+    /// Per set: epoch, ranks, tags (line address + 1; 0 is empty), arrival times.
     words: Vec<u64>,
-    /// Per set: its block's index in `words` plus one; 0: not used this run.
-    set_block: Vec<u32>,
+    epoch: u32,
 }
 
-/// Where a set's parts lie in its block of words: its number at 0, the ranks from 1.
+/// Where a set's parts lie in its block of words: the epoch at 0, the ranks from 1.
 #[derive(Clone, Copy, Debug)]
 struct SetLayout {
     ways: usize,
@@ -73,10 +68,10 @@ impl SetLayout {
         }
     }
 
-    /// Empties the block of set `set`: no tags, ranks in way order (bytes beyond the last
-    /// way 0xFF, never the least recently used).
-    fn empty(&self, block: &mut [u64], set: usize) {
-        block[0] = set as u64;
+    /// Empties a set: no tags, ranks in way order (bytes beyond the last way 0xFF,
+    /// never the least recently used).
+    fn empty(&self, block: &mut [u64], epoch: u32) {
+        block[0] = u64::from(epoch);
         // Word i holds ways 8i to 8i + 7 in its bytes, low byte first: 8i + b in byte b.
         const WAY_IN_WORD: u64 = 0x0706_0504_0302_0100;
         let ranks = &mut block[1..self.tags_at];
@@ -164,11 +159,11 @@ pub struct Victim {
     way: usize,
 }
 
-/// The vectors of a cache whose run has ended, for a later cache of the same shape.
+/// The words of a cache whose run has ended, for a later cache of the same shape.
 struct Spare {
     ways: usize,
     words: Vec<u64>,
-    set_block: Vec<u32>,
+    epoch: u32,
 }
 
 thread_local! {
@@ -196,33 +191,36 @@ impl Cache {
         let lines = (bytes / LINE).max(ways as u64) as usize;
         let sets = (lines / ways).max(1);
         let set = SetLayout::new(ways);
+        let n = sets * set.stride;
         let spare = SPARES.with_borrow_mut(|spares| {
             let i = spares
                 .iter()
-                .position(|s| s.ways == ways && s.set_block.len() == sets)?;
+                .position(|s| s.ways == ways && s.words.len() == n)?;
             Some(spares.swap_remove(i))
         });
-        let (mut words, mut set_block) = match spare {
-            Some(s) => (s.words, s.set_block),
-            // Room for every set, so that no run reallocates; neither vector's
-            // untouched pages are ever faulted in.
-            None => (Vec::with_capacity(sets * set.stride), vec![0; sets]),
+        // Zeroed words: untouched pages are never faulted in.
+        let (mut words, mut epoch) = match spare {
+            Some(s) => (s.words, s.epoch),
+            None => (vec![0; n], 0),
         };
-        // The last run's sets are unused again (each block names its set).
-        for block in words.chunks(set.stride) {
-            set_block[block[0] as usize] = 0;
+        // A new epoch empties every set at once.
+        epoch = epoch.wrapping_add(1);
+        if epoch == 0 {
+            for block in words.chunks_mut(set.stride) {
+                block[0] = 0;
+            }
+            epoch = 1;
         }
-        words.clear();
         Cache {
             sets: sets as u64,
             sets_magic: (u64::MAX / sets as u64).wrapping_add(1),
             set,
             words,
-            set_block,
+            epoch,
         }
     }
 
-    /// The block of a line's set, given one if this is its first use.
+    /// The block of a line's set, the set emptied first if this is its first use.
     #[inline(always)]
     fn set_of(&mut self, line: u64) -> usize {
         // Hash the line address so strided footprints spread over the sets.
@@ -233,20 +231,17 @@ impl Cache {
         } else {
             (h % self.sets) as usize
         };
-        match self.set_block[set] {
-            0 => self.new_block(set),
-            b => (b as usize - 1) * self.set.stride,
+        let base = set * self.set.stride;
+        if self.words[base] != u64::from(self.epoch) {
+            self.empty_set(base);
         }
+        base
     }
 
     #[inline(never)]
-    fn new_block(&mut self, set: usize) -> usize {
-        let base = self.words.len();
-        self.set_block[set] = (base / self.set.stride + 1) as u32;
-        self.words.resize(base + self.set.stride, 0);
-        let layout = self.set;
-        layout.empty(&mut self.words[base..], set);
-        base
+    fn empty_set(&mut self, base: usize) {
+        let block = &mut self.words[base..base + self.set.stride];
+        self.set.empty(block, self.epoch);
     }
 
     /// The words of the set whose block starts at `base`.
@@ -328,8 +323,9 @@ impl Cache {
     /// The tags of set `set` if it is in use this run (tests compare them).
     #[cfg(test)]
     fn set_tags(&self, set: usize) -> Option<&[u64]> {
-        let base = (self.set_block[set] as usize).checked_sub(1)? * self.set.stride;
-        Some(&self.words[base + self.set.tags_at..base + self.set.ready_at])
+        let base = set * self.set.stride;
+        (self.words[base] == u64::from(self.epoch))
+            .then(|| &self.words[base + self.set.tags_at..base + self.set.ready_at])
     }
 }
 
@@ -338,7 +334,7 @@ impl Drop for Cache {
         let spare = Spare {
             ways: self.set.ways,
             words: std::mem::take(&mut self.words),
-            set_block: std::mem::take(&mut self.set_block),
+            epoch: self.epoch,
         };
         // A thread that is exiting keeps nothing.
         let _ = SPARES.try_with(|spares| {
@@ -1109,8 +1105,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(seed);
         for step in 0..20_000u64 {
             let line = rng.random_range(0..(10 * ways as u64 + 10));
-            let base = c.set_of(line);
-            let set = c.words[base] as usize;
+            let set = c.set_of(line) / c.set.stride;
             match rng.random_range(0..4) {
                 0 => {
                     let hit = c.probe(line);
@@ -1157,9 +1152,11 @@ mod tests {
                 let bits = rng.random_range(1..40);
                 let line = rng.random_range(0..1u64 << bits);
                 let h = line ^ (line >> 7) ^ (line >> 17);
-                // Each block names its set in its first word.
-                let base = c.set_of(line);
-                assert_eq!(c.words[base], h % sets, "{line} in {sets} sets");
+                assert_eq!(
+                    c.set_of(line),
+                    (h % sets) as usize * c.set.stride,
+                    "{line} in {sets} sets"
+                );
             }
         }
     }
