@@ -480,7 +480,8 @@ struct Engine<'a, S: Sink> {
     mem: Memory,
     events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
     event_seq: u64,
-    cands: Vec<Candidate>,
+    /// This cycle's eligible warps of one sub-partition (at most its positions).
+    cands: [Candidate; due::MAX_POSITIONS],
     addrs: [u64; 32],
     lines: Vec<(u64, u32)>,
     next_cta: u32,
@@ -662,7 +663,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             mem: Memory::new(t, l1_bytes, busy_sms, cfg.seed),
             events: BinaryHeap::new(),
             event_seq: 0,
-            cands: Vec::with_capacity(64),
+            cands: [Candidate {
+                slot: 0,
+                age: 0,
+                last_issue: 0,
+                position: 0,
+            }; due::MAX_POSITIONS],
             addrs: [0; 32],
             lines: Vec::with_capacity(64),
             next_cta: 0,
@@ -1151,7 +1157,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 if due_mask == 0 {
                     continue;
                 }
-                self.cands.clear();
+                let mut n_cands = 0;
                 let base = sp * self.until_stride;
                 // Looking at a warp changes no other warp's `until`.
                 while due_mask != 0 {
@@ -1173,21 +1179,23 @@ impl<'a, S: Sink> Engine<'a, S> {
                         }
                         None => {
                             let w = &self.warps[s];
-                            self.cands.push(Candidate {
+                            self.cands[n_cands] = Candidate {
                                 slot,
                                 age: w.age,
                                 last_issue: w.last_issue,
                                 position: i as u32,
-                            });
+                            };
+                            n_cands += 1;
                         }
                     }
                 }
-                if self.cands.is_empty() {
+                if n_cands == 0 {
                     continue;
                 }
-                let pick = self.policy.pick(sp, self.now, &self.cands);
-                let chosen = self.cands[pick.min(self.cands.len() - 1)].slot;
-                for i in 0..self.cands.len() {
+                let cands = &self.cands[..n_cands];
+                let pick = self.policy.pick(sp, now, cands);
+                let chosen = cands[pick.min(n_cands - 1)].slot;
+                for i in 0..n_cands {
                     let slot = self.cands[i].slot;
                     if slot != chosen {
                         self.set_state(slot, WarpState::NotSelected, Cause::Own);
@@ -1366,7 +1374,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         env: &Env,
     ) -> Result<u64, SimError> {
         let lane = env.lane;
-        let off = m.addr.eval(env).map_err(|f| self.fault_at(slot, &f.0))?;
+        // Most addresses are affine, which cannot fault: no `Result` to carry.
+        let off = match &m.addr {
+            CExpr::Code {
+                affine: Some(a), ..
+            } => a.value(env),
+            e => e.eval(env).map_err(|f| self.fault_at(slot, &f.0))?,
+        };
         Ok(match m.space {
             Space::Global => self.global_address(slot, m, width, lane, off)?,
             _ if off < 0 => return Err(self.negative_address(slot, lane, off)),

@@ -74,10 +74,12 @@ pub enum CExpr {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Affine {
     k: i64,
-    /// (source, coefficient): sources 0..8 are loop variables, then `warp`, `lane`,
-    /// `warpgroup`, `cta` (as `eval` reads them).
-    terms: [(u8, i64); AFFINE_TERMS],
+    /// (loop variable, coefficient) for the variables the sum reads.
+    vars: [(u8, i64); AFFINE_TERMS],
     n: u8,
+    /// The coefficients of `warp`, `lane`, `warpgroup` and `cta` (0 when unread): four
+    /// multiplications cost less than telling the sources apart term by term.
+    builtins: [i64; 4],
     /// Operations applied to the sum, in order (only those that cannot fault).
     tail: [EOp; AFFINE_TAIL],
     n_tail: u8,
@@ -156,17 +158,20 @@ impl Affine {
         }
         let mut a = Affine {
             k,
-            terms: [(0, 0); AFFINE_TERMS],
+            vars: [(0, 0); AFFINE_TERMS],
             n: 0,
+            builtins: [0; 4],
             tail: [EOp::Neg, EOp::Neg],
             n_tail: rest.len() as u8,
         };
         for (s, &c) in coef.iter().enumerate() {
-            if c != 0 {
+            if s >= MAX_LOOP_DEPTH {
+                a.builtins[s - MAX_LOOP_DEPTH] = c;
+            } else if c != 0 {
                 if a.n as usize == AFFINE_TERMS {
                     return None;
                 }
-                a.terms[a.n as usize] = (s as u8, c);
+                a.vars[a.n as usize] = (s as u8, c);
                 a.n += 1;
             }
         }
@@ -174,28 +179,28 @@ impl Affine {
         Some(a)
     }
 
+    /// The value: the tail's operations cannot fault (`Affine::of`), so neither can it.
     #[inline(always)]
-    fn eval(&self, env: &Env) -> Result<i64, EvalFault> {
-        let mut x = self.k;
-        for &(s, c) in &self.terms[..self.n as usize] {
-            let v = match s as usize {
-                s if s < MAX_LOOP_DEPTH => env.vars[s],
-                MAX_LOOP_DEPTH => env.warp,
-                s if s == MAX_LOOP_DEPTH + 1 => env.lane,
-                s if s == MAX_LOOP_DEPTH + 2 => env.warp / 4,
-                _ => env.cta,
-            };
-            x = x.wrapping_add(c.wrapping_mul(v));
+    pub fn value(&self, env: &Env) -> i64 {
+        let [cw, cl, cg, cc] = self.builtins;
+        let mut x = self
+            .k
+            .wrapping_add(cw.wrapping_mul(env.warp))
+            .wrapping_add(cl.wrapping_mul(env.lane))
+            .wrapping_add(cg.wrapping_mul(env.warp / 4))
+            .wrapping_add(cc.wrapping_mul(env.cta));
+        for &(s, c) in &self.vars[..self.n as usize] {
+            x = x.wrapping_add(c.wrapping_mul(env.vars[s as usize]));
         }
         for op in &self.tail[..self.n_tail as usize] {
             x = match *op {
-                EOp::BinK(b, k) => bin(b, x, k)?,
+                EOp::BinK(b, k) => bin(b, x, k).unwrap_or(0),
                 EOp::RemPow2(mask) => rem_pow2(x, mask),
                 EOp::DivPow2(shift) => div_pow2(x, shift),
                 _ => unreachable!("Affine::of keeps only these in the tail"),
             };
         }
-        Ok(x)
+        x
     }
 }
 
@@ -258,7 +263,7 @@ impl CExpr {
             CExpr::Const(v) => Ok(*v),
             CExpr::Code {
                 affine: Some(a), ..
-            } => a.eval(env),
+            } => Ok(a.value(env)),
             CExpr::Code { code, .. } => {
                 // The top of the stack lives in `top`; `below` holds the rest. Lowering
                 // checked that no expression needs more than 16 slots.
