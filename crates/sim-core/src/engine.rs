@@ -1500,11 +1500,21 @@ impl<'a, S: Sink> Engine<'a, S> {
         through_l1: bool,
     ) -> Result<u64, SimError> {
         let mo = &d.mem[m];
-        if self.lane_addrs(slot, mo, d.width, false)? {
-            // A warp-uniform address (a broadcast): one lane's lines, no comparing.
+        if !mo.addr.uses_lane() && mo.space != Space::Local {
+            // A warp-uniform address (a broadcast, most loads): one lane's lines, no
+            // comparing, evaluated here rather than through `lane_addrs`.
+            let w = &self.warps[slot as usize];
+            let env = Env {
+                vars: &w.vars,
+                warp: w.warp as i64,
+                lane: 0,
+                cta: self.ctas[w.cta as usize].grid_id as i64,
+            };
+            let a = self.lane_addr(slot, mo, d.width, &env)?;
             self.lines.clear();
-            memory::lines_of(self.addrs[0], d.width.max(1) as u64, &mut self.lines);
+            memory::lines_of(a, d.width.max(1) as u64, &mut self.lines);
         } else {
+            self.lane_addrs(slot, mo, d.width, false)?;
             memory::coalesce(&self.addrs, d.width, &mut self.lines);
         }
         let now = self.now;
