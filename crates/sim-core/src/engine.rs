@@ -947,6 +947,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// Adds the time from the warp's state's start to `now` to its totals.
+    #[inline(always)]
     fn close_span(&mut self, slot: u32, now: u64) {
         let w = &mut self.warps[slot as usize];
         let span = now - w.state_since;
@@ -957,13 +958,19 @@ impl<'a, S: Sink> Engine<'a, S> {
         let pc = (w.pc_base + w.state_pc) as usize;
         self.pc_stats[pc][w.state.index()] += span;
         if w.cause != Cause::Own {
-            // What a stall waits on, per instruction: few distinct entries per pc, so
-            // this grows only while new ones appear.
-            let causes = &mut self.pc_causes[pc];
-            match causes.iter_mut().find(|c| c.0 == w.state && c.1 == w.cause) {
-                Some(c) => c.2 += span,
-                None => causes.push((w.state, w.cause, span)),
-            }
+            let (state, cause) = (w.state, w.cause);
+            self.add_cause(pc, state, cause, span);
+        }
+    }
+
+    /// What a stall waits on, per instruction: few distinct entries per pc, so this
+    /// grows only while new ones appear. (Kept out of `close_span`, which is inlined.)
+    #[inline(never)]
+    fn add_cause(&mut self, pc: usize, state: WarpState, cause: Cause, span: u64) {
+        let causes = &mut self.pc_causes[pc];
+        match causes.iter_mut().find(|c| c.0 == state && c.1 == cause) {
+            Some(c) => c.2 += span,
+            None => causes.push((state, cause, span)),
         }
     }
 
