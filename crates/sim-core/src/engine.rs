@@ -475,6 +475,8 @@ struct Engine<'a, S: Sink> {
     tensor_busy: [u64; 4],
     smem_free: f64,
     l1_free: f64,
+    /// What one line takes of L1's rate: `1 / l1_lines_per_clk`.
+    l1_line_time: f64,
     tma_free: f64,
     tma_busy: f64,
     mem: Memory,
@@ -658,6 +660,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             tensor_busy: [0; 4],
             smem_free: 0.0,
             l1_free: 0.0,
+            l1_line_time: 1.0 / t.l1_lines_per_clk,
             tma_free: 0.0,
             tma_busy: 0.0,
             mem: Memory::new(t, l1_bytes, busy_sms, cfg.seed),
@@ -1526,8 +1529,16 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         let now = self.now;
         let sp = self.warps[slot as usize].sp as usize;
-        let start = self.l1_free.max(now as f64);
-        self.l1_free = start + self.lines.len() as f64 / self.t.l1_lines_per_clk;
+        // `now` is far below 2^63: the signed conversion is exact, and shorter.
+        let start = self.l1_free.max(now as i64 as f64);
+        let n = self.lines.len();
+        // One line (most requests) takes the quotient computed once: the same value.
+        self.l1_free = start
+            + if n == 1 {
+                self.l1_line_time
+            } else {
+                n as f64 / self.t.l1_lines_per_clk
+            };
         let depart = memory::ceil(start);
         self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
         let local = mo.space == Space::Local;

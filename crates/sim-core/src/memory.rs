@@ -359,13 +359,15 @@ impl Bandwidth {
     /// Transfers `bytes` starting no earlier than `t`; returns when the transfer ends.
     pub fn transfer(&mut self, t: u64, bytes: u64) -> u64 {
         self.bytes += bytes;
-        self.occupy(t, bytes as f64)
+        // Byte counts and cycles are far below 2^63: the signed conversion is exact,
+        // and shorter than the unsigned one.
+        self.occupy(t, bytes as i64 as f64)
     }
 
     /// Holds the server for `bytes` (a share, possibly fractional) from no earlier than
     /// `t`; returns when that ends. Counts no bytes.
     pub fn occupy(&mut self, t: u64, bytes: f64) -> u64 {
-        let start = self.free_at.max(t as f64);
+        let start = self.free_at.max(t as i64 as f64);
         let cycles = bytes * self.clk_per_byte;
         self.free_at = start + cycles;
         self.busy += cycles;
@@ -514,6 +516,7 @@ impl Memory {
     /// draws its own HBM delay: `read_l2`). A request that
     /// `sharers` CTAs of the wave make for the same lines moves 1/sharers of the HBM
     /// traffic (the others' copies hit in L2 behind the same fill).
+    #[inline(always)]
     pub fn begin_request(&mut self, sharers: u32) {
         self.req_l2 = self.draw(self.jitter_l2);
         // Most requests are one CTA's own (and a hardware division is slow): the
