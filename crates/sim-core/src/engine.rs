@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use isa::ast::Space;
-use isa::opcode::{FixedClass, Op, ResultLatency, Scoreboard};
+use isa::opcode::{FixedClass, Op};
 use isa::{Kernel, Pipe};
 
 use crate::due::{self, DueWheel};
@@ -70,13 +70,18 @@ pub fn run_with<S: Sink>(
     sink: &mut S,
 ) -> Result<RunResult, SimError> {
     let t = &profile.t;
-    let prog = lower::lower(
+    let mut prog = lower::lower(
         kernel,
         t.reg_banks as u32,
         t.reg_bank_ports as u32,
         t.reg_bank_conflict_cycles as u32,
     )
     .map_err(|e| SimError::Invalid(format!("line {}:{}: {}", e.line, e.col, e.message)))?;
+    prog.resolve_results(
+        FIXED_CLASSES.map(|c| profile.fixed_latency(c)),
+        t.lat_mufu as u64,
+        t.lat_l1_hit as u64,
+    );
     let occ = isa::occupancy::occupancy(kernel, &profile.limits());
     let mut resident = occ.ctas_per_sm;
     if t.tmem_cols > 0.0 && kernel.launch.tmem_cols > 0 {
@@ -466,8 +471,6 @@ struct Engine<'a, S: Sink> {
     dispatch_free: [u64; 4],
     pipe_busy: [[u64; NPIPES]; 4],
     intervals: [u64; NPIPES],
-    /// The profile's fixed latencies by class, converted once.
-    fixed_latency: [u64; 4],
     mio_q: [Queue; 4],
     lsu_q: [Queue; 4],
     tensor_q: [Queue; 4],
@@ -507,6 +510,15 @@ struct Engine<'a, S: Sink> {
     instr_total: u64,
     age_counter: u64,
 }
+
+/// The fixed-latency classes in `FixedClass` order, as `Program::resolve_results`
+/// takes their latencies.
+const FIXED_CLASSES: [FixedClass; 4] = [
+    FixedClass::Fma,
+    FixedClass::Alu,
+    FixedClass::Imad,
+    FixedClass::Fp64,
+];
 
 fn fault(msg: impl Into<String>) -> SimError {
     SimError::Fault(msg.into())
@@ -646,13 +658,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             dispatch_free: [0; 4],
             pipe_busy: [[0; NPIPES]; 4],
             intervals,
-            fixed_latency: [
-                FixedClass::Fma,
-                FixedClass::Alu,
-                FixedClass::Imad,
-                FixedClass::Fp64,
-            ]
-            .map(|c| profile.fixed_latency(c)),
             mio_q: q(t.mio_queue_depth),
             lsu_q: q(t.lsu_queue_depth),
             tensor_q: q(t.tensor_queue_depth),
@@ -1002,10 +1007,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         if let Some((base, n)) = d.dst {
             // Write after write: wait only until this result would land after the
             // pending one (fixed-latency writes to one register then land in order).
-            let own = match d.latency {
-                ResultLatency::Fixed(c) => self.fixed_latency[c as usize],
-                _ => 0,
-            };
+            let own = d.own_latency;
             let (base, end) = (base as usize, (base as usize + n as usize).min(REG_SLOTS));
             for (r, reg) in regs[base.min(end)..end].iter().enumerate() {
                 let t = reg.ready.saturating_sub(own);
@@ -1723,18 +1725,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             });
         }
         match &d.kind {
-            Kind::Compute | Kind::Plain => match d.latency {
-                ResultLatency::Fixed(c) => {
-                    self.set_dst(slot, d, now + self.fixed_latency[c as usize], 0)
+            Kind::Compute | Kind::Plain => {
+                if let Some((cycles, scoreboard)) = d.result {
+                    self.set_dst(slot, d, now + cycles, scoreboard);
                 }
-                ResultLatency::Variable(Scoreboard::Short) => {
-                    self.set_dst(slot, d, now + t.lat_mufu as u64, 2)
-                }
-                ResultLatency::Variable(Scoreboard::Long) => {
-                    self.set_dst(slot, d, now + t.lat_l1_hit as u64, 1)
-                }
-                ResultLatency::None => {}
-            },
+            }
             Kind::Load { space } | Kind::Store { space } => {
                 let write = matches!(d.kind, Kind::Store { .. });
                 match space {

@@ -4,7 +4,7 @@
 
 use isa::ast::{Kernel, Operand, Reg, Space, Stmt};
 use isa::expr::{BinOp, Expr, Func};
-use isa::opcode::{MmaShape, Op, ResultLatency};
+use isa::opcode::{MmaShape, Op, ResultLatency, Scoreboard};
 use isa::{Instr, Pipe};
 
 /// Register-file indices: R0..R254 are 0..254, P0..P6 are 256..262.
@@ -444,6 +444,15 @@ pub struct DInstr {
     /// The control code's stall count (`stall=`): cycles from this issue before the
     /// warp may issue again (1 without one: the next cycle).
     pub stall: u8,
+    /// The profile's timing of the result, resolved before a run
+    /// (`Program::resolve_results`) so that an issue reads it rather than matching on
+    /// the latency's kind: for arithmetic and plain instructions that write a result,
+    /// the cycles from issue to its being ready and its scoreboard (0 fixed latency,
+    /// 1 long, 2 short).
+    pub result: Option<(u64, u8)>,
+    /// A fixed-latency result's cycles (0 for others): a write after a pending write
+    /// need only wait until its own result lands after that one.
+    pub own_latency: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -487,6 +496,33 @@ pub struct Program {
     pub mbar_total: u32,
     pub flops_per_cta: Option<f64>,
     pub bytes_per_cta: Option<f64>,
+}
+
+impl Program {
+    /// Fills each instruction's `result` and `own_latency` from the profile's
+    /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard) and an L1 hit's
+    /// (long scoreboard, for the arithmetic that has one).
+    pub fn resolve_results(&mut self, fixed: [u64; 4], short: u64, long: u64) {
+        for role in &mut self.roles {
+            for node in &mut role.code {
+                let Node::Instr(d) = node else { continue };
+                let result = match d.latency {
+                    ResultLatency::Fixed(c) => Some((fixed[c as usize], 0)),
+                    ResultLatency::Variable(Scoreboard::Short) => Some((short, 2)),
+                    ResultLatency::Variable(Scoreboard::Long) => Some((long, 1)),
+                    ResultLatency::None => None,
+                };
+                d.own_latency = match d.latency {
+                    ResultLatency::Fixed(c) => fixed[c as usize],
+                    _ => 0,
+                };
+                d.result = match d.kind {
+                    Kind::Compute | Kind::Plain => result,
+                    _ => None,
+                };
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -681,6 +717,8 @@ impl<'k> Lowerer<'k> {
             bypass_l1: i.has_mod("CG") || i.has_mod("BYPASS"),
             multicast: i.has_mod("MULTICAST"),
             text,
+            result: None,
+            own_latency: 0,
             stall: match self.key(i, "stall")? {
                 None => 1,
                 Some(CExpr::Const(c)) if (0..=isa::validate::MAX_STALL).contains(&c) => {
