@@ -180,7 +180,7 @@ struct Warp<'a> {
     /// The instruction at `pc` (None once the warp has run off its role's end), kept
     /// so that classification and issue need not walk the program to find it.
     cur: Option<&'a DInstr>,
-    /// Where the warp's role begins in the per-pc tables (`pc_stats` and others).
+    /// Where the warp's role begins in the per-instruction totals (`pcs`).
     pc_base: u32,
     vars: [i64; MAX_LOOP_DEPTH],
     ends: [i64; MAX_LOOP_DEPTH],
@@ -346,6 +346,31 @@ struct Cta {
     wg_mma: [[MmaBooking; MMA_BOOKINGS]; 8],
 }
 
+/// One instruction's totals over every warp that ran it (one host line or so per
+/// update: a span closes into its state's count and, for a stall, what it waited on).
+#[derive(Default)]
+struct PcTotals {
+    states: [u64; STATE_COUNT],
+    issued: u64,
+    /// What its stalls waited on, by state: few distinct entries per instruction.
+    causes: Vec<(WarpState, Cause, u64)>,
+}
+
+impl PcTotals {
+    // Rare next to the span accounting it is called from: kept out of its code.
+    #[inline(never)]
+    fn add_cause(&mut self, state: WarpState, cause: Cause, span: u64) {
+        match self
+            .causes
+            .iter_mut()
+            .find(|c| c.0 == state && c.1 == cause)
+        {
+            Some(c) => c.2 += span,
+            None => self.causes.push((state, cause, span)),
+        }
+    }
+}
+
 /// How many of a warpgroup's MMAs a booking ring remembers: its warps never drift
 /// further apart than one commit group (WARPGROUP.ARRIVE gathers them), at most a few
 /// HGMMAs.
@@ -498,10 +523,8 @@ struct Engine<'a, S: Sink> {
     issued: [u64; 4],
     /// Per instruction of every role (roles one after another, each from its
     /// `pc_base`): state cycles, issues, and what stalls waited on.
-    pc_stats: Vec<[u64; STATE_COUNT]>,
-    pc_issued: Vec<u64>,
-    pc_causes: Vec<Vec<(WarpState, Cause, u64)>>,
-    /// Where each role begins in the per-pc tables.
+    pcs: Vec<PcTotals>,
+    /// Where each role begins in the per-instruction totals.
     role_pc_base: Vec<u32>,
     buffer_base: Vec<u64>,
     buffer_size: Vec<u64>,
@@ -684,9 +707,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             ctas_total,
             ctas_done: 0,
             issued: [0; 4],
-            pc_stats: vec![[0; STATE_COUNT]; pcs],
-            pc_issued: vec![0; pcs],
-            pc_causes: vec![Vec::new(); pcs],
+            pcs: (0..pcs).map(|_| PcTotals::default()).collect(),
             role_pc_base,
             buffer_base,
             buffer_size,
@@ -950,7 +971,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let w = &mut self.warps[slot as usize];
         let selected = WarpState::Selected.index();
         w.stats[selected] += 1;
-        self.pc_stats[(w.pc_base + pc) as usize][selected] += 1;
+        self.pcs[(w.pc_base + pc) as usize].states[selected] += 1;
         w.state_since = now + 1;
     }
 
@@ -963,22 +984,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             return;
         }
         w.stats[w.state.index()] += span;
-        let pc = (w.pc_base + w.state_pc) as usize;
-        self.pc_stats[pc][w.state.index()] += span;
+        let at = &mut self.pcs[(w.pc_base + w.state_pc) as usize];
+        at.states[w.state.index()] += span;
         if w.cause != Cause::Own {
-            let (state, cause) = (w.state, w.cause);
-            self.add_cause(pc, state, cause, span);
-        }
-    }
-
-    /// What a stall waits on, per instruction: few distinct entries per pc, so this
-    /// grows only while new ones appear. (Kept out of `close_span`, which is inlined.)
-    #[inline(never)]
-    fn add_cause(&mut self, pc: usize, state: WarpState, cause: Cause, span: u64) {
-        let causes = &mut self.pc_causes[pc];
-        match causes.iter_mut().find(|c| c.0 == state && c.1 == cause) {
-            Some(c) => c.2 += span,
-            None => causes.push((state, cause, span)),
+            // Most instructions' stalls wait on one thing: the first entry.
+            match at.causes.first_mut() {
+                Some(c) if c.0 == w.state && c.1 == w.cause => c.2 += span,
+                _ => at.add_cause(w.state, w.cause, span),
+            }
         }
     }
 
@@ -1690,7 +1703,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             w.instrs += 1;
             w.issued_before = w.last_issue;
             w.last_issue = now;
-            self.pc_issued[(w.pc_base + w.pc) as usize] += 1;
+            self.pcs[(w.pc_base + w.pc) as usize].issued += 1;
         }
         self.issued[sp] += 1;
         self.instr_total += 1;
@@ -2361,7 +2374,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             for (ti, text) in r.texts.iter().enumerate() {
                 let pc = r.text_pc[ti] as usize;
                 let at = self.role_pc_base[ri] as usize + pc;
-                let mut waits_on: Vec<WaitsOn> = self.pc_causes[at]
+                let mut waits_on: Vec<WaitsOn> = self.pcs[at]
+                    .causes
                     .iter()
                     .map(|&(state, cause, cycles)| WaitsOn {
                         state,
@@ -2382,8 +2396,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 pcs.push(PcStats {
                     pc: ti as u32,
                     instruction: text.clone(),
-                    issued: self.pc_issued[at],
-                    states: StateCounts::from_array(&self.pc_stats[at]),
+                    issued: self.pcs[at].issued,
+                    states: StateCounts::from_array(&self.pcs[at].states),
                     waits_on,
                 });
             }
