@@ -270,19 +270,56 @@ struct RegState {
     ready: u64,
     /// The instruction (text index) that last wrote it.
     writer: u32,
-    /// Its scoreboard: 0 fixed latency, 1 long, 2 short.
-    kind: u8,
+    /// What a reader waits in until then: its scoreboard (`wait` for a fixed latency,
+    /// `long_scoreboard`, `short_scoreboard`).
+    stall: WarpState,
 }
 
 impl RegState {
     const EMPTY: RegState = RegState {
         ready: 0,
         writer: u32::MAX,
-        kind: 0,
+        stall: WarpState::Wait,
     };
 }
 
 impl Warp<'_> {
+    /// When the registers `d` reads or writes are not ready at `now`: the scoreboard
+    /// state, the cycle they are, and the instruction that writes the latest of them.
+    #[inline(always)]
+    fn operands_wait(&self, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
+        let regs: &[RegState; REG_SLOTS] = &self.regs;
+        // The latest pending register: only its time is compared here, its scoreboard
+        // and writer are read once at the end.
+        let mut ready = 0u64;
+        let mut latest = 0usize;
+        for &r in d.srcs.iter() {
+            let t = regs[r as usize].ready;
+            if t > ready {
+                ready = t;
+                latest = r as usize;
+            }
+        }
+        if let Some((base, n)) = d.dst {
+            // Write after write: wait only until this result would land after the
+            // pending one (fixed-latency writes to one register then land in order).
+            let own = d.own_latency;
+            let (base, end) = (base as usize, (base as usize + n as usize).min(REG_SLOTS));
+            for (r, reg) in regs[base.min(end)..end].iter().enumerate() {
+                let t = reg.ready.saturating_sub(own);
+                if t > ready {
+                    ready = t;
+                    latest = base + r;
+                }
+            }
+        }
+        if ready <= now {
+            return None;
+        }
+        let reg = &regs[latest];
+        Some((reg.stall, ready, Cause::Producer { text: reg.writer }))
+    }
+
     /// Ends an iteration of the loop in `slot` whose head is at `head`: back to the
     /// body's first node, or past the tail when the loop is done.
     #[inline]
@@ -1001,47 +1038,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             .expect("settle leaves live warps that have not exited on instructions")
     }
 
-    /// When the registers `d` reads or writes are not ready at `now`: the scoreboard
-    /// state, the cycle they are, and the instruction that writes the latest of them.
-    #[inline(always)]
-    fn operands_wait(&self, slot: u32, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
-        let regs: &[RegState; REG_SLOTS] = &self.warps[slot as usize].regs;
-        // The latest pending register: only its time is compared here, its scoreboard
-        // and writer are read once at the end.
-        let mut ready = 0u64;
-        let mut latest = 0usize;
-        for &r in d.srcs.iter() {
-            let t = regs[r as usize].ready;
-            if t > ready {
-                ready = t;
-                latest = r as usize;
-            }
-        }
-        if let Some((base, n)) = d.dst {
-            // Write after write: wait only until this result would land after the
-            // pending one (fixed-latency writes to one register then land in order).
-            let own = d.own_latency;
-            let (base, end) = (base as usize, (base as usize + n as usize).min(REG_SLOTS));
-            for (r, reg) in regs[base.min(end)..end].iter().enumerate() {
-                let t = reg.ready.saturating_sub(own);
-                if t > ready {
-                    ready = t;
-                    latest = base + r;
-                }
-            }
-        }
-        if ready <= now {
-            return None;
-        }
-        let reg = &regs[latest];
-        let st = match reg.kind {
-            1 => WarpState::LongScoreboard,
-            2 => WarpState::ShortScoreboard,
-            _ => WarpState::Wait,
-        };
-        Some((st, ready, Cause::Producer { text: reg.writer }))
-    }
-
     /// The warp's state this cycle and the first cycle it might change; None: eligible.
     fn classify(&mut self, slot: u32) -> Option<(WarpState, u64, Cause)> {
         let now = self.now;
@@ -1068,7 +1064,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         if self.warps[slot as usize].operands_clear_from > now {
             // Not known yet (the warp has not issued) or not yet ready: what is found
             // holds until the warp's next issue, so later visits need not look again.
-            let wait = self.operands_wait(slot, d, now);
+            let wait = self.warps[slot as usize].operands_wait(d, now);
             self.warps[slot as usize].operands_clear_from = wait.map_or(now, |x| x.1);
             if let Some(blocked) = wait {
                 return Some(blocked);
@@ -1603,13 +1599,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(done)
     }
 
-    fn set_dst(&mut self, slot: u32, d: &DInstr, ready: u64, kind: u8) {
+    fn set_dst(&mut self, slot: u32, d: &DInstr, ready: u64, stall: WarpState) {
         if let Some((base, n)) = d.dst {
             let w = &mut self.warps[slot as usize];
             let reg = RegState {
                 ready,
                 writer: d.text,
-                kind,
+                stall,
             };
             // Most instructions write one register.
             if n == 1 && (base as usize) < REG_SLOTS {
@@ -1666,7 +1662,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let w = &self.warps[slot as usize];
         let wait = match w.cur {
             Some(d) if !w.exited => {
-                let wait = self.operands_wait(slot, d, next);
+                let wait = self.warps[slot as usize].operands_wait(d, next);
                 self.warps[slot as usize].operands_clear_from = wait.map_or(next, |x| x.1);
                 wait
             }
@@ -1739,8 +1735,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         match &d.kind {
             Kind::Compute | Kind::Plain => {
-                if let Some((cycles, scoreboard)) = d.result {
-                    self.set_dst(slot, d, now + cycles, scoreboard);
+                if let Some((cycles, stall)) = d.result {
+                    self.set_dst(slot, d, now + cycles, stall);
                 }
             }
             Kind::Load { space } | Kind::Store { space } => {
@@ -1757,7 +1753,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                         let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
                         self.emit_mem(slot, MemLevel::Shared, d.width * 32, done, write);
                         if !write {
-                            self.set_dst(slot, d, done, 2);
+                            self.set_dst(slot, d, done, WarpState::ShortScoreboard);
                         }
                     }
                     Space::Global | Space::Local => {
@@ -1766,11 +1762,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                         let w = &mut self.warps[slot as usize];
                         w.outstanding = w.outstanding.max(done);
                         if !write {
-                            self.set_dst(slot, d, done, 1);
+                            self.set_dst(slot, d, done, WarpState::LongScoreboard);
                         }
                     }
                     Space::Tmem => {
-                        self.set_dst(slot, d, now + t.lat_tmem_load as u64, 2);
+                        self.set_dst(
+                            slot,
+                            d,
+                            now + t.lat_tmem_load as u64,
+                            WarpState::ShortScoreboard,
+                        );
                     }
                 }
             }
@@ -1826,14 +1827,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                 self.smem_free = start + waves;
                 self.mio_q[sp].push(now, memory::ceil(start));
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
-                self.set_dst(slot, d, done, 2);
+                self.set_dst(slot, d, done, WarpState::ShortScoreboard);
             }
             Kind::Atomic { returns } => {
                 let done = self.global_access(slot, d, 0, false, false)?;
                 let w = &mut self.warps[slot as usize];
                 w.outstanding = w.outstanding.max(done);
                 if *returns {
-                    self.set_dst(slot, d, done, 1);
+                    self.set_dst(slot, d, done, WarpState::LongScoreboard);
                 }
             }
             Kind::Ldgsts => {
@@ -2178,7 +2179,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let (cta, at) = (w.cta, w.utc_done.max(now + 1));
                 self.push_event(at, Ev::Arrive { cta, mbar: idx });
             }
-            Kind::TmemLoad => self.set_dst(slot, d, now + t.lat_tmem_load as u64, 2),
+            Kind::TmemLoad => self.set_dst(
+                slot,
+                d,
+                now + t.lat_tmem_load as u64,
+                WarpState::ShortScoreboard,
+            ),
             Kind::TmemStore | Kind::TmemAlloc => {}
             Kind::BarSync | Kind::BarArrive => {
                 let id = self.eval(slot, &d.n)?;

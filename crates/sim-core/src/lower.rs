@@ -7,6 +7,8 @@ use isa::expr::{BinOp, Expr, Func};
 use isa::opcode::{MmaShape, Op, ResultLatency, Scoreboard};
 use isa::{Instr, Pipe};
 
+use crate::state::WarpState;
+
 /// Register-file indices: R0..R254 are 0..254, P0..P6 are 256..262.
 pub const REG_SLOTS: usize = 264;
 pub const MAX_LOOP_DEPTH: usize = 8;
@@ -447,9 +449,9 @@ pub struct DInstr {
     /// The profile's timing of the result, resolved before a run
     /// (`Program::resolve_results`) so that an issue reads it rather than matching on
     /// the latency's kind: for arithmetic and plain instructions that write a result,
-    /// the cycles from issue to its being ready and its scoreboard (0 fixed latency,
-    /// 1 long, 2 short).
-    pub result: Option<(u64, u8)>,
+    /// the cycles from issue to its being ready and the state a reader waits in until
+    /// then (its scoreboard: `wait` for a fixed latency).
+    pub result: Option<(u64, WarpState)>,
     /// A fixed-latency result's cycles (0 for others): a write after a pending write
     /// need only wait until its own result lands after that one.
     pub own_latency: u64,
@@ -507,9 +509,13 @@ impl Program {
             for node in &mut role.code {
                 let Node::Instr(d) = node else { continue };
                 let result = match d.latency {
-                    ResultLatency::Fixed(c) => Some((fixed[c as usize], 0)),
-                    ResultLatency::Variable(Scoreboard::Short) => Some((short, 2)),
-                    ResultLatency::Variable(Scoreboard::Long) => Some((long, 1)),
+                    ResultLatency::Fixed(c) => Some((fixed[c as usize], WarpState::Wait)),
+                    ResultLatency::Variable(Scoreboard::Short) => {
+                        Some((short, WarpState::ShortScoreboard))
+                    }
+                    ResultLatency::Variable(Scoreboard::Long) => {
+                        Some((long, WarpState::LongScoreboard))
+                    }
                     ResultLatency::None => None,
                 };
                 d.own_latency = match d.latency {
