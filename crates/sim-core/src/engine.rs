@@ -1659,15 +1659,15 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         // The next instruction's registers, from next cycle: only the warp's own
         // issues change them, so this holds until its next issue.
-        let w = &self.warps[slot as usize];
+        let w = &mut self.warps[slot as usize];
         let wait = match w.cur {
             Some(d) if !w.exited => {
-                let wait = self.warps[slot as usize].operands_wait(d, next);
-                self.warps[slot as usize].operands_clear_from = wait.map_or(next, |x| x.1);
+                let wait = w.operands_wait(d, next);
+                w.operands_clear_from = wait.map_or(next, |x| x.1);
                 wait
             }
             _ => {
-                self.warps[slot as usize].operands_clear_from = u64::MAX;
+                w.operands_clear_from = u64::MAX;
                 None
             }
         };
@@ -1675,10 +1675,18 @@ impl<'a, S: Sink> Engine<'a, S> {
         // will be in next cycle (nothing else unblocks or blocks a warp that is not
         // blocked): knowing it now spares that cycle a visit. With a sink the state
         // changes next cycle as before, so that events keep their order.
-        let w = &self.warps[slot as usize];
         let due = match wait {
             Some((state, until, cause)) if !S::ENABLED && w.block == Block::None => {
-                self.set_state_at(slot, state, cause, next);
+                if w.state == WarpState::Selected && w.state_since == next {
+                    // The issue's `selected` span is charged and empty from `next` on
+                    // (`charge_issue`), and a register wait is never `selected`: what
+                    // `set_state_at` does, without its comparisons.
+                    w.state = state;
+                    w.cause = cause;
+                    w.state_pc = w.pc;
+                } else {
+                    self.set_state_at(slot, state, cause, next);
+                }
                 until
             }
             _ => next,
