@@ -15,15 +15,15 @@ pub const SECTOR: u64 = 32;
 /// A set-associative cache of 128-byte lines. Each line remembers when its data
 /// arrives, so a hit on a line still in flight waits for it (the MSHR merge).
 ///
-/// Replacement is LRU: each way has the cache's use counter from its last use, and the
-/// victim is the set's first way with the smallest. A hit, the common case, then costs
-/// one store; only a miss scans the set. Ways never used have 0, so they fill first and
-/// in order.
+/// Replacement is LRU. Rather than a last-use time per way, which needs a scan of the
+/// whole set to find the victim, each way has a rank in its set's recency order: 0 is
+/// the least recently used, `ways - 1` the most. Ways never used keep the lowest
+/// ranks in way order, so they fill first and in order, as with last-use times.
 ///
-/// Each set is one block of words: its epoch, its ways' last uses, its tags, then when
-/// each way's data arrives. A lookup touches one contiguous block, not four arrays: a
-/// run whose lines spread over thousands of sets pays for every host cache line a
-/// lookup touches.
+/// Each set is one block of words: its epoch, its ways' ranks (a byte each, eight to a
+/// word, updated eight at a time), its tags, then when each way's data arrives. A
+/// lookup touches one contiguous block, not four arrays: a run whose lines spread over
+/// thousands of sets pays for every host cache line a lookup touches.
 ///
 /// The L2 model is megabytes of which a run may touch little. Sets are therefore
 /// emptied when first touched, not when the cache is made (a set whose epoch word is
@@ -36,38 +36,53 @@ pub struct Cache {
     /// multiplications instead of a division (Lemire's fastmod).
     sets_magic: u64,
     set: SetLayout,
-    /// Per set: epoch, last uses, tags (line address + 1; 0 is empty), arrival times.
+    /// Per set: epoch, ranks, tags (line address + 1; 0 is empty), arrival times.
     words: Vec<u64>,
     epoch: u32,
-    /// Uses so far (from 1): a way's last use is the count at its last touch.
-    uses: u64,
 }
 
-/// Where a set's parts lie in its block of words: the epoch at 0, the last uses from 1.
+/// Where a set's parts lie in its block of words: the epoch at 0, the ranks from 1.
 #[derive(Clone, Copy, Debug)]
 struct SetLayout {
     ways: usize,
     tags_at: usize,
     ready_at: usize,
     stride: usize,
+    /// 0x01 in each byte of the last rank word that holds a way's rank (the bytes
+    /// beyond the last way hold 0xFF and are never demoted).
+    last_rank_bytes: u64,
 }
 
 impl SetLayout {
     #[inline(always)]
     const fn new(ways: usize) -> SetLayout {
-        let tags_at = 1 + ways;
+        let rank_words = ways.div_ceil(8);
+        let tags_at = 1 + rank_words;
+        let last = ways - 8 * (rank_words - 1);
         SetLayout {
             ways,
             tags_at,
             ready_at: tags_at + ways,
             stride: tags_at + 2 * ways,
+            last_rank_bytes: BYTE_ONES >> (8 * (8 - last)),
         }
     }
 
-    /// Empties a set: no tags, no way used.
+    /// Empties a set: no tags, ranks in way order (bytes beyond the last way 0xFF,
+    /// never the least recently used).
     fn empty(&self, block: &mut [u64], epoch: u32) {
         block[0] = u64::from(epoch);
-        block[1..self.ready_at].fill(0);
+        // Word i holds ways 8i to 8i + 7 in its bytes, low byte first: 8i + b in byte b.
+        const WAY_IN_WORD: u64 = 0x0706_0504_0302_0100;
+        let ranks = &mut block[1..self.tags_at];
+        for (i, word) in ranks.iter_mut().enumerate() {
+            *word = WAY_IN_WORD + i as u64 * 8 * BYTE_ONES;
+        }
+        // The last word's bytes beyond the last way (those `last_rank_bytes` leaves out).
+        if let Some(last) = ranks.last_mut() {
+            *last |= !(self.last_rank_bytes * 0xFF);
+        }
+        block[self.tags_at..self.ready_at].fill(0);
     }
 
     /// The way holding `line`, if any.
@@ -78,39 +93,46 @@ impl SetLayout {
             .position(|&t| t == line + 1)
     }
 
-    /// The least recently used way: the first with the smallest last use.
+    /// The least recently used way: its rank byte is 0.
     #[inline]
     fn lru(&self, block: &[u64]) -> usize {
-        let uses = &block[1..self.tags_at];
-        let (mut way, mut least) = (0, uses[0]);
-        for (i, &u) in uses.iter().enumerate().skip(1) {
-            if u < least {
-                (way, least) = (i, u);
+        for (i, &x) in block[1..self.tags_at].iter().enumerate() {
+            // The lowest zero byte (bytes above a zero byte may read as zero too).
+            let zero = x.wrapping_sub(BYTE_ONES) & !x & BYTE_HIGHS;
+            if zero != 0 {
+                return 8 * i + zero.trailing_zeros() as usize / 8;
             }
         }
-        way
+        unreachable!("a set's ranks are a permutation")
     }
 
-    /// Makes a way its set's most recently used.
+    /// Makes a way its set's most recently used: every rank above its old one moves
+    /// one down, eight bytes per step (ranks are below 128, so `(rank | 0x80) -
+    /// (old + 1)` keeps its high bit exactly when rank > old, with no borrow between
+    /// bytes).
     #[inline(always)]
-    fn touch(&self, block: &mut [u64], way: usize, uses: &mut u64) {
-        *uses += 1;
-        block[1 + way] = *uses;
+    fn touch(&self, block: &mut [u64], way: usize) {
+        let ranks = &mut block[1..self.tags_at];
+        let (word, shift) = (way / 8, 8 * (way % 8));
+        let old = (ranks[word] >> shift) & 0xFF;
+        let k = (old + 1) * BYTE_ONES;
+        let above = |x: u64| (((x | BYTE_HIGHS) - k) & BYTE_HIGHS) >> 7;
+        let (last, full) = ranks.split_last_mut().expect("a set has a rank word");
+        for x in full {
+            *x -= above(*x);
+        }
+        *last -= above(*last) & self.last_rank_bytes;
+        let top = (self.ways - 1) as u64;
+        ranks[word] = (ranks[word] & !(0xFF << shift)) | (top << shift);
     }
 
     /// Looks `line` up in its set's block (at `base`): the hit's ready time, or the way
     /// to install it in.
     #[inline(always)]
-    fn probe(
-        &self,
-        block: &mut [u64],
-        base: usize,
-        line: u64,
-        uses: &mut u64,
-    ) -> Result<u64, Victim> {
+    fn probe(&self, block: &mut [u64], base: usize, line: u64) -> Result<u64, Victim> {
         match self.find(block, line) {
             Some(w) => {
-                self.touch(block, w, uses);
+                self.touch(block, w);
                 Ok(block[self.ready_at + w])
             }
             None => Err(Victim {
@@ -122,10 +144,10 @@ impl SetLayout {
 
     /// Puts `line` in `way`, its data arriving at `ready`, as the most recently used.
     #[inline(always)]
-    fn put(&self, block: &mut [u64], way: usize, line: u64, ready: u64, uses: &mut u64) {
+    fn put(&self, block: &mut [u64], way: usize, line: u64, ready: u64) {
         block[self.tags_at + way] = line + 1;
         block[self.ready_at + way] = ready;
-        self.touch(block, way, uses);
+        self.touch(block, way);
     }
 }
 
@@ -151,12 +173,14 @@ thread_local! {
 /// How many caches' words a thread keeps (a run has two caches).
 const SPARES_KEPT: usize = 4;
 
-/// The most ways a cache may have (more than any GPU's: a bound on a set's block).
+/// The most ways a cache may have: ranks are bytes below 128 (`SetLayout::touch`).
 pub const MAX_WAYS: usize = 128;
 
+const BYTE_ONES: u64 = 0x0101_0101_0101_0101;
 /// The block sizes of the profiles' associativities (`SetLayout::new(ways).stride`).
 const STRIDE_16: usize = SetLayout::new(16).stride;
 const STRIDE_4: usize = SetLayout::new(4).stride;
+const BYTE_HIGHS: u64 = 0x8080_8080_8080_8080;
 
 impl Cache {
     pub fn new(bytes: u64, ways: usize) -> Cache {
@@ -193,7 +217,6 @@ impl Cache {
             set,
             words,
             epoch,
-            uses: 0,
         }
     }
 
@@ -244,10 +267,7 @@ impl Cache {
             4 => self.probe_at::<STRIDE_4>(base, line, SetLayout::new(4)),
             _ => {
                 let set = self.set;
-                let mut uses = self.uses;
-                let hit = set.probe(self.block(base), base, line, &mut uses);
-                self.uses = uses;
-                hit
+                set.probe(self.block(base), base, line)
             }
         }
     }
@@ -259,11 +279,8 @@ impl Cache {
         line: u64,
         set: SetLayout,
     ) -> Result<u64, Victim> {
-        let mut uses = self.uses;
         let block: &mut [u64; S] = self.block(base).try_into().expect("the set's stride");
-        let hit = set.probe(block, base, line, &mut uses);
-        self.uses = uses;
-        hit
+        set.probe(block, base, line)
     }
 
     /// Installs a line in the way `probe` chose.
@@ -274,30 +291,24 @@ impl Cache {
             4 => self.install_at::<STRIDE_4>(v, line, ready, SetLayout::new(4)),
             _ => {
                 let set = self.set;
-                let mut uses = self.uses;
-                set.put(self.block(v.base), v.way, line, ready, &mut uses);
-                self.uses = uses;
+                set.put(self.block(v.base), v.way, line, ready);
             }
         }
     }
 
     #[inline(always)]
     fn install_at<const S: usize>(&mut self, v: Victim, line: u64, ready: u64, set: SetLayout) {
-        let mut uses = self.uses;
         let block: &mut [u64; S] = self.block(v.base).try_into().expect("the set's stride");
-        set.put(block, v.way, line, ready, &mut uses);
-        self.uses = uses;
+        set.put(block, v.way, line, ready);
     }
 
     /// Installs a line whose data arrives at `ready`, evicting the least recently used.
     pub fn fill(&mut self, line: u64, ready: u64) {
         let base = self.set_of(line);
         let set = self.set;
-        let mut uses = self.uses;
         let block = self.block(base);
         let way = set.find(block, line).unwrap_or_else(|| set.lru(block));
-        set.put(block, way, line, ready, &mut uses);
-        self.uses = uses;
+        set.put(block, way, line, ready);
     }
 
     pub fn invalidate(&mut self, line: u64) {
@@ -1043,8 +1054,8 @@ mod tests {
         assert_eq!(smem_wavefronts(&wide, 16), 4);
     }
 
-    /// LRU in its plainest form, one array per field: a last-use time per way, the
-    /// victim the first way of the set with the smallest.
+    /// The replacement the ranks stand for: a last-use time per way, the victim the
+    /// first way of the set with the smallest.
     struct LastUse {
         ways: usize,
         tags: Vec<u64>,
@@ -1075,7 +1086,7 @@ mod tests {
     }
 
     #[test]
-    fn sets_replace_as_plain_last_use_times_do() {
+    fn ranks_replace_as_last_use_times_do() {
         // The second round's cache reuses the first's arrays and must start as empty.
         for ways in [1, 4, 5, 8, 9, 16, 17, 128] {
             for round in 0..2 {

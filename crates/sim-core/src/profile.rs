@@ -153,7 +153,7 @@ fn count(v: f64) -> Result<(), &'static str> {
         Err("must be a whole number of at least 1")
     }
 }
-/// A cache's associativity (at most `memory::MAX_WAYS`).
+/// A cache's associativity (`memory::MAX_WAYS`: a set's recency ranks are bytes).
 fn ways(v: f64) -> Result<(), &'static str> {
     if (1.0..=crate::memory::MAX_WAYS as f64).contains(&v) && v.fract() == 0.0 {
         Ok(())
