@@ -174,6 +174,8 @@ struct Warp<'a> {
     cta: u32,
     warp: u32,
     role: u16,
+    /// Its sub-partition, below 4 (masked with 3 where it indexes, which spares the
+    /// bounds checks).
     sp: u8,
     age: u64,
     pc: u32,
@@ -1071,7 +1073,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         }
         let w = &self.warps[slot as usize];
-        let sp = w.sp as usize;
+        let sp = w.sp as usize & 3;
         let p = d.pipe.index();
         if self.pipe_free[sp][p] > now {
             return Some((
@@ -1539,7 +1541,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             memory::coalesce(&self.addrs, d.width, &mut self.lines);
         }
         let now = self.now;
-        let sp = self.warps[slot as usize].sp as usize;
+        let sp = self.warps[slot as usize].sp as usize & 3;
         // `now` is far below 2^63: the signed conversion is exact, and shorter.
         let start = self.l1_free.max(now as i64 as f64);
         let n = self.lines.len();
@@ -1700,7 +1702,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let now = self.now;
         let d: &'a DInstr = self.instr(slot);
         let t = self.t;
-        let sp = self.warps[slot as usize].sp as usize;
+        let sp = self.warps[slot as usize].sp as usize & 3;
         self.charge_issue(slot, now);
         {
             let w = &mut self.warps[slot as usize];
