@@ -544,6 +544,9 @@ struct Engine<'a, S: Sink> {
     l1_free: f64,
     /// What one line takes of L1's rate: `1 / l1_lines_per_clk`.
     l1_line_time: f64,
+    /// `l1_line_cap` and `l2_line_cap` as counts, converted once (a saturating float
+    /// conversion is a score of host instructions, which every load paid).
+    line_caps: (usize, usize),
     tma_free: f64,
     tma_busy: f64,
     mem: Memory,
@@ -728,6 +731,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             smem_free: 0.0,
             l1_free: 0.0,
             l1_line_time: 1.0 / t.l1_lines_per_clk,
+            line_caps: (t.l1_line_cap as usize, t.l2_line_cap as usize),
             tma_free: 0.0,
             tma_busy: 0.0,
             mem: Memory::new(t, l1_bytes, busy_sms, cfg.seed),
@@ -1562,8 +1566,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         };
         self.mem.begin_request(sharers);
         let mut done = depart;
-        let (hit_per_line, hit_cap) = (self.t.l1_line_cycles, self.t.l1_line_cap);
-        let (miss_per_line, miss_cap) = (self.t.l2_line_cycles, self.t.l2_line_cap);
+        let (hit_per_line, hit_cap) = (self.t.l1_line_cycles, self.line_caps.0);
+        let (miss_per_line, miss_cap) = (self.t.l2_line_cycles, self.line_caps.1);
         let base = depart;
         for i in 0..self.lines.len() {
             let (line, sectors) = self.lines[i];
@@ -1577,8 +1581,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 (base, base)
             } else {
                 (
-                    base + (i.min(hit_cap as usize) as f64 * hit_per_line) as u64,
-                    base + (i.min(miss_cap as usize) as f64 * miss_per_line) as u64,
+                    base + (i.min(hit_cap) as f64 * hit_per_line) as u64,
+                    base + (i.min(miss_cap) as f64 * miss_per_line) as u64,
                 )
             };
             let (t, level) = if write {
