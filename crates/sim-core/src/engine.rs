@@ -16,7 +16,10 @@ use isa::{Kernel, Pipe};
 
 use crate::due::{self, DueWheel};
 use crate::lower::{self, CExpr, DInstr, Env, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS};
-use crate::memory::{self, LINE, Memory};
+use crate::memory::{self, LINE, Memory, SECTOR};
+
+/// Sectors in a line.
+const SECTORS_PER_LINE: u64 = LINE / SECTOR;
 use crate::profile::{Profile, Timing};
 use crate::result::*;
 use crate::scheduler::{Candidate, Policy, SchedulerPolicy};
@@ -1538,8 +1541,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                 cta: self.ctas[w.cta as usize].grid_id as i64,
             };
             let a = self.lane_addr(slot, mo, d.width, &env)?;
+            let width = d.width.max(1) as u64;
+            let (first, last) = (a / SECTOR, (a + width - 1) / SECTOR);
+            if !write && through_l1 && first / SECTORS_PER_LINE == last / SECTORS_PER_LINE {
+                // One line read through L1 (a warp-uniform load): the general path for a
+                // request of one line, without its line list.
+                let sectors = (last - first + 1) as u32;
+                return Ok(self.read_one_line(slot, mo, first / SECTORS_PER_LINE, sectors));
+            }
             self.lines.clear();
-            memory::lines_of(a, d.width.max(1) as u64, &mut self.lines);
+            memory::lines_of(a, width, &mut self.lines);
         } else {
             self.lane_addrs(slot, mo, d.width, false)?;
             memory::coalesce(&self.addrs, d.width, &mut self.lines);
@@ -1603,6 +1614,23 @@ impl<'a, S: Sink> Engine<'a, S> {
             done = done.max(t);
         }
         Ok(done)
+    }
+
+    /// `global_access` for a read through L1 of one line: the same steps, in the same
+    /// order, as its loop takes for a request whose only line this is.
+    #[inline(always)]
+    fn read_one_line(&mut self, slot: u32, mo: &lower::MemOperand, line: u64, sectors: u32) -> u64 {
+        let now = self.now;
+        let sp = self.warps[slot as usize].sp as usize & 3;
+        let start = self.l1_free.max(now as i64 as f64);
+        self.l1_free = start + self.l1_line_time;
+        let depart = memory::ceil(start);
+        self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
+        let sharers = self.sharers(slot, mo, line);
+        self.mem.begin_request(sharers);
+        let (t, level) = self.mem.read_l1(line, sectors, depart, depart);
+        self.emit_mem(slot, level, sectors * 32, t, false);
+        depart.max(t)
     }
 
     fn set_dst(&mut self, slot: u32, d: &DInstr, ready: u64, stall: WarpState) {
