@@ -1521,6 +1521,8 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// Global or local access through the L1TEX queue; returns when all lines complete.
+    /// (Inlined, for the common case's sake: a warp-uniform read of one line.)
+    #[inline(always)]
     fn global_access(
         &mut self,
         slot: u32,
@@ -1544,8 +1546,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             let width = d.width.max(1) as u64;
             let (first, last) = (a / SECTOR, (a + width - 1) / SECTOR);
             if !write && through_l1 && first / SECTORS_PER_LINE == last / SECTORS_PER_LINE {
-                // One line read through L1 (a warp-uniform load): the general path for a
-                // request of one line, without its line list.
+                // One line read through L1: the general path for a request of one
+                // line, without its line list.
                 let sectors = (last - first + 1) as u32;
                 return Ok(self.read_one_line(slot, mo, first / SECTORS_PER_LINE, sectors));
             }
@@ -1555,6 +1557,18 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.lane_addrs(slot, mo, d.width, false)?;
             memory::coalesce(&self.addrs, d.width, &mut self.lines);
         }
+        Ok(self.request_lines(slot, mo, write, through_l1))
+    }
+
+    /// `global_access` of the lines in `self.lines`.
+    #[inline(never)]
+    fn request_lines(
+        &mut self,
+        slot: u32,
+        mo: &lower::MemOperand,
+        write: bool,
+        through_l1: bool,
+    ) -> u64 {
         let now = self.now;
         let sp = self.warps[slot as usize].sp as usize & 3;
         // `now` is far below 2^63: the signed conversion is exact, and shorter.
@@ -1613,7 +1627,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.emit_mem(slot, level, sectors * 32, t, write);
             done = done.max(t);
         }
-        Ok(done)
+        done
     }
 
     /// `global_access` for a read through L1 of one line: the same steps, in the same
