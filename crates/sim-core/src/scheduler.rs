@@ -184,7 +184,9 @@ impl SchedulerPolicy for TwoLevel {
 }
 
 impl TwoLevel {
-    /// `pick` for any number of eligible warps.
+    /// `pick` for any number of eligible warps. (Out of line: `pick`'s common case, one
+    /// eligible warp, then saves and restores none of the registers this needs.)
+    #[inline(never)]
     fn pick_among(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
         let (active, last) = (self.active[sp], self.last[sp]);
         // One pass over the warps. Groups are ranked by their distance after the active
