@@ -1572,7 +1572,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let now = self.now;
         let sp = self.warps[slot as usize].sp as usize & 3;
         // `now` is far below 2^63: the signed conversion is exact, and shorter.
-        let start = self.l1_free.max(now as i64 as f64);
+        let start = memory::later(self.l1_free, now as i64 as f64);
         let n = self.lines.len();
         // One line (most requests) takes the quotient computed once: the same value.
         self.l1_free = start
@@ -1636,7 +1636,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn read_one_line(&mut self, slot: u32, mo: &lower::MemOperand, line: u64, sectors: u32) -> u64 {
         let now = self.now;
         let sp = self.warps[slot as usize].sp as usize & 3;
-        let start = self.l1_free.max(now as i64 as f64);
+        let start = memory::later(self.l1_free, now as i64 as f64);
         self.l1_free = start + self.l1_line_time;
         let depart = memory::ceil(start);
         self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
