@@ -519,9 +519,9 @@ struct Engine<'a, S: Sink> {
     warps: Vec<Warp<'a>>,
     /// When each warp must next be looked at, laid out by sub-partition (warp slot `s`
     /// lives on sub-partition `s % 4` at position `s / 4`: `until_index`), so a
-    /// sub-partition's scan reads one contiguous run.
-    until: Vec<u64>,
-    until_stride: usize,
+    /// sub-partition's scan reads one contiguous run; every position of every
+    /// sub-partition has its entry (`NEVER` where no warp is).
+    until: Box<[u64; UNTIL_LEN]>,
     /// CTAs the whole chip runs at once (one wave).
     wave_ctas: u32,
     /// Which warps are due when: where a cycle looks (`until` says whether they are).
@@ -578,6 +578,10 @@ struct Engine<'a, S: Sink> {
     instr_total: u64,
     age_counter: u64,
 }
+
+/// `Engine::until`'s length: every position of every sub-partition, whatever the
+/// kernel, so that an index the compiler can bound needs no check.
+const UNTIL_LEN: usize = 4 * due::MAX_POSITIONS;
 
 /// The fixed-latency classes in `FixedClass` order, as `Program::resolve_results`
 /// takes their latencies.
@@ -711,8 +715,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             policy,
             sink,
             now: 0,
-            until: vec![NEVER; 4 * warps.len().div_ceil(4)],
-            until_stride: warps.len().div_ceil(4),
+            until: Box::new([NEVER; UNTIL_LEN]),
             wave_ctas: resident * t.sm_count as u32,
             due: DueWheel::default(),
             all_positions: std::array::from_fn(|sp| {
@@ -767,7 +770,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// Where a warp's `until` is: its sub-partition's run, at its position there.
     #[inline(always)]
     fn until_index(&self, slot: u32) -> usize {
-        (slot as usize & 3) * self.until_stride + (slot as usize >> 2)
+        (slot as usize & 3) * due::MAX_POSITIONS + ((slot as usize >> 2) % due::MAX_POSITIONS)
     }
 
     /// Sets when a warp must next be looked at, and tells the wheel where to look.
@@ -1173,7 +1176,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
             let now = self.now;
             if ff {
-                self.due.admit_far(now, &self.until, self.until_stride);
+                self.due.admit_far(now, &self.until[..], due::MAX_POSITIONS);
             }
             for sp in 0..4 {
                 // The warps that may be due: the wheel's (a bit whose warp has since been
@@ -1188,7 +1191,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     continue;
                 }
                 let mut n_cands = 0;
-                let base = sp * self.until_stride;
+                let base = sp * due::MAX_POSITIONS;
                 // Looking at a warp changes no other warp's `until`.
                 while due_mask != 0 {
                     let i = due_mask.trailing_zeros() as usize;
@@ -1242,7 +1245,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 return Ok(());
             }
             let next = if ff {
-                let mut n = self.due.next_due(now, &self.until, self.until_stride);
+                let mut n = self.due.next_due(now, &self.until[..], due::MAX_POSITIONS);
                 if let Some(Reverse((t, _, _))) = self.events.peek() {
                     n = n.min(*t);
                 }
