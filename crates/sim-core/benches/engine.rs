@@ -1,7 +1,8 @@
 //! The simulator's own speed: simulated SM-cycles per second on a GEMM-like main loop
 //! (mostly waits that fast-forward skips), warp-instructions per second on a 32-warp
-//! latency-bound load chain, and on a 32-warp issue-bound FFMA loop (every waiting warp
-//! looked at every cycle: the case fast-forward cannot skip). No sink attached.
+//! latency-bound load chain, on 32 warps of coalesced per-lane loads streaming from
+//! HBM, and on a 32-warp issue-bound FFMA loop (every waiting warp looked at every
+//! cycle: the case fast-forward cannot skip). No sink attached.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sim_core::{Profile, RunConfig, run};
@@ -11,6 +12,10 @@ const GEMM: &str = include_str!("gemm.smk");
 
 /// 32 warps each chasing loads through a 4 MiB (L2) footprint, with one dependent FFMA.
 const CHAIN: &str = include_str!("chain.smk");
+
+/// The chain's loads made per-lane and coalesced (`lane * 4`: each warp reads a whole
+/// line per load), streaming through 8 MiB: the common form of a real kernel's loads.
+const COALESCED: &str = include_str!("coalesced.smk");
 
 /// 32 warps each running a chain of dependent FFMAs: eight per scheduler compete for its
 /// issue slot every cycle.
@@ -34,6 +39,13 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(instrs));
     g.bench_function("load_chain_32_warps/warp_instructions", |b| {
         b.iter(|| run(&chain, &p, &cfg).unwrap())
+    });
+
+    let coalesced = isa::parse_kernel(COALESCED).unwrap();
+    let instrs = run(&coalesced, &p, &cfg).unwrap().instructions;
+    g.throughput(Throughput::Elements(instrs));
+    g.bench_function("coalesced_chain_32_warps/warp_instructions", |b| {
+        b.iter(|| run(&coalesced, &p, &cfg).unwrap())
     });
 
     let issue = isa::parse_kernel(ISSUE).unwrap();

@@ -1556,11 +1556,52 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
             self.lines.clear();
             memory::lines_of(a, width, &mut self.lines);
+        } else if let Some(step) = mo.addr.lane_step()
+            && mo.space == Space::Global
+            && (0..=d.width.max(1) as i64).contains(&step)
+        {
+            // Lanes a step apart that leave no gap (most coalesced loads: `lane * 4`
+            // with 4-byte lanes): together one contiguous run from lane 0's address to
+            // lane 31's end, whose lines and sectors are what coalescing the 32 lanes'
+            // addresses finds. Lanes 0 and 31 in bounds put every lane between in
+            // bounds; otherwise the lane-by-lane path names the first lane out.
+            self.contiguous_lanes(slot, mo, d.width)?;
         } else {
             self.lane_addrs(slot, mo, d.width, false)?;
             memory::coalesce(&self.addrs, d.width, &mut self.lines);
         }
         Ok(self.request_lines(slot, mo, write, through_l1))
+    }
+
+    /// `self.lines` for a global access whose lanes cover one contiguous run (see
+    /// `global_access`).
+    #[inline(never)]
+    fn contiguous_lanes(
+        &mut self,
+        slot: u32,
+        mo: &lower::MemOperand,
+        width: u32,
+    ) -> Result<(), SimError> {
+        let w = &self.warps[slot as usize];
+        let mut env = Env {
+            vars: &w.vars,
+            warp: w.warp as i64,
+            lane: 0,
+            cta: self.ctas[w.cta as usize].grid_id as i64,
+        };
+        let first = self.lane_addr(slot, mo, width, &env)?;
+        env.lane = 31;
+        match self.lane_addr(slot, mo, width, &env) {
+            Ok(last) => {
+                self.lines.clear();
+                memory::lines_of(first, last + width.max(1) as u64 - first, &mut self.lines);
+            }
+            Err(_) => {
+                self.lane_addrs(slot, mo, width, false)?;
+                memory::coalesce(&self.addrs, width, &mut self.lines);
+            }
+        }
+        Ok(())
     }
 
     /// `global_access` of the lines in `self.lines`.

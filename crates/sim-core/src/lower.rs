@@ -333,6 +333,18 @@ impl CExpr {
         }
     }
 
+    /// Where the value is affine with nothing applied to the sum: how much each lane
+    /// adds to it (lane `l`'s value is lane 0's plus `l` times this).
+    #[inline]
+    pub fn lane_step(&self) -> Option<i64> {
+        match self {
+            CExpr::Code {
+                affine: Some(a), ..
+            } if a.n_tail == 0 => Some(a.builtins[1]),
+            _ => None,
+        }
+    }
+
     /// True when lanes of one warp may see different values.
     #[inline]
     pub fn uses_lane(&self) -> bool {

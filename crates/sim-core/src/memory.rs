@@ -1049,6 +1049,25 @@ mod tests {
         assert_eq!(coalesce(&wide, 16, &mut out), 4);
     }
 
+    proptest::proptest! {
+        /// Lanes a step apart that leave no gap (step 0 to the width) touch the lines and
+        /// sectors of the one run from lane 0's address to lane 31's end: what the
+        /// engine computes for them instead of coalescing 32 addresses.
+        #[test]
+        fn gapless_lanes_coalesce_as_one_run(
+            first in 0u64..1 << 40,
+            width in proptest::sample::select(vec![1u32, 2, 4, 8, 16]),
+            step in 0u64..=16,
+        ) {
+            let step = step.min(width as u64);
+            let addrs: [u64; 32] = std::array::from_fn(|l| first + l as u64 * step);
+            let (mut lanes, mut run) = (Vec::new(), Vec::new());
+            coalesce(&addrs, width, &mut lanes);
+            lines_of(first, 31 * step + width as u64, &mut run);
+            proptest::prop_assert_eq!(lanes, run);
+        }
+    }
+
     #[test]
     fn bank_conflicts_serialize() {
         let unit: [u64; 32] = std::array::from_fn(|l| l as u64 * 4);

@@ -776,3 +776,27 @@ fn fast_forward_changes_nothing_when_warps_wait_beyond_the_due_wheel() {
     assert!(d.contains("deadlock"), "{d}");
     assert_eq!(d, outcome(&deadlocks, false));
 }
+
+/// A coalesced load (lanes 4 bytes apart) that runs off its buffer names the first lane
+/// out, as evaluating every lane would; one that fits reads its one line.
+#[test]
+fn a_coalesced_load_off_its_buffer_names_the_first_lane_out() {
+    let p = h100();
+    let at = |offset: u64| {
+        format!(
+            "kernel edge\nlaunch cta_threads=32 regs=8 smem=0 grid=1\nbuffer A size=256\nrole main warps=0..0\n  LDG.E R1, A[{offset} + lane * 4]\n  EXIT\n"
+        )
+    };
+    // Lanes 0..=31 cover bytes 128..256: in bounds, one line.
+    let m = sim(&at(128), &p).memory;
+    assert_eq!(m.requests_l2_near + m.requests_l2_far + m.requests_hbm, 1);
+    // From 200, lane 14 reads byte 256: the first lane out of the 256 bytes.
+    let first_out = (256 - 200) / 4;
+    let e = run(&kernel(&at(200)), &p, &RunConfig::default()).unwrap_err();
+    assert!(
+        e.to_string().contains(&format!(
+            "lane {first_out} reads byte 256 of buffer `A`, which has 256 bytes"
+        )),
+        "{e}"
+    );
+}
