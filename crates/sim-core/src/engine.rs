@@ -1390,6 +1390,20 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
             return Ok(true);
         }
+        if let Some(step) = m.addr.lane_step()
+            && m.space != Space::Local
+        {
+            // Lane l's address is lane 0's plus l steps: with lanes 0 and 31 in bounds,
+            // so is every lane between (else the loop below names the first lane out).
+            let first = self.lane_addr(slot, m, width, &env)?;
+            env.lane = 31;
+            if self.lane_addr(slot, m, width, &env).is_ok() {
+                for (lane, a) in self.addrs.iter_mut().enumerate() {
+                    *a = first.wrapping_add_signed(step.wrapping_mul(lane as i64));
+                }
+                return Ok(false);
+            }
+        }
         for lane in 0..32 {
             env.lane = lane;
             self.addrs[lane as usize] = self.lane_addr(slot, m, width, &env)?;
