@@ -800,3 +800,18 @@ fn a_coalesced_load_off_its_buffer_names_the_first_lane_out() {
         "{e}"
     );
 }
+
+/// A shared-memory address that goes negative from some lane on names that lane, as
+/// evaluating every lane would (lanes are filled from lane 0's only when lane 31's
+/// address is valid too).
+#[test]
+fn a_shared_address_going_negative_names_the_first_lane() {
+    let src = "kernel neg\nlaunch cta_threads=32 regs=8 smem=1024 grid=1\nshared s size=1024\nrole main warps=0..0\n  LDS R1, s[60 - lane * 4]\n  EXIT\n";
+    let e = run(&kernel(src), &h100(), &RunConfig::default()).unwrap_err();
+    // Lane 16 is the first below 0: 60 - 64.
+    assert!(
+        e.to_string()
+            .contains("lane 16 computes a negative address -4"),
+        "{e}"
+    );
+}
