@@ -65,6 +65,9 @@ pub enum CExpr {
         lane: bool,
         /// Reads `cta`: CTAs may compute different values.
         cta: bool,
+        /// Where lane `l`'s value is lane 0's plus `l` times a constant, the constant
+        /// (`lane_step`).
+        lane_step: Option<i64>,
     },
 }
 
@@ -206,6 +209,40 @@ impl Affine {
     }
 }
 
+/// How much each lane adds to the value of `code`, where lane `l`'s value is lane 0's
+/// plus `l` times a constant: an affine form with nothing applied to its sum, or a
+/// lane term added last to a part that does not read `lane` (`x % 4096 + lane * 4`:
+/// what is added to the lane term is the same for every lane, faults included).
+fn lane_step_of(code: &[EOp], affine: Option<&Affine>) -> Option<i64> {
+    if let Some(a) = affine
+        && a.n_tail == 0
+    {
+        return Some(a.builtins[1]);
+    }
+    // The lane term, `lane` or `lane * c`, with the rest added before or after it.
+    let (step, term) = match code {
+        [
+            ..,
+            EOp::Lane,
+            EOp::BinK(BinOp::Mul, c),
+            EOp::Bin(BinOp::Add),
+        ] => (*c, 2),
+        [.., EOp::Lane, EOp::Bin(BinOp::Add)] => (1, 1),
+        _ => return None,
+    };
+    let n = code.len();
+    // `rest + term`: the rest is all the code before the term.
+    let rest_then_term = &code[..n - 1 - term];
+    // `term + rest`: the term comes first, the rest after it.
+    let term_then_rest = &code[term..n - 1];
+    let lane_free = |c: &[EOp]| !c.contains(&EOp::Lane) && one_value(c);
+    if lane_free(rest_then_term) || (code[0] == EOp::Lane && lane_free(term_then_rest)) {
+        Some(step)
+    } else {
+        None
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalFault(pub String);
 
@@ -251,10 +288,12 @@ fn div_pow2(x: i64, shift: u32) -> i64 {
 impl CExpr {
     /// Wraps postfix code, noting which built-ins it reads.
     pub fn code(code: Vec<EOp>) -> CExpr {
+        let affine = Affine::of(&code);
         CExpr::Code {
             lane: code.contains(&EOp::Lane),
             cta: code.contains(&EOp::Cta),
-            affine: Affine::of(&code),
+            lane_step: lane_step_of(&code, affine.as_ref()),
+            affine,
             code: code.into_boxed_slice(),
         }
     }
@@ -333,15 +372,12 @@ impl CExpr {
         }
     }
 
-    /// Where the value is affine with nothing applied to the sum: how much each lane
-    /// adds to it (lane `l`'s value is lane 0's plus `l` times this).
+    /// Where lane `l`'s value is lane 0's plus `l` times a constant: the constant.
     #[inline]
     pub fn lane_step(&self) -> Option<i64> {
         match self {
-            CExpr::Code {
-                affine: Some(a), ..
-            } if a.n_tail == 0 => Some(a.builtins[1]),
-            _ => None,
+            CExpr::Code { lane_step, .. } => *lane_step,
+            CExpr::Const(_) => None,
         }
     }
 
@@ -620,6 +656,26 @@ fn compile(e: &Expr, k: &Kernel, scope: &[String], out: &mut Vec<EOp>) -> Result
         }
     }
     Ok(())
+}
+
+/// Whether `code` is one whole expression: it leaves one value and takes none it did
+/// not push.
+fn one_value(code: &[EOp]) -> bool {
+    let mut d = 0i32;
+    for op in code {
+        let (takes, leaves) = match op {
+            EOp::Const(_) | EOp::Var(_) | EOp::Warp | EOp::Lane | EOp::Warpgroup | EOp::Cta => {
+                (0, 1)
+            }
+            EOp::Neg | EOp::Not | EOp::BinK(..) | EOp::RemPow2(_) | EOp::DivPow2(_) => (1, 1),
+            EOp::Bin(_) | EOp::Min | EOp::Max => (2, 1),
+        };
+        if d < takes {
+            return false;
+        }
+        d += leaves - takes;
+    }
+    d == 1
 }
 
 fn depth(code: &[EOp]) -> usize {
@@ -1225,6 +1281,7 @@ mod tests {
                 affine: None,
                 lane: *lane,
                 cta: *cta,
+                lane_step: None,
             }
             .eval(env),
             CExpr::Const(v) => Ok(*v),
@@ -1295,6 +1352,44 @@ mod tests {
                 vars[1] = j;
                 let env = Env { vars: &vars, warp, lane, cta };
                 proptest::prop_assert_eq!(c.eval(&env), postfix(&c, &env), "{:?}", c);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Wherever a lane step is found, each lane's value (or fault) is lane 0's plus
+        /// that many steps, for the expression alone and with a lane term added to it.
+        #[test]
+        fn a_lane_step_gives_every_lane_s_value(
+            e in expr(),
+            c in -64i64..64,
+            term_first in proptest::prelude::any::<bool>(),
+            i in -100i64..100_000,
+            warp in 0i64..32,
+        ) {
+            let scope = vec!["i".to_string(), "j".to_string()];
+            let k = isa::parse_kernel("kernel k\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  EXIT\n").unwrap();
+            let lane_term = Expr::Bin(BinOp::Mul, Box::new(Expr::Var("lane".into())), Box::new(Expr::Int(c)));
+            let sum = if term_first {
+                Expr::Bin(BinOp::Add, Box::new(lane_term), Box::new(e.clone()))
+            } else {
+                Expr::Bin(BinOp::Add, Box::new(e.clone()), Box::new(lane_term))
+            };
+            for e in [e, sum] {
+                let mut code = Vec::new();
+                if compile(&e, &k, &scope, &mut code).is_err() || depth(&code) > 16 {
+                    continue;
+                }
+                let x = CExpr::code(code);
+                let Some(step) = x.lane_step() else { continue };
+                let mut vars = [0i64; MAX_LOOP_DEPTH];
+                vars[0] = i;
+                let at = |lane| postfix(&x, &Env { vars: &vars, warp, lane, cta: 3 });
+                let first = at(0);
+                for lane in 1..32 {
+                    let expected = first.clone().map(|v| v.wrapping_add(step.wrapping_mul(lane)));
+                    proptest::prop_assert_eq!(at(lane), expected, "{:?} lane {}", x, lane);
+                }
             }
         }
     }
