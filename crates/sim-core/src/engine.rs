@@ -1552,14 +1552,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         if !mo.addr.uses_lane() && mo.space != Space::Local {
             // A warp-uniform address (a broadcast, most loads): one lane's lines, no
             // comparing, evaluated here rather than through `lane_addrs`.
-            let w = &self.warps[slot as usize];
-            let env = Env {
-                vars: &w.vars,
-                warp: w.warp as i64,
-                lane: 0,
-                cta: self.ctas[w.cta as usize].grid_id as i64,
-            };
-            let a = self.lane_addr(slot, mo, d.width, &env)?;
+            let a = self.lane_addr(slot, mo, d.width, &self.env(slot, 0))?;
             let width = d.width.max(1) as u64;
             let (first, last) = (a / SECTOR, (a + width - 1) / SECTOR);
             if !write && through_l1 && first / SECTORS_PER_LINE == last / SECTORS_PER_LINE {
@@ -1596,13 +1589,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         mo: &lower::MemOperand,
         width: u32,
     ) -> Result<(), SimError> {
-        let w = &self.warps[slot as usize];
-        let mut env = Env {
-            vars: &w.vars,
-            warp: w.warp as i64,
-            lane: 0,
-            cta: self.ctas[w.cta as usize].grid_id as i64,
-        };
+        let mut env = self.env(slot, 0);
         let first = self.lane_addr(slot, mo, width, &env)?;
         env.lane = 31;
         match self.lane_addr(slot, mo, width, &env) {
