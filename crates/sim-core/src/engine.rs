@@ -16,10 +16,7 @@ use isa::{Kernel, Pipe};
 
 use crate::due::{self, DueWheel};
 use crate::lower::{self, CExpr, DInstr, Env, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS};
-use crate::memory::{self, LINE, Memory, SECTOR};
-
-/// Sectors in a line.
-const SECTORS_PER_LINE: u64 = LINE / SECTOR;
+use crate::memory::{self, LINE, Memory, SECTOR, SECTORS_PER_LINE};
 use crate::profile::{Profile, Timing};
 use crate::result::*;
 use crate::scheduler::{Candidate, Policy, SchedulerPolicy};
@@ -1614,20 +1611,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         write: bool,
         through_l1: bool,
     ) -> u64 {
-        let now = self.now;
-        let sp = self.warps[slot as usize].sp as usize & 3;
-        // `now` is far below 2^63: the signed conversion is exact, and shorter.
-        let start = memory::later(self.l1_free, now as i64 as f64);
-        let n = self.lines.len();
-        // One line (most requests) takes the quotient computed once: the same value.
-        self.l1_free = start
-            + if n == 1 {
-                self.l1_line_time
-            } else {
-                n as f64 / self.t.l1_lines_per_clk
-            };
-        let depart = memory::ceil(start);
-        self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
+        let depart = self.enter_l1tex(slot, self.lines.len());
         let local = mo.space == Space::Local;
         let sharers = if write || self.lines.is_empty() {
             1
@@ -1675,16 +1659,31 @@ impl<'a, S: Sink> Engine<'a, S> {
         done
     }
 
+    /// A request of `n` lines enters L1TEX: it takes its turn at L1's line rate and a
+    /// place in the sub-partition's LSU queue until its last line is through. Returns
+    /// when its first line leaves the pipeline.
+    #[inline(always)]
+    fn enter_l1tex(&mut self, slot: u32, n: usize) -> u64 {
+        let now = self.now;
+        let sp = self.warps[slot as usize].sp as usize & 3;
+        // `now` is far below 2^63: the signed conversion is exact, and shorter.
+        let start = memory::later(self.l1_free, now as i64 as f64);
+        // One line (most requests) takes the quotient computed once: the same value.
+        self.l1_free = start
+            + if n == 1 {
+                self.l1_line_time
+            } else {
+                n as f64 / self.t.l1_lines_per_clk
+            };
+        self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
+        memory::ceil(start)
+    }
+
     /// `global_access` for a read through L1 of one line: the same steps, in the same
     /// order, as its loop takes for a request whose only line this is.
     #[inline(always)]
     fn read_one_line(&mut self, slot: u32, mo: &lower::MemOperand, line: u64, sectors: u32) -> u64 {
-        let now = self.now;
-        let sp = self.warps[slot as usize].sp as usize & 3;
-        let start = memory::later(self.l1_free, now as i64 as f64);
-        self.l1_free = start + self.l1_line_time;
-        let depart = memory::ceil(start);
-        self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
+        let depart = self.enter_l1tex(slot, 1);
         let sharers = self.sharers(slot, mo, line);
         self.mem.begin_request(sharers);
         let (t, level) = self.mem.read_l1(line, sectors, depart, depart);

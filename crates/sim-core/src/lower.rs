@@ -556,20 +556,20 @@ impl Program {
         for role in &mut self.roles {
             for node in &mut role.code {
                 let Node::Instr(d) = node else { continue };
-                let result = match d.latency {
-                    ResultLatency::Fixed(c) => Some((fixed[c as usize], WarpState::Wait)),
+                let (result, own) = match d.latency {
+                    ResultLatency::Fixed(c) => {
+                        let cycles = fixed[c as usize];
+                        (Some((cycles, WarpState::Wait)), cycles)
+                    }
                     ResultLatency::Variable(Scoreboard::Short) => {
-                        Some((short, WarpState::ShortScoreboard))
+                        (Some((short, WarpState::ShortScoreboard)), 0)
                     }
                     ResultLatency::Variable(Scoreboard::Long) => {
-                        Some((long, WarpState::LongScoreboard))
+                        (Some((long, WarpState::LongScoreboard)), 0)
                     }
-                    ResultLatency::None => None,
+                    ResultLatency::None => (None, 0),
                 };
-                d.own_latency = match d.latency {
-                    ResultLatency::Fixed(c) => fixed[c as usize],
-                    _ => 0,
-                };
+                d.own_latency = own;
                 d.result = match d.kind {
                     Kind::Compute | Kind::Plain => result,
                     _ => None,
@@ -658,18 +658,21 @@ fn compile(e: &Expr, k: &Kernel, scope: &[String], out: &mut Vec<EOp>) -> Result
     Ok(())
 }
 
+/// What an operation does to the stack: the values it takes, and those it leaves.
+fn stack_effect(op: &EOp) -> (i32, i32) {
+    match op {
+        EOp::Const(_) | EOp::Var(_) | EOp::Warp | EOp::Lane | EOp::Warpgroup | EOp::Cta => (0, 1),
+        EOp::Neg | EOp::Not | EOp::BinK(..) | EOp::RemPow2(_) | EOp::DivPow2(_) => (1, 1),
+        EOp::Bin(_) | EOp::Min | EOp::Max => (2, 1),
+    }
+}
+
 /// Whether `code` is one whole expression: it leaves one value and takes none it did
 /// not push.
 fn one_value(code: &[EOp]) -> bool {
     let mut d = 0i32;
     for op in code {
-        let (takes, leaves) = match op {
-            EOp::Const(_) | EOp::Var(_) | EOp::Warp | EOp::Lane | EOp::Warpgroup | EOp::Cta => {
-                (0, 1)
-            }
-            EOp::Neg | EOp::Not | EOp::BinK(..) | EOp::RemPow2(_) | EOp::DivPow2(_) => (1, 1),
-            EOp::Bin(_) | EOp::Min | EOp::Max => (2, 1),
-        };
+        let (takes, leaves) = stack_effect(op);
         if d < takes {
             return false;
         }
@@ -681,11 +684,8 @@ fn one_value(code: &[EOp]) -> bool {
 fn depth(code: &[EOp]) -> usize {
     let (mut d, mut max) = (0i32, 0i32);
     for op in code {
-        d += match op {
-            EOp::Const(_) | EOp::Var(_) | EOp::Warp | EOp::Lane | EOp::Warpgroup | EOp::Cta => 1,
-            EOp::Neg | EOp::Not | EOp::BinK(..) | EOp::RemPow2(_) | EOp::DivPow2(_) => 0,
-            EOp::Bin(_) | EOp::Min | EOp::Max => -1,
-        };
+        let (takes, leaves) = stack_effect(op);
+        d += leaves - takes;
         max = max.max(d);
     }
     max as usize

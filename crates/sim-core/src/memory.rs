@@ -11,6 +11,7 @@ use crate::sink::MemLevel;
 
 pub const LINE: u64 = 128;
 pub const SECTOR: u64 = 32;
+pub const SECTORS_PER_LINE: u64 = LINE / SECTOR;
 
 /// A set-associative cache of 128-byte lines. Each line remembers when its data
 /// arrives, so a hit on a line still in flight waits for it (the MSHR merge).
@@ -668,7 +669,7 @@ impl Memory {
         mut done: u64,
         requests: &mut [u64; 5],
     ) -> u64 {
-        const SECTORS: u32 = (LINE / SECTOR) as u32;
+        const SECTORS: u32 = SECTORS_PER_LINE as u32;
         let l2_bytes = self.l2_share(LINE);
         let lat_near = self.lat_l2_near.saturating_add_signed(self.req_l2);
         let lat_far = self.lat_l2_far.saturating_add_signed(self.req_l2);
@@ -888,7 +889,7 @@ pub fn coalesce(addrs: &[u64], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
     for &a in lanes {
         for s in a / SECTOR..=(a + w - 1) / SECTOR {
             let line = s * SECTOR / LINE;
-            let bit = 1u32 << (s % (LINE / SECTOR));
+            let bit = 1u32 << (s % SECTORS_PER_LINE);
             if line != last_line {
                 last_idx = match out.iter().position(|(l, _)| *l == line) {
                     Some(i) => i,
@@ -911,12 +912,11 @@ pub fn coalesce(addrs: &[u64], width: u32, out: &mut Vec<(u64, u32)>) -> usize {
 /// The lines one address's `w` bytes touch, each with its sector count, as `coalesce`
 /// lists them (in address order): a range of sectors needs no search.
 pub fn lines_of(a: u64, w: u64, out: &mut Vec<(u64, u32)>) -> usize {
-    const PER_LINE: u64 = LINE / SECTOR;
     let last = (a + w - 1) / SECTOR;
     let mut s = a / SECTOR;
     while s <= last {
-        let line = s / PER_LINE;
-        let end = last.min(line * PER_LINE + PER_LINE - 1);
+        let line = s / SECTORS_PER_LINE;
+        let end = last.min(line * SECTORS_PER_LINE + SECTORS_PER_LINE - 1);
         out.push((line, (end - s + 1) as u32));
         s = end + 1;
     }
