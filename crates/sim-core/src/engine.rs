@@ -88,7 +88,7 @@ pub fn run_with<S: Sink>(
         resident = resident.min(t.tmem_cols as u32 / kernel.launch.tmem_cols);
     } else if kernel.launch.tmem_cols > 0 {
         return Err(SimError::Invalid(format!(
-            "the kernel allocates {} tensor-memory columns but the {} profile has no tensor memory",
+            "the kernel allocates {} tensor-memory columns but the {} profile has no tensor memory (tcgen05 kernels need a Blackwell profile such as b200)",
             kernel.launch.tmem_cols,
             profile.name()
         )));

@@ -15,9 +15,10 @@ use crate::kernel_file;
 pub struct Args {
     /// A kernel file (`.smk`) or a built-in kernel `family/schedule` (see `smsim kernels`).
     pub kernel: String,
-    /// A built-in profile (h100, b200) or a profile TOML file.
-    #[arg(long, default_value = "h100")]
-    pub profile: String,
+    /// A built-in profile (h100, b200) or a profile TOML file; by default the profile
+    /// a built-in kernel's family targets (`smsim kernels` lists it), else h100.
+    #[arg(long)]
+    pub profile: Option<String>,
     /// Warp-scheduling policy: gto, lrr, oldest, two-level.
     #[arg(long, default_value = "two-level", value_parser = Policy::from_name)]
     pub policy: Policy,
@@ -97,8 +98,22 @@ pub fn load_kernel(name: &str, params: &[(String, i64)]) -> Result<isa::Kernel, 
     ))
 }
 
+/// The profile `run` uses when none is named: a built-in kernel's family's own (a
+/// Blackwell kernel needs the B200's tensor memory), else the H100's.
+pub fn default_profile(kernel: &str) -> &'static str {
+    let builtin = !Path::new(kernel).exists() && !kernel.ends_with(".smk");
+    match kernel.split_once('/') {
+        Some((family, _)) if builtin => traces::family(family).map_or("h100", |f| f.profile),
+        _ => "h100",
+    }
+}
+
 pub fn run(args: &Args) -> ExitCode {
-    let profile = match load_profile(&args.profile, &args.set) {
+    let name = args
+        .profile
+        .as_deref()
+        .unwrap_or_else(|| default_profile(&args.kernel));
+    let profile = match load_profile(name, &args.set) {
         Ok(p) => p,
         Err(m) => {
             eprintln!("error: {m}");

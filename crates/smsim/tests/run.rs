@@ -183,3 +183,25 @@ fn warm_l2_starts_a_buffer_in_l2_and_names_a_missing_one() {
         "{err}"
     );
 }
+
+#[test]
+fn a_builtin_kernel_runs_on_its_familys_profile_unless_told_otherwise() {
+    // The Blackwell family's kernels need the B200's tensor memory: no --profile needed.
+    let (code, out, err) = smsim(&["run", "blackwell-matmul/ws", "-p", "TILES=2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("smsim run: kernel bw_matmul_ws on profile b200,"),
+        "{out}"
+    );
+    // A profile named on the command line wins, and its refusal says what to use.
+    let (code, _, err) = smsim(&["run", "blackwell-matmul/ws", "--profile", "h100"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("h100 profile has no tensor memory") && err.contains("b200"),
+        "{err}"
+    );
+    // A Hopper family and a kernel file keep the H100's.
+    let (code, out, err) = smsim(&["run", "latency-hiding/chase"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("on profile h100,"), "{out}");
+}
