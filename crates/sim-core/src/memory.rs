@@ -370,20 +370,34 @@ impl Bandwidth {
     }
     /// Transfers `bytes` starting no earlier than `t`; returns when the transfer ends.
     pub fn transfer(&mut self, t: u64, bytes: u64) -> u64 {
+        ceil(self.carry(t, bytes))
+    }
+
+    /// `transfer`'s end before rounding up to a cycle (see `hold`).
+    #[inline(always)]
+    fn carry(&mut self, t: u64, bytes: u64) -> f64 {
         self.bytes += bytes;
         // Byte counts and cycles are far below 2^63: the signed conversion is exact,
         // and shorter than the unsigned one.
-        self.occupy(t, bytes as i64 as f64)
+        self.hold(t, bytes as i64 as f64)
     }
 
     /// Holds the server for `bytes` (a share, possibly fractional) from no earlier than
     /// `t`; returns when that ends. Counts no bytes.
     pub fn occupy(&mut self, t: u64, bytes: f64) -> u64 {
+        ceil(self.hold(t, bytes))
+    }
+
+    /// `occupy`'s end before rounding up to a cycle: for a caller that waits for the
+    /// later of several servers, and rounds once (rounding up is monotone, so the later
+    /// end rounded is the later of the ends rounded).
+    #[inline(always)]
+    fn hold(&mut self, t: u64, bytes: f64) -> f64 {
         let start = later(self.free_at, t as i64 as f64);
         let cycles = bytes * self.clk_per_byte;
         self.free_at = start + cycles;
         self.busy += cycles;
-        ceil(self.free_at)
+        self.free_at
     }
 }
 
@@ -511,9 +525,9 @@ impl Memory {
     /// Moves `bytes` between L2 and this SM: through the SM's port and its share of the
     /// chip's L2 bandwidth; returns when both are done.
     fn l2_transfer(&mut self, t: u64, bytes: u64) -> u64 {
-        let port = self.l2_bw.transfer(t, bytes);
-        let chip = self.l2_chip.occupy(t, bytes as f64 * self.req_l2_chip_cost);
-        port.max(chip)
+        let port = self.l2_bw.carry(t, bytes);
+        let chip = self.l2_chip.hold(t, bytes as f64 * self.req_l2_chip_cost);
+        ceil(later(port, chip))
     }
 
     fn draw(&mut self, jitter: u64) -> i64 {
@@ -612,17 +626,18 @@ impl Memory {
             lat += self.lat_hbm_tma_extra;
         }
         let lat = lat.saturating_add_signed(jitter);
-        self.hbm_bw.transfer(t, self.req_hbm_line_bytes);
-        let credit = ceil((self.hbm_bw.free_at - self.hbm_burst_cycles).max(0.0));
+        let sustained = self.hbm_bw.carry(t, self.req_hbm_line_bytes);
+        let credit = (sustained - self.hbm_burst_cycles).max(0.0);
         // The line crosses this SM's port at the burst rate (faster than a hit's
         // `l2_bytes_per_clk_sm_max`: one copy's lines from HBM arrive at up to 126 B/clk),
         // and the chip's L2.
-        let burst = self.hbm_burst.transfer(t, l2_bytes);
+        let burst = self.hbm_burst.carry(t, l2_bytes);
         self.l2_bw.bytes += l2_bytes;
         let chip = self
             .l2_chip
-            .occupy(t, l2_bytes as f64 * self.req_l2_chip_cost);
-        burst.max(credit).max(chip).max(t) + lat
+            .hold(t, l2_bytes as f64 * self.req_l2_chip_cost);
+        // One rounding of the latest (see `Bandwidth::hold`).
+        ceil(later(later(burst, credit), chip)).max(t) + lat
     }
 
     /// The bytes of `bytes` read from L2 this SM carries: a multicast request carries its
@@ -710,7 +725,7 @@ impl Memory {
         self.l2_bw.bytes += (near + far) * l2_bytes;
         for (at, lat) in [(near_at, lat_near), (far_at, lat_far)] {
             if let Some((port, chip)) = at {
-                done = done.max(ceil(port).max(ceil(chip)) + lat);
+                done = done.max(ceil(later(port, chip)) + lat);
             }
         }
         done = done.max(hit_ready);
