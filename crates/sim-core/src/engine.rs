@@ -1666,8 +1666,14 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn enter_l1tex(&mut self, slot: u32, n: usize) -> u64 {
         let now = self.now;
         let sp = self.warps[slot as usize].sp as usize & 3;
-        // `now` is far below 2^63: the signed conversion is exact, and shorter.
-        let start = memory::later(self.l1_free, now as i64 as f64);
+        // `now` is far below 2^52: the signed conversion is exact, and shorter; and a
+        // request that finds L1 idle starts at `now`, a whole cycle: no rounding up.
+        let now_f = now as i64 as f64;
+        let (start, first_out) = if self.l1_free > now_f {
+            (self.l1_free, memory::ceil(self.l1_free))
+        } else {
+            (now_f, now)
+        };
         // One line (most requests) takes the quotient computed once: the same value.
         self.l1_free = start
             + if n == 1 {
@@ -1676,7 +1682,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 n as f64 / self.t.l1_lines_per_clk
             };
         self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
-        memory::ceil(start)
+        first_out
     }
 
     /// `global_access` for a read through L1 of one line: the same steps, in the same
