@@ -70,7 +70,9 @@ impl SetLayout {
     }
 
     /// Empties a set: no tags, ranks in way order (bytes beyond the last way 0xFF,
-    /// never the least recently used).
+    /// never the least recently used). (Out of line: it runs once per set and run.)
+    #[cold]
+    #[inline(never)]
     fn empty(&self, block: &mut [u64], epoch: u32) {
         block[0] = u64::from(epoch);
         // Word i holds ways 8i to 8i + 7 in its bytes, low byte first: 8i + b in byte b.
@@ -221,34 +223,44 @@ impl Cache {
         }
     }
 
-    /// The block of a line's set, the set emptied first if this is its first use.
+    /// The set a line maps to.
     #[inline(always)]
-    fn set_of(&mut self, line: u64) -> usize {
+    fn set_index(&self, line: u64) -> usize {
         // Hash the line address so strided footprints spread over the sets.
         let h = line ^ (line >> 7) ^ (line >> 17);
-        let set = if h <= u32::MAX as u64 {
+        if h <= u32::MAX as u64 {
             let low = self.sets_magic.wrapping_mul(h);
             ((low as u128 * self.sets as u128) >> 64) as usize
         } else {
             (h % self.sets) as usize
-        };
-        let base = set * self.set.stride;
-        if self.words[base] != u64::from(self.epoch) {
-            self.empty_set(base);
         }
-        base
     }
 
-    #[inline(never)]
-    fn empty_set(&mut self, base: usize) {
-        let block = &mut self.words[base..base + self.set.stride];
-        self.set.empty(block, self.epoch);
+    /// The block of a line's set, the set emptied first if this is its first use.
+    #[inline(always)]
+    fn set_of(&mut self, line: u64) -> usize {
+        let base = self.set_index(line) * self.set.stride;
+        let (set, epoch) = (self.set, self.epoch);
+        let block = self.block(base);
+        if block[0] != u64::from(epoch) {
+            set.empty(block, epoch);
+        }
+        base
     }
 
     /// The words of the set whose block starts at `base`.
     #[inline(always)]
     fn block(&mut self, base: usize) -> &mut [u64] {
         &mut self.words[base..base + self.set.stride]
+    }
+
+    /// `block` for a layout of `S` words known when compiling: one bounds check, and
+    /// none on the words within.
+    #[inline(always)]
+    fn block_of<const S: usize>(&mut self, base: usize) -> &mut [u64; S] {
+        (&mut self.words[base..base + S])
+            .try_into()
+            .expect("a slice of S words")
     }
 
     /// Looks a line up; on a hit returns when its data is (or will be) there.
@@ -260,47 +272,49 @@ impl Cache {
     /// (Inlined always: it runs once or twice per line, and a call costs it a fifth.)
     #[inline(always)]
     pub fn probe(&mut self, line: u64) -> Result<u64, Victim> {
-        let base = self.set_of(line);
+        let set = self.set_index(line);
         // The profiles' associativities with their layout known when compiling: the
         // same code, without a bounds check per word.
         match self.set.ways {
-            16 => self.probe_at::<STRIDE_16>(base, line, SetLayout::new(16)),
-            4 => self.probe_at::<STRIDE_4>(base, line, SetLayout::new(4)),
+            16 => self.probe_at::<STRIDE_16>(set, line, SetLayout::new(16)),
+            4 => self.probe_at::<STRIDE_4>(set, line, SetLayout::new(4)),
             _ => {
+                let base = self.set_of(line);
                 let set = self.set;
                 set.probe(self.block(base), base, line)
             }
         }
     }
 
+    /// `probe` in set `set` of a layout of `S` words: the set's block sliced once for
+    /// its epoch check and its lookup.
     #[inline(always)]
     fn probe_at<const S: usize>(
         &mut self,
-        base: usize,
+        set: usize,
         line: u64,
-        set: SetLayout,
+        layout: SetLayout,
     ) -> Result<u64, Victim> {
-        let block: &mut [u64; S] = self.block(base).try_into().expect("the set's stride");
-        set.probe(block, base, line)
+        let base = set * S;
+        let epoch = self.epoch;
+        let block = self.block_of::<S>(base);
+        if block[0] != u64::from(epoch) {
+            layout.empty(block, epoch);
+        }
+        layout.probe(block, base, line)
     }
 
     /// Installs a line in the way `probe` chose.
     #[inline(always)]
     pub fn install(&mut self, v: Victim, line: u64, ready: u64) {
         match self.set.ways {
-            16 => self.install_at::<STRIDE_16>(v, line, ready, SetLayout::new(16)),
-            4 => self.install_at::<STRIDE_4>(v, line, ready, SetLayout::new(4)),
+            16 => SetLayout::new(16).put(self.block_of::<STRIDE_16>(v.base), v.way, line, ready),
+            4 => SetLayout::new(4).put(self.block_of::<STRIDE_4>(v.base), v.way, line, ready),
             _ => {
                 let set = self.set;
                 set.put(self.block(v.base), v.way, line, ready);
             }
         }
-    }
-
-    #[inline(always)]
-    fn install_at<const S: usize>(&mut self, v: Victim, line: u64, ready: u64, set: SetLayout) {
-        let block: &mut [u64; S] = self.block(v.base).try_into().expect("the set's stride");
-        set.put(block, v.way, line, ready);
     }
 
     /// Installs a line whose data arrives at `ready`, evicting the least recently used.
