@@ -148,8 +148,11 @@ impl SetLayout {
     /// Puts `line` in `way`, its data arriving at `ready`, as the most recently used.
     #[inline(always)]
     fn put(&self, block: &mut [u64], way: usize, line: u64, ready: u64) {
-        block[self.tags_at + way] = line + 1;
-        block[self.ready_at + way] = ready;
+        // One bounds check, on `way`: the ready times are as many as the tags, and
+        // the rank words hold that many bytes (so the compiler drops the others).
+        let (tags, ready_times) = block[self.tags_at..].split_at_mut(self.ways);
+        tags[way] = line + 1;
+        ready_times[way] = ready;
         self.touch(block, way);
     }
 }
