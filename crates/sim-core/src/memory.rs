@@ -69,23 +69,26 @@ impl SetLayout {
         }
     }
 
-    /// Empties a set: no tags, ranks in way order (bytes beyond the last way 0xFF,
-    /// never the least recently used). (Out of line: it runs once per set and run.)
+    /// Empties a set of `ways` ways: no tags, ranks in way order (bytes beyond the last
+    /// way 0xFF, never the least recently used). Out of line, as it runs once per set
+    /// and run; given the way count alone, as a layout passed by reference would be
+    /// stored for it at every lookup.
     #[cold]
     #[inline(never)]
-    fn empty(&self, block: &mut [u64], epoch: u32) {
+    fn empty(ways: usize, block: &mut [u64], epoch: u32) {
+        let set = SetLayout::new(ways);
         block[0] = u64::from(epoch);
         // Word i holds ways 8i to 8i + 7 in its bytes, low byte first: 8i + b in byte b.
         const WAY_IN_WORD: u64 = 0x0706_0504_0302_0100;
-        let ranks = &mut block[1..self.tags_at];
+        let ranks = &mut block[1..set.tags_at];
         for (i, word) in ranks.iter_mut().enumerate() {
             *word = WAY_IN_WORD + i as u64 * 8 * BYTE_ONES;
         }
         // The last word's bytes beyond the last way (those `last_rank_bytes` leaves out).
         if let Some(last) = ranks.last_mut() {
-            *last |= !(self.last_rank_bytes * 0xFF);
+            *last |= !(set.last_rank_bytes * 0xFF);
         }
-        block[self.tags_at..self.ready_at].fill(0);
+        block[set.tags_at..set.ready_at].fill(0);
     }
 
     /// The way holding `line`, if any.
@@ -246,7 +249,7 @@ impl Cache {
         let (set, epoch) = (self.set, self.epoch);
         let block = self.block(base);
         if block[0] != u64::from(epoch) {
-            set.empty(block, epoch);
+            SetLayout::empty(set.ways, block, epoch);
         }
         base
     }
@@ -302,7 +305,7 @@ impl Cache {
         let epoch = self.epoch;
         let block = self.block_of::<S>(base);
         if block[0] != u64::from(epoch) {
-            layout.empty(block, epoch);
+            SetLayout::empty(layout.ways, block, epoch);
         }
         layout.probe(block, base, line)
     }
