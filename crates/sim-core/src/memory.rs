@@ -132,6 +132,23 @@ impl SetLayout {
         ranks[word] = (ranks[word] & !(0xFF << shift)) | (top << shift);
     }
 
+    /// `touch` of the least recently used way (rank 0: `lru`'s choice): every other
+    /// rank moves one down, a subtraction per word. The way's byte is first raised to
+    /// `ways`, which the subtraction leaves at the top rank, `ways - 1` (and every byte
+    /// subtracted from is then at least 1: no borrow between bytes).
+    #[inline(always)]
+    fn touch_least(&self, block: &mut [u64], way: usize) {
+        let ranks = &mut block[1..self.tags_at];
+        let (word, shift) = (way / 8, 8 * (way % 8));
+        debug_assert_eq!((ranks[word] >> shift) & 0xFF, 0, "way {way} is not the LRU");
+        ranks[word] |= (self.ways as u64) << shift;
+        let (last, full) = ranks.split_last_mut().expect("a set has a rank word");
+        for x in full {
+            *x -= BYTE_ONES;
+        }
+        *last -= self.last_rank_bytes;
+    }
+
     /// Looks `line` up in its set's block (at `base`): the hit's ready time, or the way
     /// to install it in.
     #[inline(always)]
@@ -151,12 +168,25 @@ impl SetLayout {
     /// Puts `line` in `way`, its data arriving at `ready`, as the most recently used.
     #[inline(always)]
     fn put(&self, block: &mut [u64], way: usize, line: u64, ready: u64) {
+        self.store(block, way, line, ready);
+        self.touch(block, way);
+    }
+
+    /// `put` in the least recently used way (a `Victim`'s).
+    #[inline(always)]
+    fn replace(&self, block: &mut [u64], way: usize, line: u64, ready: u64) {
+        self.store(block, way, line, ready);
+        self.touch_least(block, way);
+    }
+
+    /// Sets `way`'s tag and ready time.
+    #[inline(always)]
+    fn store(&self, block: &mut [u64], way: usize, line: u64, ready: u64) {
         // One bounds check, on `way`: the ready times are as many as the tags, and
         // the rank words hold that many bytes (so the compiler drops the others).
         let (tags, ready_times) = block[self.tags_at..].split_at_mut(self.ways);
         tags[way] = line + 1;
         ready_times[way] = ready;
-        self.touch(block, way);
     }
 }
 
@@ -310,15 +340,18 @@ impl Cache {
         layout.probe(block, base, line)
     }
 
-    /// Installs a line in the way `probe` chose.
+    /// Installs a line in the way `probe` chose, the set unchanged since (so that way
+    /// is still its least recently used: `SetLayout::touch_least`).
     #[inline(always)]
     pub fn install(&mut self, v: Victim, line: u64, ready: u64) {
         match self.set.ways {
-            16 => SetLayout::new(16).put(self.block_of::<STRIDE_16>(v.base), v.way, line, ready),
-            4 => SetLayout::new(4).put(self.block_of::<STRIDE_4>(v.base), v.way, line, ready),
+            16 => {
+                SetLayout::new(16).replace(self.block_of::<STRIDE_16>(v.base), v.way, line, ready)
+            }
+            4 => SetLayout::new(4).replace(self.block_of::<STRIDE_4>(v.base), v.way, line, ready),
             _ => {
                 let set = self.set;
-                set.put(self.block(v.base), v.way, line, ready);
+                set.replace(self.block(v.base), v.way, line, ready);
             }
         }
     }
