@@ -678,7 +678,7 @@ impl Memory {
         if tma {
             lat += self.lat_hbm_tma_extra;
         }
-        let lat = lat.saturating_add_signed(jitter);
+        let lat = jittered(lat, jitter);
         let sustained = self.hbm_bw.carry(t, self.req_hbm_line_bytes);
         let credit = (sustained - self.hbm_burst_cycles).max(0.0);
         // The line crosses this SM's port at the burst rate (faster than a hit's
@@ -739,8 +739,8 @@ impl Memory {
     ) -> u64 {
         const SECTORS: u32 = SECTORS_PER_LINE as u32;
         let l2_bytes = self.l2_share(LINE);
-        let lat_near = self.lat_l2_near.saturating_add_signed(self.req_l2);
-        let lat_far = self.lat_l2_far.saturating_add_signed(self.req_l2);
+        let lat_near = jittered(self.lat_l2_near, self.req_l2);
+        let lat_far = jittered(self.lat_l2_far, self.req_l2);
         let port_cycles = l2_bytes as f64 * self.l2_bw.clk_per_byte;
         let chip_cycles = l2_bytes as f64 * self.req_l2_chip_cost * self.l2_chip.clk_per_byte;
         let tf = t as f64;
@@ -806,7 +806,7 @@ impl Memory {
         } else {
             self.lat_l2_near
         };
-        let lat = lat.saturating_add_signed(self.req_l2);
+        let lat = jittered(lat, self.req_l2);
         let l2_bytes = self.l2_share(bytes);
         let (done, level) = match self.l2.probe(line) {
             Ok(ready) => {
@@ -896,6 +896,15 @@ impl Memory {
 #[inline(always)]
 pub fn later(a: f64, b: f64) -> f64 {
     if a > b { a } else { b }
+}
+
+/// A latency moved by a jitter draw, not below 0: `lat.saturating_add_signed(jitter)`
+/// in fewer host instructions, for the profile's latencies and jitters (a few summed,
+/// each a whole number below 10^12: `profile::whole`), which keep the sum far inside
+/// i64 and never reach the upper bound.
+#[inline(always)]
+fn jittered(lat: u64, jitter: i64) -> u64 {
+    (lat as i64 + jitter).max(0) as u64
 }
 
 /// SplitMix64: a page's bit from its number and the run's seed (a pure function, so the
