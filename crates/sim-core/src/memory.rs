@@ -927,11 +927,13 @@ fn unit(h: u64) -> f64 {
 /// cycle count), without a conversion: adding 2^52 leaves the nearest whole number in
 /// the low bits of the sum (its unit in the last place is 1), and one compare makes
 /// that the ceiling. Above, it goes through u64 conversions; the result is the same.
+/// (A negative `x`, which the model never makes, is not tested for outside debug
+/// builds: every caller passes a time or a sum of non-negative cycles.)
 #[inline]
 pub fn ceil(x: f64) -> u64 {
     const TWO_52: f64 = 4_503_599_627_370_496.0;
     debug_assert!(x >= 0.0, "{x} is negative");
-    if (0.0..TWO_52).contains(&x) {
+    if x < TWO_52 {
         let sum = x + TWO_52;
         let nearest = sum.to_bits() - TWO_52.to_bits();
         return nearest + u64::from(sum - TWO_52 < x);
