@@ -132,6 +132,12 @@ impl SetLayout {
         ranks[word] = (ranks[word] & !(0xFF << shift)) | (top << shift);
     }
 
+    /// Whether `way` is its set's most recently used.
+    #[inline(always)]
+    fn is_most_recent(&self, block: &[u64], way: usize) -> bool {
+        (block[1 + way / 8] >> (8 * (way % 8))) & 0xFF == (self.ways - 1) as u64
+    }
+
     /// `touch` of the least recently used way (rank 0: `lru`'s choice): every other
     /// rank moves one down, a subtraction per word. The way's byte is first raised to
     /// `ways`, which the subtraction leaves at the top rank, `ways - 1` (and every byte
@@ -150,12 +156,21 @@ impl SetLayout {
     }
 
     /// Looks `line` up in its set's block (at `base`): the hit's ready time, or the way
-    /// to install it in.
+    /// to install it in. `recent`: whether to check first for a hit on the most recently
+    /// used way (a line read again, a set of one line), which stays so: no ranks move.
     #[inline(always)]
-    fn probe(&self, block: &mut [u64], base: usize, line: u64) -> Result<u64, Victim> {
+    fn probe(
+        &self,
+        block: &mut [u64],
+        base: usize,
+        line: u64,
+        recent: bool,
+    ) -> Result<u64, Victim> {
         match self.find(block, line) {
             Some(w) => {
-                self.touch(block, w);
+                if !(recent && self.is_most_recent(block, w)) {
+                    self.touch(block, w);
+                }
                 Ok(block[self.ready_at + w])
             }
             None => Err(Victim {
@@ -308,16 +323,29 @@ impl Cache {
     /// (Inlined always: it runs once or twice per line, and a call costs it a fifth.)
     #[inline(always)]
     pub fn probe(&mut self, line: u64) -> Result<u64, Victim> {
+        self.probe_checking(line, true)
+    }
+
+    /// `probe` for a bulk copy's lines, which seldom hit their set's most recently used
+    /// way: without the check for it (which costs a copy's hits more than it saves).
+    #[inline(always)]
+    pub fn probe_streaming(&mut self, line: u64) -> Result<u64, Victim> {
+        self.probe_checking(line, false)
+    }
+
+    /// `probe`, checking for a hit on the most recent way if `recent`.
+    #[inline(always)]
+    fn probe_checking(&mut self, line: u64, recent: bool) -> Result<u64, Victim> {
         let set = self.set_index(line);
         // The profiles' associativities with their layout known when compiling: the
         // same code, without a bounds check per word.
         match self.set.ways {
-            16 => self.probe_at::<STRIDE_16>(set, line, SetLayout::new(16)),
-            4 => self.probe_at::<STRIDE_4>(set, line, SetLayout::new(4)),
+            16 => self.probe_at::<STRIDE_16>(set, line, SetLayout::new(16), recent),
+            4 => self.probe_at::<STRIDE_4>(set, line, SetLayout::new(4), recent),
             _ => {
                 let base = self.set_of(line);
                 let set = self.set;
-                set.probe(self.block(base), base, line)
+                set.probe(self.block(base), base, line, recent)
             }
         }
     }
@@ -330,6 +358,7 @@ impl Cache {
         set: usize,
         line: u64,
         layout: SetLayout,
+        recent: bool,
     ) -> Result<u64, Victim> {
         let base = set * S;
         let epoch = self.epoch;
@@ -337,7 +366,7 @@ impl Cache {
         if block[0] != u64::from(epoch) {
             SetLayout::empty(layout.ways, block, epoch);
         }
-        layout.probe(block, base, line)
+        layout.probe(block, base, line, recent)
     }
 
     /// Installs a line in the way `probe` chose, the set unchanged since (so that way
@@ -750,7 +779,7 @@ impl Memory {
         let (mut near, mut far, mut hbm) = (0u64, 0u64, 0u64);
         for line in first..=last {
             let is_far = Memory::is_far(line);
-            match self.l2.probe(line) {
+            match self.l2.probe_streaming(line) {
                 Ok(ready) => {
                     let port = later(self.l2_bw.free_at, tf) + port_cycles;
                     self.l2_bw.free_at = port;
