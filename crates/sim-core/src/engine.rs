@@ -466,6 +466,10 @@ impl Queue {
             None
         }
     }
+    /// Adds an entry that leaves at `depart`, if it has not left by `now` and there is room.
+    /// (Inlined always: every load and shared-memory access pushes one, and its usual
+    /// case, an empty or short queue, costs little more than the call.)
+    #[inline(always)]
     fn push(&mut self, now: u64, depart: u64) {
         self.prune(now);
         if depart > now && self.len < self.departs.len() {
