@@ -302,12 +302,12 @@ impl Warp<'_> {
                 latest = r as usize;
             }
         }
-        if let Some((base, n)) = d.dst {
+        if let Some((base, end)) = d.waw {
             // Write after write: wait only until this result would land after the
             // pending one (fixed-latency writes to one register then land in order).
             let own = d.own_latency;
-            let (base, end) = (base as usize, (base as usize + n as usize).min(REG_SLOTS));
-            for (r, reg) in regs[base.min(end)..end].iter().enumerate() {
+            let (base, end) = (base as usize, end as usize);
+            for (r, reg) in regs[base..end].iter().enumerate() {
                 let t = reg.ready.saturating_sub(own);
                 if t > ready {
                     ready = t;

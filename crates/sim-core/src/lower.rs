@@ -461,6 +461,10 @@ pub struct DInstr {
     pub latency: ResultLatency,
     /// Destination registers: first index and count.
     pub dst: Option<(u16, u8)>,
+    /// The destination registers whose pending writes an issue must wait out (write
+    /// after write), as a range of register slots: None where there are none or every
+    /// one is also a source (waiting for a source's write covers it).
+    pub waw: Option<(u16, u16)>,
     /// Source registers, each expanded: up to 16 entries.
     pub srcs: Box<[u16]>,
     /// Extra dispatch cycles from register-bank conflicts.
@@ -777,6 +781,7 @@ impl<'k> Lowerer<'k> {
             pipe: op.pipe(),
             latency: op.result_latency(),
             dst: None,
+            waw: None,
             srcs: Box::new([]),
             bank_conflict_cycles: 0,
             operand_regs: Box::new([]),
@@ -1084,6 +1089,13 @@ impl<'k> Lowerer<'k> {
         };
         srcs.sort_unstable();
         srcs.dedup();
+        if let Some((base, n)) = d.dst {
+            let end = (base as usize + n as usize).min(REG_SLOTS) as u16;
+            let base = base.min(end);
+            if !(base..end).all(|r| srcs.binary_search(&r).is_ok()) {
+                d.waw = Some((base, end));
+            }
+        }
         d.srcs = srcs.into_boxed_slice();
         d.operand_regs = operand_regs.into_boxed_slice();
         d.mem = mem.into_boxed_slice();
