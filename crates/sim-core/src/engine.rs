@@ -201,7 +201,6 @@ struct Warp<'a> {
     cause: Cause,
     state_since: u64,
     state_pc: u32,
-    instrs: u64,
     wgmma: WaitGroups,
     /// HGMMAs this warp has issued: the i-th HGMMA of each of a warpgroup's four warps
     /// is one warpgroup MMA.
@@ -389,8 +388,9 @@ struct Cta {
 /// update: a span closes into its state's count and, for a stall, what it waited on).
 #[derive(Default)]
 struct PcTotals {
+    /// Per state, its cycles: an issue is one cycle of `selected`, and nothing else
+    /// is, so `selected` counts the instruction's issues.
     states: [u64; STATE_COUNT],
-    issued: u64,
     /// What its stalls waited on, by state: few distinct entries per instruction.
     causes: Vec<(WarpState, Cause, u64)>,
 }
@@ -562,7 +562,6 @@ struct Engine<'a, S: Sink> {
     ctas_claimed: u32,
     ctas_total: u32,
     ctas_done: u32,
-    issued: [u64; 4],
     /// Per instruction of every role (roles one after another, each from its
     /// `pc_base`): state cycles, issues, and what stalls waited on.
     pcs: Vec<PcTotals>,
@@ -572,7 +571,6 @@ struct Engine<'a, S: Sink> {
     buffer_size: Vec<u64>,
     mem_requests: [u64; 5],
     warp_summaries: Vec<WarpSummary>,
-    instr_total: u64,
     age_counter: u64,
 }
 
@@ -637,7 +635,6 @@ impl<'a, S: Sink> Engine<'a, S> {
                     cause: Cause::Own,
                     state_since: 0,
                     state_pc: 0,
-                    instrs: 0,
                     wgmma: WaitGroups::default(),
                     hgmma_issued: 0,
                     cp_async: WaitGroups::default(),
@@ -752,14 +749,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             ctas_claimed: 0,
             ctas_total,
             ctas_done: 0,
-            issued: [0; 4],
             pcs: (0..pcs).map(|_| PcTotals::default()).collect(),
             role_pc_base,
             buffer_base,
             buffer_size,
             mem_requests: [0; 5],
             warp_summaries: Vec::new(),
-            instr_total: 0,
             age_counter: 0,
         }
     }
@@ -849,7 +844,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.cause = Cause::Own;
             warp.state_since = now;
             warp.state_pc = 0;
-            warp.instrs = 0;
             warp.wgmma.clear();
             warp.hgmma_issued = 0;
             warp.cp_async.clear();
@@ -1005,7 +999,9 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// The warp issues at `now`: its open span ends and it enters `selected` (as
     /// `set_state` does, events included), and the issue cycle is charged at once (an
     /// issue lasts one cycle), so the `selected` span left open starts next cycle and
-    /// whatever state follows closes it empty: one span closed per issue, not two.
+    /// whatever state follows closes it empty: one span closed per issue, not two. The
+    /// `selected` cycles are then the issues, per warp and per instruction (no other
+    /// count is kept).
     fn charge_issue(&mut self, slot: u32, now: u64) {
         let w = &self.warps[slot as usize];
         let pc = w.charged_pc();
@@ -1135,7 +1131,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             subpartition: w.sp,
             started: w.started,
             finished: now,
-            instructions: w.instrs,
+            instructions: w.stats[WarpState::Selected.index()],
             states: StateCounts::from_array(&w.stats),
         });
         let c = w.cta as usize;
@@ -1796,13 +1792,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.charge_issue(slot, now);
         {
             let w = &mut self.warps[slot as usize];
-            w.instrs += 1;
             w.issued_before = w.last_issue;
             w.last_issue = now;
-            self.pcs[(w.pc_base + w.pc) as usize].issued += 1;
         }
-        self.issued[sp] += 1;
-        self.instr_total += 1;
         if S::ENABLED {
             let id = self.wid(slot);
             let w = &self.warps[slot as usize];
@@ -2502,7 +2494,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 pcs.push(PcStats {
                     pc: ti as u32,
                     instruction: text.clone(),
-                    issued: self.pcs[at].issued,
+                    issued: self.pcs[at].states[WarpState::Selected.index()],
                     states: StateCounts::from_array(&self.pcs[at].states),
                     waits_on,
                 });
@@ -2516,6 +2508,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                 per_pc: pcs,
             });
         }
+        // Issues per sub-partition, from the warps' (each warp stays on one).
+        let mut issued = [0u64; 4];
+        for w in &self.warp_summaries {
+            issued[w.subpartition as usize & 3] += w.instructions;
+        }
+        let instructions: u64 = issued.iter().sum();
         let c = cycles.max(1) as f64;
         let mut pipes = Vec::new();
         for p in [Pipe::Fma, Pipe::Alu, Pipe::Fp64, Pipe::Mufu] {
@@ -2560,9 +2558,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             cycles,
             time_us: cycles as f64 / t.clock_mhz,
             clock_mhz: t.clock_mhz,
-            instructions: self.instr_total,
-            issued_per_subpartition: self.issued,
-            ipc: self.instr_total as f64 / c,
+            instructions,
+            issued_per_subpartition: issued,
+            ipc: instructions as f64 / c,
             ctas_simulated: ctas_here,
             ctas_resident: resident,
             occupancy: occ,
