@@ -533,7 +533,6 @@ struct Engine<'a, S: Sink> {
     /// register-bank conflict (the conflicting operands are read one after another, and
     /// the measured rate with 32 warps shows that no other warp issues meanwhile).
     dispatch_free: [u64; 4],
-    pipe_busy: [[u64; NPIPES]; 4],
     intervals: [u64; NPIPES],
     mio_q: [Queue; 4],
     lsu_q: [Queue; 4],
@@ -721,7 +720,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             warps_per_cta: wpc,
             pipe_free: [[0; NPIPES]; 4],
             dispatch_free: [0; 4],
-            pipe_busy: [[0; NPIPES]; 4],
             intervals,
             mio_q: q(t.mio_queue_depth),
             lsu_q: q(t.lsu_queue_depth),
@@ -1812,7 +1810,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         if d.bank_conflict_cycles > 0 {
             self.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
         }
-        self.pipe_busy[sp][p] += interval;
         if S::ENABLED && interval > 1 {
             let id = self.wid(slot);
             self.sink.event(Event::UnitBusy {
@@ -2515,9 +2512,21 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         let instructions: u64 = issued.iter().sum();
         let c = cycles.max(1) as f64;
+        // A pipe is busy for its issue interval at each issue of an instruction on it.
+        let mut pipe_busy = [0u64; NPIPES];
+        for (ri, r) in self.prog.roles.iter().enumerate() {
+            for (pc, node) in r.code.iter().enumerate() {
+                if let Node::Instr(d) = node {
+                    let at = self.role_pc_base[ri] as usize + pc;
+                    let p = d.pipe.index();
+                    pipe_busy[p] +=
+                        self.pcs[at].states[WarpState::Selected.index()] * self.intervals[p];
+                }
+            }
+        }
         let mut pipes = Vec::new();
         for p in [Pipe::Fma, Pipe::Alu, Pipe::Fp64, Pipe::Mufu] {
-            let busy: u64 = (0..4).map(|s| self.pipe_busy[s][p.index()]).sum();
+            let busy = pipe_busy[p.index()];
             pipes.push(UnitUse {
                 unit: p.name().to_string(),
                 busy_fraction: busy as f64 / (4.0 * c),
