@@ -550,6 +550,9 @@ struct Engine<'a, S: Sink> {
     tma_busy: f64,
     mem: Memory,
     events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// The cycle of the earliest pending event (`NEVER`: none), kept beside the heap so
+    /// that a cycle asks a number, not the heap.
+    next_event: u64,
     event_seq: u64,
     /// This cycle's eligible warps of one sub-partition (at most its positions).
     cands: [Candidate; due::MAX_POSITIONS],
@@ -734,6 +737,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             tma_busy: 0.0,
             mem: Memory::new(t, l1_bytes, busy_sms, cfg.seed),
             events: BinaryHeap::new(),
+            next_event: NEVER,
             event_seq: 0,
             cands: [Candidate {
                 slot: 0,
@@ -775,6 +779,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn push_event(&mut self, at: u64, ev: Ev) {
         self.event_seq += 1;
         self.events.push(Reverse((at, self.event_seq, ev)));
+        self.next_event = self.next_event.min(at);
     }
 
     fn wid(&self, slot: u32) -> WarpId {
@@ -1158,11 +1163,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         self.ctas_claimed = initial;
         let ff = self.cfg.fast_forward;
+        // (Checked again only where a cycle ends: nothing between there and the next
+        // cycle retires a warp.)
+        if self.ctas_done == self.ctas_total {
+            return Ok(());
+        }
         loop {
-            if self.ctas_done == self.ctas_total {
-                return Ok(());
-            }
-            if matches!(self.events.peek(), Some(Reverse((t, _, _))) if *t <= self.now) {
+            if self.next_event <= self.now {
                 self.apply_events()?;
             }
             let now = self.now;
@@ -1236,11 +1243,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 return Ok(());
             }
             let next = if ff {
-                let mut n = self.due.next_due(now, &self.until[..], due::MAX_POSITIONS);
-                if let Some(Reverse((t, _, _))) = self.events.peek() {
-                    n = n.min(*t);
-                }
-                n.max(self.now + 1)
+                let n = self.due.next_due(now, &self.until[..], due::MAX_POSITIONS);
+                n.min(self.next_event).max(self.now + 1)
             } else {
                 self.now + 1
             };
@@ -1298,6 +1302,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 Ev::LaunchCta { slot } => self.launch_cta(slot)?,
             }
         }
+        self.next_event = self.events.peek().map_or(NEVER, |Reverse((t, _, _))| *t);
         Ok(())
     }
 
