@@ -1194,12 +1194,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                 while due_mask != 0 {
                     let i = due_mask.trailing_zeros() as usize;
                     due_mask &= due_mask - 1;
-                    if ff && self.until[base + i] > now {
-                        continue;
-                    }
                     let slot = (4 * i + sp) as u32;
                     let s = slot as usize;
-                    if !self.warps[s].live {
+                    if ff {
+                        // A warp not live is due `NEVER` (from the start, and once
+                        // retired: nothing wakes a warp that has exited).
+                        if self.until[base + i] > now {
+                            continue;
+                        }
+                        debug_assert!(self.warps[s].live);
+                    } else if !self.warps[s].live {
                         continue;
                     }
                     match self.classify(slot) {
