@@ -69,8 +69,9 @@ impl DueWheel {
         std::mem::take(&mut self.slots[j][sp])
     }
 
-    /// Every sub-partition has taken its due warps of `now`: the slot is empty (nothing
-    /// told during a cycle lands in its own slot, which would be `HORIZON` ahead).
+    /// Every sub-partition has taken its due warps of `now`: what the slot still holds
+    /// is stale (a warp told it is due already after its sub-partition's turn has its
+    /// bit in the next slot too).
     #[inline(always)]
     pub fn end_cycle(&mut self, now: u64) {
         let j = (now & SLOT_MASK) as usize;
@@ -105,10 +106,11 @@ impl DueWheel {
     /// it happens). (Inlined: the engine asks at every cycle it visits.)
     #[inline(always)]
     pub fn next_due(&mut self, now: u64, until: &[u64], stride: usize) -> u64 {
-        self.admit_far(now, until, stride);
         let due = |sp: usize, position: usize| until[sp * stride + position];
         let next = self.next_in_slots(now, due);
-        if next == NEVER || next != self.far_min {
+        // Warps beyond the horizon are due no sooner than `far_min`: they matter only
+        // when nothing in the slots comes first (they are put in the slots then).
+        if next < self.far_min || next == NEVER {
             return next;
         }
         self.refill(now, until, stride);
