@@ -223,7 +223,6 @@ mod tests {
                     until[sp][p] = t;
                     wheel.insert(sp, p, t, now);
                 }
-                wheel.admit_far(now, until.as_flattened(), 8);
                 let next = wheel.next_due(now, until.as_flattened(), 8);
                 prop_assert_eq!(next, next_by_scan(&until, now), "after cycle {}", now);
                 if next == NEVER {
