@@ -182,6 +182,9 @@ struct Warp<'a> {
     /// The instruction at `pc` (None once the warp has run off its role's end), kept
     /// so that classification and issue need not walk the program to find it.
     cur: Option<&'a DInstr>,
+    /// Its role's code, where an issue steps its pc. (The Vec, not a slice: one word
+    /// in the warp; a slice's two cost the issue-bound benchmark more than they saved.)
+    code: &'a Vec<Node>,
     /// Where the warp's role begins in the per-instruction totals (`pcs`).
     pc_base: u32,
     vars: [i64; MAX_LOOP_DEPTH],
@@ -576,6 +579,9 @@ struct Engine<'a, S: Sink> {
     age_counter: u64,
 }
 
+/// A warp's code before its first launch.
+static NO_CODE: Vec<Node> = Vec::new();
+
 /// `Engine::until`'s length: every position of every sub-partition, whatever the
 /// kernel, so that an index the compiler can bound needs no check.
 const UNTIL_LEN: usize = 4 * due::MAX_POSITIONS;
@@ -626,6 +632,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     age: 0,
                     pc: 0,
                     cur: None,
+                    code: &NO_CODE,
                     pc_base: 0,
                     vars: [0; MAX_LOOP_DEPTH],
                     ends: [0; MAX_LOOP_DEPTH],
@@ -838,6 +845,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.role = role as u16;
             warp.pc_base = self.role_pc_base[role];
             warp.cur = None;
+            warp.code = &self.prog.roles[role].code;
             warp.age = self.age_counter;
             warp.pc = 0;
             warp.block = Block::None;
@@ -1889,12 +1897,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             // path stays small (a match of every kind here left it spilling registers).
             _ => self.issue_other(slot, d, now, sp)?,
         }
-        let prog: &'a Program = self.prog;
         let w = &mut self.warps[slot as usize];
         w.pc += 1;
         // The common cases, straight-line code and the end of a loop's body followed by
         // an instruction, need no general loop control.
-        let code: &'a [Node] = &prog.roles[w.role as usize].code;
+        let code: &'a [Node] = w.code;
         if let Node::LoopTail { slot: s, head } = code[w.pc as usize] {
             w.loop_tail(s, head);
         }
