@@ -5,8 +5,8 @@
 //! (by position within their sub-partition) due then, and a bitmap of the slots that
 //! hold any. The engine keeps each warp's due cycle (`until`) itself and stays the
 //! authority: the wheel only says where to look. A warp told a new due cycle keeps its
-//! old bit, which is dropped where it is found stale (its warp is due at another cycle),
-//! so moving a warp costs one insertion.
+//! old bit, which is dropped where it is found stale (its warp is not due by then), so
+//! moving a warp costs one insertion.
 
 /// Cycles ahead the wheel holds; a warp due later is counted in `far_min` and put in
 /// the wheel when its cycle comes within the horizon (`refill`). Longer than an L2 or
@@ -25,10 +25,6 @@ pub struct DueWheel {
     slots: Box<[[u64; 4]; HORIZON as usize]>,
     /// Which slots hold any bit.
     busy: [u64; BUSY_WORDS],
-    /// Per sub-partition: positions due at or before the cycle they were told in, not
-    /// yet looked at (looked at this cycle if their sub-partition's turn has not come,
-    /// else the next).
-    late: [u64; 4],
     /// No later than the earliest due cycle beyond the horizon when it was told (held in
     /// no slot); `NEVER`: none.
     far_min: u64,
@@ -39,7 +35,6 @@ impl Default for DueWheel {
         DueWheel {
             slots: Box::new([[0; 4]; HORIZON as usize]),
             busy: [0; BUSY_WORDS],
-            late: [0; 4],
             far_min: NEVER,
         }
     }
@@ -51,7 +46,13 @@ impl DueWheel {
     pub fn insert(&mut self, sp: usize, position: usize, t: u64, now: u64) {
         let bit = 1u64 << position;
         if t <= now {
-            self.late[sp] |= bit;
+            // Due already: looked at this cycle if its sub-partition's turn has not come
+            // (`now`'s slot is taken then), else the next. The bit left in a slot already
+            // taken is stale by the time the slot comes round again.
+            self.slots[(now & SLOT_MASK) as usize][sp] |= bit;
+            let j = ((now + 1) & SLOT_MASK) as usize;
+            self.slots[j][sp] |= bit;
+            self.busy[j >> 6] |= 1 << (j & 63);
         } else if t - now < HORIZON {
             let j = (t & SLOT_MASK) as usize;
             self.slots[j][sp] |= bit;
@@ -65,14 +66,12 @@ impl DueWheel {
     #[inline(always)]
     pub fn take(&mut self, sp: usize, now: u64) -> u64 {
         let j = (now & SLOT_MASK) as usize;
-        let due = self.late[sp] | self.slots[j][sp];
-        self.late[sp] = 0;
-        self.slots[j][sp] = 0;
-        due
+        std::mem::take(&mut self.slots[j][sp])
     }
 
-    /// Every sub-partition has taken its due warps of `now`: the slot is empty (nothing
-    /// told during a cycle lands in its own slot, which would be `HORIZON` ahead).
+    /// Every sub-partition has taken its due warps of `now`: what the slot still holds
+    /// is stale (a warp told it is due already after its sub-partition's turn has its
+    /// bit in the next slot too).
     #[inline(always)]
     pub fn end_cycle(&mut self, now: u64) {
         let j = (now & SLOT_MASK) as usize;
@@ -107,39 +106,21 @@ impl DueWheel {
     /// it happens). (Inlined: the engine asks at every cycle it visits.)
     #[inline(always)]
     pub fn next_due(&mut self, now: u64, until: &[u64], stride: usize) -> u64 {
-        self.admit_far(now, until, stride);
         let due = |sp: usize, position: usize| until[sp * stride + position];
-        let next = if self.late != [0; 4] {
-            self.late_or_next(now, due)
-        } else {
-            self.next_in_slots(now, due)
-        };
-        if next == NEVER || next != self.far_min {
+        let next = self.next_in_slots(now, due);
+        // Warps beyond the horizon are due no sooner than `far_min`: they matter only
+        // when nothing in the slots comes first (they are put in the slots then).
+        if next < self.far_min || next == NEVER {
             return next;
         }
         self.refill(now, until, stride);
         self.next_in_slots(now, due)
     }
 
-    /// `next_due` when some warp was due late: the next cycle, unless every such bit is
-    /// stale.
-    #[cold]
-    fn late_or_next(&mut self, now: u64, until: impl Fn(usize, usize) -> u64) -> u64 {
-        for sp in 0..4 {
-            let mut m = self.late[sp];
-            while m != 0 {
-                let position = m.trailing_zeros() as usize;
-                m &= m - 1;
-                if until(sp, position) <= now {
-                    return now + 1;
-                }
-            }
-            self.late[sp] = 0;
-        }
-        self.next_in_slots(now, until)
-    }
-
-    /// `next_due` from the slots alone.
+    /// `next_due` from the slots. A bit in the slot of cycle `t` counts if its warp is
+    /// due by `t`: due at `t` itself, or due already (told so after its turn this
+    /// cycle, it is in the next cycle's slot). A warp due between now and `t` has its
+    /// bit in an earlier slot, found first.
     #[inline(always)]
     fn next_in_slots(&mut self, now: u64, until: impl Fn(usize, usize) -> u64) -> u64 {
         let from = ((now + 1) & SLOT_MASK) as usize;
@@ -150,7 +131,7 @@ impl DueWheel {
                 while m != 0 {
                     let position = m.trailing_zeros() as usize;
                     m &= m - 1;
-                    if until(sp, position) == t {
+                    if until(sp, position) <= t {
                         return t;
                     }
                 }
@@ -242,7 +223,6 @@ mod tests {
                     until[sp][p] = t;
                     wheel.insert(sp, p, t, now);
                 }
-                wheel.admit_far(now, until.as_flattened(), 8);
                 let next = wheel.next_due(now, until.as_flattened(), 8);
                 prop_assert_eq!(next, next_by_scan(&until, now), "after cycle {}", now);
                 if next == NEVER {

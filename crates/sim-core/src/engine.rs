@@ -182,6 +182,9 @@ struct Warp<'a> {
     /// The instruction at `pc` (None once the warp has run off its role's end), kept
     /// so that classification and issue need not walk the program to find it.
     cur: Option<&'a DInstr>,
+    /// Its role's code, where an issue steps its pc. (The Vec, not a slice: one word
+    /// in the warp; a slice's two cost the issue-bound benchmark more than they saved.)
+    code: &'a Vec<Node>,
     /// Where the warp's role begins in the per-instruction totals (`pcs`).
     pc_base: u32,
     vars: [i64; MAX_LOOP_DEPTH],
@@ -201,7 +204,6 @@ struct Warp<'a> {
     cause: Cause,
     state_since: u64,
     state_pc: u32,
-    instrs: u64,
     wgmma: WaitGroups,
     /// HGMMAs this warp has issued: the i-th HGMMA of each of a warpgroup's four warps
     /// is one warpgroup MMA.
@@ -302,12 +304,12 @@ impl Warp<'_> {
                 latest = r as usize;
             }
         }
-        if let Some((base, n)) = d.dst {
+        if let Some((base, end)) = d.waw {
             // Write after write: wait only until this result would land after the
             // pending one (fixed-latency writes to one register then land in order).
             let own = d.own_latency;
-            let (base, end) = (base as usize, (base as usize + n as usize).min(REG_SLOTS));
-            for (r, reg) in regs[base.min(end)..end].iter().enumerate() {
+            let (base, end) = (base as usize, end as usize);
+            for (r, reg) in regs[base..end].iter().enumerate() {
                 let t = reg.ready.saturating_sub(own);
                 if t > ready {
                     ready = t;
@@ -389,8 +391,9 @@ struct Cta {
 /// update: a span closes into its state's count and, for a stall, what it waited on).
 #[derive(Default)]
 struct PcTotals {
+    /// Per state, its cycles: an issue is one cycle of `selected`, and nothing else
+    /// is, so `selected` counts the instruction's issues.
     states: [u64; STATE_COUNT],
-    issued: u64,
     /// What its stalls waited on, by state: few distinct entries per instruction.
     causes: Vec<(WarpState, Cause, u64)>,
 }
@@ -537,7 +540,6 @@ struct Engine<'a, S: Sink> {
     /// register-bank conflict (the conflicting operands are read one after another, and
     /// the measured rate with 32 warps shows that no other warp issues meanwhile).
     dispatch_free: [u64; 4],
-    pipe_busy: [[u64; NPIPES]; 4],
     intervals: [u64; NPIPES],
     mio_q: [Queue; 4],
     lsu_q: [Queue; 4],
@@ -555,6 +557,9 @@ struct Engine<'a, S: Sink> {
     tma_busy: f64,
     mem: Memory,
     events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// The cycle of the earliest pending event (`NEVER`: none), kept beside the heap so
+    /// that a cycle asks a number, not the heap.
+    next_event: u64,
     event_seq: u64,
     /// This cycle's eligible warps of one sub-partition (at most its positions).
     cands: [Candidate; due::MAX_POSITIONS],
@@ -566,7 +571,6 @@ struct Engine<'a, S: Sink> {
     ctas_claimed: u32,
     ctas_total: u32,
     ctas_done: u32,
-    issued: [u64; 4],
     /// Per instruction of every role (roles one after another, each from its
     /// `pc_base`): state cycles, issues, and what stalls waited on.
     pcs: Vec<PcTotals>,
@@ -576,9 +580,11 @@ struct Engine<'a, S: Sink> {
     buffer_size: Vec<u64>,
     mem_requests: [u64; 5],
     warp_summaries: Vec<WarpSummary>,
-    instr_total: u64,
     age_counter: u64,
 }
+
+/// A warp's code before its first launch.
+static NO_CODE: Vec<Node> = Vec::new();
 
 /// `Engine::until`'s length: every position of every sub-partition, whatever the
 /// kernel, so that an index the compiler can bound needs no check.
@@ -630,6 +636,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     age: 0,
                     pc: 0,
                     cur: None,
+                    code: &NO_CODE,
                     pc_base: 0,
                     vars: [0; MAX_LOOP_DEPTH],
                     ends: [0; MAX_LOOP_DEPTH],
@@ -641,7 +648,6 @@ impl<'a, S: Sink> Engine<'a, S> {
                     cause: Cause::Own,
                     state_since: 0,
                     state_pc: 0,
-                    instrs: 0,
                     wgmma: WaitGroups::default(),
                     hgmma_issued: 0,
                     cp_async: WaitGroups::default(),
@@ -728,7 +734,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             warps_per_cta: wpc,
             pipe_free: [[0; NPIPES]; 4],
             dispatch_free: [0; 4],
-            pipe_busy: [[0; NPIPES]; 4],
             intervals,
             mio_q: q(t.mio_queue_depth),
             lsu_q: q(t.lsu_queue_depth),
@@ -743,6 +748,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             tma_busy: 0.0,
             mem: Memory::new(t, l1_bytes, busy_sms, cfg.seed),
             events: BinaryHeap::new(),
+            next_event: NEVER,
             event_seq: 0,
             cands: [Candidate {
                 slot: 0,
@@ -756,14 +762,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             ctas_claimed: 0,
             ctas_total,
             ctas_done: 0,
-            issued: [0; 4],
             pcs: (0..pcs).map(|_| PcTotals::default()).collect(),
             role_pc_base,
             buffer_base,
             buffer_size,
             mem_requests: [0; 5],
             warp_summaries: Vec::new(),
-            instr_total: 0,
             age_counter: 0,
         }
     }
@@ -786,6 +790,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn push_event(&mut self, at: u64, ev: Ev) {
         self.event_seq += 1;
         self.events.push(Reverse((at, self.event_seq, ev)));
+        self.next_event = self.next_event.min(at);
     }
 
     fn wid(&self, slot: u32) -> WarpId {
@@ -844,6 +849,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.role = role as u16;
             warp.pc_base = self.role_pc_base[role];
             warp.cur = None;
+            warp.code = &self.prog.roles[role].code;
             warp.age = self.age_counter;
             warp.pc = 0;
             warp.block = Block::None;
@@ -853,7 +859,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.cause = Cause::Own;
             warp.state_since = now;
             warp.state_pc = 0;
-            warp.instrs = 0;
             warp.wgmma.clear();
             warp.hgmma_issued = 0;
             warp.cp_async.clear();
@@ -1009,7 +1014,9 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// The warp issues at `now`: its open span ends and it enters `selected` (as
     /// `set_state` does, events included), and the issue cycle is charged at once (an
     /// issue lasts one cycle), so the `selected` span left open starts next cycle and
-    /// whatever state follows closes it empty: one span closed per issue, not two.
+    /// whatever state follows closes it empty: one span closed per issue, not two. The
+    /// `selected` cycles are then the issues, per warp and per instruction (no other
+    /// count is kept).
     fn charge_issue(&mut self, slot: u32, now: u64) {
         let w = &self.warps[slot as usize];
         let pc = w.charged_pc();
@@ -1139,7 +1146,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             subpartition: w.sp,
             started: w.started,
             finished: now,
-            instructions: w.instrs,
+            instructions: w.stats[WarpState::Selected.index()],
             states: StateCounts::from_array(&w.stats),
         });
         let c = w.cta as usize;
@@ -1168,11 +1175,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         self.ctas_claimed = initial;
         let ff = self.cfg.fast_forward;
+        // (Checked again only where a cycle ends: nothing between there and the next
+        // cycle retires a warp.)
+        if self.ctas_done == self.ctas_total {
+            return Ok(());
+        }
         loop {
-            if self.ctas_done == self.ctas_total {
-                return Ok(());
-            }
-            if matches!(self.events.peek(), Some(Reverse((t, _, _))) if *t <= self.now) {
+            if self.next_event <= self.now {
                 self.apply_events()?;
             }
             let now = self.now;
@@ -1197,12 +1206,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                 while due_mask != 0 {
                     let i = due_mask.trailing_zeros() as usize;
                     due_mask &= due_mask - 1;
-                    if ff && self.until[base + i] > now {
-                        continue;
-                    }
                     let slot = (4 * i + sp) as u32;
                     let s = slot as usize;
-                    if !self.warps[s].live {
+                    if ff {
+                        // A warp not live is due `NEVER` (from the start, and once
+                        // retired: nothing wakes a warp that has exited).
+                        if self.until[base + i] > now {
+                            continue;
+                        }
+                        debug_assert!(self.warps[s].live);
+                    } else if !self.warps[s].live {
                         continue;
                     }
                     match self.classify(slot) {
@@ -1246,11 +1259,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 return Ok(());
             }
             let next = if ff {
-                let mut n = self.due.next_due(now, &self.until[..], due::MAX_POSITIONS);
-                if let Some(Reverse((t, _, _))) = self.events.peek() {
-                    n = n.min(*t);
-                }
-                n.max(self.now + 1)
+                let n = self.due.next_due(now, &self.until[..], due::MAX_POSITIONS);
+                n.min(self.next_event).max(self.now + 1)
             } else {
                 self.now + 1
             };
@@ -1308,6 +1318,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 Ev::LaunchCta { slot } => self.launch_cta(slot)?,
             }
         }
+        self.next_event = self.events.peek().map_or(NEVER, |Reverse((t, _, _))| *t);
         Ok(())
     }
 
@@ -1806,13 +1817,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.charge_issue(slot, now);
         {
             let w = &mut self.warps[slot as usize];
-            w.instrs += 1;
             w.issued_before = w.last_issue;
             w.last_issue = now;
-            self.pcs[(w.pc_base + w.pc) as usize].issued += 1;
         }
-        self.issued[sp] += 1;
-        self.instr_total += 1;
         if S::ENABLED {
             let id = self.wid(slot);
             let w = &self.warps[slot as usize];
@@ -1830,7 +1837,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         if d.bank_conflict_cycles > 0 {
             self.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
         }
-        self.pipe_busy[sp][p] += interval;
         if S::ENABLED && interval > 1 {
             let id = self.wid(slot);
             self.sink.event(Event::UnitBusy {
@@ -1901,12 +1907,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             // path stays small (a match of every kind here left it spilling registers).
             _ => self.issue_other(slot, d, now, sp)?,
         }
-        let prog: &'a Program = self.prog;
         let w = &mut self.warps[slot as usize];
         w.pc += 1;
         // The common cases, straight-line code and the end of a loop's body followed by
         // an instruction, need no general loop control.
-        let code: &'a [Node] = &prog.roles[w.role as usize].code;
+        let code: &'a [Node] = w.code;
         if let Node::LoopTail { slot: s, head } = code[w.pc as usize] {
             w.loop_tail(s, head);
         }
@@ -2512,7 +2517,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 pcs.push(PcStats {
                     pc: ti as u32,
                     instruction: text.clone(),
-                    issued: self.pcs[at].issued,
+                    issued: self.pcs[at].states[WarpState::Selected.index()],
                     states: StateCounts::from_array(&self.pcs[at].states),
                     waits_on,
                 });
@@ -2526,10 +2531,28 @@ impl<'a, S: Sink> Engine<'a, S> {
                 per_pc: pcs,
             });
         }
+        // Issues per sub-partition, from the warps' (each warp stays on one).
+        let mut issued = [0u64; 4];
+        for w in &self.warp_summaries {
+            issued[w.subpartition as usize & 3] += w.instructions;
+        }
+        let instructions: u64 = issued.iter().sum();
         let c = cycles.max(1) as f64;
+        // A pipe is busy for its issue interval at each issue of an instruction on it.
+        let mut pipe_busy = [0u64; NPIPES];
+        for (ri, r) in self.prog.roles.iter().enumerate() {
+            for (pc, node) in r.code.iter().enumerate() {
+                if let Node::Instr(d) = node {
+                    let at = self.role_pc_base[ri] as usize + pc;
+                    let p = d.pipe.index();
+                    pipe_busy[p] +=
+                        self.pcs[at].states[WarpState::Selected.index()] * self.intervals[p];
+                }
+            }
+        }
         let mut pipes = Vec::new();
         for p in [Pipe::Fma, Pipe::Alu, Pipe::Fp64, Pipe::Mufu] {
-            let busy: u64 = (0..4).map(|s| self.pipe_busy[s][p.index()]).sum();
+            let busy = pipe_busy[p.index()];
             pipes.push(UnitUse {
                 unit: p.name().to_string(),
                 busy_fraction: busy as f64 / (4.0 * c),
@@ -2570,9 +2593,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             cycles,
             time_us: cycles as f64 / t.clock_mhz,
             clock_mhz: t.clock_mhz,
-            instructions: self.instr_total,
-            issued_per_subpartition: self.issued,
-            ipc: self.instr_total as f64 / c,
+            instructions,
+            issued_per_subpartition: issued,
+            ipc: instructions as f64 / c,
             ctas_simulated: ctas_here,
             ctas_resident: resident,
             occupancy: occ,

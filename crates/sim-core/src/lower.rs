@@ -461,7 +461,12 @@ pub struct DInstr {
     pub latency: ResultLatency,
     /// Destination registers: first index and count.
     pub dst: Option<(u16, u8)>,
-    /// Source registers, each expanded: up to 16 entries.
+    /// The destination registers whose pending writes an issue must wait out (write
+    /// after write), as a range of register slots: None where there are none or every
+    /// one is also a source (waiting for a source's write covers it).
+    pub waw: Option<(u16, u16)>,
+    /// Source registers, each expanded: up to 16 entries; after lowering, only those
+    /// that some instruction of the role writes (the others are always ready).
     pub srcs: Box<[u16]>,
     /// Extra dispatch cycles from register-bank conflicts.
     pub bank_conflict_cycles: u8,
@@ -777,6 +782,7 @@ impl<'k> Lowerer<'k> {
             pipe: op.pipe(),
             latency: op.result_latency(),
             dst: None,
+            waw: None,
             srcs: Box::new([]),
             bank_conflict_cycles: 0,
             operand_regs: Box::new([]),
@@ -1084,6 +1090,13 @@ impl<'k> Lowerer<'k> {
         };
         srcs.sort_unstable();
         srcs.dedup();
+        if let Some((base, n)) = d.dst {
+            let end = (base as usize + n as usize).min(REG_SLOTS) as u16;
+            let base = base.min(end);
+            if !(base..end).all(|r| srcs.binary_search(&r).is_ok()) {
+                d.waw = Some((base, end));
+            }
+        }
         d.srcs = srcs.into_boxed_slice();
         d.operand_regs = operand_regs.into_boxed_slice();
         d.mem = mem.into_boxed_slice();
@@ -1196,6 +1209,28 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
         };
         lw.body(&r.body, &mut rc)?;
         rc.code.push(Node::End);
+        // A register that no instruction of the role writes is ready from the start
+        // whenever its warps read it (only a warp's own issues write its registers):
+        // an issue need not look at it.
+        let mut written = [false; REG_SLOTS];
+        for n in &rc.code {
+            if let Node::Instr(d) = n
+                && let Some((base, count)) = d.dst
+            {
+                let end = (base as usize + count as usize).min(REG_SLOTS);
+                written[(base as usize).min(end)..end].fill(true);
+            }
+        }
+        for n in rc.code.iter_mut() {
+            if let Node::Instr(d) = n {
+                d.srcs = d
+                    .srcs
+                    .iter()
+                    .copied()
+                    .filter(|&r| written.get(r as usize).copied().unwrap_or(true))
+                    .collect();
+            }
+        }
         for n in rc.code.iter_mut() {
             if let Node::Instr(d) = n {
                 // Only arithmetic reads its sources through the banked register file
