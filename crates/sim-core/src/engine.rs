@@ -1175,6 +1175,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         self.ctas_claimed = initial;
         let ff = self.cfg.fast_forward;
+        let tell_policy = self.policy.wants_issued();
         // (Checked again only where a cycle ends: nothing between there and the next
         // cycle retires a warp.)
         if self.ctas_done == self.ctas_total {
@@ -1249,7 +1250,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                         self.set_until(slot, self.now + 1);
                     }
                 }
-                self.policy.issued(sp, chosen);
+                if tell_policy {
+                    self.policy.issued(sp, chosen);
+                }
                 self.issue(chosen)?;
             }
             if ff {

@@ -23,6 +23,12 @@ pub trait SchedulerPolicy: Send {
     fn pick(&mut self, subpartition: usize, now: u64, eligible: &[Candidate]) -> usize;
     /// Told after every issue, so policies can remember who went last.
     fn issued(&mut self, _subpartition: usize, _slot: u32) {}
+    /// Whether `issued` does anything: asked once per run, so that a policy without it
+    /// is spared a call per issue. A policy that overrides `issued` must say true (the
+    /// default).
+    fn wants_issued(&self) -> bool {
+        true
+    }
 }
 
 /// Greedy then oldest: keep issuing from the same warp while it is eligible, else the oldest.
@@ -93,6 +99,9 @@ impl RoundRobin {
 }
 
 impl SchedulerPolicy for RoundRobin {
+    fn wants_issued(&self) -> bool {
+        false
+    }
     fn name(&self) -> &str {
         "lrr"
     }
@@ -108,6 +117,9 @@ impl SchedulerPolicy for RoundRobin {
 pub struct OldestFirst;
 
 impl SchedulerPolicy for OldestFirst {
+    fn wants_issued(&self) -> bool {
+        false
+    }
     fn name(&self) -> &str {
         "oldest"
     }
@@ -159,6 +171,9 @@ impl TwoLevel {
 }
 
 impl SchedulerPolicy for TwoLevel {
+    fn wants_issued(&self) -> bool {
+        false
+    }
     fn name(&self) -> &str {
         "two-level"
     }
