@@ -1019,11 +1019,24 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// count is kept).
     fn charge_issue(&mut self, slot: u32, now: u64) {
         let w = &self.warps[slot as usize];
-        let pc = w.charged_pc();
-        let unchanged = w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::Own;
-        self.close_span(slot, now);
-        if !unchanged {
-            self.open_span(slot, WarpState::Selected, Cause::Own, pc, now);
+        // A warp issues only when nothing blocks it: its state is charged to its pc.
+        debug_assert!(w.block == Block::None);
+        let pc = w.pc;
+        if S::ENABLED {
+            let unchanged =
+                w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::Own;
+            self.close_span(slot, now);
+            if !unchanged {
+                self.open_span(slot, WarpState::Selected, Cause::Own, pc, now);
+            }
+        } else {
+            // Without events an unchanged span needs no comparison: the same fields
+            // are written again (and `state_since` below either way).
+            self.close_span(slot, now);
+            let w = &mut self.warps[slot as usize];
+            w.state = WarpState::Selected;
+            w.cause = Cause::Own;
+            w.state_pc = pc;
         }
         let w = &mut self.warps[slot as usize];
         let selected = WarpState::Selected.index();
