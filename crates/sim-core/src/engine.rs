@@ -1806,7 +1806,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         // changes next cycle as before, so that events keep their order.
         let due = match wait {
             Some((state, until, cause)) if !S::ENABLED && w.block == Block::None => {
-                if w.state == WarpState::Selected && w.state_since == next {
+                // Only `charge_issue` starts a span at `next`, so a span from `next` is
+                // its `selected`: the state needs no comparison of its own.
+                if w.state_since == next {
+                    debug_assert!(w.state == WarpState::Selected);
                     // The issue's `selected` span is charged and empty from `next` on
                     // (`charge_issue`), and a register wait is never `selected`: what
                     // `set_state_at` does, without its comparisons.
