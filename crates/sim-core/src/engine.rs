@@ -1189,6 +1189,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.ctas_claimed = initial;
         let ff = self.cfg.fast_forward;
         let tell_policy = self.policy.wants_issued();
+        let policy_reads_history = self.policy.reads_history();
         // (Checked again only where a cycle ends: nothing between there and the next
         // cycle retires a warp.)
         if self.ctas_done == self.ctas_total {
@@ -1239,11 +1240,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                             self.set_until(slot, t);
                         }
                         None => {
-                            let w = &self.warps[s];
+                            let (age, last_issue) = if policy_reads_history {
+                                let w = &self.warps[s];
+                                (w.age, w.last_issue)
+                            } else {
+                                (0, 0)
+                            };
                             self.cands[n_cands] = Candidate {
                                 slot,
-                                age: w.age,
-                                last_issue: w.last_issue,
+                                age,
+                                last_issue,
                                 position: i as u32,
                             };
                             n_cands += 1;

@@ -8,9 +8,10 @@ use std::fmt;
 pub struct Candidate {
     /// Engine-wide warp slot.
     pub slot: u32,
-    /// Launch order: lower is older.
+    /// Launch order: lower is older. (0 for a policy whose `reads_history` is false.)
     pub age: u64,
-    /// Cycle of the warp's last issue (0 if never).
+    /// Cycle of the warp's last issue (0 if never, or if the policy's `reads_history`
+    /// is false).
     pub last_issue: u64,
     /// Position of the warp among its sub-partition's warps.
     pub position: u32,
@@ -27,6 +28,12 @@ pub trait SchedulerPolicy: Send {
     /// is spared a call per issue. A policy that overrides `issued` must say true (the
     /// default).
     fn wants_issued(&self) -> bool {
+        true
+    }
+    /// Whether `pick` reads a candidate's `age` and `last_issue`: asked once per run;
+    /// when false, the engine leaves them 0 and spares each eligible warp their loads.
+    /// A policy that reads them must say true (the default).
+    fn reads_history(&self) -> bool {
         true
     }
 }
@@ -102,6 +109,9 @@ impl SchedulerPolicy for RoundRobin {
     fn wants_issued(&self) -> bool {
         false
     }
+    fn reads_history(&self) -> bool {
+        false
+    }
     fn name(&self) -> &str {
         "lrr"
     }
@@ -172,6 +182,9 @@ impl TwoLevel {
 
 impl SchedulerPolicy for TwoLevel {
     fn wants_issued(&self) -> bool {
+        false
+    }
+    fn reads_history(&self) -> bool {
         false
     }
     fn name(&self) -> &str {
