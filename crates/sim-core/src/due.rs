@@ -53,9 +53,19 @@ impl DueWheel {
             let j = ((now + 1) & SLOT_MASK) as usize;
             self.slots[j][sp] |= bit;
             self.busy[j >> 6] |= 1 << (j & 63);
-        } else if t - now < HORIZON {
+        } else {
+            self.insert_ahead(sp, position, t, now);
+        }
+    }
+
+    /// `insert` of a warp due after `now`, which the caller knows (the compiler cannot
+    /// tell it from `t = now + 1`, which might wrap).
+    #[inline(always)]
+    pub fn insert_ahead(&mut self, sp: usize, position: usize, t: u64, now: u64) {
+        debug_assert!(t > now);
+        if t - now < HORIZON {
             let j = (t & SLOT_MASK) as usize;
-            self.slots[j][sp] |= bit;
+            self.slots[j][sp] |= 1u64 << position;
             self.busy[j >> 6] |= 1 << (j & 63);
         } else if t != NEVER {
             self.far_min = self.far_min.min(t);

@@ -787,6 +787,15 @@ impl<'a, S: Sink> Engine<'a, S> {
             .insert(slot as usize & 3, slot as usize >> 2, t, self.now);
     }
 
+    /// `set_until` for a cycle after this one (a warp not selected, or one that issued).
+    #[inline(always)]
+    fn set_until_ahead(&mut self, slot: u32, t: u64) {
+        let i = self.until_index(slot);
+        self.until[i] = t;
+        self.due
+            .insert_ahead(slot as usize & 3, slot as usize >> 2, t, self.now);
+    }
+
     fn push_event(&mut self, at: u64, ev: Ev) {
         self.event_seq += 1;
         self.events.push(Reverse((at, self.event_seq, ev)));
@@ -1266,7 +1275,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     let slot = self.cands[i].slot;
                     if slot != chosen {
                         self.set_state(slot, WarpState::NotSelected, Cause::Own);
-                        self.set_until(slot, self.now + 1);
+                        self.set_until_ahead(slot, self.now + 1);
                     }
                 }
                 if tell_policy {
@@ -1829,7 +1838,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
             _ => next,
         };
-        self.set_until(slot, due);
+        self.set_until_ahead(slot, due);
         Ok(())
     }
 
