@@ -787,7 +787,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             .insert(slot as usize & 3, slot as usize >> 2, t, self.now);
     }
 
-    /// `set_until` for a cycle after this one (a warp not selected, or one that issued).
+    /// `set_until` for a cycle after this one (a warp classified, not selected, or
+    /// issued).
     #[inline(always)]
     fn set_until_ahead(&mut self, slot: u32, t: u64) {
         let i = self.until_index(slot);
@@ -1246,7 +1247,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                         Some((WarpState::Drain, t, _)) if t <= now => self.retire(slot),
                         Some((state, t, cause)) => {
                             self.set_state(slot, state, cause);
-                            self.set_until(slot, t);
+                            // (Whatever holds a warp, it is after this cycle.)
+                            self.set_until_ahead(slot, t);
                         }
                         None => {
                             let (age, last_issue) = if policy_reads_history {
