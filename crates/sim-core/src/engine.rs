@@ -550,6 +550,9 @@ struct Engine<'a, S: Sink> {
     l1_free: f64,
     /// What one line takes of L1's rate: `1 / l1_lines_per_clk`.
     l1_line_time: f64,
+    /// `l1_line_time` as a cycle count when it is a whole number of cycles (as with one
+    /// line per clock).
+    l1_line_whole: Option<u64>,
     /// `l1_line_cap` and `l2_line_cap` as counts, converted once (a saturating float
     /// conversion is a score of host instructions, which every load paid).
     line_caps: (usize, usize),
@@ -598,6 +601,12 @@ const FIXED_CLASSES: [FixedClass; 4] = [
     FixedClass::Imad,
     FixedClass::Fp64,
 ];
+
+/// `x` as a whole number of cycles, if it is one (and small enough that adding it to
+/// any cycle count is exact in f64).
+fn whole_cycles(x: f64) -> Option<u64> {
+    (x >= 0.0 && x < (1u64 << 32) as f64 && x.fract() == 0.0).then_some(x as u64)
+}
 
 fn fault(msg: impl Into<String>) -> SimError {
     SimError::Fault(msg.into())
@@ -743,6 +752,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             smem_free: 0.0,
             l1_free: 0.0,
             l1_line_time: 1.0 / t.l1_lines_per_clk,
+            l1_line_whole: whole_cycles(1.0 / t.l1_lines_per_clk),
             line_caps: (t.l1_line_cap as usize, t.l2_line_cap as usize),
             tma_free: 0.0,
             tma_busy: 0.0,
@@ -1684,10 +1694,11 @@ impl<'a, S: Sink> Engine<'a, S> {
         // `now` is far below 2^52: the signed conversion is exact, and shorter; and a
         // request that finds L1 idle starts at `now`, a whole cycle: no rounding up.
         let now_f = now as i64 as f64;
-        let (start, first_out) = if self.l1_free > now_f {
-            (self.l1_free, memory::ceil(self.l1_free))
-        } else {
+        let idle = self.l1_free <= now_f;
+        let (start, first_out) = if idle {
             (now_f, now)
+        } else {
+            (self.l1_free, memory::ceil(self.l1_free))
         };
         // One line (most requests) takes the quotient computed once: the same value.
         self.l1_free = start
@@ -1696,7 +1707,13 @@ impl<'a, S: Sink> Engine<'a, S> {
             } else {
                 n as f64 / self.t.l1_lines_per_clk
             };
-        self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
+        // One line into an idle L1 whose line time is whole ends a whole time after
+        // `now`: the sum is exact, so its ceiling is the sum, without the rounding.
+        let through = match self.l1_line_whole {
+            Some(k) if idle && n == 1 => now + k,
+            _ => memory::ceil(self.l1_free),
+        };
+        self.lsu_q[sp].push(now, through);
         first_out
     }
 
