@@ -1507,9 +1507,15 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(always)]
     fn sharers(&self, slot: u32, m: &lower::MemOperand, line: u64) -> u32 {
         let w = &self.warps[slot as usize];
-        let cta = &self.ctas[w.cta as usize];
+        let wave_len = self.ctas[w.cta as usize].wave_len;
+        self.sharers_in_wave(slot, m, line, wave_len)
+    }
+
+    /// `sharers`, given the length of the warp's CTA's wave.
+    #[inline(always)]
+    fn sharers_in_wave(&self, slot: u32, m: &lower::MemOperand, line: u64, wave_len: u32) -> u32 {
         if m.space != Space::Global || !m.addr.uses_cta() {
-            return cta.wave_len;
+            return wave_len;
         }
         if m.addr.uses_lane() {
             return 1;
@@ -1636,7 +1642,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         write: bool,
         through_l1: bool,
     ) -> u64 {
-        let depart = self.enter_l1tex(slot, self.lines.len());
+        let sp = self.warps[slot as usize].sp as usize & 3;
+        let depart = self.enter_l1tex(sp, self.lines.len());
         let local = mo.space == Space::Local;
         let sharers = if write || self.lines.is_empty() {
             1
@@ -1688,9 +1695,8 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// place in the sub-partition's LSU queue until its last line is through. Returns
     /// when its first line leaves the pipeline.
     #[inline(always)]
-    fn enter_l1tex(&mut self, slot: u32, n: usize) -> u64 {
+    fn enter_l1tex(&mut self, sp: usize, n: usize) -> u64 {
         let now = self.now;
-        let sp = self.warps[slot as usize].sp as usize & 3;
         // `now` is far below 2^52: the signed conversion is exact, and shorter; and a
         // request that finds L1 idle starts at `now`, a whole cycle: no rounding up.
         let now_f = now as i64 as f64;
@@ -1721,8 +1727,12 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// order, as its loop takes for a request whose only line this is.
     #[inline(always)]
     fn read_one_line(&mut self, slot: u32, mo: &lower::MemOperand, line: u64, sectors: u32) -> u64 {
-        let depart = self.enter_l1tex(slot, 1);
-        let sharers = self.sharers(slot, mo, line);
+        // The warp's entry looked up once, for its sub-partition and its CTA's wave
+        // (after `enter_l1tex`'s stores it would be looked up again).
+        let w = &self.warps[slot as usize];
+        let (sp, wave_len) = (w.sp as usize & 3, self.ctas[w.cta as usize].wave_len);
+        let depart = self.enter_l1tex(sp, 1);
+        let sharers = self.sharers_in_wave(slot, mo, line, wave_len);
         self.mem.begin_request(sharers);
         let (t, level) = self.mem.read_l1(line, sectors, depart, depart);
         self.emit_mem(slot, level, sectors * 32, t, false);
