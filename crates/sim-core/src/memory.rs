@@ -563,6 +563,8 @@ pub struct Memory {
     /// What one byte of the current request costs the chip's L2: 1 / min(sharers, gain).
     req_l2_chip_cost: f64,
     req_multicast: u32,
+    /// Whether L1 has 4 ways and L2 16, the profiles' shape (`read_l1`).
+    ways_4_16: bool,
 }
 
 impl Memory {
@@ -574,9 +576,12 @@ impl Memory {
         let hbm_rate = share(t.hbm_bytes_per_clk_chip)
             .min(t.hbm_bytes_per_clk_sm_max)
             .min(t.l2_bytes_per_clk_sm_max);
+        let l1 = Cache::new(l1_bytes.max(LINE * t.l1_ways as u64), t.l1_ways as usize);
+        let l2 = Cache::new(t.l2_bytes as u64, t.l2_ways as usize);
+        let ways_4_16 = l1.set.ways == 4 && l2.set.ways == 16;
         Memory {
-            l1: Cache::new(l1_bytes.max(LINE * t.l1_ways as u64), t.l1_ways as usize),
-            l2: Cache::new(t.l2_bytes as u64, t.l2_ways as usize),
+            l1,
+            l2,
             l2_bw: Bandwidth::new(t.l2_bytes_per_clk_sm_max),
             l2_chip: Bandwidth::new(share(t.l2_bytes_per_clk_chip)),
             l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
@@ -615,6 +620,7 @@ impl Memory {
             req_hbm_line_bytes: LINE,
             req_l2_chip_cost: 1.0,
             req_multicast: 1,
+            ways_4_16,
         }
     }
 
@@ -912,7 +918,7 @@ impl Memory {
     pub fn read_l1(&mut self, line: u64, sectors: u32, t_hit: u64, t_miss: u64) -> (u64, MemLevel) {
         // The profiles' shape tested once here rather than at each of the three
         // lookups (the L1's probe and install, the L2's probe).
-        if self.l1.set.ways == 4 && self.l2.set.ways == 16 {
+        if self.ways_4_16 {
             self.read_l1_shaped::<4, 16>(line, sectors, t_hit, t_miss)
         } else {
             self.read_l1_shaped::<ANY_WAYS, ANY_WAYS>(line, sectors, t_hit, t_miss)
