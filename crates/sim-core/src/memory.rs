@@ -32,7 +32,9 @@ pub const SECTORS_PER_LINE: u64 = LINE / SECTOR;
 /// thread for the next run's caches: fresh pages would cost a page fault each, every
 /// run, which is much of a short run's time.
 pub struct Cache {
-    sets: u64,
+    /// Below 2^32 (`Cache::new`): so is a set's index, and the compiler then knows
+    /// that a set's block (`block_of`) cannot end beyond the address space.
+    sets: u32,
     /// `u64::MAX / sets + 1`: reduces a set hash below 2^32 modulo `sets` with two
     /// multiplications instead of a division (Lemire's fastmod).
     sets_magic: u64,
@@ -269,7 +271,7 @@ impl Cache {
             epoch = 1;
         }
         Cache {
-            sets: sets as u64,
+            sets: u32::try_from(sets).expect("fewer than 2^32 sets"),
             sets_magic: (u64::MAX / sets as u64).wrapping_add(1),
             set,
             words,
@@ -286,7 +288,7 @@ impl Cache {
             let low = self.sets_magic.wrapping_mul(h);
             ((low as u128 * self.sets as u128) >> 64) as usize
         } else {
-            (h % self.sets) as usize
+            (h % self.sets as u64) as usize
         }
     }
 
