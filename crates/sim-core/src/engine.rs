@@ -550,6 +550,9 @@ struct Engine<'a, S: Sink> {
     l1_free: f64,
     /// What one line takes of L1's rate: `1 / l1_lines_per_clk`.
     l1_line_time: f64,
+    /// `l1_line_time` as a cycle count when it is a whole number of cycles (as with one
+    /// line per clock).
+    l1_line_whole: Option<u64>,
     /// `l1_line_cap` and `l2_line_cap` as counts, converted once (a saturating float
     /// conversion is a score of host instructions, which every load paid).
     line_caps: (usize, usize),
@@ -598,6 +601,12 @@ const FIXED_CLASSES: [FixedClass; 4] = [
     FixedClass::Imad,
     FixedClass::Fp64,
 ];
+
+/// `x` as a whole number of cycles, if it is one (and small enough that adding it to
+/// any cycle count is exact in f64).
+fn whole_cycles(x: f64) -> Option<u64> {
+    (x >= 0.0 && x < (1u64 << 32) as f64 && x.fract() == 0.0).then_some(x as u64)
+}
 
 fn fault(msg: impl Into<String>) -> SimError {
     SimError::Fault(msg.into())
@@ -743,6 +752,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             smem_free: 0.0,
             l1_free: 0.0,
             l1_line_time: 1.0 / t.l1_lines_per_clk,
+            l1_line_whole: whole_cycles(1.0 / t.l1_lines_per_clk),
             line_caps: (t.l1_line_cap as usize, t.l2_line_cap as usize),
             tma_free: 0.0,
             tma_busy: 0.0,
@@ -1530,9 +1540,15 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(always)]
     fn sharers(&self, slot: u32, m: &lower::MemOperand, line: u64) -> u32 {
         let w = &self.warps[slot as usize];
-        let cta = &self.ctas[w.cta as usize];
+        let wave_len = self.ctas[w.cta as usize].wave_len;
+        self.sharers_in_wave(slot, m, line, wave_len)
+    }
+
+    /// `sharers`, given the length of the warp's CTA's wave.
+    #[inline(always)]
+    fn sharers_in_wave(&self, slot: u32, m: &lower::MemOperand, line: u64, wave_len: u32) -> u32 {
         if m.space != Space::Global || !m.addr.uses_cta() {
-            return cta.wave_len;
+            return wave_len;
         }
         if m.addr.uses_lane() {
             return 1;
@@ -1659,7 +1675,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         write: bool,
         through_l1: bool,
     ) -> u64 {
-        let depart = self.enter_l1tex(slot, self.lines.len());
+        let sp = self.warps[slot as usize].sp as usize & 3;
+        let depart = self.enter_l1tex(sp, self.lines.len());
         let local = mo.space == Space::Local;
         let sharers = if write || self.lines.is_empty() {
             1
@@ -1711,16 +1728,16 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// place in the sub-partition's LSU queue until its last line is through. Returns
     /// when its first line leaves the pipeline.
     #[inline(always)]
-    fn enter_l1tex(&mut self, slot: u32, n: usize) -> u64 {
+    fn enter_l1tex(&mut self, sp: usize, n: usize) -> u64 {
         let now = self.now;
-        let sp = self.warps[slot as usize].sp as usize & 3;
         // `now` is far below 2^52: the signed conversion is exact, and shorter; and a
         // request that finds L1 idle starts at `now`, a whole cycle: no rounding up.
         let now_f = now as i64 as f64;
-        let (start, first_out) = if self.l1_free > now_f {
-            (self.l1_free, memory::ceil(self.l1_free))
-        } else {
+        let idle = self.l1_free <= now_f;
+        let (start, first_out) = if idle {
             (now_f, now)
+        } else {
+            (self.l1_free, memory::ceil(self.l1_free))
         };
         // One line (most requests) takes the quotient computed once: the same value.
         self.l1_free = start
@@ -1729,7 +1746,13 @@ impl<'a, S: Sink> Engine<'a, S> {
             } else {
                 n as f64 / self.t.l1_lines_per_clk
             };
-        self.lsu_q[sp].push(now, memory::ceil(self.l1_free));
+        // One line into an idle L1 whose line time is whole ends a whole time after
+        // `now`: the sum is exact, so its ceiling is the sum, without the rounding.
+        let through = match self.l1_line_whole {
+            Some(k) if idle && n == 1 => now + k,
+            _ => memory::ceil(self.l1_free),
+        };
+        self.lsu_q[sp].push(now, through);
         first_out
     }
 
@@ -1737,8 +1760,12 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// order, as its loop takes for a request whose only line this is.
     #[inline(always)]
     fn read_one_line(&mut self, slot: u32, mo: &lower::MemOperand, line: u64, sectors: u32) -> u64 {
-        let depart = self.enter_l1tex(slot, 1);
-        let sharers = self.sharers(slot, mo, line);
+        // The warp's entry looked up once, for its sub-partition and its CTA's wave
+        // (after `enter_l1tex`'s stores it would be looked up again).
+        let w = &self.warps[slot as usize];
+        let (sp, wave_len) = (w.sp as usize & 3, self.ctas[w.cta as usize].wave_len);
+        let depart = self.enter_l1tex(sp, 1);
+        let sharers = self.sharers_in_wave(slot, mo, line, wave_len);
         self.mem.begin_request(sharers);
         let (t, level) = self.mem.read_l1(line, sectors, depart, depart);
         self.emit_mem(slot, level, sectors * 32, t, false);

@@ -32,7 +32,9 @@ pub const SECTORS_PER_LINE: u64 = LINE / SECTOR;
 /// thread for the next run's caches: fresh pages would cost a page fault each, every
 /// run, which is much of a short run's time.
 pub struct Cache {
-    sets: u64,
+    /// Below 2^32 (`Cache::new`): so is a set's index, and the compiler then knows
+    /// that a set's block (`block_of`) cannot end beyond the address space.
+    sets: u32,
     /// `u64::MAX / sets + 1`: reduces a set hash below 2^32 modulo `sets` with two
     /// multiplications instead of a division (Lemire's fastmod).
     sets_magic: u64,
@@ -230,6 +232,9 @@ const SPARES_KEPT: usize = 4;
 /// The most ways a cache may have: ranks are bytes below 128 (`SetLayout::touch`).
 pub const MAX_WAYS: usize = 128;
 
+/// `Cache::probe_shaped`'s ways for a cache whose ways are read when it runs.
+const ANY_WAYS: usize = 0;
+
 const BYTE_ONES: u64 = 0x0101_0101_0101_0101;
 /// The block sizes of the profiles' associativities (`SetLayout::new(ways).stride`).
 const STRIDE_16: usize = SetLayout::new(16).stride;
@@ -266,7 +271,7 @@ impl Cache {
             epoch = 1;
         }
         Cache {
-            sets: sets as u64,
+            sets: u32::try_from(sets).expect("fewer than 2^32 sets"),
             sets_magic: (u64::MAX / sets as u64).wrapping_add(1),
             set,
             words,
@@ -283,7 +288,7 @@ impl Cache {
             let low = self.sets_magic.wrapping_mul(h);
             ((low as u128 * self.sets as u128) >> 64) as usize
         } else {
-            (h % self.sets) as usize
+            (h % self.sets as u64) as usize
         }
     }
 
@@ -336,10 +341,19 @@ impl Cache {
     /// `probe`, checking for a hit on the most recent way if `recent`.
     #[inline(always)]
     fn probe_checking(&mut self, line: u64, recent: bool) -> Result<u64, Victim> {
+        self.probe_shaped::<ANY_WAYS>(line, recent)
+    }
+
+    /// `probe_checking` in a cache of `W` ways, or of the ways it has if `W` is
+    /// `ANY_WAYS`: a caller that knows the ways (`Memory::read_l1`) spares each
+    /// lookup the test.
+    #[inline(always)]
+    fn probe_shaped<const W: usize>(&mut self, line: u64, recent: bool) -> Result<u64, Victim> {
         let set = self.set_index(line);
+        let ways = if W == ANY_WAYS { self.set.ways } else { W };
         // The profiles' associativities with their layout known when compiling: the
         // same code, without a bounds check per word.
-        match self.set.ways {
+        match ways {
             16 => self.probe_at::<STRIDE_16>(set, line, SetLayout::new(16), recent),
             4 => self.probe_at::<STRIDE_4>(set, line, SetLayout::new(4), recent),
             _ => {
@@ -373,7 +387,14 @@ impl Cache {
     /// is still its least recently used: `SetLayout::touch_least`).
     #[inline(always)]
     pub fn install(&mut self, v: Victim, line: u64, ready: u64) {
-        match self.set.ways {
+        self.install_shaped::<ANY_WAYS>(v, line, ready);
+    }
+
+    /// `install` in a cache of `W` ways (as `probe_shaped`).
+    #[inline(always)]
+    fn install_shaped<const W: usize>(&mut self, v: Victim, line: u64, ready: u64) {
+        let ways = if W == ANY_WAYS { self.set.ways } else { W };
+        match ways {
             16 => {
                 SetLayout::new(16).replace(self.block_of::<STRIDE_16>(v.base), v.way, line, ready)
             }
@@ -544,6 +565,8 @@ pub struct Memory {
     /// What one byte of the current request costs the chip's L2: 1 / min(sharers, gain).
     req_l2_chip_cost: f64,
     req_multicast: u32,
+    /// Whether L1 has 4 ways and L2 16, the profiles' shape (`read_l1`).
+    ways_4_16: bool,
 }
 
 impl Memory {
@@ -555,9 +578,12 @@ impl Memory {
         let hbm_rate = share(t.hbm_bytes_per_clk_chip)
             .min(t.hbm_bytes_per_clk_sm_max)
             .min(t.l2_bytes_per_clk_sm_max);
+        let l1 = Cache::new(l1_bytes.max(LINE * t.l1_ways as u64), t.l1_ways as usize);
+        let l2 = Cache::new(t.l2_bytes as u64, t.l2_ways as usize);
+        let ways_4_16 = l1.set.ways == 4 && l2.set.ways == 16;
         Memory {
-            l1: Cache::new(l1_bytes.max(LINE * t.l1_ways as u64), t.l1_ways as usize),
-            l2: Cache::new(t.l2_bytes as u64, t.l2_ways as usize),
+            l1,
+            l2,
             l2_bw: Bandwidth::new(t.l2_bytes_per_clk_sm_max),
             l2_chip: Bandwidth::new(share(t.l2_bytes_per_clk_chip)),
             l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
@@ -596,6 +622,7 @@ impl Memory {
             req_hbm_line_bytes: LINE,
             req_l2_chip_cost: 1.0,
             req_multicast: 1,
+            ways_4_16,
         }
     }
 
@@ -828,6 +855,17 @@ impl Memory {
     /// (Inlined always: a bulk copy calls it for each of its lines.)
     #[inline(always)]
     pub fn read_l2(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
+        self.read_l2_shaped::<ANY_WAYS>(line, sectors, t)
+    }
+
+    /// `read_l2` with an L2 of `W` ways (as `Cache::probe_shaped`).
+    #[inline(always)]
+    fn read_l2_shaped<const W: usize>(
+        &mut self,
+        line: u64,
+        sectors: u32,
+        t: u64,
+    ) -> (u64, MemLevel) {
         let bytes = sectors as u64 * SECTOR;
         let far = Memory::is_far(line);
         let lat = if far {
@@ -837,7 +875,7 @@ impl Memory {
         };
         let lat = jittered(lat, self.req_l2);
         let l2_bytes = self.l2_share(bytes);
-        let (done, level) = match self.l2.probe(line) {
+        let (done, level) = match self.l2.probe_shaped::<W>(line, true) {
             Ok(ready) => {
                 // The line's data crosses the SM's L2 port in request order, and
                 // arrives the access latency after its turn: the lines of a large copy
@@ -880,7 +918,25 @@ impl Memory {
     /// sector, and `l1_sector_cycles` later for each further sector of the line it
     /// returns (a warp's load of a whole line against one thread's chase).
     pub fn read_l1(&mut self, line: u64, sectors: u32, t_hit: u64, t_miss: u64) -> (u64, MemLevel) {
-        match self.l1.probe(line) {
+        // The profiles' shape tested once here rather than at each of the three
+        // lookups (the L1's probe and install, the L2's probe).
+        if self.ways_4_16 {
+            self.read_l1_shaped::<4, 16>(line, sectors, t_hit, t_miss)
+        } else {
+            self.read_l1_shaped::<ANY_WAYS, ANY_WAYS>(line, sectors, t_hit, t_miss)
+        }
+    }
+
+    /// `read_l1` with an L1 of `W1` ways and an L2 of `W2` (as `Cache::probe_shaped`).
+    #[inline(always)]
+    fn read_l1_shaped<const W1: usize, const W2: usize>(
+        &mut self,
+        line: u64,
+        sectors: u32,
+        t_hit: u64,
+        t_miss: u64,
+    ) -> (u64, MemLevel) {
+        match self.l1.probe_shaped::<W1>(line, true) {
             Ok(ready) => {
                 self.sectors[level_index(MemLevel::L1)] += sectors as u64;
                 let extra = self.l1_sector_extra[(sectors as usize).min(4)];
@@ -888,8 +944,8 @@ impl Memory {
             }
             Err(way) => {
                 // Fetch the line's requested sectors; the line is allocated in L1.
-                let (done, level) = self.read_l2(line, sectors, t_miss);
-                self.l1.install(way, line, done);
+                let (done, level) = self.read_l2_shaped::<W2>(line, sectors, t_miss);
+                self.l1.install_shaped::<W1>(way, line, done);
                 (done, level)
             }
         }
