@@ -231,8 +231,14 @@ impl TwoLevel {
                 next = group;
             }
             let rank = c.position.wrapping_sub(last).wrapping_sub(1);
-            let key = (u64::from(group) << 32) | u64::from(rank);
-            if rank != u32::MAX && key < turn.0 {
+            // The last warp itself ranks last of all (`u64::MAX`, never below `turn`'s
+            // start): one comparison per warp, not two.
+            let key = if rank == u32::MAX {
+                u64::MAX
+            } else {
+                (u64::from(group) << 32) | u64::from(rank)
+            };
+            if key < turn.0 {
                 turn = (key, i);
             }
         }
