@@ -224,12 +224,12 @@ impl TwoLevel {
         // `turn`: the smallest (group, warp) rank of a warp round robin may pick;
         // `next`: the nearest group after the active one with an eligible warp.
         let mut turn = (u64::MAX, 0);
-        let mut next = 0u32;
+        // (Kept as `next - 1`, wrapping, which is what each warp's group is compared
+        // with: 0 is none, `u32::MAX` here.)
+        let mut next_less_one = u32::MAX;
         for (i, c) in eligible.iter().enumerate() {
             let group = self.group_of(c.position).wrapping_sub(active);
-            if group.wrapping_sub(1) < next.wrapping_sub(1) {
-                next = group;
-            }
+            next_less_one = next_less_one.min(group.wrapping_sub(1));
             let rank = c.position.wrapping_sub(last).wrapping_sub(1);
             // The last warp itself ranks last of all (`u64::MAX`, never below `turn`'s
             // start): one comparison per warp, not two.
@@ -255,6 +255,7 @@ impl TwoLevel {
         let bubble = now.saturating_sub(self.active_issued[sp]) <= MAX_STALL_CYCLES;
         // The next group's first warp round robin, or the first warp if round robin
         // finds none there.
+        let next = next_less_one.wrapping_add(1);
         let i = if turn.0 >> 32 == u64::from(next) && next != 0 {
             turn.1
         } else {
