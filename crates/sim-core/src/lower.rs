@@ -1365,6 +1365,18 @@ mod tests {
         })
     }
 
+    /// `e` compiled with loop variables `i` and `j` in scope, unless it does not compile
+    /// or needs a deeper stack than the engine's (what the lowering rejects).
+    fn compiled(e: &Expr) -> Option<CExpr> {
+        let scope = vec!["i".to_string(), "j".to_string()];
+        let k = isa::parse_kernel(
+            "kernel k\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  EXIT\n",
+        )
+        .unwrap();
+        let mut code = Vec::new();
+        (compile(e, &k, &scope, &mut code).is_ok() && depth(&code) <= 16).then(|| CExpr::code(code))
+    }
+
     proptest::proptest! {
         /// Wherever the affine form applies it gives the postfix code's value (or its
         /// fault), for any loop variables, warp, lane and CTA.
@@ -1377,11 +1389,7 @@ mod tests {
             lane in 0i64..32,
             cta in 0i64..1000,
         ) {
-            let scope = vec!["i".to_string(), "j".to_string()];
-            let k = isa::parse_kernel("kernel k\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  EXIT\n").unwrap();
-            let mut code = Vec::new();
-            if compile(&e, &k, &scope, &mut code).is_ok() && depth(&code) <= 16 {
-                let c = CExpr::code(code);
+            if let Some(c) = compiled(&e) {
                 let mut vars = [0i64; MAX_LOOP_DEPTH];
                 vars[0] = i;
                 vars[1] = j;
@@ -1402,8 +1410,6 @@ mod tests {
             i in -100i64..100_000,
             warp in 0i64..32,
         ) {
-            let scope = vec!["i".to_string(), "j".to_string()];
-            let k = isa::parse_kernel("kernel k\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  EXIT\n").unwrap();
             let lane_term = Expr::Bin(BinOp::Mul, Box::new(Expr::Var("lane".into())), Box::new(Expr::Int(c)));
             let sum = if term_first {
                 Expr::Bin(BinOp::Add, Box::new(lane_term), Box::new(e.clone()))
@@ -1411,11 +1417,7 @@ mod tests {
                 Expr::Bin(BinOp::Add, Box::new(e.clone()), Box::new(lane_term))
             };
             for e in [e, sum] {
-                let mut code = Vec::new();
-                if compile(&e, &k, &scope, &mut code).is_err() || depth(&code) > 16 {
-                    continue;
-                }
-                let x = CExpr::code(code);
+                let Some(x) = compiled(&e) else { continue };
                 let Some(step) = x.lane_step() else { continue };
                 let mut vars = [0i64; MAX_LOOP_DEPTH];
                 vars[0] = i;

@@ -271,7 +271,8 @@ impl Cache {
             epoch = 1;
         }
         Cache {
-            sets: u32::try_from(sets).expect("fewer than 2^32 sets"),
+            // A profile's caches hold at most 4 GiB (`profile::cache_bytes`): 2^25 lines.
+            sets: u32::try_from(sets).expect("a cache of fewer than 2^32 sets"),
             sets_magic: (u64::MAX / sets as u64).wrapping_add(1),
             set,
             words,
@@ -328,25 +329,19 @@ impl Cache {
     /// (Inlined always: it runs once or twice per line, and a call costs it a fifth.)
     #[inline(always)]
     pub fn probe(&mut self, line: u64) -> Result<u64, Victim> {
-        self.probe_checking(line, true)
+        self.probe_shaped::<ANY_WAYS>(line, true)
     }
 
     /// `probe` for a bulk copy's lines, which seldom hit their set's most recently used
     /// way: without the check for it (which costs a copy's hits more than it saves).
     #[inline(always)]
     pub fn probe_streaming(&mut self, line: u64) -> Result<u64, Victim> {
-        self.probe_checking(line, false)
+        self.probe_shaped::<ANY_WAYS>(line, false)
     }
 
-    /// `probe`, checking for a hit on the most recent way if `recent`.
-    #[inline(always)]
-    fn probe_checking(&mut self, line: u64, recent: bool) -> Result<u64, Victim> {
-        self.probe_shaped::<ANY_WAYS>(line, recent)
-    }
-
-    /// `probe_checking` in a cache of `W` ways, or of the ways it has if `W` is
-    /// `ANY_WAYS`: a caller that knows the ways (`Memory::read_l1`) spares each
-    /// lookup the test.
+    /// `probe` in a cache of `W` ways, or of the ways it has if `W` is
+    /// `ANY_WAYS` (a caller that knows the ways, `Memory::read_l1`, spares each
+    /// lookup the test), checking first for a hit on the most recent way if `recent`.
     #[inline(always)]
     fn probe_shaped<const W: usize>(&mut self, line: u64, recent: bool) -> Result<u64, Victim> {
         let set = self.set_index(line);
@@ -486,14 +481,9 @@ impl Bandwidth {
     }
 
     /// Holds the server for `bytes` (a share, possibly fractional) from no earlier than
-    /// `t`; returns when that ends. Counts no bytes.
-    pub fn occupy(&mut self, t: u64, bytes: f64) -> u64 {
-        ceil(self.hold(t, bytes))
-    }
-
-    /// `occupy`'s end before rounding up to a cycle: for a caller that waits for the
-    /// later of several servers, and rounds once (rounding up is monotone, so the later
-    /// end rounded is the later of the ends rounded).
+    /// `t`; returns when that ends, not rounded up to a cycle: for a caller that waits
+    /// for the later of several servers and rounds once (rounding up is monotone, so the
+    /// later end rounded is the later of the ends rounded). Counts no bytes.
     #[inline(always)]
     fn hold(&mut self, t: u64, bytes: f64) -> f64 {
         let start = later(self.free_at, t as i64 as f64);

@@ -153,6 +153,16 @@ fn count(v: f64) -> Result<(), &'static str> {
         Err("must be a whole number of at least 1")
     }
 }
+/// A cache's or the L1's and shared memory's bytes: a whole number up to 4 GiB (80 times
+/// the H100's L2). The cache model keeps every line's tag and arrival time in host
+/// memory, and its set count below 2^32 (`memory::Cache`).
+fn cache_bytes(v: f64) -> Result<(), &'static str> {
+    if v >= 1.0 && v.fract() == 0.0 && v <= (1u64 << 32) as f64 {
+        Ok(())
+    } else {
+        Err("must be a whole number of bytes from 1 to 4 GiB (4294967296)")
+    }
+}
 /// A cache's associativity (`memory::MAX_WAYS`: a set's recency ranks are bytes).
 fn ways(v: f64) -> Result<(), &'static str> {
     if (1.0..=crate::memory::MAX_WAYS as f64).contains(&v) && v.fract() == 0.0 {
@@ -184,8 +194,8 @@ timing! {
     max_smem_per_block: count,
     smem_reserved_per_cta: whole,
     smem_alloc_unit: count,
-    l1_plus_smem_bytes: count,
-    l2_bytes: count,
+    l1_plus_smem_bytes: cache_bytes,
+    l2_bytes: cache_bytes,
     l2_ways: ways,
     l1_ways: ways,
     tmem_cols: whole,
@@ -409,6 +419,13 @@ mod tests {
         p.set("lat_fma", 6.0).unwrap();
         assert_eq!(p.t.lat_fma, 6.0);
         assert_eq!(p.overrides, vec![("lat_fma".to_string(), 6.0)]);
+        // A cache larger than the model holds is refused, not left to the cache to fail
+        // on (a one-way L2 of 1 TiB would have 2^33 sets; 64 GiB already costs the host
+        // more memory than the machine has).
+        let e = p.set("l2_bytes", (1u64 << 36) as f64).unwrap_err();
+        assert!(e.to_string().contains("4 GiB"), "{e}");
+        p.set("l2_ways", 1.0).unwrap();
+        p.set("l2_bytes", (1u64 << 32) as f64).unwrap();
     }
 
     #[test]
