@@ -46,9 +46,9 @@ impl DueWheel {
     pub fn insert(&mut self, sp: usize, position: usize, t: u64, now: u64) {
         let bit = 1u64 << position;
         if t <= now {
-            // Due already: looked at this cycle if its sub-partition's turn has not come
-            // (`now`'s slot is taken then), else the next. The bit left in a slot already
-            // taken is stale by the time the slot comes round again.
+            // Due already: looked at this cycle if told before the cycle takes its slot
+            // (events and refills at its start), else the next. The bit left in a slot
+            // already taken is stale by the time the slot comes round again.
             self.slots[(now & SLOT_MASK) as usize][sp] |= bit;
             let j = ((now + 1) & SLOT_MASK) as usize;
             self.slots[j][sp] |= bit;
@@ -72,20 +72,15 @@ impl DueWheel {
         }
     }
 
-    /// Takes the positions of `sp` that may be due at `now` (some may be stale).
+    /// Takes the positions, per sub-partition, that may be due at `now` (some may be
+    /// stale), once its events and refills are in: nothing told later in the cycle adds
+    /// a warp due at `now` (a warp told it is due already was due already, so its bit
+    /// is here, or was told after its turn, and it is in the next slot too).
     #[inline(always)]
-    pub fn take(&mut self, sp: usize, now: u64) -> u64 {
-        let j = (now & SLOT_MASK) as usize;
-        std::mem::take(&mut self.slots[j][sp])
-    }
-
-    /// Every sub-partition has taken its due warps of `now`: what the slot still holds
-    /// is stale (a warp told it is due already after its sub-partition's turn has its
-    /// bit in the next slot too).
-    #[inline(always)]
-    pub fn end_cycle(&mut self, now: u64) {
+    pub fn take_all(&mut self, now: u64) -> [u64; 4] {
         let j = (now & SLOT_MASK) as usize;
         self.busy[j >> 6] &= !(1 << (j & 63));
+        std::mem::take(&mut self.slots[j])
     }
 
     /// Puts in the wheel the warps beyond its horizon whose due cycle may have come
@@ -206,8 +201,9 @@ mod tests {
             let mut now = 0u64;
             for told in steps {
                 wheel.admit_far(now, until.as_flattened(), 8);
+                let taken = wheel.take_all(now);
                 for (sp, row) in until.iter_mut().enumerate() {
-                    let mut due = wheel.take(sp, now);
+                    let mut due = taken[sp];
                     let mut found = 0u64;
                     while due != 0 {
                         let p = due.trailing_zeros() as usize;
@@ -227,7 +223,6 @@ mod tests {
                         }
                     }
                 }
-                wheel.end_cycle(now);
                 for (sp, p, d) in told {
                     let t = if d == NEVER { NEVER } else { now + d };
                     until[sp][p] = t;

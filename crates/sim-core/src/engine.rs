@@ -1223,15 +1223,17 @@ impl<'a, S: Sink> Engine<'a, S> {
             if ff {
                 self.due.admit_far(now, &self.until[..], due::MAX_POSITIONS);
             }
+            // The warps that may be due, per sub-partition: the wheel's (a bit whose
+            // warp has since been told another cycle is stale, and skipped below), or
+            // without fast-forward every warp. In position order.
+            let taken = if ff {
+                self.due.take_all(now)
+            } else {
+                self.all_positions
+            };
+            debug_assert!(!ff || self.taken_has_every_due_warp(&taken));
             for sp in 0..4 {
-                // The warps that may be due: the wheel's (a bit whose warp has since been
-                // told another cycle is stale, and skipped below), or without
-                // fast-forward every warp. In position order.
-                let mut due_mask = if ff {
-                    self.due.take(sp, now)
-                } else {
-                    self.all_positions[sp]
-                };
+                let mut due_mask = taken[sp];
                 if due_mask == 0 {
                     continue;
                 }
@@ -1295,9 +1297,6 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 self.issue(chosen)?;
             }
-            if ff {
-                self.due.end_cycle(now);
-            }
             if self.ctas_done == self.ctas_total {
                 return Ok(());
             }
@@ -1321,6 +1320,15 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
             self.now = next;
         }
+    }
+
+    /// Whether the positions taken from the wheel at this cycle's start include every
+    /// live warp due by now (what `DueWheel::take_all` relies on).
+    fn taken_has_every_due_warp(&self, taken: &[u64; 4]) -> bool {
+        (0..self.warps.len()).all(|s| {
+            let i = self.until_index(s as u32);
+            !self.warps[s].live || self.until[i] > self.now || taken[s & 3] >> (s >> 2) & 1 != 0
+        })
     }
 
     /// Without fast-forward the loop does not see `NEVER`; a run is stuck when every
