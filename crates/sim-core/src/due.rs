@@ -115,11 +115,23 @@ impl DueWheel {
         let next = self.next_in_slots(now, due);
         // Warps beyond the horizon are due no sooner than `far_min`: they matter only
         // when nothing in the slots comes first (they are put in the slots then).
-        if next < self.far_min || next == NEVER {
+        if next < self.far_min {
             return next;
         }
+        self.next_with_far(now, until, stride, next)
+    }
+
+    /// `next_due` when the slots' `next` is no sooner than `far_min`. (Out of line:
+    /// rare, and it needs `next_in_slots` again.)
+    #[inline(never)]
+    fn next_with_far(&mut self, now: u64, until: &[u64], stride: usize, next: u64) -> u64 {
+        if next == NEVER {
+            return NEVER;
+        }
         self.refill(now, until, stride);
-        self.next_in_slots(now, due)
+        self.next_in_slots(now, |sp: usize, position: usize| {
+            until[sp * stride + position]
+        })
     }
 
     /// `next_due` from the slots. A bit in the slot of cycle `t` counts if its warp is
