@@ -566,6 +566,10 @@ struct Engine<'a, S: Sink> {
     event_seq: u64,
     /// This cycle's eligible warps of one sub-partition (at most its positions).
     cands: [Candidate; due::MAX_POSITIONS],
+    /// How many eligible warps the policy's `pick_lone` takes for `pick` and `issued`:
+    /// one if it provides it, else none (a count no cycle with eligible warps has). (A
+    /// field, not a local of `run`: the cycle loop has no register to spare for it.)
+    lone_cands: usize,
     addrs: [u64; 32],
     lines: Vec<(u64, u32)>,
     next_cta: u32,
@@ -766,6 +770,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 last_issue: 0,
                 position: 0,
             }; due::MAX_POSITIONS],
+            lone_cands: 0,
             addrs: [0; 32],
             lines: Vec::with_capacity(64),
             next_cta: 0,
@@ -1210,6 +1215,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let ff = self.cfg.fast_forward;
         let tell_policy = self.policy.wants_issued();
         let policy_reads_history = self.policy.reads_history();
+        self.lone_cands = usize::from(self.policy.picks_lone());
         // (Checked again only where a cycle ends: nothing between there and the next
         // cycle retires a warp.)
         if self.ctas_done == self.ctas_total {
@@ -1282,18 +1288,26 @@ impl<'a, S: Sink> Engine<'a, S> {
                 if n_cands == 0 {
                     continue;
                 }
-                let cands = &self.cands[..n_cands];
-                let pick = self.policy.pick(sp, now, cands);
-                let chosen = cands[pick.min(n_cands - 1)].slot;
-                for i in 0..n_cands {
+                // `others`: how many candidates to look over for those not selected (none
+                // when the only one is chosen).
+                let (chosen, others) = if n_cands == self.lone_cands {
+                    self.policy.pick_lone(sp, now, &self.cands[0]);
+                    (self.cands[0].slot, 0)
+                } else {
+                    let cands = &self.cands[..n_cands];
+                    let pick = self.policy.pick(sp, now, cands);
+                    let chosen = cands[pick.min(n_cands - 1)].slot;
+                    if tell_policy {
+                        self.policy.issued(sp, chosen);
+                    }
+                    (chosen, n_cands)
+                };
+                for i in 0..others {
                     let slot = self.cands[i].slot;
                     if slot != chosen {
                         self.set_state(slot, WarpState::NotSelected, Cause::Own);
                         self.set_until_ahead(slot, self.now + 1);
                     }
-                }
-                if tell_policy {
-                    self.policy.issued(sp, chosen);
                 }
                 self.issue(chosen)?;
             }

@@ -36,6 +36,17 @@ pub trait SchedulerPolicy: Send {
     fn reads_history(&self) -> bool {
         true
     }
+    /// Whether `pick_lone` does what `pick` and then `issued` would do when one warp is
+    /// eligible: asked once per run, so that such a cycle (a latency-bound kernel's usual
+    /// one) makes one call and no choice. The default, false, has the engine call
+    /// `pick` and `issued` on every cycle, as a policy that overrides neither expects.
+    fn picks_lone(&self) -> bool {
+        false
+    }
+    /// `pick` with `lone` the only eligible warp (so picked), then `issued` of it if
+    /// `wants_issued`: what the two would do to the policy's state. Called instead of
+    /// them only when `picks_lone` is true.
+    fn pick_lone(&mut self, _subpartition: usize, _now: u64, _lone: &Candidate) {}
 }
 
 /// Greedy then oldest: keep issuing from the same warp while it is eligible, else the oldest.
@@ -58,6 +69,13 @@ impl SchedulerPolicy for Gto {
     }
     fn issued(&mut self, sp: usize, slot: u32) {
         self.last[sp] = Some(slot);
+    }
+    fn picks_lone(&self) -> bool {
+        true
+    }
+    fn pick_lone(&mut self, sp: usize, _: u64, lone: &Candidate) {
+        // `pick` of one warp changes nothing; `issued` remembers it.
+        self.issued(sp, lone.slot);
     }
 }
 
@@ -120,6 +138,12 @@ impl SchedulerPolicy for RoundRobin {
         self.last[sp] = eligible[i].position;
         i
     }
+    fn picks_lone(&self) -> bool {
+        true
+    }
+    fn pick_lone(&mut self, sp: usize, _: u64, lone: &Candidate) {
+        self.last[sp] = lone.position;
+    }
 }
 
 /// Always the oldest eligible warp.
@@ -135,6 +159,9 @@ impl SchedulerPolicy for OldestFirst {
     }
     fn pick(&mut self, _: usize, _: u64, eligible: &[Candidate]) -> usize {
         oldest(eligible)
+    }
+    fn picks_lone(&self) -> bool {
+        true
     }
 }
 
@@ -191,23 +218,29 @@ impl SchedulerPolicy for TwoLevel {
         "two-level"
     }
     fn pick(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
-        let (active, last) = (self.active[sp], self.last[sp]);
         if let [only] = eligible {
-            // One eligible warp (a latency-bound kernel's usual cycle): what the pass
-            // below decides for it, without the ranking.
-            let position = only.position;
-            let group = self.group_of(position).wrapping_sub(active);
-            if group == 0 && position != last {
-                self.last[sp] = position;
-                self.active_issued[sp] = now;
-            } else if now.saturating_sub(self.active_issued[sp]) > MAX_STALL_CYCLES {
-                self.active[sp] = active.wrapping_add(group);
-                self.active_issued[sp] = now;
-                self.last[sp] = position;
-            }
+            self.pick_lone(sp, now, only);
             return 0;
         }
         self.pick_among(sp, now, eligible)
+    }
+    fn picks_lone(&self) -> bool {
+        true
+    }
+    fn pick_lone(&mut self, sp: usize, now: u64, lone: &Candidate) {
+        // One eligible warp (a latency-bound kernel's usual cycle): what the pass of
+        // `pick_among` decides for it, without the ranking.
+        let (active, last) = (self.active[sp], self.last[sp]);
+        let position = lone.position;
+        let group = self.group_of(position).wrapping_sub(active);
+        if group == 0 && position != last {
+            self.last[sp] = position;
+            self.active_issued[sp] = now;
+        } else if now.saturating_sub(self.active_issued[sp]) > MAX_STALL_CYCLES {
+            self.active[sp] = active.wrapping_add(group);
+            self.active_issued[sp] = now;
+            self.last[sp] = position;
+        }
     }
 }
 
@@ -373,6 +406,49 @@ mod tests {
     }
 
     proptest! {
+        /// Every built-in policy's `pick_lone` does what `pick` and `issued` do: two
+        /// copies, one told each way whenever one warp is eligible, pick alike after.
+        #[test]
+        fn pick_lone_stands_for_pick_and_issued(
+            steps in prop::collection::vec(
+                (prop_oneof![any::<u16>(), (0u32..16).prop_map(|p| 1u16 << p)], 1u64..40, 0usize..4),
+                1..200,
+            ),
+        ) {
+            for policy in Policy::ALL {
+                let (mut lone, mut full) = (policy.build(), policy.build());
+                prop_assert!(lone.picks_lone());
+                let mut now = 0;
+                for &(mask, gap, sp) in &steps {
+                    now += gap;
+                    let eligible: Vec<Candidate> = (0..16u32)
+                        .filter(|p| mask & (1 << p) != 0)
+                        .map(|p| Candidate {
+                            slot: 4 * p + sp as u32,
+                            age: u64::from(p ^ 5),
+                            last_issue: now - 1,
+                            position: p,
+                        })
+                        .collect();
+                    if eligible.is_empty() {
+                        continue;
+                    }
+                    let i = full.pick(sp, now, &eligible);
+                    if full.wants_issued() {
+                        full.issued(sp, eligible[i].slot);
+                    }
+                    if let [only] = &eligible[..] {
+                        lone.pick_lone(sp, now, only);
+                    } else {
+                        prop_assert_eq!(lone.pick(sp, now, &eligible), i, "{}", policy);
+                        if lone.wants_issued() {
+                            lone.issued(sp, eligible[i].slot);
+                        }
+                    }
+                }
+            }
+        }
+
         /// Runs of picks with random eligible sets (positions in order, as the engine
         /// lists them; half of them a single warp, which `pick` decides on its own
         /// path), random gaps between picks and group sizes 1 to 5.
