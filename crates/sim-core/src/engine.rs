@@ -1269,18 +1269,15 @@ impl<'a, S: Sink> Engine<'a, S> {
                             self.set_until_ahead(slot, t);
                         }
                         None => {
-                            let (age, last_issue) = if policy_reads_history {
+                            let c = &mut self.cands[n_cands];
+                            c.slot = slot;
+                            c.position = i as u32;
+                            // (Else they stay 0, as the engine made them.)
+                            if policy_reads_history {
                                 let w = &self.warps[s];
-                                (w.age, w.last_issue)
-                            } else {
-                                (0, 0)
-                            };
-                            self.cands[n_cands] = Candidate {
-                                slot,
-                                age,
-                                last_issue,
-                                position: i as u32,
-                            };
+                                c.age = w.age;
+                                c.last_issue = w.last_issue;
+                            }
                             n_cands += 1;
                         }
                     }
