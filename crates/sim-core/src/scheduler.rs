@@ -177,7 +177,8 @@ impl SchedulerPolicy for OldestFirst {
 /// alone refreshes its group's turn only after a gap longer than a stall count: the
 /// calibrated behaviour, kept as it is.)
 pub struct TwoLevel {
-    group: u32,
+    /// (Not zero: a division by it has no panic path, and `pick_lone` then no frame.)
+    group: std::num::NonZeroU32,
     /// log2 of `group` when it is a power of two (a shift, not a division, per warp).
     group_shift: Option<u32>,
     active: [u32; 4],
@@ -188,7 +189,7 @@ pub struct TwoLevel {
 
 impl TwoLevel {
     pub fn new(group: u32) -> TwoLevel {
-        let group = group.max(1);
+        let group = std::num::NonZeroU32::new(group).unwrap_or(std::num::NonZeroU32::MIN);
         TwoLevel {
             group,
             group_shift: group.is_power_of_two().then(|| group.trailing_zeros()),
@@ -229,7 +230,9 @@ impl SchedulerPolicy for TwoLevel {
     }
     fn pick_lone(&mut self, sp: usize, now: u64, lone: &Candidate) {
         // One eligible warp (a latency-bound kernel's usual cycle): what the pass of
-        // `pick_among` decides for it, without the ranking.
+        // `pick_among` decides for it, without the ranking. (A sub-partition is below
+        // 4: a mask, not a bounds check.)
+        let sp = sp & 3;
         let (active, last) = (self.active[sp], self.last[sp]);
         let position = lone.position;
         let group = self.group_of(position).wrapping_sub(active);
