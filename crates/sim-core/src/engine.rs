@@ -570,6 +570,9 @@ struct Engine<'a, S: Sink> {
     /// one if it provides it, else none (a count no cycle with eligible warps has). (A
     /// field, not a local of `run`: the cycle loop has no register to spare for it.)
     lone_cands: usize,
+    /// The last cycle the watchdog lets the run visit, below `NEVER`. (A field, as
+    /// `lone_cands` is.)
+    stop_after: u64,
     addrs: [u64; 32],
     lines: Vec<(u64, u32)>,
     next_cta: u32,
@@ -771,6 +774,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 position: 0,
             }; due::MAX_POSITIONS],
             lone_cands: 0,
+            stop_after: 0,
             addrs: [0; 32],
             lines: Vec::with_capacity(64),
             next_cta: 0,
@@ -1216,6 +1220,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let tell_policy = self.policy.wants_issued();
         let policy_reads_history = self.policy.reads_history();
         self.lone_cands = usize::from(self.policy.picks_lone());
+        self.stop_after = self.cfg.max_cycles.min(NEVER - 1);
         // (Checked again only where a cycle ends: nothing between there and the next
         // cycle retires a warp.)
         if self.ctas_done == self.ctas_total {
@@ -1317,20 +1322,27 @@ impl<'a, S: Sink> Engine<'a, S> {
             } else {
                 self.now + 1
             };
-            if next == NEVER || (!ff && self.stuck()) {
-                return Err(SimError::Deadlock(
-                    self.report("deadlock: no warp can make progress"),
-                ));
-            }
-            if next > self.cfg.max_cycles {
-                self.now = self.cfg.max_cycles;
-                return Err(SimError::Watchdog(self.report(&format!(
-                    "watchdog: the run passed {} cycles (raise it with --max-cycles)",
-                    self.cfg.max_cycles
-                ))));
+            // (`NEVER`, a deadlock, is beyond any watchdog bound: one comparison for both.)
+            if next > self.stop_after || (!ff && self.stuck()) {
+                return Err(self.stop(next));
             }
             self.now = next;
         }
+    }
+
+    /// Why the run stops before `next`, the cycle it would visit next: a deadlock (no
+    /// cycle comes, or without fast-forward every live warp is stuck), else the watchdog.
+    // Rare: kept out of the cycle loop's code.
+    #[inline(never)]
+    fn stop(&mut self, next: u64) -> SimError {
+        if next == NEVER || (!self.cfg.fast_forward && self.stuck()) {
+            return SimError::Deadlock(self.report("deadlock: no warp can make progress"));
+        }
+        self.now = self.cfg.max_cycles;
+        SimError::Watchdog(self.report(&format!(
+            "watchdog: the run passed {} cycles (raise it with --max-cycles)",
+            self.cfg.max_cycles
+        )))
     }
 
     /// Whether the positions taken from the wheel at this cycle's start include every

@@ -252,6 +252,8 @@ impl TwoLevel {
     /// eligible warp, then saves and restores none of the registers this needs.)
     #[inline(never)]
     fn pick_among(&mut self, sp: usize, now: u64, eligible: &[Candidate]) -> usize {
+        // (A sub-partition is below 4: a mask, not a bounds check.)
+        let sp = sp & 3;
         let (active, last) = (self.active[sp], self.last[sp]);
         // One pass over the warps. Groups are ranked by their distance after the active
         // group (0: the active group itself, then round-robin order), warps within a
