@@ -570,8 +570,9 @@ struct Engine<'a, S: Sink> {
     /// one if it provides it, else none (a count no cycle with eligible warps has). (A
     /// field, not a local of `run`: the cycle loop has no register to spare for it.)
     lone_cands: usize,
-    /// The last cycle the watchdog lets the run visit, below `NEVER`. (A field, as
-    /// `lone_cands` is.)
+    /// The last cycle the run may visit: the watchdog's bound (below `NEVER`), or 0 once
+    /// every CTA is done, so that one comparison per cycle finds the end, a deadlock and
+    /// the watchdog (`stop` tells which). (A field, as `lone_cands` is.)
     stop_after: u64,
     addrs: [u64; 32],
     lines: Vec<(u64, u32)>,
@@ -1196,6 +1197,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         if self.ctas[c].warps_left == 0 {
             self.ctas[c].live = false;
             self.ctas_done += 1;
+            if self.ctas_done == self.ctas_total {
+                // The run ends with this cycle.
+                self.stop_after = 0;
+            }
             if S::ENABLED {
                 self.sink.event(Event::CtaDone {
                     cycle: now,
@@ -1221,8 +1226,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         let policy_reads_history = self.policy.reads_history();
         self.lone_cands = usize::from(self.policy.picks_lone());
         self.stop_after = self.cfg.max_cycles.min(NEVER - 1);
-        // (Checked again only where a cycle ends: nothing between there and the next
-        // cycle retires a warp.)
+        // (Later the last CTA's retire lowers `stop_after`, which the end of its cycle
+        // finds: nothing between there and the next cycle retires a warp.)
         if self.ctas_done == self.ctas_total {
             return Ok(());
         }
@@ -1316,36 +1321,39 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 self.issue(chosen)?;
             }
-            if self.ctas_done == self.ctas_total {
-                return Ok(());
-            }
             let next = if ff {
                 let n = self.due.next_due(now, &self.until[..], due::MAX_POSITIONS);
                 n.min(self.next_event).max(self.now + 1)
             } else {
                 self.now + 1
             };
-            // (`NEVER`, a deadlock, is beyond any watchdog bound: one comparison for both.)
+            // (`NEVER`, a deadlock, is beyond any bound: one comparison for all three.)
             if next > self.stop_after || (!ff && self.stuck()) {
-                return Err(self.stop(next));
+                return self.stop(next);
             }
             self.now = next;
         }
     }
 
-    /// Why the run stops before `next`, the cycle it would visit next: a deadlock (no
-    /// cycle comes, or without fast-forward every live warp is stuck), else the watchdog.
+    /// Why the run stops before `next`, the cycle it would visit next: every CTA is done,
+    /// else a deadlock (no cycle comes, or without fast-forward every live warp is
+    /// stuck), else the watchdog.
     // Rare: kept out of the cycle loop's code.
     #[inline(never)]
-    fn stop(&mut self, next: u64) -> SimError {
+    fn stop(&mut self, next: u64) -> Result<(), SimError> {
+        if self.ctas_done == self.ctas_total {
+            return Ok(());
+        }
         if next == NEVER || (!self.cfg.fast_forward && self.stuck()) {
-            return SimError::Deadlock(self.report("deadlock: no warp can make progress"));
+            return Err(SimError::Deadlock(
+                self.report("deadlock: no warp can make progress"),
+            ));
         }
         self.now = self.cfg.max_cycles;
-        SimError::Watchdog(self.report(&format!(
+        Err(SimError::Watchdog(self.report(&format!(
             "watchdog: the run passed {} cycles (raise it with --max-cycles)",
             self.cfg.max_cycles
-        )))
+        ))))
     }
 
     /// Whether the positions taken from the wheel at this cycle's start include every
