@@ -84,23 +84,21 @@ impl DueWheel {
     }
 
     /// Puts in the wheel the warps beyond its horizon whose due cycle may have come
-    /// within it by `now`. `until` holds every warp's due cycle, `stride` positions per
-    /// sub-partition, one sub-partition after another (the engine's layout).
+    /// within it by `now`. `until` holds every warp's due cycle, in warp slot order:
+    /// position `p` of sub-partition `sp` at `4 * p + sp` (the engine's layout).
     #[inline(always)]
-    pub fn admit_far(&mut self, now: u64, until: &[u64], stride: usize) {
+    pub fn admit_far(&mut self, now: u64, until: &[u64]) {
         if self.far_min != NEVER && self.far_min < now + HORIZON {
-            self.refill(now, until, stride);
+            self.refill(now, until);
         }
     }
 
     /// Tells the wheel every warp's due cycle again (`far_min` becomes exact).
     #[inline(never)]
-    fn refill(&mut self, now: u64, until: &[u64], stride: usize) {
+    fn refill(&mut self, now: u64, until: &[u64]) {
         self.far_min = NEVER;
-        for (sp, row) in until.chunks(stride).enumerate() {
-            for (position, &t) in row.iter().enumerate() {
-                self.insert(sp, position, t, now);
-            }
+        for (slot, &t) in until.iter().enumerate() {
+            self.insert(slot & 3, slot >> 2, t, now);
         }
     }
 
@@ -110,28 +108,25 @@ impl DueWheel {
     /// `far_min` is their earliest (a deadlock or the watchdog is reported at the cycle
     /// it happens). (Inlined: the engine asks at every cycle it visits.)
     #[inline(always)]
-    pub fn next_due(&mut self, now: u64, until: &[u64], stride: usize) -> u64 {
-        let due = |sp: usize, position: usize| until[sp * stride + position];
-        let next = self.next_in_slots(now, due);
+    pub fn next_due(&mut self, now: u64, until: &[u64]) -> u64 {
+        let next = self.next_in_slots(now, |sp, position| until[4 * position + sp]);
         // Warps beyond the horizon are due no sooner than `far_min`: they matter only
         // when nothing in the slots comes first (they are put in the slots then).
         if next < self.far_min {
             return next;
         }
-        self.next_with_far(now, until, stride, next)
+        self.next_with_far(now, until, next)
     }
 
     /// `next_due` when the slots' `next` is no sooner than `far_min`. (Out of line:
     /// rare, and it needs `next_in_slots` again.)
     #[inline(never)]
-    fn next_with_far(&mut self, now: u64, until: &[u64], stride: usize, next: u64) -> u64 {
+    fn next_with_far(&mut self, now: u64, until: &[u64], next: u64) -> u64 {
         if next == NEVER {
             return NEVER;
         }
-        self.refill(now, until, stride);
-        self.next_in_slots(now, |sp: usize, position: usize| {
-            until[sp * stride + position]
-        })
+        self.refill(now, until);
+        self.next_in_slots(now, |sp, position| until[4 * position + sp])
     }
 
     /// `next_due` from the slots. A bit in the slot of cycle `t` counts if its warp is
@@ -208,11 +203,15 @@ mod tests {
                     0u64..3, 1u64..40, 900u64..3000, Just(NEVER)]), 0..6),
                 1..120),
         ) {
+            // (The wheel reads it in warp slot order: position-major.)
+            let slot_order = |until: &[[u64; 8]; 4]| -> [u64; 32] {
+                std::array::from_fn(|s| until[s & 3][s >> 2])
+            };
             let mut wheel = DueWheel::default();
             let mut until = [[NEVER; 8]; 4];
             let mut now = 0u64;
             for told in steps {
-                wheel.admit_far(now, until.as_flattened(), 8);
+                wheel.admit_far(now, &slot_order(&until));
                 let taken = wheel.take_all(now);
                 for (sp, row) in until.iter_mut().enumerate() {
                     let mut due = taken[sp];
@@ -240,7 +239,7 @@ mod tests {
                     until[sp][p] = t;
                     wheel.insert(sp, p, t, now);
                 }
-                let next = wheel.next_due(now, until.as_flattened(), 8);
+                let next = wheel.next_due(now, &slot_order(&until));
                 prop_assert_eq!(next, next_by_scan(&until, now), "after cycle {}", now);
                 if next == NEVER {
                     break;

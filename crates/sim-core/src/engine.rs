@@ -521,10 +521,9 @@ struct Engine<'a, S: Sink> {
     sink: &'a mut S,
     now: u64,
     warps: Vec<Warp<'a>>,
-    /// When each warp must next be looked at, laid out by sub-partition (warp slot `s`
-    /// lives on sub-partition `s % 4` at position `s / 4`: `until_index`), so a
-    /// sub-partition's scan reads one contiguous run; every position of every
-    /// sub-partition has its entry (`NEVER` where no warp is).
+    /// When each warp must next be looked at, by warp slot (slot `s` is position `s / 4`
+    /// of sub-partition `s % 4`: `until_index`, the wheel's layout too); every position
+    /// of every sub-partition has its entry (`NEVER` where no warp is).
     until: Box<[u64; UNTIL_LEN]>,
     /// CTAs the whole chip runs at once (one wave).
     wave_ctas: u32,
@@ -795,7 +794,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// Where a warp's `until` is: its sub-partition's run, at its position there.
     #[inline(always)]
     fn until_index(&self, slot: u32) -> usize {
-        (slot as usize & 3) * due::MAX_POSITIONS + ((slot as usize >> 2) % due::MAX_POSITIONS)
+        slot as usize % UNTIL_LEN
     }
 
     /// Sets when a warp must next be looked at, and tells the wheel where to look.
@@ -1237,7 +1236,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
             let now = self.now;
             if ff {
-                self.due.admit_far(now, &self.until[..], due::MAX_POSITIONS);
+                self.due.admit_far(now, &self.until[..]);
             }
             // The warps that may be due, per sub-partition: the wheel's (a bit whose
             // warp has since been told another cycle is stale, and skipped below), or
@@ -1257,7 +1256,6 @@ impl<'a, S: Sink> Engine<'a, S> {
                     continue;
                 }
                 let mut n_cands = 0;
-                let base = sp * due::MAX_POSITIONS;
                 // Looking at a warp changes no other warp's `until`.
                 while due_mask != 0 {
                     let i = due_mask.trailing_zeros() as usize;
@@ -1267,7 +1265,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     if ff {
                         // A warp not live is due `NEVER` (from the start, and once
                         // retired: nothing wakes a warp that has exited).
-                        if self.until[base + i] > now {
+                        if self.until[s % UNTIL_LEN] > now {
                             continue;
                         }
                         debug_assert!(self.warps[s].live);
@@ -1322,7 +1320,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 self.issue(chosen)?;
             }
             let next = if ff {
-                let n = self.due.next_due(now, &self.until[..], due::MAX_POSITIONS);
+                let n = self.due.next_due(now, &self.until[..]);
                 n.min(self.next_event).max(self.now + 1)
             } else {
                 self.now + 1
