@@ -72,6 +72,15 @@ impl DueWheel {
         }
     }
 
+    /// The warps at `positions` of sub-partition `sp` are due at the cycle after `now`
+    /// (`insert_ahead` of each, at once).
+    #[inline(always)]
+    pub fn insert_next(&mut self, sp: usize, positions: u64, now: u64) {
+        let j = ((now + 1) & SLOT_MASK) as usize;
+        self.slots[j][sp] |= positions;
+        self.busy[j >> 6] |= 1 << (j & 63);
+    }
+
     /// Takes the positions, per sub-partition, that may be due at `now` (some may be
     /// stale), once its events and refills are in: nothing told later in the cycle adds
     /// a warp due at `now` (a warp told it is due already was due already, so its bit

@@ -806,8 +806,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             .insert(slot as usize & 3, slot as usize >> 2, t, self.now);
     }
 
-    /// `set_until` for a cycle after this one (a warp classified, not selected, or
-    /// issued).
+    /// `set_until` for a cycle after this one (a warp classified or issued; those not
+    /// selected are told the wheel together, in the cycle loop).
     #[inline(always)]
     fn set_until_ahead(&mut self, slot: u32, t: u64) {
         let i = self.until_index(slot);
@@ -1310,12 +1310,18 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                     (chosen, n_cands)
                 };
+                // Those not selected are looked at again next cycle: told the wheel at once.
+                let mut not_selected = 0u64;
                 for i in 0..others {
-                    let slot = self.cands[i].slot;
+                    let Candidate { slot, position, .. } = self.cands[i];
                     if slot != chosen {
                         self.set_state(slot, WarpState::NotSelected, Cause::Own);
-                        self.set_until_ahead(slot, self.now + 1);
+                        self.until[slot as usize % UNTIL_LEN] = self.now + 1;
+                        not_selected |= 1 << (position % 64);
                     }
+                }
+                if not_selected != 0 {
+                    self.due.insert_next(sp, not_selected, self.now);
                 }
                 self.issue(chosen)?;
             }
