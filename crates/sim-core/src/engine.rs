@@ -1436,7 +1436,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             cta: self.ctas[w.cta as usize].grid_id as i64,
         };
         // A warp-uniform address is evaluated once.
-        if !m.addr.uses_lane() && m.space != Space::Local {
+        if m.uniform {
             let a = self.lane_addr(slot, m, width, &env)?;
             if all_lanes {
                 self.addrs.fill(a);
@@ -1547,7 +1547,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// `sharers`, given the length of the warp's CTA's wave.
     #[inline(always)]
     fn sharers_in_wave(&self, slot: u32, m: &lower::MemOperand, line: u64, wave_len: u32) -> u32 {
-        if m.space != Space::Global || !m.addr.uses_cta() {
+        if !m.per_cta {
             return wave_len;
         }
         if m.addr.uses_lane() {
@@ -1610,17 +1610,35 @@ impl<'a, S: Sink> Engine<'a, S> {
         through_l1: bool,
     ) -> Result<u64, SimError> {
         let mo = &d.mem[m];
-        if !mo.addr.uses_lane() && mo.space != Space::Local {
-            // A warp-uniform address (a broadcast, most loads): one lane's lines, no
-            // comparing, evaluated here rather than through `lane_addrs`.
-            let a = self.lane_addr(slot, mo, d.width, &self.env(slot, 0))?;
+        if mo.uniform {
+            // A warp-uniform address (a broadcast, most loads; global, as local memory
+            // is not uniform): one lane's lines, no comparing, evaluated here from the
+            // warp's own fields rather than through `lane_addrs`. The warp's and its
+            // CTA's entries are looked up once, for the address and the request.
+            let w = &self.warps[slot as usize];
+            let cta = &self.ctas[w.cta as usize];
+            let (sp, wave_len) = (w.sp as usize & 3, cta.wave_len);
+            let off = match &mo.addr {
+                CExpr::Code {
+                    affine: Some(a), ..
+                } => {
+                    let (warp, grid_id) = (w.warp, cta.grid_id);
+                    let builtins = [warp as i64, 0, (warp / 4) as i64, grid_id as i64];
+                    a.value_of(&w.vars, builtins)
+                }
+                e => e
+                    .eval(&self.env(slot, 0))
+                    .map_err(|f| self.fault_at(slot, &f.0))?,
+            };
+            let a = self.global_address(slot, mo, d.width, 0, off)?;
             let width = d.width.max(1) as u64;
             let (first, last) = (a / SECTOR, (a + width - 1) / SECTOR);
             if !write && through_l1 && first / SECTORS_PER_LINE == last / SECTORS_PER_LINE {
                 // One line read through L1: the general path for a request of one
                 // line, without its line list.
                 let sectors = (last - first + 1) as u32;
-                return Ok(self.read_one_line(slot, mo, first / SECTORS_PER_LINE, sectors));
+                let line = first / SECTORS_PER_LINE;
+                return Ok(self.read_one_line(slot, mo, line, sectors, sp, wave_len));
             }
             self.lines.clear();
             memory::lines_of(a, width, &mut self.lines);
@@ -1757,13 +1775,18 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// `global_access` for a read through L1 of one line: the same steps, in the same
-    /// order, as its loop takes for a request whose only line this is.
+    /// order, as its loop takes for a request whose only line this is. `sp`: the warp's
+    /// sub-partition; `wave_len`: its CTA's wave's length (looked up by the caller).
     #[inline(always)]
-    fn read_one_line(&mut self, slot: u32, mo: &lower::MemOperand, line: u64, sectors: u32) -> u64 {
-        // The warp's entry looked up once, for its sub-partition and its CTA's wave
-        // (after `enter_l1tex`'s stores it would be looked up again).
-        let w = &self.warps[slot as usize];
-        let (sp, wave_len) = (w.sp as usize & 3, self.ctas[w.cta as usize].wave_len);
+    fn read_one_line(
+        &mut self,
+        slot: u32,
+        mo: &lower::MemOperand,
+        line: u64,
+        sectors: u32,
+        sp: usize,
+        wave_len: u32,
+    ) -> u64 {
         let depart = self.enter_l1tex(sp, 1);
         let sharers = self.sharers_in_wave(slot, mo, line, wave_len);
         self.mem.begin_request(sharers);

@@ -3,10 +3,10 @@
 //! program touches (set-associative caches with LRU replacement); bandwidth is a
 //! server per level whose rate is the SM's share of the chip's.
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 #[cfg(test)]
 use rand::RngExt;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 use crate::profile::Timing;
 use crate::sink::MemLevel;
@@ -1183,7 +1183,11 @@ mod tests {
             let mut pick = StdRng::seed_from_u64(seed + 100);
             for n in 0..5000 {
                 if pick.random_range(0..5) == 0 {
-                    assert_eq!(draws.next_u64(), rng.random::<u64>(), "seed {seed} draw {n}");
+                    assert_eq!(
+                        draws.next_u64(),
+                        rng.random::<u64>(),
+                        "seed {seed} draw {n}"
+                    );
                 } else {
                     let jitter = match pick.random_range(0..4) {
                         0 => pick.random_range(1..100),
