@@ -426,70 +426,83 @@ struct MmaBooking {
     start: u64,
 }
 
-/// A FIFO whose entries leave at known, non-decreasing cycles (each unit serves in
-/// order); full when `depth` have not left yet. A ring buffer: nothing allocates.
+/// A FIFO whose entries leave at known, mostly non-decreasing cycles (each unit serves
+/// in order); full when `depth` have not left yet.
+///
+/// Rather than a count of the entries still in it, pruned at every look, it keeps the
+/// departures of the last `depth` entries it took (0 for a slot never used), ascending
+/// around a ring from `oldest`: those that are past have left. It is full exactly when
+/// the earliest of them is still to come, one comparison. An entry is taken only when
+/// the earliest has left, and it takes that slot: what it overwrites has left, and as
+/// `now` never goes back, it stays left. Nothing allocates.
 struct Queue {
     departs: Box<[u64]>,
-    head: usize,
-    len: usize,
+    oldest: usize,
+    /// `departs[oldest]` and the departure before it around the ring (the latest), kept
+    /// at hand: a look and a push in order then index the ring once.
+    earliest: u64,
+    latest: u64,
 }
 
 impl Queue {
     fn new(depth: usize) -> Queue {
         Queue {
             departs: vec![0; depth.max(1)].into_boxed_slice(),
-            head: 0,
-            len: 0,
+            oldest: 0,
+            earliest: 0,
+            latest: 0,
         }
-    }
-    /// A ring index from `head + k` (below twice the capacity), without a division.
-    #[inline]
-    fn wrap(&self, i: usize) -> usize {
-        let cap = self.departs.len();
-        if i >= cap { i - cap } else { i }
     }
 
-    fn prune(&mut self, now: u64) {
-        let cap = self.departs.len();
-        while self.len > 0 && self.departs[self.head] <= now {
-            // Wrap without a division.
-            self.head += 1;
-            if self.head == cap {
-                self.head = 0;
-            }
-            self.len -= 1;
-        }
-    }
     /// When full, the cycle at which a slot frees.
-    fn full_until(&mut self, now: u64) -> Option<u64> {
-        self.prune(now);
-        if self.len >= self.departs.len() {
-            Some(self.departs[self.head])
-        } else {
-            None
-        }
+    fn full_until(&self, now: u64) -> Option<u64> {
+        (self.earliest > now).then_some(self.earliest)
     }
+
     /// Adds an entry that leaves at `depart`, if it has not left by `now` and there is room.
-    /// (Inlined always: every load and shared-memory access pushes one, and its usual
-    /// case, an empty or short queue, costs little more than the call.)
+    /// (Inlined always: every load and shared-memory access pushes one.)
     #[inline(always)]
     fn push(&mut self, now: u64, depart: u64) {
-        self.prune(now);
-        if depart > now && self.len < self.departs.len() {
-            // Departures come in order; keep the ring sorted if one does not.
-            let tail = self.wrap(self.head + self.len);
-            self.departs[tail] = depart;
-            self.len += 1;
-            let mut i = self.len - 1;
-            while i > 0 {
-                let (a, b) = (self.wrap(self.head + i - 1), self.wrap(self.head + i));
-                if self.departs[a] <= self.departs[b] {
-                    break;
-                }
-                self.departs.swap(a, b);
-                i -= 1;
+        if depart > now && self.earliest <= now {
+            // The earliest slot becomes the latest.
+            let i = self.oldest;
+            self.departs[i] = depart;
+            let next = if i + 1 == self.departs.len() {
+                0
+            } else {
+                i + 1
+            };
+            self.oldest = next;
+            if depart >= self.latest {
+                self.latest = depart;
+                self.earliest = self.departs[next];
+            } else {
+                self.sort_latest(i);
             }
         }
+    }
+
+    /// Moves the entry just taken at `i`, earlier than the one before it, back to its
+    /// place in departure order (departures seldom come out of order).
+    #[cold]
+    #[inline(never)]
+    fn sort_latest(&mut self, mut i: usize) {
+        let cap = self.departs.len();
+        while i != self.oldest {
+            let before = if i == 0 { cap - 1 } else { i - 1 };
+            if self.departs[before] <= self.departs[i] {
+                break;
+            }
+            self.departs.swap(before, i);
+            i = before;
+        }
+        self.earliest = self.departs[self.oldest];
+        let newest = if self.oldest == 0 {
+            cap - 1
+        } else {
+            self.oldest - 1
+        };
+        self.latest = self.departs[newest];
     }
 }
 
@@ -2702,6 +2715,70 @@ impl<'a, S: Sink> Engine<'a, S> {
             },
             roles,
             warps: std::mem::take(&mut self.warp_summaries),
+        }
+    }
+}
+
+#[cfg(test)]
+mod queue_tests {
+    use super::Queue;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+    use std::collections::VecDeque;
+
+    /// The queue as its contract states it: the entries taken and not yet left, in
+    /// departure order, pruned at every look.
+    struct Model {
+        departs: VecDeque<u64>,
+        depth: usize,
+    }
+
+    impl Model {
+        fn prune(&mut self, now: u64) {
+            self.departs.retain(|&d| d > now);
+        }
+        fn full_until(&mut self, now: u64) -> Option<u64> {
+            self.prune(now);
+            (self.departs.len() >= self.depth).then(|| self.departs[0])
+        }
+        fn push(&mut self, now: u64, depart: u64) {
+            self.prune(now);
+            if depart > now && self.departs.len() < self.depth {
+                let at = self.departs.partition_point(|&d| d <= depart);
+                self.departs.insert(at, depart);
+            }
+        }
+    }
+
+    /// Looks and pushes at non-decreasing cycles, departures mostly in order: the ring
+    /// of the last entries answers as the pruned list does.
+    #[test]
+    fn queue_answers_as_its_pruned_entries() {
+        for seed in 0..200 {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let depth = rng.random_range(0..6);
+            let (mut q, mut m) = (
+                Queue::new(depth),
+                Model {
+                    departs: VecDeque::new(),
+                    depth: depth.max(1),
+                },
+            );
+            let mut now = 0u64;
+            for step in 0..400 {
+                now += rng.random_range(0..3);
+                if rng.random_range(0..2) == 0 {
+                    assert_eq!(
+                        q.full_until(now),
+                        m.full_until(now),
+                        "seed {seed} step {step}"
+                    );
+                } else {
+                    let depart = now + rng.random_range(0..12);
+                    q.push(now, depart);
+                    m.push(now, depart);
+                }
+            }
         }
     }
 }
