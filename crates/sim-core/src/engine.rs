@@ -1802,8 +1802,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     ) -> u64 {
         let depart = self.enter_l1tex(sp, 1);
         let sharers = self.sharers_in_wave(slot, mo, line, wave_len);
-        self.mem.begin_request(sharers);
-        let (t, level) = self.mem.read_l1(line, sectors, depart, depart);
+        let (t, level) = self.mem.read_l1_request(sharers, line, sectors, depart);
         self.emit_mem(slot, level, sectors * 32, t, false);
         depart.max(t)
     }

@@ -903,6 +903,20 @@ impl Memory {
         }
     }
 
+    /// `begin_request` then `read_l1` of a request's only line, leaving the pipeline
+    /// at `t` on either path: one call, and the request's draw out of the caller's
+    /// code (a warp's load of one line, most loads).
+    pub fn read_l1_request(
+        &mut self,
+        sharers: u32,
+        line: u64,
+        sectors: u32,
+        t: u64,
+    ) -> (u64, MemLevel) {
+        self.begin_request(sharers);
+        self.read_l1_lines(line, sectors, t, t)
+    }
+
     /// A load through L1: hit, or fetch from L2 and allocate.
     /// `t_hit`: when the line leaves the L1 pipeline if it hits; `t_miss`: when its
     /// request leaves for L2 if it misses (the lines of one warp-load are staggered
@@ -910,6 +924,18 @@ impl Memory {
     /// sector, and `l1_sector_cycles` later for each further sector of the line it
     /// returns (a warp's load of a whole line against one thread's chase).
     pub fn read_l1(&mut self, line: u64, sectors: u32, t_hit: u64, t_miss: u64) -> (u64, MemLevel) {
+        self.read_l1_lines(line, sectors, t_hit, t_miss)
+    }
+
+    /// `read_l1`'s body, for `read_l1_request` too.
+    #[inline(always)]
+    fn read_l1_lines(
+        &mut self,
+        line: u64,
+        sectors: u32,
+        t_hit: u64,
+        t_miss: u64,
+    ) -> (u64, MemLevel) {
         // The profiles' shape tested once here rather than at each of the three
         // lookups (the L1's probe and install, the L2's probe).
         if self.ways_4_16 {
