@@ -1628,21 +1628,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             // is not uniform): one lane's lines, no comparing, evaluated here from the
             // warp's own fields rather than through `lane_addrs`. The warp's and its
             // CTA's entries are looked up once, for the address and the request.
-            let w = &self.warps[slot as usize];
-            let cta = &self.ctas[w.cta as usize];
-            let (sp, wave_len) = (w.sp as usize & 3, cta.wave_len);
-            let off = match &mo.addr {
-                CExpr::Code {
-                    affine: Some(a), ..
-                } => {
-                    let (warp, grid_id) = (w.warp, cta.grid_id);
-                    let builtins = [warp as i64, 0, (warp / 4) as i64, grid_id as i64];
-                    a.value_of(&w.vars, builtins)
-                }
-                e => e
-                    .eval(&self.env(slot, 0))
-                    .map_err(|f| self.fault_at(slot, &f.0))?,
-            };
+            let (off, sp, wave_len) = self.lane0_offset(slot, mo)?;
             let a = self.global_address(slot, mo, d.width, 0, off)?;
             let width = d.width.max(1) as u64;
             let (first, last) = (a / SECTOR, (a + width - 1) / SECTOR);
@@ -1664,7 +1650,10 @@ impl<'a, S: Sink> Engine<'a, S> {
             // lane 31's end, whose lines and sectors are what coalescing the 32 lanes'
             // addresses finds. Lanes 0 and 31 in bounds put every lane between in
             // bounds; otherwise the lane-by-lane path names the first lane out.
-            self.contiguous_lanes(slot, mo, d.width)?;
+            let one_line = !write && through_l1;
+            if let Some(done) = self.contiguous_lanes(slot, mo, d.width, step, one_line)? {
+                return Ok(done);
+            }
         } else {
             self.lane_addrs(slot, mo, d.width, false)?;
             memory::coalesce(&self.addrs, d.width, &mut self.lines);
@@ -1672,29 +1661,71 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(self.request_lines(slot, mo, write, through_l1))
     }
 
-    /// `self.lines` for a global access whose lanes cover one contiguous run (see
-    /// `global_access`).
+    /// Lane 0's offset into a global operand's buffer for the warp in `slot` (an affine
+    /// form from the warp's own fields, without an `Env`), with the warp's
+    /// sub-partition and its CTA's wave's length for the request: the warp's and its
+    /// CTA's entries looked up once.
+    #[inline(always)]
+    fn lane0_offset(
+        &self,
+        slot: u32,
+        mo: &lower::MemOperand,
+    ) -> Result<(i64, usize, u32), SimError> {
+        let w = &self.warps[slot as usize];
+        let cta = &self.ctas[w.cta as usize];
+        let (sp, wave_len) = (w.sp as usize & 3, cta.wave_len);
+        let off = match &mo.addr {
+            CExpr::Code {
+                affine: Some(a), ..
+            } => {
+                let (warp, grid_id) = (w.warp, cta.grid_id);
+                let builtins = [warp as i64, 0, (warp / 4) as i64, grid_id as i64];
+                a.value_of(&w.vars, builtins)
+            }
+            e => e
+                .eval(&self.env(slot, 0))
+                .map_err(|f| self.fault_at(slot, &f.0))?,
+        };
+        Ok((off, sp, wave_len))
+    }
+
+    /// A global access whose lanes, `step` bytes apart, cover one contiguous run (see
+    /// `global_access`): lane 31's offset is lane 0's plus 31 steps (`CExpr::lane_step`).
+    /// A run within one line, read through L1 (`one_line`), is requested here as
+    /// `read_one_line` requests it: returns when it completes. Otherwise leaves the
+    /// run's lines in `self.lines` and returns None.
     #[inline(never)]
     fn contiguous_lanes(
         &mut self,
         slot: u32,
         mo: &lower::MemOperand,
         width: u32,
-    ) -> Result<(), SimError> {
-        let mut env = self.env(slot, 0);
-        let first = self.lane_addr(slot, mo, width, &env)?;
-        env.lane = 31;
-        match self.lane_addr(slot, mo, width, &env) {
+        step: i64,
+        one_line: bool,
+    ) -> Result<Option<u64>, SimError> {
+        let (off, sp, wave_len) = self.lane0_offset(slot, mo)?;
+        let first = self.global_address(slot, mo, width, 0, off)?;
+        let last_off = off.wrapping_add(step.wrapping_mul(31));
+        match self.global_address(slot, mo, width, 31, last_off) {
             Ok(last) => {
+                let end = last + width.max(1) as u64;
+                let (first_sector, last_sector) = (first / SECTOR, (end - 1) / SECTOR);
+                if one_line && first_sector / SECTORS_PER_LINE == last_sector / SECTORS_PER_LINE {
+                    let sectors = (last_sector - first_sector + 1) as u32;
+                    let line = first_sector / SECTORS_PER_LINE;
+                    return Ok(Some(
+                        self.read_one_line(slot, mo, line, sectors, sp, wave_len),
+                    ));
+                }
                 self.lines.clear();
-                memory::lines_of(first, last + width.max(1) as u64 - first, &mut self.lines);
+                memory::lines_of(first, end - first, &mut self.lines);
             }
             Err(_) => {
                 self.lane_addrs(slot, mo, width, false)?;
                 memory::coalesce(&self.addrs, width, &mut self.lines);
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// `global_access` of the lines in `self.lines`.
