@@ -527,6 +527,13 @@ pub struct Memory {
     /// The page `hbm_is_far` hashed last and its bit.
     far_page: u64,
     far_page_bit: u64,
+    /// `slow_chunk`'s hashes of the address alone, for the group and the chunk it
+    /// hashed last: consecutive lines share them (a group is 64 KiB, a chunk 512 B in
+    /// the profiles), and a hash costs a dozen instructions.
+    tail_group: u64,
+    tail_group_hash: u64,
+    tail_chunk: u64,
+    tail_chunk_sub_hash: u64,
     /// What a TMA copy's line from HBM takes over an LDG's.
     lat_hbm_tma_extra: u64,
     /// A request's slow chunks (`hbm_line`): chunks (log2 bytes) hashed to `hbm_tail_subs`
@@ -596,6 +603,10 @@ impl Memory {
             hbm_page_seed: seed,
             far_page: u64::MAX,
             far_page_bit: 0,
+            tail_group: u64::MAX,
+            tail_group_hash: 0,
+            tail_chunk: u64::MAX,
+            tail_chunk_sub_hash: 0,
             lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
             hbm_tail_chunk_shift: (t.hbm_tail_chunk_bytes as u64).max(1).ilog2(),
             hbm_tail_group_shift: (t.hbm_tail_group_bytes as u64).max(1).ilog2(),
@@ -692,14 +703,24 @@ impl Memory {
         if self.req_tail_key == 0 {
             self.req_tail_key = self.rng.next_u64() | 1;
         }
-        let group = splitmix64(self.hbm_page_seed ^ !(addr >> self.hbm_tail_group_shift));
-        let window = splitmix64(self.req_tail_key ^ group);
+        // (An address's group and chunk numbers are far below u64::MAX, the caches'
+        // empty mark.)
+        let group = addr >> self.hbm_tail_group_shift;
+        if group != self.tail_group {
+            self.tail_group = group;
+            self.tail_group_hash = splitmix64(self.hbm_page_seed ^ !group);
+        }
+        let window = splitmix64(self.req_tail_key ^ self.tail_group_hash);
         if unit(window) >= self.hbm_tail_window_probability {
             return 0;
         }
-        let sub = splitmix64(self.hbm_page_seed ^ (addr >> self.hbm_tail_chunk_shift))
-            % self.hbm_tail_subs;
-        let draw = splitmix64(window ^ splitmix64(sub));
+        let chunk = addr >> self.hbm_tail_chunk_shift;
+        if chunk != self.tail_chunk {
+            self.tail_chunk = chunk;
+            let sub = splitmix64(self.hbm_page_seed ^ chunk) % self.hbm_tail_subs;
+            self.tail_chunk_sub_hash = splitmix64(sub);
+        }
+        let draw = splitmix64(window ^ self.tail_chunk_sub_hash);
         if unit(draw) >= self.hbm_tail_probability {
             return 0;
         }
