@@ -426,70 +426,83 @@ struct MmaBooking {
     start: u64,
 }
 
-/// A FIFO whose entries leave at known, non-decreasing cycles (each unit serves in
-/// order); full when `depth` have not left yet. A ring buffer: nothing allocates.
+/// A FIFO whose entries leave at known, mostly non-decreasing cycles (each unit serves
+/// in order); full when `depth` have not left yet.
+///
+/// Rather than a count of the entries still in it, pruned at every look, it keeps the
+/// departures of the last `depth` entries it took (0 for a slot never used), ascending
+/// around a ring from `oldest`: those that are past have left. It is full exactly when
+/// the earliest of them is still to come, one comparison. An entry is taken only when
+/// the earliest has left, and it takes that slot: what it overwrites has left, and as
+/// `now` never goes back, it stays left. Nothing allocates.
 struct Queue {
     departs: Box<[u64]>,
-    head: usize,
-    len: usize,
+    oldest: usize,
+    /// `departs[oldest]` and the departure before it around the ring (the latest), kept
+    /// at hand: a look and a push in order then index the ring once.
+    earliest: u64,
+    latest: u64,
 }
 
 impl Queue {
     fn new(depth: usize) -> Queue {
         Queue {
             departs: vec![0; depth.max(1)].into_boxed_slice(),
-            head: 0,
-            len: 0,
+            oldest: 0,
+            earliest: 0,
+            latest: 0,
         }
-    }
-    /// A ring index from `head + k` (below twice the capacity), without a division.
-    #[inline]
-    fn wrap(&self, i: usize) -> usize {
-        let cap = self.departs.len();
-        if i >= cap { i - cap } else { i }
     }
 
-    fn prune(&mut self, now: u64) {
-        let cap = self.departs.len();
-        while self.len > 0 && self.departs[self.head] <= now {
-            // Wrap without a division.
-            self.head += 1;
-            if self.head == cap {
-                self.head = 0;
-            }
-            self.len -= 1;
-        }
-    }
     /// When full, the cycle at which a slot frees.
-    fn full_until(&mut self, now: u64) -> Option<u64> {
-        self.prune(now);
-        if self.len >= self.departs.len() {
-            Some(self.departs[self.head])
-        } else {
-            None
-        }
+    fn full_until(&self, now: u64) -> Option<u64> {
+        (self.earliest > now).then_some(self.earliest)
     }
+
     /// Adds an entry that leaves at `depart`, if it has not left by `now` and there is room.
-    /// (Inlined always: every load and shared-memory access pushes one, and its usual
-    /// case, an empty or short queue, costs little more than the call.)
+    /// (Inlined always: every load and shared-memory access pushes one.)
     #[inline(always)]
     fn push(&mut self, now: u64, depart: u64) {
-        self.prune(now);
-        if depart > now && self.len < self.departs.len() {
-            // Departures come in order; keep the ring sorted if one does not.
-            let tail = self.wrap(self.head + self.len);
-            self.departs[tail] = depart;
-            self.len += 1;
-            let mut i = self.len - 1;
-            while i > 0 {
-                let (a, b) = (self.wrap(self.head + i - 1), self.wrap(self.head + i));
-                if self.departs[a] <= self.departs[b] {
-                    break;
-                }
-                self.departs.swap(a, b);
-                i -= 1;
+        if depart > now && self.earliest <= now {
+            // The earliest slot becomes the latest.
+            let i = self.oldest;
+            self.departs[i] = depart;
+            let next = if i + 1 == self.departs.len() {
+                0
+            } else {
+                i + 1
+            };
+            self.oldest = next;
+            if depart >= self.latest {
+                self.latest = depart;
+                self.earliest = self.departs[next];
+            } else {
+                self.sort_latest(i);
             }
         }
+    }
+
+    /// Moves the entry just taken at `i`, earlier than the one before it, back to its
+    /// place in departure order (departures seldom come out of order).
+    #[cold]
+    #[inline(never)]
+    fn sort_latest(&mut self, mut i: usize) {
+        let cap = self.departs.len();
+        while i != self.oldest {
+            let before = if i == 0 { cap - 1 } else { i - 1 };
+            if self.departs[before] <= self.departs[i] {
+                break;
+            }
+            self.departs.swap(before, i);
+            i = before;
+        }
+        self.earliest = self.departs[self.oldest];
+        let newest = if self.oldest == 0 {
+            cap - 1
+        } else {
+            self.oldest - 1
+        };
+        self.latest = self.departs[newest];
     }
 }
 
@@ -1482,7 +1495,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             cta: self.ctas[w.cta as usize].grid_id as i64,
         };
         // A warp-uniform address is evaluated once.
-        if !m.addr.uses_lane() && m.space != Space::Local {
+        if m.uniform {
             let a = self.lane_addr(slot, m, width, &env)?;
             if all_lanes {
                 self.addrs.fill(a);
@@ -1593,7 +1606,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// `sharers`, given the length of the warp's CTA's wave.
     #[inline(always)]
     fn sharers_in_wave(&self, slot: u32, m: &lower::MemOperand, line: u64, wave_len: u32) -> u32 {
-        if m.space != Space::Global || !m.addr.uses_cta() {
+        if !m.per_cta {
             return wave_len;
         }
         if m.addr.uses_lane() {
@@ -1656,17 +1669,21 @@ impl<'a, S: Sink> Engine<'a, S> {
         through_l1: bool,
     ) -> Result<u64, SimError> {
         let mo = &d.mem[m];
-        if !mo.addr.uses_lane() && mo.space != Space::Local {
-            // A warp-uniform address (a broadcast, most loads): one lane's lines, no
-            // comparing, evaluated here rather than through `lane_addrs`.
-            let a = self.lane_addr(slot, mo, d.width, &self.env(slot, 0))?;
+        if mo.uniform {
+            // A warp-uniform address (a broadcast, most loads; global, as local memory
+            // is not uniform): one lane's lines, no comparing, evaluated here from the
+            // warp's own fields rather than through `lane_addrs`. The warp's and its
+            // CTA's entries are looked up once, for the address and the request.
+            let (off, sp, wave_len) = self.lane0_offset(slot, mo)?;
+            let a = self.global_address(slot, mo, d.width, 0, off)?;
             let width = d.width.max(1) as u64;
             let (first, last) = (a / SECTOR, (a + width - 1) / SECTOR);
             if !write && through_l1 && first / SECTORS_PER_LINE == last / SECTORS_PER_LINE {
                 // One line read through L1: the general path for a request of one
                 // line, without its line list.
                 let sectors = (last - first + 1) as u32;
-                return Ok(self.read_one_line(slot, mo, first / SECTORS_PER_LINE, sectors));
+                let line = first / SECTORS_PER_LINE;
+                return Ok(self.read_one_line(slot, mo, line, sectors, sp, wave_len));
             }
             self.lines.clear();
             memory::lines_of(a, width, &mut self.lines);
@@ -1679,7 +1696,10 @@ impl<'a, S: Sink> Engine<'a, S> {
             // lane 31's end, whose lines and sectors are what coalescing the 32 lanes'
             // addresses finds. Lanes 0 and 31 in bounds put every lane between in
             // bounds; otherwise the lane-by-lane path names the first lane out.
-            self.contiguous_lanes(slot, mo, d.width)?;
+            let one_line = !write && through_l1;
+            if let Some(done) = self.contiguous_lanes(slot, mo, d.width, step, one_line)? {
+                return Ok(done);
+            }
         } else {
             self.lane_addrs(slot, mo, d.width, false)?;
             memory::coalesce(&self.addrs, d.width, &mut self.lines);
@@ -1687,29 +1707,71 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(self.request_lines(slot, mo, write, through_l1))
     }
 
-    /// `self.lines` for a global access whose lanes cover one contiguous run (see
-    /// `global_access`).
+    /// Lane 0's offset into a global operand's buffer for the warp in `slot` (an affine
+    /// form from the warp's own fields, without an `Env`), with the warp's
+    /// sub-partition and its CTA's wave's length for the request: the warp's and its
+    /// CTA's entries looked up once.
+    #[inline(always)]
+    fn lane0_offset(
+        &self,
+        slot: u32,
+        mo: &lower::MemOperand,
+    ) -> Result<(i64, usize, u32), SimError> {
+        let w = &self.warps[slot as usize];
+        let cta = &self.ctas[w.cta as usize];
+        let (sp, wave_len) = (w.sp as usize & 3, cta.wave_len);
+        let off = match &mo.addr {
+            CExpr::Code {
+                affine: Some(a), ..
+            } => {
+                let (warp, grid_id) = (w.warp, cta.grid_id);
+                let builtins = [warp as i64, 0, (warp / 4) as i64, grid_id as i64];
+                a.value_of(&w.vars, builtins)
+            }
+            e => e
+                .eval(&self.env(slot, 0))
+                .map_err(|f| self.fault_at(slot, &f.0))?,
+        };
+        Ok((off, sp, wave_len))
+    }
+
+    /// A global access whose lanes, `step` bytes apart, cover one contiguous run (see
+    /// `global_access`): lane 31's offset is lane 0's plus 31 steps (`CExpr::lane_step`).
+    /// A run within one line, read through L1 (`one_line`), is requested here as
+    /// `read_one_line` requests it: returns when it completes. Otherwise leaves the
+    /// run's lines in `self.lines` and returns None.
     #[inline(never)]
     fn contiguous_lanes(
         &mut self,
         slot: u32,
         mo: &lower::MemOperand,
         width: u32,
-    ) -> Result<(), SimError> {
-        let mut env = self.env(slot, 0);
-        let first = self.lane_addr(slot, mo, width, &env)?;
-        env.lane = 31;
-        match self.lane_addr(slot, mo, width, &env) {
+        step: i64,
+        one_line: bool,
+    ) -> Result<Option<u64>, SimError> {
+        let (off, sp, wave_len) = self.lane0_offset(slot, mo)?;
+        let first = self.global_address(slot, mo, width, 0, off)?;
+        let last_off = off.wrapping_add(step.wrapping_mul(31));
+        match self.global_address(slot, mo, width, 31, last_off) {
             Ok(last) => {
+                let end = last + width.max(1) as u64;
+                let (first_sector, last_sector) = (first / SECTOR, (end - 1) / SECTOR);
+                if one_line && first_sector / SECTORS_PER_LINE == last_sector / SECTORS_PER_LINE {
+                    let sectors = (last_sector - first_sector + 1) as u32;
+                    let line = first_sector / SECTORS_PER_LINE;
+                    return Ok(Some(
+                        self.read_one_line(slot, mo, line, sectors, sp, wave_len),
+                    ));
+                }
                 self.lines.clear();
-                memory::lines_of(first, last + width.max(1) as u64 - first, &mut self.lines);
+                memory::lines_of(first, end - first, &mut self.lines);
             }
             Err(_) => {
                 self.lane_addrs(slot, mo, width, false)?;
                 memory::coalesce(&self.addrs, width, &mut self.lines);
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// `global_access` of the lines in `self.lines`.
@@ -1803,17 +1865,21 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// `global_access` for a read through L1 of one line: the same steps, in the same
-    /// order, as its loop takes for a request whose only line this is.
+    /// order, as its loop takes for a request whose only line this is. `sp`: the warp's
+    /// sub-partition; `wave_len`: its CTA's wave's length (looked up by the caller).
     #[inline(always)]
-    fn read_one_line(&mut self, slot: u32, mo: &lower::MemOperand, line: u64, sectors: u32) -> u64 {
-        // The warp's entry looked up once, for its sub-partition and its CTA's wave
-        // (after `enter_l1tex`'s stores it would be looked up again).
-        let w = &self.warps[slot as usize];
-        let (sp, wave_len) = (w.sp as usize & 3, self.ctas[w.cta as usize].wave_len);
+    fn read_one_line(
+        &mut self,
+        slot: u32,
+        mo: &lower::MemOperand,
+        line: u64,
+        sectors: u32,
+        sp: usize,
+        wave_len: u32,
+    ) -> u64 {
         let depart = self.enter_l1tex(sp, 1);
         let sharers = self.sharers_in_wave(slot, mo, line, wave_len);
-        self.mem.begin_request(sharers);
-        let (t, level) = self.mem.read_l1(line, sectors, depart, depart);
+        let (t, level) = self.mem.read_l1_request(sharers, line, sectors, depart);
         self.emit_mem(slot, level, sectors * 32, t, false);
         depart.max(t)
     }
@@ -2725,6 +2791,70 @@ impl<'a, S: Sink> Engine<'a, S> {
             },
             roles,
             warps: std::mem::take(&mut self.warp_summaries),
+        }
+    }
+}
+
+#[cfg(test)]
+mod queue_tests {
+    use super::Queue;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+    use std::collections::VecDeque;
+
+    /// The queue as its contract states it: the entries taken and not yet left, in
+    /// departure order, pruned at every look.
+    struct Model {
+        departs: VecDeque<u64>,
+        depth: usize,
+    }
+
+    impl Model {
+        fn prune(&mut self, now: u64) {
+            self.departs.retain(|&d| d > now);
+        }
+        fn full_until(&mut self, now: u64) -> Option<u64> {
+            self.prune(now);
+            (self.departs.len() >= self.depth).then(|| self.departs[0])
+        }
+        fn push(&mut self, now: u64, depart: u64) {
+            self.prune(now);
+            if depart > now && self.departs.len() < self.depth {
+                let at = self.departs.partition_point(|&d| d <= depart);
+                self.departs.insert(at, depart);
+            }
+        }
+    }
+
+    /// Looks and pushes at non-decreasing cycles, departures mostly in order: the ring
+    /// of the last entries answers as the pruned list does.
+    #[test]
+    fn queue_answers_as_its_pruned_entries() {
+        for seed in 0..200 {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let depth = rng.random_range(0..6);
+            let (mut q, mut m) = (
+                Queue::new(depth),
+                Model {
+                    departs: VecDeque::new(),
+                    depth: depth.max(1),
+                },
+            );
+            let mut now = 0u64;
+            for step in 0..400 {
+                now += rng.random_range(0..3);
+                if rng.random_range(0..2) == 0 {
+                    assert_eq!(
+                        q.full_until(now),
+                        m.full_until(now),
+                        "seed {seed} step {step}"
+                    );
+                } else {
+                    let depart = now + rng.random_range(0..12);
+                    q.push(now, depart);
+                    m.push(now, depart);
+                }
+            }
         }
     }
 }

@@ -79,20 +79,57 @@ pub enum CExpr {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Affine {
     k: i64,
-    /// (loop variable, coefficient) for the variables the sum reads.
+    /// (loop variable, coefficient) for the variables the sum reads, the first
+    /// `AFFINE_FIXED` summed whether read or not (an unread one has coefficient 0):
+    /// a multiplication costs less than a loop's control.
     vars: [(u8, i64); AFFINE_TERMS],
     n: u8,
     /// The coefficients of `warp`, `lane`, `warpgroup` and `cta` (0 when unread): four
     /// multiplications cost less than telling the sources apart term by term.
     builtins: [i64; 4],
-    /// Operations applied to the sum, in order (only those that cannot fault).
-    tail: [EOp; AFFINE_TAIL],
-    n_tail: u8,
+    /// The sum's remainder modulo `mask + 1`, a power of two, is taken first where the
+    /// code's tail starts with one (most reduced addresses: `% 4194304`); otherwise
+    /// `mask` is -1, with which `rem_pow2` leaves every value as it is: no test.
+    mask: i64,
+    /// Operations applied after that, in order (only those that cannot fault; `Keep`
+    /// beyond the last): seldom any.
+    tail: [Tail; AFFINE_TAIL],
 }
 
 const AFFINE_TERMS: usize = 4;
+/// The terms of `Affine::vars` summed without a test of how many there are.
+const AFFINE_FIXED: usize = 2;
 const AFFINE_TAIL: usize = 2;
 const SOURCES: usize = MAX_LOOP_DEPTH + 4;
+
+/// An operation an affine form applies to its sum, one that cannot fault.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tail {
+    Keep,
+    BinK(BinOp, i64),
+    RemPow2(i64),
+    DivPow2(u32),
+}
+
+impl Tail {
+    #[inline(always)]
+    fn apply(self, x: i64) -> i64 {
+        match self {
+            Tail::Keep => x,
+            Tail::RemPow2(mask) => rem_pow2(x, mask),
+            Tail::DivPow2(shift) => div_pow2(x, shift),
+            // `Affine::of` keeps only the operations that cannot fault.
+            Tail::BinK(b, k) => bin(b, x, k).unwrap_or(0),
+        }
+    }
+}
+
+/// An affine form's tail after its mask (`Affine::tail`), out of the way of the usual
+/// one-mask or no tail.
+#[inline(never)]
+fn apply_tail(tail: &[Tail; AFFINE_TAIL], x: i64) -> i64 {
+    tail.iter().fold(x, |x, t| t.apply(x))
+}
 
 impl Affine {
     /// Reads the postfix code symbolically; None when any step is not affine.
@@ -166,8 +203,8 @@ impl Affine {
             vars: [(0, 0); AFFINE_TERMS],
             n: 0,
             builtins: [0; 4],
-            tail: [EOp::Neg, EOp::Neg],
-            n_tail: rest.len() as u8,
+            mask: -1,
+            tail: [Tail::Keep; AFFINE_TAIL],
         };
         for (s, &c) in coef.iter().enumerate() {
             if s >= MAX_LOOP_DEPTH {
@@ -180,32 +217,60 @@ impl Affine {
                 a.n += 1;
             }
         }
-        a.tail[..rest.len()].clone_from_slice(rest);
+        let rest = match rest {
+            [EOp::RemPow2(mask), after @ ..] => {
+                a.mask = *mask;
+                after
+            }
+            _ => rest,
+        };
+        for (t, op) in a.tail.iter_mut().zip(rest) {
+            *t = match *op {
+                EOp::BinK(b, k) => Tail::BinK(b, k),
+                EOp::RemPow2(mask) => Tail::RemPow2(mask),
+                EOp::DivPow2(shift) => Tail::DivPow2(shift),
+                _ => unreachable!("only these are kept in the tail"),
+            };
+        }
         Some(a)
     }
 
     /// The value: the tail's operations cannot fault (`Affine::of`), so neither can it.
     #[inline(always)]
     pub fn value(&self, env: &Env) -> i64 {
+        let sources = [env.warp, env.lane, env.warp / 4, env.cta];
+        self.value_of(env.vars, sources)
+    }
+
+    /// `value` given the sources themselves: `warp`, `lane`, `warpgroup` (`warp / 4`)
+    /// and `cta`, in `builtins`' order. The engine's one-lane evaluation builds no
+    /// `Env` (and divides its unsigned warp index by a shift).
+    #[inline(always)]
+    pub fn value_of(&self, vars: &[i64; MAX_LOOP_DEPTH], builtins: [i64; 4]) -> i64 {
         let [cw, cl, cg, cc] = self.builtins;
+        let [warp, lane, warpgroup, cta] = builtins;
         let mut x = self
             .k
-            .wrapping_add(cw.wrapping_mul(env.warp))
-            .wrapping_add(cl.wrapping_mul(env.lane))
-            .wrapping_add(cg.wrapping_mul(env.warp / 4))
-            .wrapping_add(cc.wrapping_mul(env.cta));
-        for &(s, c) in &self.vars[..self.n as usize] {
-            x = x.wrapping_add(c.wrapping_mul(env.vars[s as usize]));
+            .wrapping_add(cw.wrapping_mul(warp))
+            .wrapping_add(cl.wrapping_mul(lane))
+            .wrapping_add(cg.wrapping_mul(warpgroup))
+            .wrapping_add(cc.wrapping_mul(cta));
+        // Variable indices are below MAX_LOOP_DEPTH (`Affine::of`): the remainder only
+        // spares the bounds checks.
+        for &(s, c) in &self.vars[..AFFINE_FIXED] {
+            x = x.wrapping_add(c.wrapping_mul(vars[s as usize % MAX_LOOP_DEPTH]));
         }
-        for op in &self.tail[..self.n_tail as usize] {
-            x = match *op {
-                EOp::BinK(b, k) => bin(b, x, k).unwrap_or(0),
-                EOp::RemPow2(mask) => rem_pow2(x, mask),
-                EOp::DivPow2(shift) => div_pow2(x, shift),
-                _ => unreachable!("Affine::of keeps only these in the tail"),
-            };
+        if self.n as usize > AFFINE_FIXED {
+            for &(s, c) in &self.vars[AFFINE_FIXED..self.n as usize] {
+                x = x.wrapping_add(c.wrapping_mul(vars[s as usize % MAX_LOOP_DEPTH]));
+            }
         }
-        x
+        let x = rem_pow2(x, self.mask);
+        if matches!(self.tail[0], Tail::Keep) {
+            x
+        } else {
+            apply_tail(&self.tail, x)
+        }
     }
 }
 
@@ -215,7 +280,8 @@ impl Affine {
 /// what is added to the lane term is the same for every lane, faults included).
 fn lane_step_of(code: &[EOp], affine: Option<&Affine>) -> Option<i64> {
     if let Some(a) = affine
-        && a.n_tail == 0
+        && a.mask == -1
+        && a.tail[0] == Tail::Keep
     {
         return Some(a.builtins[1]);
     }
@@ -267,6 +333,8 @@ fn bin(op: BinOp, x: i64, y: i64) -> Result<i64, EvalFault> {
 
 /// `x.wrapping_rem(mask + 1)` for a power of two `mask + 1`: the remainder takes the
 /// sign of `x`, so a negative `x` with a non-zero low part is one `mask + 1` below it.
+/// A `mask` of -1 (all ones: `mask + 1` is 0, no power of two) gives `x` itself, for
+/// every `x`: the low part is `x`, and below 0 it is raised by -1 + 1.
 #[inline(always)]
 fn rem_pow2(x: i64, mask: i64) -> i64 {
     let low = x & mask;
@@ -451,6 +519,24 @@ pub struct MemOperand {
     /// Index of the global buffer, or the byte offset of the shared region.
     pub base: u64,
     pub addr: CExpr,
+    /// Every lane accesses one address: the address does not read `lane`, and the
+    /// space is not local memory (whose lanes' words interleave). Decided here rather
+    /// than at every access.
+    pub uniform: bool,
+    /// A global address that reads `cta`: CTAs of a wave may not share its lines.
+    pub per_cta: bool,
+}
+
+impl MemOperand {
+    pub fn new(space: Space, base: u64, addr: CExpr) -> MemOperand {
+        MemOperand {
+            uniform: !addr.uses_lane() && space != Space::Local,
+            per_cta: space == Space::Global && addr.uses_cta(),
+            space,
+            base,
+            addr,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -859,11 +945,7 @@ impl<'k> Lowerer<'k> {
                 Space::Shared => self.k.shared_offset(name).unwrap_or(0) as u64,
                 _ => 0,
             };
-            mem.push(MemOperand {
-                space,
-                base,
-                addr: self.cexpr(index, span)?,
-            });
+            mem.push(MemOperand::new(space, base, self.cexpr(index, span)?));
         }
         let word_n = |w: &str| -> Option<&Operand> {
             // The operand after a word such as SB0 or gsb0: `DEPBAR.LE SB0, 2`.
@@ -1303,6 +1385,9 @@ mod tests {
                 assert_eq!(rem_pow2(x, k - 1), x.wrapping_rem(k), "{x} % {k}");
                 assert_eq!(div_pow2(x, shift), x.wrapping_div(k), "{x} / {k}");
             }
+        }
+        for &x in &xs {
+            assert_eq!(rem_pow2(x, -1), x, "{x} with no mask");
         }
     }
 

@@ -3,8 +3,10 @@
 //! program touches (set-associative caches with LRU replacement); bandwidth is a
 //! server per level whose rate is the SM's share of the chip's.
 
+#[cfg(test)]
+use rand::RngExt;
 use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 use crate::profile::Timing;
 use crate::sink::MemLevel;
@@ -505,7 +507,7 @@ pub struct Memory {
     l2_chip: Bandwidth,
     l2_shared_read_gain: f64,
     pub hbm_bw: Bandwidth,
-    rng: StdRng,
+    rng: Draws,
     lat_l1: u64,
     /// What a hit's further sectors add on L1's return path: `l1_sector_extra[s]` for a
     /// line with `s` sectors requested (`l1_sector_cycles` per sector after the first).
@@ -525,6 +527,13 @@ pub struct Memory {
     /// The page `hbm_is_far` hashed last and its bit.
     far_page: u64,
     far_page_bit: u64,
+    /// `slow_chunk`'s hashes of the address alone, for the group and the chunk it
+    /// hashed last: consecutive lines share them (a group is 64 KiB, a chunk 512 B in
+    /// the profiles), and a hash costs a dozen instructions.
+    tail_group: u64,
+    tail_group_hash: u64,
+    tail_chunk: u64,
+    tail_chunk_sub_hash: u64,
     /// What a TMA copy's line from HBM takes over an LDG's.
     lat_hbm_tma_extra: u64,
     /// A request's slow chunks (`hbm_line`): chunks (log2 bytes) hashed to `hbm_tail_subs`
@@ -578,7 +587,7 @@ impl Memory {
             l2_chip: Bandwidth::new(share(t.l2_bytes_per_clk_chip)),
             l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
             hbm_bw: Bandwidth::new(hbm_rate),
-            rng: StdRng::seed_from_u64(seed),
+            rng: Draws::new(seed),
             lat_l1: t.lat_l1_hit as u64,
             l1_sector_extra: std::array::from_fn(|s| {
                 ceil(s.saturating_sub(1) as f64 * t.l1_sector_cycles)
@@ -594,6 +603,10 @@ impl Memory {
             hbm_page_seed: seed,
             far_page: u64::MAX,
             far_page_bit: 0,
+            tail_group: u64::MAX,
+            tail_group_hash: 0,
+            tail_chunk: u64::MAX,
+            tail_chunk_sub_hash: 0,
             lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
             hbm_tail_chunk_shift: (t.hbm_tail_chunk_bytes as u64).max(1).ilog2(),
             hbm_tail_group_shift: (t.hbm_tail_group_bytes as u64).max(1).ilog2(),
@@ -633,7 +646,7 @@ impl Memory {
         if jitter == 0 {
             return 0;
         }
-        self.rng.random_range(-(jitter as i64)..=jitter as i64)
+        self.rng.symmetric(jitter)
     }
 
     /// Starts a request (one warp-instruction or one bulk copy): its L2 latency variation
@@ -688,16 +701,26 @@ impl Memory {
             return 0;
         }
         if self.req_tail_key == 0 {
-            self.req_tail_key = self.rng.random::<u64>() | 1;
+            self.req_tail_key = self.rng.next_u64() | 1;
         }
-        let group = splitmix64(self.hbm_page_seed ^ !(addr >> self.hbm_tail_group_shift));
-        let window = splitmix64(self.req_tail_key ^ group);
+        // (An address's group and chunk numbers are far below u64::MAX, the caches'
+        // empty mark.)
+        let group = addr >> self.hbm_tail_group_shift;
+        if group != self.tail_group {
+            self.tail_group = group;
+            self.tail_group_hash = splitmix64(self.hbm_page_seed ^ !group);
+        }
+        let window = splitmix64(self.req_tail_key ^ self.tail_group_hash);
         if unit(window) >= self.hbm_tail_window_probability {
             return 0;
         }
-        let sub = splitmix64(self.hbm_page_seed ^ (addr >> self.hbm_tail_chunk_shift))
-            % self.hbm_tail_subs;
-        let draw = splitmix64(window ^ splitmix64(sub));
+        let chunk = addr >> self.hbm_tail_chunk_shift;
+        if chunk != self.tail_chunk {
+            self.tail_chunk = chunk;
+            let sub = splitmix64(self.hbm_page_seed ^ chunk) % self.hbm_tail_subs;
+            self.tail_chunk_sub_hash = splitmix64(sub);
+        }
+        let draw = splitmix64(window ^ self.tail_chunk_sub_hash);
         if unit(draw) >= self.hbm_tail_probability {
             return 0;
         }
@@ -901,6 +924,20 @@ impl Memory {
         }
     }
 
+    /// `begin_request` then `read_l1` of a request's only line, leaving the pipeline
+    /// at `t` on either path: one call, and the request's draw out of the caller's
+    /// code (a warp's load of one line, most loads).
+    pub fn read_l1_request(
+        &mut self,
+        sharers: u32,
+        line: u64,
+        sectors: u32,
+        t: u64,
+    ) -> (u64, MemLevel) {
+        self.begin_request(sharers);
+        self.read_l1_lines(line, sectors, t, t)
+    }
+
     /// A load through L1: hit, or fetch from L2 and allocate.
     /// `t_hit`: when the line leaves the L1 pipeline if it hits; `t_miss`: when its
     /// request leaves for L2 if it misses (the lines of one warp-load are staggered
@@ -908,6 +945,18 @@ impl Memory {
     /// sector, and `l1_sector_cycles` later for each further sector of the line it
     /// returns (a warp's load of a whole line against one thread's chase).
     pub fn read_l1(&mut self, line: u64, sectors: u32, t_hit: u64, t_miss: u64) -> (u64, MemLevel) {
+        self.read_l1_lines(line, sectors, t_hit, t_miss)
+    }
+
+    /// `read_l1`'s body, for `read_l1_request` too.
+    #[inline(always)]
+    fn read_l1_lines(
+        &mut self,
+        line: u64,
+        sectors: u32,
+        t_hit: u64,
+        t_miss: u64,
+    ) -> (u64, MemLevel) {
         // The profiles' shape tested once here rather than at each of the three
         // lookups (the L1's probe and install, the L2's probe).
         if self.ways_4_16 {
@@ -963,6 +1012,71 @@ impl Memory {
             self.l2.fill(line, t + lat);
         }
         (t + lat).max(moved)
+    }
+}
+
+/// The run's random stream: `StdRng` seeded from the run's seed, its words taken 32 at
+/// a time (through its own buffer each word costs a call and its index steps). Every
+/// draw takes whole 64-bit words, so the words come in the same order, and each draw
+/// computes what the `rand` call it stands for does from them: the same values.
+struct Draws {
+    rng: StdRng,
+    words: [u64; DRAW_WORDS],
+    /// The next word to take; `DRAW_WORDS` when all are taken.
+    next: usize,
+}
+
+const DRAW_WORDS: usize = 32;
+
+impl Draws {
+    fn new(seed: u64) -> Draws {
+        Draws {
+            rng: StdRng::seed_from_u64(seed),
+            words: [0; DRAW_WORDS],
+            next: DRAW_WORDS,
+        }
+    }
+
+    /// `rng.random::<u64>()` (`StdRng::next_u64`).
+    #[inline(always)]
+    fn next_u64(&mut self) -> u64 {
+        if self.next == DRAW_WORDS {
+            self.refill();
+        }
+        // `next` is below DRAW_WORDS, a power of two: the mask only spares the check.
+        let word = self.words[self.next % DRAW_WORDS];
+        self.next += 1;
+        word
+    }
+
+    /// The next `DRAW_WORDS` words: `StdRng`'s bytes are its 32-bit words in order,
+    /// little-endian, and `next_u64` joins two of them the same way (low word first).
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        let mut bytes = [0u8; 8 * DRAW_WORDS];
+        self.rng.fill_bytes(&mut bytes);
+        for (word, b) in self.words.iter_mut().zip(bytes.chunks_exact(8)) {
+            *word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        }
+        self.next = 0;
+    }
+
+    /// `rng.random_range(-(jitter as i64)..=jitter as i64)` for a `jitter` below 2^62:
+    /// rand's single draw from an inclusive range (Canon's method: the high word of a
+    /// word times the range's size, and rarely a second word for the carry the low
+    /// word leaves).
+    #[inline(always)]
+    fn symmetric(&mut self, jitter: u64) -> i64 {
+        let low = -(jitter as i64);
+        let range = 2 * jitter + 1;
+        let wide = self.next_u64() as u128 * range as u128;
+        let (mut result, low_order) = ((wide >> 64) as u64, wide as u64);
+        if low_order > range.wrapping_neg() {
+            let new_high = ((self.next_u64() as u128 * range as u128) >> 64) as u64;
+            result += u64::from(low_order.checked_add(new_high).is_none());
+        }
+        low.wrapping_add(result as i64)
     }
 }
 
@@ -1106,6 +1220,38 @@ pub fn smem_wavefronts(addrs: &[u64; 32], width: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Draws` gives what `StdRng`'s own calls give, draw by draw, whatever their mix
+    /// and across refills; the wide jitters take the second word now and then.
+    #[test]
+    fn draws_match_std_rng() {
+        for seed in [0, 1, 7, 0xdead_beef] {
+            let (mut draws, mut rng) = (Draws::new(seed), StdRng::seed_from_u64(seed));
+            let mut pick = StdRng::seed_from_u64(seed + 100);
+            for n in 0..5000 {
+                if pick.random_range(0..5) == 0 {
+                    assert_eq!(
+                        draws.next_u64(),
+                        rng.random::<u64>(),
+                        "seed {seed} draw {n}"
+                    );
+                } else {
+                    let jitter = match pick.random_range(0..4) {
+                        0 => pick.random_range(1..100),
+                        1 => pick.random_range(1..1_000_000_000_000),
+                        2 => (1 << 62) - 1,
+                        _ => pick.random_range(1u64 << 61..1 << 62),
+                    };
+                    let j = jitter as i64;
+                    assert_eq!(
+                        draws.symmetric(jitter),
+                        rng.random_range(-j..=j),
+                        "seed {seed} draw {n} jitter {jitter}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn one_address_lines_as_the_sector_walk_gives_them() {
