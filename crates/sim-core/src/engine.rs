@@ -1037,6 +1037,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// whatever state follows closes it empty: one span closed per issue, not two. The
     /// `selected` cycles are then the issues, per warp and per instruction (no other
     /// count is kept).
+    #[inline(always)]
     fn charge_issue(&mut self, slot: u32, now: u64) {
         let w = &self.warps[slot as usize];
         // A warp issues only when nothing blocks it: its state is charged to its pc.
@@ -1800,6 +1801,20 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// Issues the warp's instruction and sets when the warp is next looked at.
     fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         let d = self.instr(slot);
+        let next = self.now + 1;
+        if d.plain_issue {
+            // Nothing to fetch, no stall count, nothing that blocks.
+            self.issue_plain(slot, d)?;
+        } else {
+            self.issue_general(slot, d)?;
+        }
+        self.after_issue(slot, next);
+        Ok(())
+    }
+
+    /// `issue` of an instruction that is not a plain one: a branch's fetch, a stall
+    /// count, whatever blocks the warp.
+    fn issue_general(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let stall = d.stall;
         // A branch (the twins' branches are their loops' back branches, taken) has its
         // target fetched `branch_target_cycles` after the branch entered the instruction
@@ -1811,7 +1826,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         } else {
             0
         };
-        self.issue_instr(slot)?;
+        self.issue_instr(slot, d)?;
         let next = self.now + 1;
         // The control code's stall count holds the warp (Nsight's `wait`, charged to
         // the instruction it waits to issue). An instruction that blocked the warp holds
@@ -1830,6 +1845,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                 self.block(slot, Block::Until { t, state });
             }
         }
+        Ok(())
+    }
+
+    /// After an issue: the next instruction's registers, and when the warp is next
+    /// looked at.
+    #[inline(always)]
+    fn after_issue(&mut self, slot: u32, next: u64) {
         // The next instruction's registers, from next cycle: only the warp's own
         // issues change them, so this holds until its next issue.
         let w = &mut self.warps[slot as usize];
@@ -1868,15 +1890,29 @@ impl<'a, S: Sink> Engine<'a, S> {
             _ => next,
         };
         self.set_until_ahead(slot, due);
-        Ok(())
     }
 
-    /// Issues the warp's instruction: its effects, and its pc stepped to the next one.
-    fn issue_instr(&mut self, slot: u32) -> Result<(), SimError> {
+    /// Issues a plain instruction (`DInstr::plain_issue`): its pipe booked, its one
+    /// register written, its pc stepped to the next one.
+    #[inline(always)]
+    fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
-        let d: &'a DInstr = self.instr(slot);
-        let t = self.t;
         let sp = self.warps[slot as usize].sp as usize & 3;
+        self.issue_start(slot, d, now, sp);
+        if let Some((cycles, stall)) = d.result {
+            let w = &mut self.warps[slot as usize];
+            w.regs[d.dst_reg as usize] = RegState {
+                ready: now + cycles,
+                writer: d.text,
+                stall,
+            };
+        }
+        self.step_pc(slot, d)
+    }
+
+    /// What every issue does first: the issue charged, its pipe and dispatch booked.
+    #[inline(always)]
+    fn issue_start(&mut self, slot: u32, d: &'a DInstr, now: u64, sp: usize) {
         self.charge_issue(slot, now);
         {
             let w = &mut self.warps[slot as usize];
@@ -1912,6 +1948,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                 warp: id,
             });
         }
+    }
+
+    /// Issues the warp's instruction: its effects, and its pc stepped to the next one.
+    fn issue_instr(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
+        let now = self.now;
+        let t = self.t;
+        let sp = self.warps[slot as usize].sp as usize & 3;
+        self.issue_start(slot, d, now, sp);
         match &d.kind {
             Kind::Compute | Kind::Plain => {
                 if let Some((cycles, stall)) = d.result {
@@ -1970,12 +2014,18 @@ impl<'a, S: Sink> Engine<'a, S> {
             // path stays small (a match of every kind here left it spilling registers).
             _ => self.issue_other(slot, d, now, sp)?,
         }
+        self.step_pc(slot, d)
+    }
+
+    /// Steps the warp's pc past the instruction it issued (`d`), to the next instruction.
+    #[inline(always)]
+    fn step_pc(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let w = &mut self.warps[slot as usize];
         w.pc += 1;
         // The common cases, straight-line code and the end of a loop's body followed by
         // an instruction, need no general loop control.
         let code: &'a [Node] = w.code;
-        if let Node::LoopTail { slot: s, head } = code[w.pc as usize] {
+        if let Some((s, head)) = d.loop_tail {
             w.loop_tail(s, head);
         }
         if let Node::Instr(d) = &code[w.pc as usize] {

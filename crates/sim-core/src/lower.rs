@@ -508,6 +508,17 @@ pub struct DInstr {
     /// A fixed-latency result's cycles (0 for others): a write after a pending write
     /// need only wait until its own result lands after that one.
     pub own_latency: u64,
+    /// Whether an issue of it only books its pipe (and dispatch) and writes at most one
+    /// register (`dst_reg`) when its `result` is ready: arithmetic or a plain
+    /// instruction, not a branch, with a stall count of at most 1 and at most one
+    /// destination register below `REG_SLOTS` (`Program::resolve_results` sets it). Such
+    /// an issue, most of a kernel's, takes a short path in the engine.
+    pub plain_issue: bool,
+    /// The register a plain issue with a `result` writes.
+    pub dst_reg: u16,
+    /// The loop tail that follows it, if one does (its loop's slot and head): stepping
+    /// past the instruction then ends an iteration without looking at the tail's node.
+    pub loop_tail: Option<(u8, u32)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -556,7 +567,8 @@ pub struct Program {
 impl Program {
     /// Fills each instruction's `result` and `own_latency` from the profile's
     /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard) and an L1 hit's
-    /// (long scoreboard, for the arithmetic that has one).
+    /// (long scoreboard, for the arithmetic that has one); and, with the result known,
+    /// whether its issue is a plain one (`plain_issue`, `dst_reg`).
     pub fn resolve_results(&mut self, fixed: [u64; 4], short: u64, long: u64) {
         for role in &mut self.roles {
             for node in &mut role.code {
@@ -579,6 +591,16 @@ impl Program {
                     Kind::Compute | Kind::Plain => result,
                     _ => None,
                 };
+                let one_dst = match (d.result, d.dst) {
+                    (None, _) => Some(0),
+                    (Some(_), Some((base, 1))) if (base as usize) < REG_SLOTS => Some(base),
+                    _ => None,
+                };
+                d.plain_issue = matches!(d.kind, Kind::Compute | Kind::Plain)
+                    && d.op != Op::Bra
+                    && d.stall <= 1
+                    && one_dst.is_some();
+                d.dst_reg = one_dst.unwrap_or(0);
             }
         }
     }
@@ -799,6 +821,9 @@ impl<'k> Lowerer<'k> {
             text,
             result: None,
             own_latency: 0,
+            plain_issue: false,
+            dst_reg: 0,
+            loop_tail: None,
             stall: match self.key(i, "stall")? {
                 None => 1,
                 Some(CExpr::Const(c)) if (0..=isa::validate::MAX_STALL).contains(&c) => {
@@ -1229,6 +1254,13 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
                     .copied()
                     .filter(|&r| written.get(r as usize).copied().unwrap_or(true))
                     .collect();
+            }
+        }
+        for pc in 1..rc.code.len() {
+            if let Node::LoopTail { slot, head } = rc.code[pc]
+                && let Node::Instr(d) = &mut rc.code[pc - 1]
+            {
+                d.loop_tail = Some((slot, head));
             }
         }
         for n in rc.code.iter_mut() {
