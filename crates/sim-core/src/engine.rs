@@ -148,15 +148,46 @@ pub fn run_with<S: Sink>(
     Ok(e.finish(occ, resident, ctas_here, grid))
 }
 
-/// What a stall waits on, besides the instruction it is charged to.
+/// What a stall waits on, besides the instruction it is charged to, packed in one word
+/// (the kind above 32 bits, its text index or pipe below) so that the span accounting,
+/// which compares causes on every issue, compares one word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cause {
-    /// The instruction itself (a barrier, a wait, an issue) says what it waits for.
+struct Cause(u64);
+
+/// A `Cause` unpacked, for reports.
+enum Waited {
     Own,
-    /// A register written by this instruction (text index in the role) is not ready.
     Producer { text: u32 },
-    /// A busy pipe or a full queue.
     Pipe(Pipe),
+}
+
+impl Cause {
+    /// The instruction itself (a barrier, a wait, an issue) says what it waits for.
+    const OWN: Cause = Cause(0);
+
+    /// A register written by this instruction (text index in the role) is not ready.
+    fn producer(text: u32) -> Cause {
+        Cause(1 << 32 | text as u64)
+    }
+
+    /// A busy pipe or a full queue.
+    fn pipe(p: Pipe) -> Cause {
+        Cause(2 << 32 | p.index() as u64)
+    }
+
+    fn unpack(self) -> Waited {
+        let low = self.0 as u32;
+        match self.0 >> 32 {
+            0 => Waited::Own,
+            1 => Waited::Producer { text: low },
+            _ => Waited::Pipe(
+                *Pipe::ALL
+                    .iter()
+                    .find(|p| p.index() == low as usize)
+                    .expect("a packed pipe"),
+            ),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -321,7 +352,7 @@ impl Warp<'_> {
             return None;
         }
         let reg = &regs[latest];
-        Some((reg.stall, ready, Cause::Producer { text: reg.writer }))
+        Some((reg.stall, ready, Cause::producer(reg.writer)))
     }
 
     /// Ends an iteration of the loop in `slot` whose head is at `head`: back to the
@@ -654,7 +685,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     block: Block::None,
                     block_pc: 0,
                     state: WarpState::Selected,
-                    cause: Cause::Own,
+                    cause: Cause::OWN,
                     state_since: 0,
                     state_pc: 0,
                     wgmma: WaitGroups::default(),
@@ -876,7 +907,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.regs.fill(RegState::EMPTY);
             warp.operands_clear_from = u64::MAX;
             warp.state = WarpState::Selected;
-            warp.cause = Cause::Own;
+            warp.cause = Cause::OWN;
             warp.state_since = now;
             warp.state_pc = 0;
             warp.wgmma.clear();
@@ -1045,10 +1076,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         let pc = w.pc;
         if S::ENABLED {
             let unchanged =
-                w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::Own;
+                w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::OWN;
             self.close_span(slot, now);
             if !unchanged {
-                self.open_span(slot, WarpState::Selected, Cause::Own, pc, now);
+                self.open_span(slot, WarpState::Selected, Cause::OWN, pc, now);
             }
         } else {
             // Without events an unchanged span needs no comparison: the same fields
@@ -1056,7 +1087,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.close_span(slot, now);
             let w = &mut self.warps[slot as usize];
             w.state = WarpState::Selected;
-            w.cause = Cause::Own;
+            w.cause = Cause::OWN;
             w.state_pc = pc;
         }
         let w = &mut self.warps[slot as usize];
@@ -1077,7 +1108,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.stats[w.state.index()] += span;
         let at = &mut self.pcs[(w.pc_base + w.state_pc) as usize];
         at.states[w.state.index()] += span;
-        if w.cause != Cause::Own {
+        if w.cause != Cause::OWN {
             // Most instructions' stalls wait on one thing: the first entry.
             match at.causes.first_mut() {
                 Some(c) if c.0 == w.state && c.1 == w.cause => c.2 += span,
@@ -1098,21 +1129,21 @@ impl<'a, S: Sink> Engine<'a, S> {
         let w = &mut self.warps[slot as usize];
         match w.block {
             Block::None => {}
-            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::Own)),
-            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::Own)),
-            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::Own)),
+            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::OWN)),
+            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::OWN)),
+            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::OWN)),
             Block::Until { t, state } => {
                 if t > now {
-                    return Some((state, t, Cause::Own));
+                    return Some((state, t, Cause::OWN));
                 }
                 w.block = Block::None;
             }
         }
         if w.stall_until > now {
-            return Some((WarpState::Wait, w.stall_until, Cause::Own));
+            return Some((WarpState::Wait, w.stall_until, Cause::OWN));
         }
         if w.exited {
-            return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
+            return Some((WarpState::Drain, w.outstanding.max(now), Cause::OWN));
         }
         let d = self.instr(slot);
         if self.warps[slot as usize].operands_clear_from > now {
@@ -1131,23 +1162,23 @@ impl<'a, S: Sink> Engine<'a, S> {
             return Some((
                 WarpState::MathPipeThrottle,
                 self.pipe_free[sp][p],
-                Cause::Pipe(d.pipe),
+                Cause::pipe(d.pipe),
             ));
         }
         match d.pipe {
             Pipe::Mio => {
                 if let Some(t) = self.mio_q[sp].full_until(now) {
-                    return Some((WarpState::MioThrottle, t, Cause::Pipe(Pipe::Mio)));
+                    return Some((WarpState::MioThrottle, t, Cause::pipe(Pipe::Mio)));
                 }
             }
             Pipe::Lsu => {
                 if let Some(t) = self.lsu_q[sp].full_until(now) {
-                    return Some((WarpState::LgThrottle, t, Cause::Pipe(Pipe::Lsu)));
+                    return Some((WarpState::LgThrottle, t, Cause::pipe(Pipe::Lsu)));
                 }
             }
             Pipe::Tensor => {
                 if let Some(t) = self.tensor_q[sp].full_until(now) {
-                    return Some((WarpState::MathPipeThrottle, t, Cause::Pipe(Pipe::Tensor)));
+                    return Some((WarpState::MathPipeThrottle, t, Cause::pipe(Pipe::Tensor)));
                 }
             }
             _ => {}
@@ -1155,7 +1186,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         // The sub-partition's dispatch is still collecting the operands of an earlier
         // instruction whose sources met in one register bank: nobody issues.
         if self.dispatch_free[sp] > now {
-            return Some((WarpState::DispatchStall, self.dispatch_free[sp], Cause::Own));
+            return Some((WarpState::DispatchStall, self.dispatch_free[sp], Cause::OWN));
         }
         None
     }
@@ -1287,7 +1318,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 for i in 0..n_cands {
                     let slot = self.cands[i].slot;
                     if slot != chosen {
-                        self.set_state(slot, WarpState::NotSelected, Cause::Own);
+                        self.set_state(slot, WarpState::NotSelected, Cause::OWN);
                         self.set_until_ahead(slot, self.now + 1);
                     }
                 }
@@ -2613,15 +2644,15 @@ impl<'a, S: Sink> Engine<'a, S> {
                     .iter()
                     .map(|&(state, cause, cycles)| WaitsOn {
                         state,
-                        on: match cause {
-                            Cause::Producer { text } if (text as usize) < r.texts.len() => {
+                        on: match cause.unpack() {
+                            Waited::Producer { text } if (text as usize) < r.texts.len() => {
                                 format!("the result of pc {text} `{}`", r.texts[text as usize])
                             }
-                            Cause::Producer { .. } => {
+                            Waited::Producer { .. } => {
                                 "a register written before the loop".to_string()
                             }
-                            Cause::Pipe(p) => format!("the {} pipe", p.name()),
-                            Cause::Own => String::new(),
+                            Waited::Pipe(p) => format!("the {} pipe", p.name()),
+                            Waited::Own => String::new(),
                         },
                         cycles,
                     })
