@@ -643,6 +643,21 @@ fn fault(msg: impl Into<String>) -> SimError {
     SimError::Fault(msg.into())
 }
 
+/// A warp's state span of `span` cycles (not 0) added to its totals and to `at`, the
+/// totals of the instruction it is charged to.
+#[inline(always)]
+fn close_into(w: &mut Warp, at: &mut PcTotals, span: u64) {
+    w.stats[w.state.index()] += span;
+    at.states[w.state.index()] += span;
+    if w.cause != Cause::OWN {
+        // Most instructions' stalls wait on one thing: the first entry.
+        match at.causes.first_mut() {
+            Some(c) if c.0 == w.state && c.1 == w.cause => c.2 += span,
+            _ => at.add_cause(w.state, w.cause, span),
+        }
+    }
+}
+
 impl<'a, S: Sink> Engine<'a, S> {
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -1068,7 +1083,6 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// whatever state follows closes it empty: one span closed per issue, not two. The
     /// `selected` cycles are then the issues, per warp and per instruction (no other
     /// count is kept).
-    #[inline(always)]
     fn charge_issue(&mut self, slot: u32, now: u64) {
         let w = &self.warps[slot as usize];
         // A warp issues only when nothing blocks it: its state is charged to its pc.
@@ -1105,16 +1119,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         if span == 0 {
             return;
         }
-        w.stats[w.state.index()] += span;
-        let at = &mut self.pcs[(w.pc_base + w.state_pc) as usize];
-        at.states[w.state.index()] += span;
-        if w.cause != Cause::OWN {
-            // Most instructions' stalls wait on one thing: the first entry.
-            match at.causes.first_mut() {
-                Some(c) if c.0 == w.state && c.1 == w.cause => c.2 += span,
-                _ => at.add_cause(w.state, w.cause, span),
-            }
-        }
+        close_into(w, &mut self.pcs[(w.pc_base + w.state_pc) as usize], span);
     }
 
     fn instr(&self, slot: u32) -> &'a DInstr {
@@ -1832,14 +1837,83 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// Issues the warp's instruction and sets when the warp is next looked at.
     fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         let d = self.instr(slot);
-        let next = self.now + 1;
-        if d.plain_issue {
-            // Nothing to fetch, no stall count, nothing that blocks.
-            self.issue_plain(slot, d)?;
-        } else {
-            self.issue_general(slot, d)?;
+        if !S::ENABLED && d.plain_issue {
+            return self.issue_plain(slot, d);
         }
+        let next = self.now + 1;
+        self.issue_general(slot, d)?;
         self.after_issue(slot, next);
+        Ok(())
+    }
+
+    /// `issue` of a plain instruction (`DInstr::plain_issue`) without events: what
+    /// `issue_general` and `after_issue` do for it, with the warp looked up once. Its
+    /// pipe is booked, its one register written, its pc stepped, and a register wait of
+    /// the next instruction is its state from the next cycle on.
+    #[inline(always)]
+    fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
+        let now = self.now;
+        let next = now + 1;
+        let w = &mut self.warps[slot as usize];
+        // `charge_issue` without events.
+        debug_assert!(w.block == Block::None);
+        let pc = w.pc;
+        let span = now - w.state_since;
+        if span != 0 {
+            close_into(w, &mut self.pcs[(w.pc_base + w.state_pc) as usize], span);
+        }
+        w.state = WarpState::Selected;
+        w.cause = Cause::OWN;
+        w.state_pc = pc;
+        let selected = WarpState::Selected.index();
+        w.stats[selected] += 1;
+        self.pcs[(w.pc_base + pc) as usize].states[selected] += 1;
+        w.state_since = next;
+        w.issued_before = w.last_issue;
+        w.last_issue = now;
+        let sp = w.sp as usize & 3;
+        let p = d.pipe.index();
+        self.pipe_free[sp][p] = now + self.intervals[p];
+        if d.bank_conflict_cycles > 0 {
+            self.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
+        }
+        if let Some((cycles, stall)) = d.result {
+            w.regs[d.dst_reg as usize] = RegState {
+                ready: now + cycles,
+                writer: d.text,
+                stall,
+            };
+        }
+        // The pc stepped as `issue_instr` does: the next node an instruction, or the
+        // general loop control (which may exit the warp) and `after_issue`.
+        w.pc += 1;
+        if let Some((s, head)) = d.loop_tail {
+            w.loop_tail(s, head);
+        }
+        let code: &'a [Node] = w.code;
+        let Node::Instr(n) = &code[w.pc as usize] else {
+            self.settle(slot)?;
+            self.after_issue(slot, next);
+            return Ok(());
+        };
+        w.cur = Some(n);
+        // `after_issue` of a warp that is neither blocked nor exited and whose span
+        // from `next` is its `selected` one.
+        let wait = w.operands_wait(n, next);
+        let due = match wait {
+            Some((state, until, cause)) => {
+                w.operands_clear_from = until;
+                w.state = state;
+                w.cause = cause;
+                w.state_pc = w.pc;
+                until
+            }
+            None => {
+                w.operands_clear_from = next;
+                next
+            }
+        };
+        self.set_until_ahead(slot, due);
         Ok(())
     }
 
@@ -1857,7 +1931,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         } else {
             0
         };
-        self.issue_instr(slot, d)?;
+        self.issue_instr(slot)?;
         let next = self.now + 1;
         // The control code's stall count holds the warp (Nsight's `wait`, charged to
         // the instruction it waits to issue). An instruction that blocked the warp holds
@@ -1923,27 +1997,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.set_until_ahead(slot, due);
     }
 
-    /// Issues a plain instruction (`DInstr::plain_issue`): its pipe booked, its one
-    /// register written, its pc stepped to the next one.
-    #[inline(always)]
-    fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
+    /// Issues the warp's instruction: its effects, and its pc stepped to the next one.
+    fn issue_instr(&mut self, slot: u32) -> Result<(), SimError> {
         let now = self.now;
+        let d: &'a DInstr = self.instr(slot);
+        let t = self.t;
         let sp = self.warps[slot as usize].sp as usize & 3;
-        self.issue_start(slot, d, now, sp);
-        if let Some((cycles, stall)) = d.result {
-            let w = &mut self.warps[slot as usize];
-            w.regs[d.dst_reg as usize] = RegState {
-                ready: now + cycles,
-                writer: d.text,
-                stall,
-            };
-        }
-        self.step_pc(slot, d)
-    }
-
-    /// What every issue does first: the issue charged, its pipe and dispatch booked.
-    #[inline(always)]
-    fn issue_start(&mut self, slot: u32, d: &'a DInstr, now: u64, sp: usize) {
         self.charge_issue(slot, now);
         {
             let w = &mut self.warps[slot as usize];
@@ -1979,14 +2038,6 @@ impl<'a, S: Sink> Engine<'a, S> {
                 warp: id,
             });
         }
-    }
-
-    /// Issues the warp's instruction: its effects, and its pc stepped to the next one.
-    fn issue_instr(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
-        let now = self.now;
-        let t = self.t;
-        let sp = self.warps[slot as usize].sp as usize & 3;
-        self.issue_start(slot, d, now, sp);
         match &d.kind {
             Kind::Compute | Kind::Plain => {
                 if let Some((cycles, stall)) = d.result {
@@ -2045,12 +2096,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             // path stays small (a match of every kind here left it spilling registers).
             _ => self.issue_other(slot, d, now, sp)?,
         }
-        self.step_pc(slot, d)
-    }
-
-    /// Steps the warp's pc past the instruction it issued (`d`), to the next instruction.
-    #[inline(always)]
-    fn step_pc(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let w = &mut self.warps[slot as usize];
         w.pc += 1;
         // The common cases, straight-line code and the end of a loop's body followed by
