@@ -453,6 +453,22 @@ pub struct MemOperand {
     pub addr: CExpr,
 }
 
+/// The path an instruction's issue takes in the engine: most instructions of a kernel
+/// take one of two short ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IssueClass {
+    /// Arithmetic or a plain instruction, not a branch, with a stall count of at most 1
+    /// and at most one destination register below `REG_SLOTS` (`dst_reg`): its issue
+    /// only books its pipe (and dispatch) and writes that register when its `result`
+    /// is ready.
+    Plain,
+    /// A global or local load, not a branch, with a stall count of at most 1 and one
+    /// destination register below `REG_SLOTS` (`dst_reg`).
+    GlobalLoad,
+    /// Everything else.
+    General,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct DInstr {
     pub kind: Kind,
@@ -508,13 +524,9 @@ pub struct DInstr {
     /// A fixed-latency result's cycles (0 for others): a write after a pending write
     /// need only wait until its own result lands after that one.
     pub own_latency: u64,
-    /// Whether an issue of it only books its pipe (and dispatch) and writes at most one
-    /// register (`dst_reg`) when its `result` is ready: arithmetic or a plain
-    /// instruction, not a branch, with a stall count of at most 1 and at most one
-    /// destination register below `REG_SLOTS` (`Program::resolve_results` sets it). Such
-    /// an issue, most of a kernel's, takes a short path in the engine.
-    pub plain_issue: bool,
-    /// The register a plain issue with a `result` writes.
+    /// Which path its issue takes in the engine (`Program::resolve_results` sets it).
+    pub issue: IssueClass,
+    /// The register that a `Plain` issue with a `result`, or a `GlobalLoad`, writes.
     pub dst_reg: u16,
     /// The loop tail that follows it, if one does (its loop's slot and head): stepping
     /// past the instruction then ends an iteration without looking at the tail's node.
@@ -568,7 +580,7 @@ impl Program {
     /// Fills each instruction's `result` and `own_latency` from the profile's
     /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard) and an L1 hit's
     /// (long scoreboard, for the arithmetic that has one); and, with the result known,
-    /// whether its issue is a plain one (`plain_issue`, `dst_reg`).
+    /// the path its issue takes (`issue`, `dst_reg`).
     pub fn resolve_results(&mut self, fixed: [u64; 4], short: u64, long: u64) {
         for role in &mut self.roles {
             for node in &mut role.code {
@@ -591,15 +603,24 @@ impl Program {
                     Kind::Compute | Kind::Plain => result,
                     _ => None,
                 };
-                let one_dst = match (d.result, d.dst) {
-                    (None, _) => Some(0),
-                    (Some(_), Some((base, 1))) if (base as usize) < REG_SLOTS => Some(base),
+                let one_dst = match d.dst {
+                    Some((base, 1)) if (base as usize) < REG_SLOTS => Some(base),
                     _ => None,
                 };
-                d.plain_issue = matches!(d.kind, Kind::Compute | Kind::Plain)
-                    && d.op != Op::Bra
-                    && d.stall <= 1
-                    && one_dst.is_some();
+                let simple = d.op != Op::Bra && d.stall <= 1;
+                d.issue = match d.kind {
+                    Kind::Compute | Kind::Plain
+                        if simple && (d.result.is_none() || one_dst.is_some()) =>
+                    {
+                        IssueClass::Plain
+                    }
+                    Kind::Load {
+                        space: Space::Global | Space::Local,
+                    } if simple && one_dst.is_some() && d.bank_conflict_cycles == 0 => {
+                        IssueClass::GlobalLoad
+                    }
+                    _ => IssueClass::General,
+                };
                 d.dst_reg = one_dst.unwrap_or(0);
             }
         }
@@ -821,7 +842,7 @@ impl<'k> Lowerer<'k> {
             text,
             result: None,
             own_latency: 0,
-            plain_issue: false,
+            issue: IssueClass::General,
             dst_reg: 0,
             loop_tail: None,
             stall: match self.key(i, "stall")? {
