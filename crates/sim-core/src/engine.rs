@@ -1172,25 +1172,26 @@ impl<'a, S: Sink> Engine<'a, S> {
                 Cause::pipe(d.pipe),
             ));
         }
-        match d.pipe {
-            Pipe::Mio => {
-                if let Some(t) = self.mio_q[sp].full_until(now) {
-                    return Some((WarpState::MioThrottle, t, Cause::pipe(Pipe::Mio)));
+        if d.queued {
+            match d.pipe {
+                Pipe::Mio => {
+                    if let Some(t) = self.mio_q[sp].full_until(now) {
+                        return Some((WarpState::MioThrottle, t, Cause::pipe(Pipe::Mio)));
+                    }
                 }
-            }
-            Pipe::Lsu => {
-                if let Some(t) = self.lsu_q[sp].full_until(now) {
-                    return Some((WarpState::LgThrottle, t, Cause::pipe(Pipe::Lsu)));
+                Pipe::Lsu => {
+                    if let Some(t) = self.lsu_q[sp].full_until(now) {
+                        return Some((WarpState::LgThrottle, t, Cause::pipe(Pipe::Lsu)));
+                    }
                 }
-            }
-            Pipe::Tensor => {
-                if let Some(t) = self.tensor_q[sp].full_until(now) {
-                    return Some((WarpState::MathPipeThrottle, t, Cause::pipe(Pipe::Tensor)));
+                Pipe::Tensor => {
+                    if let Some(t) = self.tensor_q[sp].full_until(now) {
+                        return Some((WarpState::MathPipeThrottle, t, Cause::pipe(Pipe::Tensor)));
+                    }
                 }
+                _ => {}
             }
-            _ => {}
-        }
-        // The sub-partition's dispatch is still collecting the operands of an earlier
+        } // The sub-partition's dispatch is still collecting the operands of an earlier
         // instruction whose sources met in one register bank: nobody issues.
         if self.dispatch_free[sp] > now {
             return Some((WarpState::DispatchStall, self.dispatch_free[sp], Cause::OWN));
