@@ -479,10 +479,14 @@ pub struct DInstr {
     pub dst: Option<(u16, u8)>,
     /// The destination registers whose pending writes an issue must wait out (write
     /// after write), as a range of register slots: None where there are none or every
-    /// one is also a source (waiting for a source's write covers it).
+    /// one is also a source (waiting for a source's write covers it), and after
+    /// `Program::resolve_results` where the instruction has no fixed latency of its own
+    /// (the range is then appended to `srcs`).
     pub waw: Option<(u16, u16)>,
     /// Source registers, each expanded: up to 16 entries; after lowering, only those
-    /// that some instruction of the role writes (the others are always ready).
+    /// that some instruction of the role writes (the others are always ready); after
+    /// `Program::resolve_results`, followed by the `waw` range of an instruction
+    /// without a fixed latency of its own.
     pub srcs: Box<[u16]>,
     /// Extra dispatch cycles from register-bank conflicts.
     pub bank_conflict_cycles: u8,
@@ -582,7 +586,8 @@ pub struct Program {
 impl Program {
     /// Fills each instruction's `result` and `own_latency` from the profile's
     /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard) and an L1 hit's
-    /// (long scoreboard, for the arithmetic that has one); and, with the result known,
+    /// (long scoreboard, for the arithmetic that has one); moves `waw` into `srcs` where
+    /// there is no fixed latency of its own; and, with the result known,
     /// the path its issue takes (`issue`, `dst_reg`).
     pub fn resolve_results(&mut self, fixed: [u64; 4], short: u64, long: u64) {
         for role in &mut self.roles {
@@ -602,6 +607,14 @@ impl Program {
                     ResultLatency::None => (None, 0),
                 };
                 d.own_latency = own;
+                // Without a fixed latency of its own, waiting out a destination's pending
+                // write is the test a source has: the registers join the sources, after
+                // them (the same comparisons in the same order, in one loop).
+                if own == 0
+                    && let Some((base, end)) = d.waw.take()
+                {
+                    d.srcs = d.srcs.iter().copied().chain(base..end).collect();
+                }
                 d.result = match d.kind {
                     Kind::Compute | Kind::Plain => result,
                     _ => None,
