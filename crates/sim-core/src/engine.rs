@@ -422,27 +422,49 @@ struct Cta {
 
 /// One instruction's totals over every warp that ran it (one host line or so per
 /// update: a span closes into its state's count and, for a stall, what it waited on).
-#[derive(Default)]
 struct PcTotals {
     /// Per state, its cycles: an issue is one cycle of `selected`, and nothing else
     /// is, so `selected` counts the instruction's issues.
     states: [u64; STATE_COUNT],
-    /// What its stalls waited on, by state: few distinct entries per instruction.
-    causes: Vec<(WarpState, Cause, u64)>,
+    /// What its stalls waited on, by state: few distinct entries per instruction. The
+    /// first one (`Cause::OWN`: none yet) is kept here, where most stalls add to it
+    /// without a look at the vector; `more_causes` holds the others, in order.
+    first_cause: (WarpState, Cause, u64),
+    more_causes: Vec<(WarpState, Cause, u64)>,
+}
+
+impl Default for PcTotals {
+    fn default() -> PcTotals {
+        PcTotals {
+            states: [0; STATE_COUNT],
+            first_cause: (WarpState::Wait, Cause::OWN, 0),
+            more_causes: Vec::new(),
+        }
+    }
 }
 
 impl PcTotals {
     // Rare next to the span accounting it is called from: kept out of its code.
     #[inline(never)]
     fn add_cause(&mut self, state: WarpState, cause: Cause, span: u64) {
+        if self.first_cause.1 == Cause::OWN {
+            self.first_cause = (state, cause, span);
+            return;
+        }
         match self
-            .causes
+            .more_causes
             .iter_mut()
             .find(|c| c.0 == state && c.1 == cause)
         {
             Some(c) => c.2 += span,
-            None => self.causes.push((state, cause, span)),
+            None => self.more_causes.push((state, cause, span)),
         }
+    }
+
+    /// What its stalls waited on, in the order first met.
+    fn causes(&self) -> impl Iterator<Item = &(WarpState, Cause, u64)> {
+        let first = (self.first_cause.1 != Cause::OWN).then_some(&self.first_cause);
+        first.into_iter().chain(self.more_causes.iter())
     }
 }
 
@@ -653,9 +675,11 @@ fn close_into(w: &mut Warp, at: &mut PcTotals, span: u64) {
     at.states[w.state.index()] += span;
     if w.cause != Cause::OWN {
         // Most instructions' stalls wait on one thing: the first entry.
-        match at.causes.first_mut() {
-            Some(c) if c.0 == w.state && c.1 == w.cause => c.2 += span,
-            _ => at.add_cause(w.state, w.cause, span),
+        let c = &mut at.first_cause;
+        if c.1 == w.cause && c.0 == w.state {
+            c.2 += span;
+        } else {
+            at.add_cause(w.state, w.cause, span);
         }
     }
 }
@@ -2776,8 +2800,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let pc = r.text_pc[ti] as usize;
                 let at = self.role_pc_base[ri] as usize + pc;
                 let mut waits_on: Vec<WaitsOn> = self.pcs[at]
-                    .causes
-                    .iter()
+                    .causes()
                     .map(|&(state, cause, cycles)| WaitsOn {
                         state,
                         on: match cause.unpack() {
