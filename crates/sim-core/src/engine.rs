@@ -327,33 +327,33 @@ impl Warp<'_> {
     fn operands_wait(&self, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
         let regs: &[RegState; REG_SLOTS] = &self.regs;
         // The latest pending register: only its time is compared here, its scoreboard
-        // and writer are read once at the end.
+        // and writer are read once at the end (through the reference kept, which needs
+        // no second bounds check).
         let mut ready = 0u64;
-        let mut latest = 0usize;
+        let mut latest = &regs[0];
         for &r in d.srcs.iter() {
-            let t = regs[r as usize].ready;
-            if t > ready {
-                ready = t;
-                latest = r as usize;
+            let reg = &regs[r as usize];
+            if reg.ready > ready {
+                ready = reg.ready;
+                latest = reg;
             }
         }
         if let Some((base, end)) = d.waw {
             // Write after write: wait only until this result would land after the
             // pending one (fixed-latency writes to one register then land in order).
             let own = d.own_latency;
-            let (base, end) = (base as usize, end as usize);
-            for (r, reg) in regs[base..end].iter().enumerate() {
+            for reg in &regs[base as usize..end as usize] {
                 let t = reg.ready.saturating_sub(own);
                 if t > ready {
                     ready = t;
-                    latest = base + r;
+                    latest = reg;
                 }
             }
         }
         if ready <= now {
             return None;
         }
-        let reg = &regs[latest];
+        let reg = latest;
         Some((reg.stall, ready, Cause::producer(reg.writer)))
     }
 
