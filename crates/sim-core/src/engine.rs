@@ -212,8 +212,9 @@ struct Warp<'a> {
     sp: u8,
     age: u64,
     pc: u32,
-    /// The instruction at `pc` (None once the warp has run off its role's end), kept
-    /// so that classification and issue need not walk the program to find it.
+    /// The instruction at `pc` (None before the warp's launch settles it, and once the
+    /// warp has exited: classification's one test for both), kept so that
+    /// classification and issue need not walk the program to find it.
     cur: Option<&'a DInstr>,
     /// Its role's code, where an issue steps its pc. (The Vec, not a slice: one word
     /// in the warp; a slice's two cost the issue-bound benchmark more than they saved.)
@@ -1024,6 +1025,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 Node::End => {
                     // Falling off the end of a role's body exits, as EXIT would.
                     let w = &mut self.warps[slot as usize];
+                    w.cur = None;
                     if !w.exited {
                         w.exited = true;
                         if S::ENABLED {
@@ -1173,10 +1175,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         if w.stall_until > now {
             return Some((WarpState::Wait, w.stall_until, Cause::OWN));
         }
-        if w.exited {
+        // An exited warp has no instruction: it drains.
+        let Some(d) = w.cur else {
+            debug_assert!(w.exited);
             return Some((WarpState::Drain, w.outstanding.max(now), Cause::OWN));
-        }
-        let d = self.instr(slot);
+        };
+        debug_assert!(!w.exited);
         if self.warps[slot as usize].operands_clear_from > now {
             // Not known yet (the warp has not issued) or not yet ready: what is found
             // holds until the warp's next issue, so later visits need not look again.
@@ -2198,6 +2202,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             Kind::Exit => {
                 let w = &mut self.warps[slot as usize];
                 w.exited = true;
+                w.cur = None;
                 if S::ENABLED {
                     let id = self.wid(slot);
                     self.sink.event(Event::WarpExit {
