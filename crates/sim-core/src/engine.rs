@@ -2079,8 +2079,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         // The next instruction's registers, from next cycle: only the warp's own
         // issues change them, so this holds until its next issue.
         let w = &mut self.warps[slot as usize];
+        // (An exited warp has no instruction.)
         let wait = match w.cur {
-            Some(d) if !w.exited => {
+            Some(d) => {
                 let wait = w.operands_wait(d, next);
                 w.operands_clear_from = wait.map_or(next, |x| x.1);
                 wait
