@@ -15,7 +15,9 @@ use isa::opcode::{FixedClass, Op};
 use isa::{Kernel, Pipe};
 
 use crate::due::{self, DueWheel};
-use crate::lower::{self, CExpr, DInstr, Env, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS};
+use crate::lower::{
+    self, CExpr, DInstr, Env, IssueClass, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS,
+};
 use crate::memory::{self, LINE, Memory, SECTOR, SECTORS_PER_LINE};
 use crate::profile::{Profile, Timing};
 use crate::result::*;
@@ -148,15 +150,46 @@ pub fn run_with<S: Sink>(
     Ok(e.finish(occ, resident, ctas_here, grid))
 }
 
-/// What a stall waits on, besides the instruction it is charged to.
+/// What a stall waits on, besides the instruction it is charged to, packed in one word
+/// (the kind above 32 bits, its text index or pipe below) so that the span accounting,
+/// which compares causes on every issue, compares one word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cause {
-    /// The instruction itself (a barrier, a wait, an issue) says what it waits for.
+struct Cause(u64);
+
+/// A `Cause` unpacked, for reports.
+enum Waited {
     Own,
-    /// A register written by this instruction (text index in the role) is not ready.
     Producer { text: u32 },
-    /// A busy pipe or a full queue.
     Pipe(Pipe),
+}
+
+impl Cause {
+    /// The instruction itself (a barrier, a wait, an issue) says what it waits for.
+    const OWN: Cause = Cause(0);
+
+    /// A register written by this instruction (text index in the role) is not ready.
+    fn producer(text: u32) -> Cause {
+        Cause(1 << 32 | text as u64)
+    }
+
+    /// A busy pipe or a full queue.
+    fn pipe(p: Pipe) -> Cause {
+        Cause(2 << 32 | p.index() as u64)
+    }
+
+    fn unpack(self) -> Waited {
+        let low = self.0 as u32;
+        match self.0 >> 32 {
+            0 => Waited::Own,
+            1 => Waited::Producer { text: low },
+            _ => Waited::Pipe(
+                *Pipe::ALL
+                    .iter()
+                    .find(|p| p.index() == low as usize)
+                    .expect("a packed pipe"),
+            ),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -179,8 +212,9 @@ struct Warp<'a> {
     sp: u8,
     age: u64,
     pc: u32,
-    /// The instruction at `pc` (None once the warp has run off its role's end), kept
-    /// so that classification and issue need not walk the program to find it.
+    /// The instruction at `pc` (None before the warp's launch settles it, and once the
+    /// warp has exited: classification's one test for both), kept so that
+    /// classification and issue need not walk the program to find it.
     cur: Option<&'a DInstr>,
     /// Its role's code, where an issue steps its pc. (The Vec, not a slice: one word
     /// in the warp; a slice's two cost the issue-bound benchmark more than they saved.)
@@ -294,34 +328,34 @@ impl Warp<'_> {
     fn operands_wait(&self, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
         let regs: &[RegState; REG_SLOTS] = &self.regs;
         // The latest pending register: only its time is compared here, its scoreboard
-        // and writer are read once at the end.
+        // and writer are read once at the end (through the reference kept, which needs
+        // no second bounds check).
         let mut ready = 0u64;
-        let mut latest = 0usize;
+        let mut latest = &regs[0];
         for &r in d.srcs.iter() {
-            let t = regs[r as usize].ready;
-            if t > ready {
-                ready = t;
-                latest = r as usize;
+            let reg = &regs[r as usize];
+            if reg.ready > ready {
+                ready = reg.ready;
+                latest = reg;
             }
         }
         if let Some((base, end)) = d.waw {
             // Write after write: wait only until this result would land after the
             // pending one (fixed-latency writes to one register then land in order).
             let own = d.own_latency;
-            let (base, end) = (base as usize, end as usize);
-            for (r, reg) in regs[base..end].iter().enumerate() {
+            for reg in &regs[base as usize..end as usize] {
                 let t = reg.ready.saturating_sub(own);
                 if t > ready {
                     ready = t;
-                    latest = base + r;
+                    latest = reg;
                 }
             }
         }
         if ready <= now {
             return None;
         }
-        let reg = &regs[latest];
-        Some((reg.stall, ready, Cause::Producer { text: reg.writer }))
+        let reg = latest;
+        Some((reg.stall, ready, Cause::producer(reg.writer)))
     }
 
     /// Ends an iteration of the loop in `slot` whose head is at `head`: back to the
@@ -389,27 +423,49 @@ struct Cta {
 
 /// One instruction's totals over every warp that ran it (one host line or so per
 /// update: a span closes into its state's count and, for a stall, what it waited on).
-#[derive(Default)]
 struct PcTotals {
     /// Per state, its cycles: an issue is one cycle of `selected`, and nothing else
     /// is, so `selected` counts the instruction's issues.
     states: [u64; STATE_COUNT],
-    /// What its stalls waited on, by state: few distinct entries per instruction.
-    causes: Vec<(WarpState, Cause, u64)>,
+    /// What its stalls waited on, by state: few distinct entries per instruction. The
+    /// first one (`Cause::OWN`: none yet) is kept here, where most stalls add to it
+    /// without a look at the vector; `more_causes` holds the others, in order.
+    first_cause: (WarpState, Cause, u64),
+    more_causes: Vec<(WarpState, Cause, u64)>,
+}
+
+impl Default for PcTotals {
+    fn default() -> PcTotals {
+        PcTotals {
+            states: [0; STATE_COUNT],
+            first_cause: (WarpState::Wait, Cause::OWN, 0),
+            more_causes: Vec::new(),
+        }
+    }
 }
 
 impl PcTotals {
     // Rare next to the span accounting it is called from: kept out of its code.
     #[inline(never)]
     fn add_cause(&mut self, state: WarpState, cause: Cause, span: u64) {
+        if self.first_cause.1 == Cause::OWN {
+            self.first_cause = (state, cause, span);
+            return;
+        }
         match self
-            .causes
+            .more_causes
             .iter_mut()
             .find(|c| c.0 == state && c.1 == cause)
         {
             Some(c) => c.2 += span,
-            None => self.causes.push((state, cause, span)),
+            None => self.more_causes.push((state, cause, span)),
         }
+    }
+
+    /// What its stalls waited on, in the order first met.
+    fn causes(&self) -> impl Iterator<Item = &(WarpState, Cause, u64)> {
+        let first = (self.first_cause.1 != Cause::OWN).then_some(&self.first_cause);
+        first.into_iter().chain(self.more_causes.iter())
     }
 }
 
@@ -632,6 +688,23 @@ fn fault(msg: impl Into<String>) -> SimError {
     SimError::Fault(msg.into())
 }
 
+/// A warp's state span of `span` cycles (not 0) added to its totals and to `at`, the
+/// totals of the instruction it is charged to.
+#[inline(always)]
+fn close_into(w: &mut Warp, at: &mut PcTotals, span: u64) {
+    w.stats[w.state.index()] += span;
+    at.states[w.state.index()] += span;
+    if w.cause != Cause::OWN {
+        // Most instructions' stalls wait on one thing: the first entry.
+        let c = &mut at.first_cause;
+        if c.1 == w.cause && c.0 == w.state {
+            c.2 += span;
+        } else {
+            at.add_cause(w.state, w.cause, span);
+        }
+    }
+}
+
 impl<'a, S: Sink> Engine<'a, S> {
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -674,7 +747,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     block: Block::None,
                     block_pc: 0,
                     state: WarpState::Selected,
-                    cause: Cause::Own,
+                    cause: Cause::OWN,
                     state_since: 0,
                     state_pc: 0,
                     wgmma: WaitGroups::default(),
@@ -898,7 +971,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.regs.fill(RegState::EMPTY);
             warp.operands_clear_from = u64::MAX;
             warp.state = WarpState::Selected;
-            warp.cause = Cause::Own;
+            warp.cause = Cause::OWN;
             warp.state_since = now;
             warp.state_pc = 0;
             warp.wgmma.clear();
@@ -974,6 +1047,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 Node::End => {
                     // Falling off the end of a role's body exits, as EXIT would.
                     let w = &mut self.warps[slot as usize];
+                    w.cur = None;
                     if !w.exited {
                         w.exited = true;
                         if S::ENABLED {
@@ -1066,10 +1140,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         let pc = w.pc;
         if S::ENABLED {
             let unchanged =
-                w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::Own;
+                w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::OWN;
             self.close_span(slot, now);
             if !unchanged {
-                self.open_span(slot, WarpState::Selected, Cause::Own, pc, now);
+                self.open_span(slot, WarpState::Selected, Cause::OWN, pc, now);
             }
         } else {
             // Without events an unchanged span needs no comparison: the same fields
@@ -1077,7 +1151,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.close_span(slot, now);
             let w = &mut self.warps[slot as usize];
             w.state = WarpState::Selected;
-            w.cause = Cause::Own;
+            w.cause = Cause::OWN;
             w.state_pc = pc;
         }
         let w = &mut self.warps[slot as usize];
@@ -1095,16 +1169,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         if span == 0 {
             return;
         }
-        w.stats[w.state.index()] += span;
-        let at = &mut self.pcs[(w.pc_base + w.state_pc) as usize];
-        at.states[w.state.index()] += span;
-        if w.cause != Cause::Own {
-            // Most instructions' stalls wait on one thing: the first entry.
-            match at.causes.first_mut() {
-                Some(c) if c.0 == w.state && c.1 == w.cause => c.2 += span,
-                _ => at.add_cause(w.state, w.cause, span),
-            }
-        }
+        close_into(w, &mut self.pcs[(w.pc_base + w.state_pc) as usize], span);
     }
 
     fn instr(&self, slot: u32) -> &'a DInstr {
@@ -1119,23 +1184,25 @@ impl<'a, S: Sink> Engine<'a, S> {
         let w = &mut self.warps[slot as usize];
         match w.block {
             Block::None => {}
-            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::Own)),
-            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::Own)),
-            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::Own)),
+            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::OWN)),
+            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::OWN)),
+            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::OWN)),
             Block::Until { t, state } => {
                 if t > now {
-                    return Some((state, t, Cause::Own));
+                    return Some((state, t, Cause::OWN));
                 }
                 w.block = Block::None;
             }
         }
         if w.stall_until > now {
-            return Some((WarpState::Wait, w.stall_until, Cause::Own));
+            return Some((WarpState::Wait, w.stall_until, Cause::OWN));
         }
-        if w.exited {
-            return Some((WarpState::Drain, w.outstanding.max(now), Cause::Own));
-        }
-        let d = self.instr(slot);
+        // An exited warp has no instruction: it drains.
+        let Some(d) = w.cur else {
+            debug_assert!(w.exited);
+            return Some((WarpState::Drain, w.outstanding.max(now), Cause::OWN));
+        };
+        debug_assert!(!w.exited);
         if self.warps[slot as usize].operands_clear_from > now {
             // Not known yet (the warp has not issued) or not yet ready: what is found
             // holds until the warp's next issue, so later visits need not look again.
@@ -1152,31 +1219,32 @@ impl<'a, S: Sink> Engine<'a, S> {
             return Some((
                 WarpState::MathPipeThrottle,
                 self.pipe_free[sp][p],
-                Cause::Pipe(d.pipe),
+                Cause::pipe(d.pipe),
             ));
         }
-        match d.pipe {
-            Pipe::Mio => {
-                if let Some(t) = self.mio_q[sp].full_until(now) {
-                    return Some((WarpState::MioThrottle, t, Cause::Pipe(Pipe::Mio)));
+        if d.queued {
+            match d.pipe {
+                Pipe::Mio => {
+                    if let Some(t) = self.mio_q[sp].full_until(now) {
+                        return Some((WarpState::MioThrottle, t, Cause::pipe(Pipe::Mio)));
+                    }
                 }
-            }
-            Pipe::Lsu => {
-                if let Some(t) = self.lsu_q[sp].full_until(now) {
-                    return Some((WarpState::LgThrottle, t, Cause::Pipe(Pipe::Lsu)));
+                Pipe::Lsu => {
+                    if let Some(t) = self.lsu_q[sp].full_until(now) {
+                        return Some((WarpState::LgThrottle, t, Cause::pipe(Pipe::Lsu)));
+                    }
                 }
-            }
-            Pipe::Tensor => {
-                if let Some(t) = self.tensor_q[sp].full_until(now) {
-                    return Some((WarpState::MathPipeThrottle, t, Cause::Pipe(Pipe::Tensor)));
+                Pipe::Tensor => {
+                    if let Some(t) = self.tensor_q[sp].full_until(now) {
+                        return Some((WarpState::MathPipeThrottle, t, Cause::pipe(Pipe::Tensor)));
+                    }
                 }
+                _ => {}
             }
-            _ => {}
-        }
-        // The sub-partition's dispatch is still collecting the operands of an earlier
+        } // The sub-partition's dispatch is still collecting the operands of an earlier
         // instruction whose sources met in one register bank: nobody issues.
         if self.dispatch_free[sp] > now {
-            return Some((WarpState::DispatchStall, self.dispatch_free[sp], Cause::Own));
+            return Some((WarpState::DispatchStall, self.dispatch_free[sp], Cause::OWN));
         }
         None
     }
@@ -1328,7 +1396,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 for i in 0..others {
                     let Candidate { slot, position, .. } = self.cands[i];
                     if slot != chosen {
-                        self.set_state(slot, WarpState::NotSelected, Cause::Own);
+                        self.set_state(slot, WarpState::NotSelected, Cause::OWN);
                         self.until[slot as usize % UNTIL_LEN] = self.now + 1;
                         not_selected |= 1 << (position % 64);
                     }
@@ -1909,9 +1977,180 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.block_pc = w.pc;
     }
 
-    /// Issues the warp's instruction and sets when the warp is next looked at.
+    /// Issues the warp's instruction and sets when the warp is next looked at. (Inlined
+    /// always: with two short paths, each inlined, it was otherwise left out of the
+    /// cycle loop, and a call per issue cost more than the paths saved.)
+    #[inline(always)]
     fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         let d = self.instr(slot);
+        if !S::ENABLED {
+            match d.issue {
+                IssueClass::Plain => return self.issue_plain(slot, d),
+                IssueClass::GlobalLoad => return self.issue_global_load(slot, d),
+                IssueClass::General => {}
+            }
+        }
+        let next = self.now + 1;
+        self.issue_general(slot, d)?;
+        self.after_issue(slot, next);
+        Ok(())
+    }
+
+    /// `issue` of a plain instruction (`IssueClass::Plain`) without events: what
+    /// `issue_general` and `after_issue` do for it, with the warp looked up once. Its
+    /// pipe is booked, its one register written, its pc stepped, and a register wait of
+    /// the next instruction is its state from the next cycle on. (`quiet_issue_start`
+    /// and `quiet_issue_finish` written out: calling them, with a look-up of the warp
+    /// each, measured about 1% more host instructions on the load chain.)
+    #[inline(always)]
+    fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
+        let now = self.now;
+        let next = now + 1;
+        let w = &mut self.warps[slot as usize];
+        // `quiet_issue_start`, without a second look-up of the warp.
+        debug_assert!(w.block == Block::None);
+        let pc = w.pc;
+        let span = now - w.state_since;
+        if span != 0 {
+            close_into(w, &mut self.pcs[(w.pc_base + w.state_pc) as usize], span);
+        }
+        w.state = WarpState::Selected;
+        w.cause = Cause::OWN;
+        w.state_pc = pc;
+        let selected = WarpState::Selected.index();
+        w.stats[selected] += 1;
+        self.pcs[(w.pc_base + pc) as usize].states[selected] += 1;
+        w.state_since = next;
+        w.issued_before = w.last_issue;
+        w.last_issue = now;
+        let sp = w.sp as usize & 3;
+        let p = d.pipe.index();
+        self.pipe_free[sp][p] = now + self.intervals[p];
+        if d.bank_conflict_cycles > 0 {
+            self.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
+        }
+        if let Some((cycles, stall)) = d.result {
+            w.regs[d.dst_reg as usize] = RegState {
+                ready: now + cycles,
+                writer: d.text,
+                stall,
+            };
+        }
+        // `quiet_issue_finish`, likewise.
+        w.pc += 1;
+        if let Some((s, head)) = d.loop_tail {
+            w.loop_tail(s, head);
+        }
+        let code: &'a [Node] = w.code;
+        let Node::Instr(n) = &code[w.pc as usize] else {
+            self.settle(slot)?;
+            self.after_issue(slot, next);
+            return Ok(());
+        };
+        w.cur = Some(n);
+        let wait = w.operands_wait(n, next);
+        let due = match wait {
+            Some((state, until, cause)) => {
+                w.operands_clear_from = until;
+                w.state = state;
+                w.cause = cause;
+                w.state_pc = w.pc;
+                until
+            }
+            None => {
+                w.operands_clear_from = next;
+                next
+            }
+        };
+        self.set_until_ahead(slot, due);
+        Ok(())
+    }
+
+    /// `issue` of a global or local load (`IssueClass::GlobalLoad`) without events:
+    /// its access as `issue_instr`'s load arm makes it, around it what `issue_plain` does.
+    #[inline(always)]
+    fn issue_global_load(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
+        let now = self.now;
+        self.quiet_issue_start(slot, d, now);
+        let done = self.global_access(slot, d, 0, false, !d.bypass_l1)?;
+        let w = &mut self.warps[slot as usize];
+        w.outstanding = w.outstanding.max(done);
+        w.regs[d.dst_reg as usize] = RegState {
+            ready: done,
+            writer: d.text,
+            stall: WarpState::LongScoreboard,
+        };
+        self.quiet_issue_finish(slot, d, now + 1)
+    }
+
+    /// The start of a short issue (no events, nothing that blocks): `charge_issue` and
+    /// the pipe and dispatch booked, with the warp looked up once.
+    #[inline(always)]
+    fn quiet_issue_start(&mut self, slot: u32, d: &'a DInstr, now: u64) {
+        let next = now + 1;
+        let w = &mut self.warps[slot as usize];
+        debug_assert!(w.block == Block::None);
+        let pc = w.pc;
+        let span = now - w.state_since;
+        if span != 0 {
+            close_into(w, &mut self.pcs[(w.pc_base + w.state_pc) as usize], span);
+        }
+        w.state = WarpState::Selected;
+        w.cause = Cause::OWN;
+        w.state_pc = pc;
+        let selected = WarpState::Selected.index();
+        w.stats[selected] += 1;
+        self.pcs[(w.pc_base + pc) as usize].states[selected] += 1;
+        w.state_since = next;
+        w.issued_before = w.last_issue;
+        w.last_issue = now;
+        let sp = w.sp as usize & 3;
+        let p = d.pipe.index();
+        self.pipe_free[sp][p] = now + self.intervals[p];
+        if d.bank_conflict_cycles > 0 {
+            self.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
+        }
+    }
+
+    /// The end of a short issue: the pc stepped as `issue_instr` does (the next node an
+    /// instruction, or the general loop control, which may exit the warp, and
+    /// `after_issue`), and `after_issue` of a warp that is neither blocked nor exited and
+    /// whose span from `next` is its `selected` one, with the warp looked up once.
+    #[inline(always)]
+    fn quiet_issue_finish(&mut self, slot: u32, d: &'a DInstr, next: u64) -> Result<(), SimError> {
+        let w = &mut self.warps[slot as usize];
+        w.pc += 1;
+        if let Some((s, head)) = d.loop_tail {
+            w.loop_tail(s, head);
+        }
+        let code: &'a [Node] = w.code;
+        let Node::Instr(n) = &code[w.pc as usize] else {
+            self.settle(slot)?;
+            self.after_issue(slot, next);
+            return Ok(());
+        };
+        w.cur = Some(n);
+        let wait = w.operands_wait(n, next);
+        let due = match wait {
+            Some((state, until, cause)) => {
+                w.operands_clear_from = until;
+                w.state = state;
+                w.cause = cause;
+                w.state_pc = w.pc;
+                until
+            }
+            None => {
+                w.operands_clear_from = next;
+                next
+            }
+        };
+        self.set_until_ahead(slot, due);
+        Ok(())
+    }
+
+    /// `issue` of an instruction that is not a plain one: a branch's fetch, a stall
+    /// count, whatever blocks the warp.
+    fn issue_general(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let stall = d.stall;
         // A branch (the twins' branches are their loops' back branches, taken) has its
         // target fetched `branch_target_cycles` after the branch entered the instruction
@@ -1942,11 +2181,19 @@ impl<'a, S: Sink> Engine<'a, S> {
                 self.block(slot, Block::Until { t, state });
             }
         }
+        Ok(())
+    }
+
+    /// After an issue: the next instruction's registers, and when the warp is next
+    /// looked at.
+    #[inline(always)]
+    fn after_issue(&mut self, slot: u32, next: u64) {
         // The next instruction's registers, from next cycle: only the warp's own
         // issues change them, so this holds until its next issue.
         let w = &mut self.warps[slot as usize];
+        // (An exited warp has no instruction.)
         let wait = match w.cur {
-            Some(d) if !w.exited => {
+            Some(d) => {
                 let wait = w.operands_wait(d, next);
                 w.operands_clear_from = wait.map_or(next, |x| x.1);
                 wait
@@ -1980,7 +2227,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             _ => next,
         };
         self.set_until_ahead(slot, due);
-        Ok(())
     }
 
     /// Issues the warp's instruction: its effects, and its pc stepped to the next one.
@@ -2069,6 +2315,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             Kind::Exit => {
                 let w = &mut self.warps[slot as usize];
                 w.exited = true;
+                w.cur = None;
                 if S::ENABLED {
                     let id = self.wid(slot);
                     self.sink.event(Event::WarpExit {
@@ -2087,7 +2334,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         // The common cases, straight-line code and the end of a loop's body followed by
         // an instruction, need no general loop control.
         let code: &'a [Node] = w.code;
-        if let Node::LoopTail { slot: s, head } = code[w.pc as usize] {
+        if let Some((s, head)) = d.loop_tail {
             w.loop_tail(s, head);
         }
         if let Node::Instr(d) = &code[w.pc as usize] {
@@ -2671,19 +2918,18 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let pc = r.text_pc[ti] as usize;
                 let at = self.role_pc_base[ri] as usize + pc;
                 let mut waits_on: Vec<WaitsOn> = self.pcs[at]
-                    .causes
-                    .iter()
+                    .causes()
                     .map(|&(state, cause, cycles)| WaitsOn {
                         state,
-                        on: match cause {
-                            Cause::Producer { text } if (text as usize) < r.texts.len() => {
+                        on: match cause.unpack() {
+                            Waited::Producer { text } if (text as usize) < r.texts.len() => {
                                 format!("the result of pc {text} `{}`", r.texts[text as usize])
                             }
-                            Cause::Producer { .. } => {
+                            Waited::Producer { .. } => {
                                 "a register written before the loop".to_string()
                             }
-                            Cause::Pipe(p) => format!("the {} pipe", p.name()),
-                            Cause::Own => String::new(),
+                            Waited::Pipe(p) => format!("the {} pipe", p.name()),
+                            Waited::Own => String::new(),
                         },
                         cycles,
                     })

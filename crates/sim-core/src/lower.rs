@@ -539,6 +539,22 @@ impl MemOperand {
     }
 }
 
+/// The path an instruction's issue takes in the engine: most instructions of a kernel
+/// take one of two short ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IssueClass {
+    /// Arithmetic or a plain instruction, not a branch, with a stall count of at most 1
+    /// and at most one destination register below `REG_SLOTS` (`dst_reg`): its issue
+    /// only books its pipe (and dispatch) and writes that register when its `result`
+    /// is ready.
+    Plain,
+    /// A global or local load, not a branch, with a stall count of at most 1 and one
+    /// destination register below `REG_SLOTS` (`dst_reg`).
+    GlobalLoad,
+    /// Everything else.
+    General,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct DInstr {
     pub kind: Kind,
@@ -549,10 +565,14 @@ pub struct DInstr {
     pub dst: Option<(u16, u8)>,
     /// The destination registers whose pending writes an issue must wait out (write
     /// after write), as a range of register slots: None where there are none or every
-    /// one is also a source (waiting for a source's write covers it).
+    /// one is also a source (waiting for a source's write covers it), and after
+    /// `Program::resolve_results` where the instruction has no fixed latency of its own
+    /// (the range is then appended to `srcs`).
     pub waw: Option<(u16, u16)>,
     /// Source registers, each expanded: up to 16 entries; after lowering, only those
-    /// that some instruction of the role writes (the others are always ready).
+    /// that some instruction of the role writes (the others are always ready); after
+    /// `Program::resolve_results`, followed by the `waw` range of an instruction
+    /// without a fixed latency of its own.
     pub srcs: Box<[u16]>,
     /// Extra dispatch cycles from register-bank conflicts.
     pub bank_conflict_cycles: u8,
@@ -594,6 +614,16 @@ pub struct DInstr {
     /// A fixed-latency result's cycles (0 for others): a write after a pending write
     /// need only wait until its own result lands after that one.
     pub own_latency: u64,
+    /// Which path its issue takes in the engine (`Program::resolve_results` sets it).
+    pub issue: IssueClass,
+    /// The register that a `Plain` issue with a `result`, or a `GlobalLoad`, writes.
+    pub dst_reg: u16,
+    /// Whether its pipe issues through a queue that may be full (MIO, LSU, tensor):
+    /// classification looks at one only then.
+    pub queued: bool,
+    /// The loop tail that follows it, if one does (its loop's slot and head): stepping
+    /// past the instruction then ends an iteration without looking at the tail's node.
+    pub loop_tail: Option<(u8, u32)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -642,7 +672,9 @@ pub struct Program {
 impl Program {
     /// Fills each instruction's `result` and `own_latency` from the profile's
     /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard) and an L1 hit's
-    /// (long scoreboard, for the arithmetic that has one).
+    /// (long scoreboard, for the arithmetic that has one); moves `waw` into `srcs` where
+    /// there is no fixed latency of its own; and, with the result known,
+    /// the path its issue takes (`issue`, `dst_reg`).
     pub fn resolve_results(&mut self, fixed: [u64; 4], short: u64, long: u64) {
         for role in &mut self.roles {
             for node in &mut role.code {
@@ -661,10 +693,37 @@ impl Program {
                     ResultLatency::None => (None, 0),
                 };
                 d.own_latency = own;
+                // Without a fixed latency of its own, waiting out a destination's pending
+                // write is the test a source has: the registers join the sources, after
+                // them (the same comparisons in the same order, in one loop).
+                if own == 0
+                    && let Some((base, end)) = d.waw.take()
+                {
+                    d.srcs = d.srcs.iter().copied().chain(base..end).collect();
+                }
                 d.result = match d.kind {
                     Kind::Compute | Kind::Plain => result,
                     _ => None,
                 };
+                let one_dst = match d.dst {
+                    Some((base, 1)) if (base as usize) < REG_SLOTS => Some(base),
+                    _ => None,
+                };
+                let simple = d.op != Op::Bra && d.stall <= 1;
+                d.issue = match d.kind {
+                    Kind::Compute | Kind::Plain
+                        if simple && (d.result.is_none() || one_dst.is_some()) =>
+                    {
+                        IssueClass::Plain
+                    }
+                    Kind::Load {
+                        space: Space::Global | Space::Local,
+                    } if simple && one_dst.is_some() && d.bank_conflict_cycles == 0 => {
+                        IssueClass::GlobalLoad
+                    }
+                    _ => IssueClass::General,
+                };
+                d.dst_reg = one_dst.unwrap_or(0);
             }
         }
     }
@@ -885,6 +944,10 @@ impl<'k> Lowerer<'k> {
             text,
             result: None,
             own_latency: 0,
+            issue: IssueClass::General,
+            dst_reg: 0,
+            queued: matches!(op.pipe(), Pipe::Mio | Pipe::Lsu | Pipe::Tensor),
+            loop_tail: None,
             stall: match self.key(i, "stall")? {
                 None => 1,
                 Some(CExpr::Const(c)) if (0..=isa::validate::MAX_STALL).contains(&c) => {
@@ -1311,6 +1374,13 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
                     .copied()
                     .filter(|&r| written.get(r as usize).copied().unwrap_or(true))
                     .collect();
+            }
+        }
+        for pc in 1..rc.code.len() {
+            if let Node::LoopTail { slot, head } = rc.code[pc]
+                && let Node::Instr(d) = &mut rc.code[pc - 1]
+            {
+                d.loop_tail = Some((slot, head));
             }
         }
         for n in rc.code.iter_mut() {
