@@ -642,6 +642,9 @@ struct Engine<'a, S: Sink> {
     /// every CTA is done, so that one comparison per cycle finds the end, a deadlock and
     /// the watchdog (`stop` tells which). (A field, as `lone_cands` is.)
     stop_after: u64,
+    /// The last cycle at which a warp was due or an event came (fast-forward's stale
+    /// visits aside: where a deadlock is reported).
+    last_due_cycle: u64,
     addrs: [u64; 32],
     lines: Vec<(u64, u32)>,
     next_cta: u32,
@@ -861,6 +864,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             }; due::MAX_POSITIONS],
             lone_cands: 0,
             stop_after: 0,
+            last_due_cycle: 0,
             addrs: [0; 32],
             lines: Vec::with_capacity(64),
             next_cta: 0,
@@ -1311,8 +1315,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         if self.ctas_done == self.ctas_total {
             return Ok(());
         }
+        self.last_due_cycle = self.now;
         loop {
             if self.next_event <= self.now {
+                self.last_due_cycle = self.now;
                 self.apply_events()?;
             }
             let now = self.now;
@@ -1349,6 +1355,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                         if self.until[s % UNTIL_LEN] > now {
                             continue;
                         }
+                        self.last_due_cycle = now;
                         debug_assert!(self.warps[s].live);
                     } else if !self.warps[s].live {
                         continue;
@@ -1429,7 +1436,21 @@ impl<'a, S: Sink> Engine<'a, S> {
         if self.ctas_done == self.ctas_total {
             return Ok(());
         }
-        if next == NEVER || (!self.cfg.fast_forward && self.stuck()) {
+        let ff = self.cfg.fast_forward;
+        // Fast-forward may have come to `next` through a slot whose bits were all stale
+        // (`DueWheel::next_due`): whether any cycle comes is the exact next's, and a
+        // deadlock is reported at the last cycle a warp was due or an event came, where
+        // the exact search would have stopped.
+        let next = if ff && next != NEVER {
+            let exact = self.due.next_due_exact(self.now, &self.until[..]);
+            exact.min(self.next_event)
+        } else {
+            next
+        };
+        if next == NEVER || (!ff && self.stuck()) {
+            if ff {
+                self.now = self.last_due_cycle;
+            }
             return Err(SimError::Deadlock(
                 self.report("deadlock: no warp can make progress"),
             ));
