@@ -179,8 +179,9 @@ impl SchedulerPolicy for OldestFirst {
 pub struct TwoLevel {
     /// (Not zero: a division by it has no panic path, and `pick_lone` then no frame.)
     group: std::num::NonZeroU32,
-    /// log2 of `group` when it is a power of two (a shift, not a division, per warp).
-    group_shift: Option<u32>,
+    /// The group of each position an SM may hold (`due::MAX_POSITIONS`): a load, not a
+    /// division, per warp.
+    group_of_position: [u32; crate::due::MAX_POSITIONS],
     active: [u32; 4],
     last: [u32; 4],
     /// When the active group last issued, per sub-partition.
@@ -192,7 +193,7 @@ impl TwoLevel {
         let group = std::num::NonZeroU32::new(group).unwrap_or(std::num::NonZeroU32::MIN);
         TwoLevel {
             group,
-            group_shift: group.is_power_of_two().then(|| group.trailing_zeros()),
+            group_of_position: std::array::from_fn(|p| p as u32 / group),
             active: [0; 4],
             last: [u32::MAX; 4],
             active_issued: [0; 4],
@@ -201,8 +202,8 @@ impl TwoLevel {
 
     #[inline(always)]
     fn group_of(&self, position: u32) -> u32 {
-        match self.group_shift {
-            Some(shift) => position >> shift,
+        match self.group_of_position.get(position as usize) {
+            Some(&g) => g,
             None => position / self.group,
         }
     }
