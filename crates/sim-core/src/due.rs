@@ -274,7 +274,7 @@ mod tests {
                 // Every other cycle the exact next, else the one the engine visits: no
                 // later than the exact one (its slot's bits may all be stale).
                 let exact = next_by_scan(&until, now);
-                let next = if now % 2 == 0 {
+                let next = if now.is_multiple_of(2) {
                     let next = wheel.next_due_exact(now, &slot_order(&until));
                     prop_assert_eq!(next, exact, "after cycle {}", now);
                     next
