@@ -321,6 +321,40 @@ impl RegState {
     };
 }
 
+impl<'a> Warp<'a> {
+    /// The end of a short issue of `d` on the warp itself: its pc stepped and, when the
+    /// next node is an instruction, that instruction current, its register wait (from
+    /// `next`) found and, if any, made the state from `next` on (the issue's `selected`
+    /// span is charged and empty from `next`: nothing to close). Returns when the warp
+    /// is next looked at, or None when the next node is the general loop control (the
+    /// caller settles the warp).
+    #[inline(always)]
+    fn quiet_step(&mut self, d: &DInstr, next: u64) -> Option<u64> {
+        self.pc += 1;
+        if let Some((s, head)) = d.loop_tail {
+            self.loop_tail(s, head);
+        }
+        let code: &'a [Node] = self.code;
+        let Node::Instr(n) = &code[self.pc as usize] else {
+            return None;
+        };
+        self.cur = Some(n);
+        Some(match self.operands_wait(n, next) {
+            Some((state, until, cause)) => {
+                self.operands_clear_from = until;
+                self.state = state;
+                self.cause = cause;
+                self.state_pc = self.pc;
+                until
+            }
+            None => {
+                self.operands_clear_from = next;
+                next
+            }
+        })
+    }
+}
+
 impl Warp<'_> {
     /// When the registers `d` reads or writes are not ready at `now`: the scoreboard
     /// state, the cycle they are, and the instruction that writes the latest of them.
@@ -1203,16 +1237,15 @@ impl<'a, S: Sink> Engine<'a, S> {
             return Some((WarpState::Drain, w.outstanding.max(now), Cause::OWN));
         };
         debug_assert!(!w.exited);
-        if self.warps[slot as usize].operands_clear_from > now {
+        if w.operands_clear_from > now {
             // Not known yet (the warp has not issued) or not yet ready: what is found
             // holds until the warp's next issue, so later visits need not look again.
-            let wait = self.warps[slot as usize].operands_wait(d, now);
-            self.warps[slot as usize].operands_clear_from = wait.map_or(now, |x| x.1);
+            let wait = w.operands_wait(d, now);
+            w.operands_clear_from = wait.map_or(now, |x| x.1);
             if let Some(blocked) = wait {
                 return Some(blocked);
             }
         }
-        let w = &self.warps[slot as usize];
         let sp = w.sp as usize & 3;
         let p = d.pipe.index();
         if self.pipe_free[sp][p] > now {
@@ -1999,9 +2032,9 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// `issue` of a plain instruction (`IssueClass::Plain`) without events: what
     /// `issue_general` and `after_issue` do for it, with the warp looked up once. Its
     /// pipe is booked, its one register written, its pc stepped, and a register wait of
-    /// the next instruction is its state from the next cycle on. (`quiet_issue_start`
-    /// and `quiet_issue_finish` written out: calling them, with a look-up of the warp
-    /// each, measured about 1% more host instructions on the load chain.)
+    /// the next instruction is its state from the next cycle on (`Warp::quiet_step`).
+    /// (`quiet_issue_start` written out: calling it, with a look-up of the warp of its
+    /// own, measured about 1% more host instructions on the load chain.)
     #[inline(always)]
     fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
@@ -2036,43 +2069,25 @@ impl<'a, S: Sink> Engine<'a, S> {
                 stall,
             };
         }
-        // `quiet_issue_finish`, likewise.
-        w.pc += 1;
-        if let Some((s, head)) = d.loop_tail {
-            w.loop_tail(s, head);
-        }
-        let code: &'a [Node] = w.code;
-        let Node::Instr(n) = &code[w.pc as usize] else {
+        // The pc step and the next instruction's register wait.
+        let Some(due) = w.quiet_step(d, next) else {
             self.settle(slot)?;
             self.after_issue(slot, next);
             return Ok(());
-        };
-        w.cur = Some(n);
-        let wait = w.operands_wait(n, next);
-        let due = match wait {
-            Some((state, until, cause)) => {
-                w.operands_clear_from = until;
-                w.state = state;
-                w.cause = cause;
-                w.state_pc = w.pc;
-                until
-            }
-            None => {
-                w.operands_clear_from = next;
-                next
-            }
         };
         self.set_until_ahead(slot, due);
         Ok(())
     }
 
     /// `issue` of a global or local load (`IssueClass::GlobalLoad`) without events:
-    /// its access as `issue_instr`'s load arm makes it, around it what `issue_plain` does.
+    /// its access as `issue_instr`'s load arm makes it, around it what `issue_plain` does
+    /// (`quiet_issue_start` before, `Warp::quiet_step` after).
     #[inline(always)]
     fn issue_global_load(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
         self.quiet_issue_start(slot, d, now);
         let done = self.global_access(slot, d, 0, false, !d.bypass_l1)?;
+        let next = now + 1;
         let w = &mut self.warps[slot as usize];
         w.outstanding = w.outstanding.max(done);
         w.regs[d.dst_reg as usize] = RegState {
@@ -2080,7 +2095,15 @@ impl<'a, S: Sink> Engine<'a, S> {
             writer: d.text,
             stall: WarpState::LongScoreboard,
         };
-        self.quiet_issue_finish(slot, d, now + 1)
+        // The pc step and the next instruction's register wait, on the warp looked up
+        // once after the access (a look-up of its own cost about 5 host instructions).
+        let Some(due) = w.quiet_step(d, next) else {
+            self.settle(slot)?;
+            self.after_issue(slot, next);
+            return Ok(());
+        };
+        self.set_until_ahead(slot, due);
+        Ok(())
     }
 
     /// The start of a short issue (no events, nothing that blocks): `charge_issue` and
@@ -2110,42 +2133,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         if d.bank_conflict_cycles > 0 {
             self.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
         }
-    }
-
-    /// The end of a short issue: the pc stepped as `issue_instr` does (the next node an
-    /// instruction, or the general loop control, which may exit the warp, and
-    /// `after_issue`), and `after_issue` of a warp that is neither blocked nor exited and
-    /// whose span from `next` is its `selected` one, with the warp looked up once.
-    #[inline(always)]
-    fn quiet_issue_finish(&mut self, slot: u32, d: &'a DInstr, next: u64) -> Result<(), SimError> {
-        let w = &mut self.warps[slot as usize];
-        w.pc += 1;
-        if let Some((s, head)) = d.loop_tail {
-            w.loop_tail(s, head);
-        }
-        let code: &'a [Node] = w.code;
-        let Node::Instr(n) = &code[w.pc as usize] else {
-            self.settle(slot)?;
-            self.after_issue(slot, next);
-            return Ok(());
-        };
-        w.cur = Some(n);
-        let wait = w.operands_wait(n, next);
-        let due = match wait {
-            Some((state, until, cause)) => {
-                w.operands_clear_from = until;
-                w.state = state;
-                w.cause = cause;
-                w.state_pc = w.pc;
-                until
-            }
-            None => {
-                w.operands_clear_from = next;
-                next
-            }
-        };
-        self.set_until_ahead(slot, due);
-        Ok(())
     }
 
     /// `issue` of an instruction that is not a plain one: a branch's fetch, a stall
