@@ -364,15 +364,23 @@ impl Warp<'_> {
         // The latest pending register: only its time is compared here, its scoreboard
         // and writer are read once at the end (through the reference kept, which needs
         // no second bounds check).
-        let mut ready = 0u64;
-        let mut latest = &regs[0];
-        for &r in d.srcs.iter() {
+        let (mut ready, mut latest) = if let [r] = *d.srcs {
+            // One register (the chain's each instruction): no loop to set up. (Its
+            // writer and scoreboard are read only when it is pending, as the loop's.)
             let reg = &regs[r as usize];
-            if reg.ready > ready {
-                ready = reg.ready;
-                latest = reg;
+            (reg.ready, reg)
+        } else {
+            let mut ready = 0u64;
+            let mut latest = &regs[0];
+            for &r in d.srcs.iter() {
+                let reg = &regs[r as usize];
+                if reg.ready > ready {
+                    ready = reg.ready;
+                    latest = reg;
+                }
             }
-        }
+            (ready, latest)
+        };
         if let Some((base, end)) = d.waw {
             // Write after write: wait only until this result would land after the
             // pending one (fixed-latency writes to one register then land in order).
