@@ -226,9 +226,11 @@ struct Warp<'a> {
     /// Per register, its pending write (together: one host cache line per lookup).
     regs: Box<[RegState; REG_SLOTS]>,
     /// From this cycle on, the registers of the instruction at `pc` are ready
-    /// (`operands_wait` finds nothing); u64::MAX: not known. Only the warp's own issue
-    /// writes its registers or moves its pc, and the issue works this out for the next
-    /// instruction anyway, so classification need not look at the registers again.
+    /// (`operands_wait` finds nothing) and nothing of the warp's own holds it (no block,
+    /// no stall count, an instruction); u64::MAX: not known. Only the warp's own issue
+    /// writes its registers, moves its pc or blocks it, and the issue works this out
+    /// for the next instruction anyway, so classification need not look at the
+    /// registers, the block or the stall count again. (Others only end a block.)
     operands_clear_from: u64,
     block: Block,
     /// The instruction that blocked the warp: stalls while blocked are charged to it.
@@ -1224,36 +1226,48 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn classify(&mut self, slot: u32) -> Option<(WarpState, u64, Cause)> {
         let now = self.now;
         let w = &mut self.warps[slot as usize];
-        match w.block {
-            Block::None => {}
-            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::OWN)),
-            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::OWN)),
-            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::OWN)),
-            Block::Until { t, state } => {
-                if t > now {
-                    return Some((state, t, Cause::OWN));
+        let d = match w.cur {
+            // Nothing of the warp's own holds it (`operands_clear_from`): only the
+            // sub-partition's pipe, queue and dispatch are left to look at.
+            Some(d) if w.operands_clear_from <= now => {
+                debug_assert!(w.block == Block::None && w.stall_until <= now);
+                d
+            }
+            _ => {
+                match w.block {
+                    Block::None => {}
+                    Block::Barrier { .. } => {
+                        return Some((WarpState::Barrier, NEVER, Cause::OWN));
+                    }
+                    Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::OWN)),
+                    Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::OWN)),
+                    Block::Until { t, state } => {
+                        if t > now {
+                            return Some((state, t, Cause::OWN));
+                        }
+                        w.block = Block::None;
+                    }
                 }
-                w.block = Block::None;
+                if w.stall_until > now {
+                    return Some((WarpState::Wait, w.stall_until, Cause::OWN));
+                }
+                // An exited warp has no instruction: it drains.
+                let Some(d) = w.cur else {
+                    debug_assert!(w.exited);
+                    return Some((WarpState::Drain, w.outstanding.max(now), Cause::OWN));
+                };
+                debug_assert!(!w.exited);
+                // Not known yet (the warp has not issued), not yet ready, or not looked
+                // at while something else held the warp: what is found holds until the
+                // warp's next issue, so later visits need not look again.
+                let wait = w.operands_wait(d, now);
+                w.operands_clear_from = wait.map_or(now, |x| x.1);
+                if let Some(blocked) = wait {
+                    return Some(blocked);
+                }
+                d
             }
-        }
-        if w.stall_until > now {
-            return Some((WarpState::Wait, w.stall_until, Cause::OWN));
-        }
-        // An exited warp has no instruction: it drains.
-        let Some(d) = w.cur else {
-            debug_assert!(w.exited);
-            return Some((WarpState::Drain, w.outstanding.max(now), Cause::OWN));
         };
-        debug_assert!(!w.exited);
-        if w.operands_clear_from > now {
-            // Not known yet (the warp has not issued) or not yet ready: what is found
-            // holds until the warp's next issue, so later visits need not look again.
-            let wait = w.operands_wait(d, now);
-            w.operands_clear_from = wait.map_or(now, |x| x.1);
-            if let Some(blocked) = wait {
-                return Some(blocked);
-            }
-        }
         let sp = w.sp as usize & 3;
         let p = d.pipe.index();
         if self.pipe_free[sp][p] > now {
@@ -2190,7 +2204,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         let wait = match w.cur {
             Some(d) => {
                 let wait = w.operands_wait(d, next);
-                w.operands_clear_from = wait.map_or(next, |x| x.1);
+                // A blocked warp (a stall count beyond one cycle blocks it too) has its
+                // registers looked at again once the block ends.
+                w.operands_clear_from = if w.block == Block::None {
+                    wait.map_or(next, |x| x.1)
+                } else {
+                    u64::MAX
+                };
                 wait
             }
             _ => {
