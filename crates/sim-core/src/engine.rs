@@ -224,7 +224,9 @@ struct Warp<'a> {
     vars: [i64; MAX_LOOP_DEPTH],
     ends: [i64; MAX_LOOP_DEPTH],
     /// Per register, its pending write (together: one host cache line per lookup).
-    regs: Box<[RegState; REG_SLOTS]>,
+    /// (`REG_ARRAY` entries, the first `REG_SLOTS` used: an index masked to the array
+    /// needs no bounds check.)
+    regs: Box<[RegState; REG_ARRAY]>,
     /// From this cycle on, the registers of the instruction at `pc` are ready
     /// (`operands_wait` finds nothing) and nothing of the warp's own holds it (no block,
     /// no stall count, an instruction); u64::MAX: not known. Only the warp's own issue
@@ -303,6 +305,11 @@ impl WaitGroups {
     }
 }
 
+/// A warp's register array: `REG_SLOTS` rounded up to a power of two, so that a
+/// register index (below `REG_SLOTS`, by lowering) masked to it needs no bounds check
+/// on the issue path. (The entries beyond are never read or written.)
+const REG_ARRAY: usize = REG_SLOTS.next_power_of_two();
+
 /// A register's pending write.
 #[derive(Clone, Copy)]
 struct RegState {
@@ -362,20 +369,20 @@ impl Warp<'_> {
     /// state, the cycle they are, and the instruction that writes the latest of them.
     #[inline(always)]
     fn operands_wait(&self, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
-        let regs: &[RegState; REG_SLOTS] = &self.regs;
+        let regs: &[RegState; REG_ARRAY] = &self.regs;
         // The latest pending register: only its time is compared here, its scoreboard
         // and writer are read once at the end (through the reference kept, which needs
         // no second bounds check).
         let (mut ready, mut latest) = if let [r] = *d.srcs {
             // One register (the chain's each instruction): no loop to set up. (Its
             // writer and scoreboard are read only when it is pending, as the loop's.)
-            let reg = &regs[r as usize];
+            let reg = &regs[r as usize % REG_ARRAY];
             (reg.ready, reg)
         } else {
             let mut ready = 0u64;
             let mut latest = &regs[0];
             for &r in d.srcs.iter() {
-                let reg = &regs[r as usize];
+                let reg = &regs[r as usize % REG_ARRAY];
                 if reg.ready > ready {
                     ready = reg.ready;
                     latest = reg;
@@ -786,7 +793,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     pc_base: 0,
                     vars: [0; MAX_LOOP_DEPTH],
                     ends: [0; MAX_LOOP_DEPTH],
-                    regs: Box::new([RegState::EMPTY; REG_SLOTS]),
+                    regs: Box::new([RegState::EMPTY; REG_ARRAY]),
                     operands_clear_from: u64::MAX,
                     block: Block::None,
                     block_pc: 0,
@@ -1012,7 +1019,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.age = self.age_counter;
             warp.pc = 0;
             warp.block = Block::None;
-            warp.regs.fill(RegState::EMPTY);
+            warp.regs[..REG_SLOTS].fill(RegState::EMPTY);
             warp.operands_clear_from = u64::MAX;
             warp.state = WarpState::Selected;
             warp.cause = Cause::OWN;
@@ -2085,7 +2092,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
         }
         if let Some((cycles, stall)) = d.result {
-            w.regs[d.dst_reg as usize] = RegState {
+            w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
                 ready: now + cycles,
                 writer: d.text,
                 stall,
@@ -2112,7 +2119,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
         w.outstanding = w.outstanding.max(done);
-        w.regs[d.dst_reg as usize] = RegState {
+        w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
             ready: done,
             writer: d.text,
             stall: WarpState::LongScoreboard,
