@@ -224,11 +224,15 @@ struct Warp<'a> {
     vars: [i64; MAX_LOOP_DEPTH],
     ends: [i64; MAX_LOOP_DEPTH],
     /// Per register, its pending write (together: one host cache line per lookup).
-    regs: Box<[RegState; REG_SLOTS]>,
+    /// (`REG_ARRAY` entries, the first `REG_SLOTS` used: an index masked to the array
+    /// needs no bounds check.)
+    regs: Box<[RegState; REG_ARRAY]>,
     /// From this cycle on, the registers of the instruction at `pc` are ready
-    /// (`operands_wait` finds nothing); u64::MAX: not known. Only the warp's own issue
-    /// writes its registers or moves its pc, and the issue works this out for the next
-    /// instruction anyway, so classification need not look at the registers again.
+    /// (`operands_wait` finds nothing) and nothing of the warp's own holds it (no block,
+    /// no stall count, an instruction); u64::MAX: not known. Only the warp's own issue
+    /// writes its registers, moves its pc or blocks it, and the issue works this out
+    /// for the next instruction anyway, so classification need not look at the
+    /// registers, the block or the stall count again. (Others only end a block.)
     operands_clear_from: u64,
     block: Block,
     /// The instruction that blocked the warp: stalls while blocked are charged to it.
@@ -301,6 +305,11 @@ impl WaitGroups {
     }
 }
 
+/// A warp's register array: `REG_SLOTS` rounded up to a power of two, so that a
+/// register index (below `REG_SLOTS`, by lowering) masked to it needs no bounds check
+/// on the issue path. (The entries beyond are never read or written.)
+const REG_ARRAY: usize = REG_SLOTS.next_power_of_two();
+
 /// A register's pending write.
 #[derive(Clone, Copy)]
 struct RegState {
@@ -321,24 +330,66 @@ impl RegState {
     };
 }
 
+impl<'a> Warp<'a> {
+    /// The end of a short issue of `d` on the warp itself: its pc stepped and, when the
+    /// next node is an instruction, that instruction current, its register wait (from
+    /// `next`) found and, if any, made the state from `next` on (the issue's `selected`
+    /// span is charged and empty from `next`: nothing to close). Returns when the warp
+    /// is next looked at, or None when the next node is the general loop control (the
+    /// caller settles the warp).
+    #[inline(always)]
+    fn quiet_step(&mut self, d: &DInstr, next: u64) -> Option<u64> {
+        self.pc += 1;
+        if let Some((s, head)) = d.loop_tail {
+            self.loop_tail(s, head);
+        }
+        let code: &'a [Node] = self.code;
+        let Node::Instr(n) = &code[self.pc as usize] else {
+            return None;
+        };
+        self.cur = Some(n);
+        Some(match self.operands_wait(n, next) {
+            Some((state, until, cause)) => {
+                self.operands_clear_from = until;
+                self.state = state;
+                self.cause = cause;
+                self.state_pc = self.pc;
+                until
+            }
+            None => {
+                self.operands_clear_from = next;
+                next
+            }
+        })
+    }
+}
+
 impl Warp<'_> {
     /// When the registers `d` reads or writes are not ready at `now`: the scoreboard
     /// state, the cycle they are, and the instruction that writes the latest of them.
     #[inline(always)]
     fn operands_wait(&self, d: &DInstr, now: u64) -> Option<(WarpState, u64, Cause)> {
-        let regs: &[RegState; REG_SLOTS] = &self.regs;
+        let regs: &[RegState; REG_ARRAY] = &self.regs;
         // The latest pending register: only its time is compared here, its scoreboard
         // and writer are read once at the end (through the reference kept, which needs
         // no second bounds check).
-        let mut ready = 0u64;
-        let mut latest = &regs[0];
-        for &r in d.srcs.iter() {
-            let reg = &regs[r as usize];
-            if reg.ready > ready {
-                ready = reg.ready;
-                latest = reg;
+        let (mut ready, mut latest) = if let [r] = *d.srcs {
+            // One register (the chain's each instruction): no loop to set up. (Its
+            // writer and scoreboard are read only when it is pending, as the loop's.)
+            let reg = &regs[r as usize % REG_ARRAY];
+            (reg.ready, reg)
+        } else {
+            let mut ready = 0u64;
+            let mut latest = &regs[0];
+            for &r in d.srcs.iter() {
+                let reg = &regs[r as usize % REG_ARRAY];
+                if reg.ready > ready {
+                    ready = reg.ready;
+                    latest = reg;
+                }
             }
-        }
+            (ready, latest)
+        };
         if let Some((base, end)) = d.waw {
             // Write after write: wait only until this result would land after the
             // pending one (fixed-latency writes to one register then land in order).
@@ -745,7 +796,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     pc_base: 0,
                     vars: [0; MAX_LOOP_DEPTH],
                     ends: [0; MAX_LOOP_DEPTH],
-                    regs: Box::new([RegState::EMPTY; REG_SLOTS]),
+                    regs: Box::new([RegState::EMPTY; REG_ARRAY]),
                     operands_clear_from: u64::MAX,
                     block: Block::None,
                     block_pc: 0,
@@ -972,7 +1023,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.age = self.age_counter;
             warp.pc = 0;
             warp.block = Block::None;
-            warp.regs.fill(RegState::EMPTY);
+            warp.regs[..REG_SLOTS].fill(RegState::EMPTY);
             warp.operands_clear_from = u64::MAX;
             warp.state = WarpState::Selected;
             warp.cause = Cause::OWN;
@@ -1186,37 +1237,48 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn classify(&mut self, slot: u32) -> Option<(WarpState, u64, Cause)> {
         let now = self.now;
         let w = &mut self.warps[slot as usize];
-        match w.block {
-            Block::None => {}
-            Block::Barrier { .. } => return Some((WarpState::Barrier, NEVER, Cause::OWN)),
-            Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::OWN)),
-            Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::OWN)),
-            Block::Until { t, state } => {
-                if t > now {
-                    return Some((state, t, Cause::OWN));
+        let d = match w.cur {
+            // Nothing of the warp's own holds it (`operands_clear_from`): only the
+            // sub-partition's pipe, queue and dispatch are left to look at.
+            Some(d) if w.operands_clear_from <= now => {
+                debug_assert!(w.block == Block::None && w.stall_until <= now);
+                d
+            }
+            _ => {
+                match w.block {
+                    Block::None => {}
+                    Block::Barrier { .. } => {
+                        return Some((WarpState::Barrier, NEVER, Cause::OWN));
+                    }
+                    Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::OWN)),
+                    Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::OWN)),
+                    Block::Until { t, state } => {
+                        if t > now {
+                            return Some((state, t, Cause::OWN));
+                        }
+                        w.block = Block::None;
+                    }
                 }
-                w.block = Block::None;
+                if w.stall_until > now {
+                    return Some((WarpState::Wait, w.stall_until, Cause::OWN));
+                }
+                // An exited warp has no instruction: it drains.
+                let Some(d) = w.cur else {
+                    debug_assert!(w.exited);
+                    return Some((WarpState::Drain, w.outstanding.max(now), Cause::OWN));
+                };
+                debug_assert!(!w.exited);
+                // Not known yet (the warp has not issued), not yet ready, or not looked
+                // at while something else held the warp: what is found holds until the
+                // warp's next issue, so later visits need not look again.
+                let wait = w.operands_wait(d, now);
+                w.operands_clear_from = wait.map_or(now, |x| x.1);
+                if let Some(blocked) = wait {
+                    return Some(blocked);
+                }
+                d
             }
-        }
-        if w.stall_until > now {
-            return Some((WarpState::Wait, w.stall_until, Cause::OWN));
-        }
-        // An exited warp has no instruction: it drains.
-        let Some(d) = w.cur else {
-            debug_assert!(w.exited);
-            return Some((WarpState::Drain, w.outstanding.max(now), Cause::OWN));
         };
-        debug_assert!(!w.exited);
-        if self.warps[slot as usize].operands_clear_from > now {
-            // Not known yet (the warp has not issued) or not yet ready: what is found
-            // holds until the warp's next issue, so later visits need not look again.
-            let wait = self.warps[slot as usize].operands_wait(d, now);
-            self.warps[slot as usize].operands_clear_from = wait.map_or(now, |x| x.1);
-            if let Some(blocked) = wait {
-                return Some(blocked);
-            }
-        }
-        let w = &self.warps[slot as usize];
         let sp = w.sp as usize & 3;
         let p = d.pipe.index();
         if self.pipe_free[sp][p] > now {
@@ -2020,9 +2082,9 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// `issue` of a plain instruction (`IssueClass::Plain`) without events: what
     /// `issue_general` and `after_issue` do for it, with the warp looked up once. Its
     /// pipe is booked, its one register written, its pc stepped, and a register wait of
-    /// the next instruction is its state from the next cycle on. (`quiet_issue_start`
-    /// and `quiet_issue_finish` written out: calling them, with a look-up of the warp
-    /// each, measured about 1% more host instructions on the load chain.)
+    /// the next instruction is its state from the next cycle on (`Warp::quiet_step`).
+    /// (`quiet_issue_start` written out: calling it, with a look-up of the warp of its
+    /// own, measured about 1% more host instructions on the load chain.)
     #[inline(always)]
     fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
@@ -2051,57 +2113,47 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
         }
         if let Some((cycles, stall)) = d.result {
-            w.regs[d.dst_reg as usize] = RegState {
+            w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
                 ready: now + cycles,
                 writer: d.text,
                 stall,
             };
         }
-        // `quiet_issue_finish`, likewise.
-        w.pc += 1;
-        if let Some((s, head)) = d.loop_tail {
-            w.loop_tail(s, head);
-        }
-        let code: &'a [Node] = w.code;
-        let Node::Instr(n) = &code[w.pc as usize] else {
+        // The pc step and the next instruction's register wait.
+        let Some(due) = w.quiet_step(d, next) else {
             self.settle(slot)?;
             self.after_issue(slot, next);
             return Ok(());
-        };
-        w.cur = Some(n);
-        let wait = w.operands_wait(n, next);
-        let due = match wait {
-            Some((state, until, cause)) => {
-                w.operands_clear_from = until;
-                w.state = state;
-                w.cause = cause;
-                w.state_pc = w.pc;
-                until
-            }
-            None => {
-                w.operands_clear_from = next;
-                next
-            }
         };
         self.set_until_ahead(slot, due);
         Ok(())
     }
 
     /// `issue` of a global or local load (`IssueClass::GlobalLoad`) without events:
-    /// its access as `issue_instr`'s load arm makes it, around it what `issue_plain` does.
+    /// its access as `issue_instr`'s load arm makes it, around it what `issue_plain` does
+    /// (`quiet_issue_start` before, `Warp::quiet_step` after).
     #[inline(always)]
     fn issue_global_load(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
         self.quiet_issue_start(slot, d, now);
         let done = self.global_access(slot, d, 0, false, !d.bypass_l1)?;
+        let next = now + 1;
         let w = &mut self.warps[slot as usize];
         w.outstanding = w.outstanding.max(done);
-        w.regs[d.dst_reg as usize] = RegState {
+        w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
             ready: done,
             writer: d.text,
             stall: WarpState::LongScoreboard,
         };
-        self.quiet_issue_finish(slot, d, now + 1)
+        // The pc step and the next instruction's register wait, on the warp looked up
+        // once after the access (a look-up of its own cost about 5 host instructions).
+        let Some(due) = w.quiet_step(d, next) else {
+            self.settle(slot)?;
+            self.after_issue(slot, next);
+            return Ok(());
+        };
+        self.set_until_ahead(slot, due);
+        Ok(())
     }
 
     /// The start of a short issue (no events, nothing that blocks): `charge_issue` and
@@ -2131,42 +2183,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         if d.bank_conflict_cycles > 0 {
             self.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
         }
-    }
-
-    /// The end of a short issue: the pc stepped as `issue_instr` does (the next node an
-    /// instruction, or the general loop control, which may exit the warp, and
-    /// `after_issue`), and `after_issue` of a warp that is neither blocked nor exited and
-    /// whose span from `next` is its `selected` one, with the warp looked up once.
-    #[inline(always)]
-    fn quiet_issue_finish(&mut self, slot: u32, d: &'a DInstr, next: u64) -> Result<(), SimError> {
-        let w = &mut self.warps[slot as usize];
-        w.pc += 1;
-        if let Some((s, head)) = d.loop_tail {
-            w.loop_tail(s, head);
-        }
-        let code: &'a [Node] = w.code;
-        let Node::Instr(n) = &code[w.pc as usize] else {
-            self.settle(slot)?;
-            self.after_issue(slot, next);
-            return Ok(());
-        };
-        w.cur = Some(n);
-        let wait = w.operands_wait(n, next);
-        let due = match wait {
-            Some((state, until, cause)) => {
-                w.operands_clear_from = until;
-                w.state = state;
-                w.cause = cause;
-                w.state_pc = w.pc;
-                until
-            }
-            None => {
-                w.operands_clear_from = next;
-                next
-            }
-        };
-        self.set_until_ahead(slot, due);
-        Ok(())
     }
 
     /// `issue` of an instruction that is not a plain one: a branch's fetch, a stall
@@ -2216,7 +2232,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         let wait = match w.cur {
             Some(d) => {
                 let wait = w.operands_wait(d, next);
-                w.operands_clear_from = wait.map_or(next, |x| x.1);
+                // A blocked warp (a stall count beyond one cycle blocks it too) has its
+                // registers looked at again once the block ends.
+                w.operands_clear_from = if w.block == Block::None {
+                    wait.map_or(next, |x| x.1)
+                } else {
+                    u64::MAX
+                };
                 wait
             }
             _ => {
