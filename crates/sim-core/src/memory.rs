@@ -532,6 +532,10 @@ pub struct Memory {
     /// the profiles), and a hash costs a dozen instructions.
     tail_group: u64,
     tail_group_hash: u64,
+    /// The window hash of that group for the request whose key is `tail_window_key`
+    /// (0, which no key is, when none): a pure function of the two.
+    tail_window_key: u64,
+    tail_window: u64,
     tail_chunk: u64,
     tail_chunk_sub_hash: u64,
     /// What a TMA copy's line from HBM takes over an LDG's.
@@ -605,6 +609,8 @@ impl Memory {
             far_page_bit: 0,
             tail_group: u64::MAX,
             tail_group_hash: 0,
+            tail_window_key: 0,
+            tail_window: 0,
             tail_chunk: u64::MAX,
             tail_chunk_sub_hash: 0,
             lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
@@ -709,8 +715,13 @@ impl Memory {
         if group != self.tail_group {
             self.tail_group = group;
             self.tail_group_hash = splitmix64(self.hbm_page_seed ^ !group);
+            self.tail_window_key = 0;
         }
-        let window = splitmix64(self.req_tail_key ^ self.tail_group_hash);
+        if self.tail_window_key != self.req_tail_key {
+            self.tail_window_key = self.req_tail_key;
+            self.tail_window = splitmix64(self.req_tail_key ^ self.tail_group_hash);
+        }
+        let window = self.tail_window;
         if unit(window) >= self.hbm_tail_window_probability {
             return 0;
         }
