@@ -341,9 +341,9 @@ impl Cache {
         self.probe_shaped::<ANY_WAYS>(line, false)
     }
 
-    /// `probe` in a cache of `W` ways, or of the ways it has if `W` is
-    /// `ANY_WAYS` (a caller that knows the ways, `Memory::read_l1`, spares each
-    /// lookup the test), checking first for a hit on the most recent way if `recent`.
+    /// `probe` in a cache of `W` ways, or of the ways it has if `W` is `ANY_WAYS` (a
+    /// caller that knows the ways, `Memory::read_l1` or `Memory::read_l2_lines`, spares
+    /// each lookup the test), checking first for a hit on the most recent way if `recent`.
     #[inline(always)]
     fn probe_shaped<const W: usize>(&mut self, line: u64, recent: bool) -> Result<u64, Victim> {
         let set = self.set_index(line);
@@ -532,6 +532,10 @@ pub struct Memory {
     /// the profiles), and a hash costs a dozen instructions.
     tail_group: u64,
     tail_group_hash: u64,
+    /// The window hash of that group for the request whose key is `tail_window_key`
+    /// (0, which no key is, when none): a pure function of the two.
+    tail_window_key: u64,
+    tail_window: u64,
     tail_chunk: u64,
     tail_chunk_sub_hash: u64,
     /// What a TMA copy's line from HBM takes over an LDG's.
@@ -605,6 +609,8 @@ impl Memory {
             far_page_bit: 0,
             tail_group: u64::MAX,
             tail_group_hash: 0,
+            tail_window_key: 0,
+            tail_window: 0,
             tail_chunk: u64::MAX,
             tail_chunk_sub_hash: 0,
             lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
@@ -709,8 +715,13 @@ impl Memory {
         if group != self.tail_group {
             self.tail_group = group;
             self.tail_group_hash = splitmix64(self.hbm_page_seed ^ !group);
+            self.tail_window_key = 0;
         }
-        let window = splitmix64(self.req_tail_key ^ self.tail_group_hash);
+        if self.tail_window_key != self.req_tail_key {
+            self.tail_window_key = self.req_tail_key;
+            self.tail_window = splitmix64(self.req_tail_key ^ self.tail_group_hash);
+        }
+        let window = self.tail_window;
         if unit(window) >= self.hbm_tail_window_probability {
             return 0;
         }
@@ -803,6 +814,25 @@ impl Memory {
         first: u64,
         last: u64,
         t: u64,
+        done: u64,
+        requests: &mut [u64; 5],
+    ) -> u64 {
+        // The L2's associativity tested once per copy rather than at each line's
+        // lookup and install (as `read_l1_lines` does).
+        if self.l2.set.ways == 16 {
+            self.read_l2_lines_shaped::<16>(first, last, t, done, requests)
+        } else {
+            self.read_l2_lines_shaped::<ANY_WAYS>(first, last, t, done, requests)
+        }
+    }
+
+    /// `read_l2_lines` with an L2 of `W` ways (as `Cache::probe_shaped`).
+    #[inline(always)]
+    fn read_l2_lines_shaped<const W: usize>(
+        &mut self,
+        first: u64,
+        last: u64,
+        t: u64,
         mut done: u64,
         requests: &mut [u64; 5],
     ) -> u64 {
@@ -819,7 +849,8 @@ impl Memory {
         let (mut near, mut far, mut hbm) = (0u64, 0u64, 0u64);
         for line in first..=last {
             let is_far = Memory::is_far(line);
-            match self.l2.probe_streaming(line) {
+            // `probe_streaming`, shaped.
+            match self.l2.probe_shaped::<W>(line, false) {
                 Ok(ready) => {
                     let port = later(self.l2_bw.free_at, tf) + port_cycles;
                     self.l2_bw.free_at = port;
@@ -838,7 +869,7 @@ impl Memory {
                 }
                 Err(way) => {
                     let arrives = self.hbm_line(line, t, l2_bytes, true);
-                    self.l2.install(way, line, arrives);
+                    self.l2.install_shaped::<W>(way, line, arrives);
                     done = done.max(arrives);
                     hbm += 1;
                 }
