@@ -742,6 +742,44 @@ fn fault(msg: impl Into<String>) -> SimError {
     SimError::Fault(msg.into())
 }
 
+/// What every short issue (no events, nothing that blocks) does first: the issue charged
+/// as one `selected` cycle (`charge_issue`'s work) and its pipe and dispatch booked. A
+/// function of the engine's fields it needs, so that a caller holding the warp need not
+/// look it up again.
+#[inline(always)]
+fn start_quiet_issue(
+    w: &mut Warp,
+    pcs: &mut [PcTotals],
+    pipe_free: &mut [[u64; NPIPES]; 4],
+    dispatch_free: &mut [u64; 4],
+    intervals: &[u64; NPIPES],
+    d: &DInstr,
+    now: u64,
+) {
+    let next = now + 1;
+    debug_assert!(w.block == Block::None);
+    let pc = w.pc;
+    let span = now - w.state_since;
+    if span != 0 {
+        close_into(w, &mut pcs[(w.pc_base + w.state_pc) as usize], span);
+    }
+    w.state = WarpState::Selected;
+    w.cause = Cause::OWN;
+    w.state_pc = pc;
+    let selected = WarpState::Selected.index();
+    w.stats[selected] += 1;
+    pcs[(w.pc_base + pc) as usize].states[selected] += 1;
+    w.state_since = next;
+    w.issued_before = w.last_issue;
+    w.last_issue = now;
+    let sp = w.sp as usize & 3;
+    let p = d.pipe.index();
+    pipe_free[sp][p] = now + intervals[p];
+    if d.bank_conflict_cycles > 0 {
+        dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
+    }
+}
+
 /// A warp's state span of `span` cycles (not 0) added to its totals and to `at`, the
 /// totals of the instruction it is charged to.
 #[inline(always)]
@@ -2083,35 +2121,22 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// `issue_general` and `after_issue` do for it, with the warp looked up once. Its
     /// pipe is booked, its one register written, its pc stepped, and a register wait of
     /// the next instruction is its state from the next cycle on (`Warp::quiet_step`).
-    /// (`quiet_issue_start` written out: calling it, with a look-up of the warp of its
-    /// own, measured about 1% more host instructions on the load chain.)
+    /// (`start_quiet_issue` on the warp it holds: `quiet_issue_start`, with a look-up
+    /// of the warp of its own, measured about 1% more host instructions on the chain.)
     #[inline(always)]
     fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
-        // `quiet_issue_start`, without a second look-up of the warp.
-        debug_assert!(w.block == Block::None);
-        let pc = w.pc;
-        let span = now - w.state_since;
-        if span != 0 {
-            close_into(w, &mut self.pcs[(w.pc_base + w.state_pc) as usize], span);
-        }
-        w.state = WarpState::Selected;
-        w.cause = Cause::OWN;
-        w.state_pc = pc;
-        let selected = WarpState::Selected.index();
-        w.stats[selected] += 1;
-        self.pcs[(w.pc_base + pc) as usize].states[selected] += 1;
-        w.state_since = next;
-        w.issued_before = w.last_issue;
-        w.last_issue = now;
-        let sp = w.sp as usize & 3;
-        let p = d.pipe.index();
-        self.pipe_free[sp][p] = now + self.intervals[p];
-        if d.bank_conflict_cycles > 0 {
-            self.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
-        }
+        start_quiet_issue(
+            w,
+            &mut self.pcs,
+            &mut self.pipe_free,
+            &mut self.dispatch_free,
+            &self.intervals,
+            d,
+            now,
+        );
         if let Some((cycles, stall)) = d.result {
             w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
                 ready: now + cycles,
@@ -2160,29 +2185,16 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// the pipe and dispatch booked, with the warp looked up once.
     #[inline(always)]
     fn quiet_issue_start(&mut self, slot: u32, d: &'a DInstr, now: u64) {
-        let next = now + 1;
         let w = &mut self.warps[slot as usize];
-        debug_assert!(w.block == Block::None);
-        let pc = w.pc;
-        let span = now - w.state_since;
-        if span != 0 {
-            close_into(w, &mut self.pcs[(w.pc_base + w.state_pc) as usize], span);
-        }
-        w.state = WarpState::Selected;
-        w.cause = Cause::OWN;
-        w.state_pc = pc;
-        let selected = WarpState::Selected.index();
-        w.stats[selected] += 1;
-        self.pcs[(w.pc_base + pc) as usize].states[selected] += 1;
-        w.state_since = next;
-        w.issued_before = w.last_issue;
-        w.last_issue = now;
-        let sp = w.sp as usize & 3;
-        let p = d.pipe.index();
-        self.pipe_free[sp][p] = now + self.intervals[p];
-        if d.bank_conflict_cycles > 0 {
-            self.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
-        }
+        start_quiet_issue(
+            w,
+            &mut self.pcs,
+            &mut self.pipe_free,
+            &mut self.dispatch_free,
+            &self.intervals,
+            d,
+            now,
+        );
     }
 
     /// `issue` of an instruction that is not a plain one: a branch's fetch, a stall
