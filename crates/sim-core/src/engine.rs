@@ -1550,6 +1550,11 @@ impl<'a, S: Sink> Engine<'a, S> {
         if next == NEVER || (!ff && self.stuck()) {
             if ff {
                 self.now = self.last_due_cycle;
+            } else if self.issued_at(self.now) {
+                // A warp that issued this cycle is looked at again next cycle (where it
+                // finds itself blocked) under fast-forward, which reports the deadlock
+                // there: the same cycle either way.
+                self.now += 1;
             }
             return Err(SimError::Deadlock(
                 self.report("deadlock: no warp can make progress"),
@@ -1560,6 +1565,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             "watchdog: the run passed {} cycles (raise it with --max-cycles)",
             self.cfg.max_cycles
         ))))
+    }
+
+    /// Whether any warp issued at cycle `t`.
+    fn issued_at(&self, t: u64) -> bool {
+        let selected = WarpState::Selected.index();
+        self.warps
+            .iter()
+            .any(|w| w.stats[selected] > 0 && w.last_issue == t)
     }
 
     /// Whether the positions taken from the wheel at this cycle's start include every

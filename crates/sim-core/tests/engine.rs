@@ -815,3 +815,35 @@ fn a_shared_address_going_negative_names_the_first_lane() {
         "{e}"
     );
 }
+
+/// A deadlock is reported at the same cycle with and without fast-forward: the cycle
+/// after the last issue, where the warp that issued finds itself blocked (cycle 1 here:
+/// the blocking instructions issue at cycle 0), or where the last warp retires.
+#[test]
+fn a_deadlock_is_reported_at_the_same_cycle_with_and_without_fast_forward() {
+    let cases = [
+        // The quitter's EXIT issues at 0 and it retires at 1.
+        "kernel stuck\nlaunch cta_threads=64 regs=32 smem=0 grid=1\nrole waiter warps=0..0\n  BAR.SYNC 0\n  EXIT\nrole quitter warps=1..1\n  EXIT\n",
+        // Two warps on two named barriers, each waiting for the other's.
+        "kernel stuck\nlaunch cta_threads=64 regs=32 smem=0 grid=1\nbarrier a id=1 threads=64\nbarrier b id=2 threads=64\nrole x warps=0..0\n  BAR.SYNC 1, 64\n  EXIT\nrole y warps=1..1\n  BAR.SYNC 2, 64\n  EXIT\n",
+        // An mbarrier wait nobody arrives at.
+        "kernel stuck\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nmbarrier full[2] count=1\nrole main warps=0..0\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[1], parity=0\n  EXIT\n",
+    ];
+    for src in cases {
+        let k = kernel(src);
+        let cycles: Vec<u64> = [true, false]
+            .into_iter()
+            .map(|ff| {
+                let cfg = RunConfig {
+                    fast_forward: ff,
+                    ..Default::default()
+                };
+                match run(&k, &h100(), &cfg) {
+                    Err(SimError::Deadlock(r)) => r.cycle,
+                    other => panic!("expected a deadlock, got {other:?}"),
+                }
+            })
+            .collect();
+        assert_eq!(cycles, [1, 1], "{src}");
+    }
+}
