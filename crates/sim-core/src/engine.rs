@@ -1345,7 +1345,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 _ => {}
             }
-        } // The sub-partition's dispatch is still collecting the operands of an earlier
+        }
+        // The sub-partition's dispatch is still collecting the operands of an earlier
         // instruction whose sources met in one register bank: nobody issues.
         if self.dispatch_free[sp] > now {
             return Some((WarpState::DispatchStall, self.dispatch_free[sp], Cause::OWN));
@@ -2134,8 +2135,8 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// `issue_general` and `after_issue` do for it, with the warp looked up once. Its
     /// pipe is booked, its one register written, its pc stepped, and a register wait of
     /// the next instruction is its state from the next cycle on (`Warp::quiet_step`).
-    /// (`start_quiet_issue` on the warp it holds: `quiet_issue_start`, with a look-up
-    /// of the warp of its own, measured about 1% more host instructions on the chain.)
+    /// (`start_quiet_issue` on the warp it holds: a look-up of the warp of its own
+    /// measured about 1% more host instructions on the chain.)
     #[inline(always)]
     fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
@@ -2158,22 +2159,25 @@ impl<'a, S: Sink> Engine<'a, S> {
             };
         }
         // The pc step and the next instruction's register wait.
-        let Some(due) = w.quiet_step(d, next) else {
-            self.settle(slot)?;
-            self.after_issue(slot, next);
-            return Ok(());
-        };
-        self.set_until_ahead(slot, due);
-        Ok(())
+        let due = w.quiet_step(d, next);
+        self.end_quiet_issue(slot, due, next)
     }
 
     /// `issue` of a global or local load (`IssueClass::GlobalLoad`) without events:
     /// its access as `issue_instr`'s load arm makes it, around it what `issue_plain` does
-    /// (`quiet_issue_start` before, `Warp::quiet_step` after).
+    /// (`start_quiet_issue` before, `Warp::quiet_step` after).
     #[inline(always)]
     fn issue_global_load(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
-        self.quiet_issue_start(slot, d, now);
+        start_quiet_issue(
+            &mut self.warps[slot as usize],
+            &mut self.pcs,
+            &mut self.pipe_free,
+            &mut self.dispatch_free,
+            &self.intervals,
+            d,
+            now,
+        );
         let done = self.global_access(slot, d, 0, false, !d.bypass_l1)?;
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
@@ -2185,29 +2189,23 @@ impl<'a, S: Sink> Engine<'a, S> {
         };
         // The pc step and the next instruction's register wait, on the warp looked up
         // once after the access (a look-up of its own cost about 5 host instructions).
-        let Some(due) = w.quiet_step(d, next) else {
-            self.settle(slot)?;
-            self.after_issue(slot, next);
-            return Ok(());
-        };
-        self.set_until_ahead(slot, due);
-        Ok(())
+        let due = w.quiet_step(d, next);
+        self.end_quiet_issue(slot, due, next)
     }
 
-    /// The start of a short issue (no events, nothing that blocks): `charge_issue` and
-    /// the pipe and dispatch booked, with the warp looked up once.
+    /// The end of a short issue, after `Warp::quiet_step` gave `due`: the warp is next
+    /// looked at then, or, where the next node is the general loop control (None), the
+    /// warp is settled and `after_issue` finds its next instruction's wait.
     #[inline(always)]
-    fn quiet_issue_start(&mut self, slot: u32, d: &'a DInstr, now: u64) {
-        let w = &mut self.warps[slot as usize];
-        start_quiet_issue(
-            w,
-            &mut self.pcs,
-            &mut self.pipe_free,
-            &mut self.dispatch_free,
-            &self.intervals,
-            d,
-            now,
-        );
+    fn end_quiet_issue(&mut self, slot: u32, due: Option<u64>, next: u64) -> Result<(), SimError> {
+        match due {
+            Some(t) => self.set_until_ahead(slot, t),
+            None => {
+                self.settle(slot)?;
+                self.after_issue(slot, next);
+            }
+        }
+        Ok(())
     }
 
     /// `issue` of an instruction that is not a plain one: a branch's fetch, a stall

@@ -334,13 +334,6 @@ impl Cache {
         self.probe_shaped::<ANY_WAYS>(line, true)
     }
 
-    /// `probe` for a bulk copy's lines, which seldom hit their set's most recently used
-    /// way: without the check for it (which costs a copy's hits more than it saves).
-    #[inline(always)]
-    pub fn probe_streaming(&mut self, line: u64) -> Result<u64, Victim> {
-        self.probe_shaped::<ANY_WAYS>(line, false)
-    }
-
     /// `probe` in a cache of `W` ways, or of the ways it has if `W` is `ANY_WAYS` (a
     /// caller that knows the ways, `Memory::read_l1` or `Memory::read_l2_lines`, spares
     /// each lookup the test), checking first for a hit on the most recent way if `recent`.
@@ -849,7 +842,8 @@ impl Memory {
         let (mut near, mut far, mut hbm) = (0u64, 0u64, 0u64);
         for line in first..=last {
             let is_far = Memory::is_far(line);
-            // `probe_streaming`, shaped.
+            // Without the check for a hit on the set's most recently used way: a bulk
+            // copy's lines seldom hit it, and the check costs its hits more than it saves.
             match self.l2.probe_shaped::<W>(line, false) {
                 Ok(ready) => {
                     let port = later(self.l2_bw.free_at, tf) + port_cycles;
