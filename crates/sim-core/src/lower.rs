@@ -618,9 +618,6 @@ pub struct DInstr {
     pub issue: IssueClass,
     /// The register that a `Plain` issue with a `result`, or a `GlobalLoad`, writes.
     pub dst_reg: u16,
-    /// Whether its pipe issues through a queue that may be full (MIO, LSU, tensor):
-    /// classification looks at one only then.
-    pub queued: bool,
     /// The loop tail that follows it, if one does (its loop's slot and head): stepping
     /// past the instruction then ends an iteration without looking at the tail's node.
     pub loop_tail: Option<(u8, u32)>,
@@ -946,7 +943,6 @@ impl<'k> Lowerer<'k> {
             own_latency: 0,
             issue: IssueClass::General,
             dst_reg: 0,
-            queued: matches!(op.pipe(), Pipe::Mio | Pipe::Lsu | Pipe::Tensor),
             loop_tail: None,
             stall: match self.key(i, "stall")? {
                 None => 1,
