@@ -1374,7 +1374,11 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn pipe_hold(&self, sp: usize, pipe: Pipe, now: u64) -> (WarpState, u64, Cause) {
         let p = pipe.index();
         if self.pipes.free[sp][p] > now {
-            return (WarpState::MathPipeThrottle, self.pipes.free[sp][p], Cause::pipe(pipe));
+            return (
+                WarpState::MathPipeThrottle,
+                self.pipes.free[sp][p],
+                Cause::pipe(pipe),
+            );
         }
         let t = self.pipes.queue_earliest[sp][p];
         let state = match pipe {
@@ -2100,7 +2104,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             _ => memory::ceil(self.l1_free),
         };
         self.lsu_q[sp].push(now, through);
-        self.pipes.queue_moved(sp, Pipe::Lsu.index(), self.lsu_q[sp].earliest);
+        self.pipes
+            .queue_moved(sp, Pipe::Lsu.index(), self.lsu_q[sp].earliest);
         first_out
     }
 
@@ -2390,7 +2395,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                         let start = self.smem_free.max(now as f64);
                         self.smem_free = start + waves;
                         self.mio_q[sp].push(now, memory::ceil(start));
-                        self.pipes.queue_moved(sp, Pipe::Mio.index(), self.mio_q[sp].earliest);
+                        self.pipes
+                            .queue_moved(sp, Pipe::Mio.index(), self.mio_q[sp].earliest);
                         let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
                         self.emit_mem(slot, MemLevel::Shared, d.width * 32, done, write);
                         if !write {
@@ -2467,7 +2473,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let start = self.smem_free.max(now as f64);
                 self.smem_free = start + waves;
                 self.mio_q[sp].push(now, memory::ceil(start));
-                self.pipes.queue_moved(sp, Pipe::Mio.index(), self.mio_q[sp].earliest);
+                self.pipes
+                    .queue_moved(sp, Pipe::Mio.index(), self.mio_q[sp].earliest);
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
                 self.set_dst(slot, d, done, WarpState::ShortScoreboard);
             }
@@ -2774,7 +2781,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 };
                 self.tensor_busy[sp] += cycles;
                 self.tensor_q[sp].push(now, start);
-                self.pipes.queue_moved(sp, Pipe::Tensor.index(), self.tensor_q[sp].earliest);
+                self.pipes
+                    .queue_moved(sp, Pipe::Tensor.index(), self.tensor_q[sp].earliest);
                 let done = start + cycles + t.hgmma_latency as u64;
                 if S::ENABLED {
                     let id = self.wid(slot);
