@@ -3139,6 +3139,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             kernel_time_us: kernel_us,
             tflops: flops.map(|f| f / (kernel_us * 1e6)),
             gbps: bytes.map(|b| b / (kernel_us * 1e3)),
+            hbm_gbps: hbm_bytes as f64 * grid as f64 / ctas_here.max(1) as f64 / (kernel_us * 1e3),
             units: pipes,
             memory: MemoryStats {
                 requests_l1: self.mem_requests[0],

@@ -139,7 +139,12 @@ pub struct RunResult {
     /// Whole-kernel estimate: the busiest SM's CTAs.
     pub kernel_time_us: f64,
     pub tflops: Option<f64>,
+    /// The kernel's declared bytes (`work bytes=`) over the whole-kernel estimate:
+    /// what it reads and writes as its source counts them, re-reads from L2 included.
     pub gbps: Option<f64>,
+    /// HBM traffic over the whole-kernel estimate: the simulated SM's share of HBM
+    /// bytes, for every CTA of the grid.
+    pub hbm_gbps: f64,
     pub units: Vec<UnitUse>,
     pub memory: MemoryStats,
     pub roles: Vec<RoleStats>,

@@ -858,3 +858,19 @@ fn a_deadlock_is_reported_at_the_same_cycle_with_and_without_fast_forward() {
         }
     }
 }
+
+/// A kernel that reads each byte of its buffer once, from HBM (nothing of it in L2 at
+/// the start), moves as many HBM bytes as it declares: its HBM rate is its declared
+/// rate. (Both are over the same whole-kernel estimate, for the whole grid.)
+#[test]
+fn a_kernel_reading_each_byte_once_reports_its_declared_rate_as_hbm() {
+    let src = "kernel stream\nlaunch cta_threads=128 regs=16 smem=0 grid=264\nbuffer A size=33MiB\nparam N=8\nwork bytes=N * 4 * 128\nrole main warps=0..3\n  loop i 0..N\n    LDG.E R1, A[((cta * N + i) * 4 + warp) * 128 + lane * 4]\n  EXIT\n";
+    let r = sim(src, &h100());
+    let declared = r.gbps.expect("the kernel declares its bytes");
+    assert!(
+        (r.hbm_gbps / declared - 1.0).abs() < 0.01,
+        "HBM {} GB/s against {} declared",
+        r.hbm_gbps,
+        declared
+    );
+}

@@ -268,8 +268,9 @@ pub fn render(r: &RunResult) -> String {
         let _ = write!(kernel, ", {t:.1} TFLOP/s");
     }
     if let Some(g) = r.gbps {
-        let _ = write!(kernel, ", {g:.1} GB/s");
+        let _ = write!(kernel, ", {g:.1} GB/s of its declared bytes");
     }
+    let _ = write!(kernel, ", HBM {:.1} GB/s", r.hbm_gbps);
     let _ = writeln!(o, "Kernel      {kernel}");
     let per: Vec<String> = r
         .issued_per_subpartition
