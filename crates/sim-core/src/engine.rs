@@ -21,7 +21,7 @@ use crate::lower::{
 use crate::memory::{self, LINE, Memory, SECTOR, SECTORS_PER_LINE};
 use crate::profile::{Profile, Timing};
 use crate::result::*;
-use crate::scheduler::{Candidate, Policy, SchedulerPolicy};
+use crate::scheduler::{Candidate, Policy, Scheduler, SchedulerPolicy};
 use crate::sink::{Event, MemLevel, NoSink, Sink, Unit, WarpId};
 use crate::state::{STATE_COUNT, WarpState};
 
@@ -60,7 +60,7 @@ impl Default for RunConfig {
 
 /// Runs a kernel (parameters already set) on a profile.
 pub fn run(kernel: &Kernel, profile: &Profile, cfg: &RunConfig) -> Result<RunResult, SimError> {
-    run_with(kernel, profile, cfg, cfg.policy.build(), &mut NoSink)
+    run_scheduled(kernel, profile, cfg, cfg.policy.scheduler(), &mut NoSink)
 }
 
 /// Runs with a policy of the caller's and events pushed into `sink`.
@@ -69,6 +69,17 @@ pub fn run_with<S: Sink>(
     profile: &Profile,
     cfg: &RunConfig,
     policy: Box<dyn SchedulerPolicy>,
+    sink: &mut S,
+) -> Result<RunResult, SimError> {
+    run_scheduled(kernel, profile, cfg, Scheduler::Custom(policy), sink)
+}
+
+/// `run_with` of a policy as the engine holds it.
+fn run_scheduled<S: Sink>(
+    kernel: &Kernel,
+    profile: &Profile,
+    cfg: &RunConfig,
+    policy: Scheduler,
     sink: &mut S,
 ) -> Result<RunResult, SimError> {
     let t = &profile.t;
@@ -669,7 +680,7 @@ struct Engine<'a, S: Sink> {
     t: &'a Timing,
     prog: &'a Program,
     cfg: &'a RunConfig,
-    policy: Box<dyn SchedulerPolicy>,
+    policy: Scheduler,
     sink: &'a mut S,
     now: u64,
     warps: Vec<Warp<'a>>,
@@ -836,7 +847,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         profile: &'a Profile,
         prog: &'a Program,
         cfg: &'a RunConfig,
-        policy: Box<dyn SchedulerPolicy>,
+        policy: Scheduler,
         sink: &'a mut S,
         resident: u32,
         ctas_total: u32,
@@ -1442,9 +1453,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         self.ctas_claimed = initial;
         let ff = self.cfg.fast_forward;
-        let tell_policy = self.policy.wants_issued();
-        let policy_reads_history = self.policy.reads_history();
-        self.lone_cands = usize::from(self.policy.picks_lone());
+        let tell_policy = self.policy.as_dyn().wants_issued();
+        let policy_reads_history = self.policy.as_dyn().reads_history();
+        self.lone_cands = usize::from(self.policy.as_dyn().picks_lone());
         self.stop_after = self.cfg.max_cycles.min(NEVER - 1);
         // (Later the last CTA's retire lowers `stop_after`, which the end of its cycle
         // finds: nothing between there and the next cycle retires a warp.)
@@ -1532,10 +1543,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                     (self.cands[0].slot, 0)
                 } else {
                     let cands = &self.cands[..n_cands];
-                    let pick = self.policy.pick(sp, now, cands);
+                    let pick = self.policy.as_dyn().pick(sp, now, cands);
                     let chosen = cands[pick.min(n_cands - 1)].slot;
                     if tell_policy {
-                        self.policy.issued(sp, chosen);
+                        self.policy.as_dyn().issued(sp, chosen);
                     }
                     (chosen, n_cands)
                 };
@@ -3123,7 +3134,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             profile_note: self.profile.file.note.clone(),
             overrides: self.profile.overrides.clone(),
             seed: self.cfg.seed,
-            policy: self.policy.name().to_string(),
+            policy: self.policy.as_dyn().name().to_string(),
             warm_l2: self.cfg.warm_l2.clone(),
             cycles,
             time_us: cycles as f64 / t.clock_mhz,
