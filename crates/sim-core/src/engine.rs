@@ -321,6 +321,11 @@ impl WaitGroups {
 /// on the issue path. (The entries beyond are never read or written.)
 const REG_ARRAY: usize = REG_SLOTS.next_power_of_two();
 
+// A `Plain` instruction without a result writes `NO_RESULT_REG`, which must be in the
+// array and read by none (beyond `REG_SLOTS`).
+const _: () = assert!(lower::NO_RESULT_REG as usize >= REG_SLOTS);
+const _: () = assert!((lower::NO_RESULT_REG as usize) < REG_ARRAY);
+
 /// A register's pending write.
 #[derive(Clone, Copy)]
 struct RegState {
@@ -2204,13 +2209,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             d,
             now,
         );
-        if let Some((cycles, stall)) = d.result {
-            w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
-                ready: now + cycles,
-                writer: d.text,
-                stall,
-            };
-        }
+        // (Written whether or not there is a result: `dst_reg` is then a slot nobody
+        // reads.)
+        let (cycles, stall) = d.short_result;
+        w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
+            ready: now + cycles,
+            writer: d.text,
+            stall,
+        };
         // The pc step and the next instruction's register wait.
         let due = w.quiet_step(d, next);
         self.end_quiet_issue(slot, due, next)
