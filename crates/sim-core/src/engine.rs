@@ -1525,7 +1525,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                             self.set_until_ahead(slot, t);
                         }
                         None => {
-                            let c = &mut self.cands[n_cands];
+                            let c = &mut self.cands[n_cands % due::MAX_POSITIONS];
                             c.slot = slot;
                             c.position = i as u32;
                             // (Else they stay 0, as the engine made them.)
