@@ -230,13 +230,31 @@ impl SchedulerPolicy for TwoLevel {
         true
     }
     fn pick_lone(&mut self, sp: usize, now: u64, lone: &Candidate) {
+        let group = self.group_of(lone.position);
+        self.pick_lone_of_group(sp, now, lone.position, group);
+    }
+}
+
+impl TwoLevel {
+    /// `pick_lone` as the engine calls it, whose positions are below
+    /// `due::MAX_POSITIONS`: the group a load from the table, without the test for a
+    /// position beyond it.
+    #[inline(always)]
+    fn pick_lone_in_engine(&mut self, sp: usize, now: u64, lone: &Candidate) {
+        let group = self.group_of_position[lone.position as usize % crate::due::MAX_POSITIONS];
+        debug_assert_eq!(group, self.group_of(lone.position));
+        self.pick_lone_of_group(sp, now, lone.position, group);
+    }
+
+    /// `pick_lone` of the warp at `position`, of group `group`.
+    #[inline(always)]
+    fn pick_lone_of_group(&mut self, sp: usize, now: u64, position: u32, group: u32) {
         // One eligible warp (a latency-bound kernel's usual cycle): what the pass of
         // `pick_among` decides for it, without the ranking. (A sub-partition is below
         // 4: a mask, not a bounds check.)
         let sp = sp & 3;
         let (active, last) = (self.active[sp], self.last[sp]);
-        let position = lone.position;
-        let group = self.group_of(position).wrapping_sub(active);
+        let group = group.wrapping_sub(active);
         let issued = self.active_issued[sp];
         // The active group's warp keeps the group's turn; another group's warp takes
         // it after a gap longer than a stall count (as `pick_among`). Either way the
@@ -352,7 +370,7 @@ impl Scheduler {
             Scheduler::Gto(p) => p.pick_lone(sp, now, lone),
             Scheduler::Lrr(p) => p.pick_lone(sp, now, lone),
             Scheduler::Oldest(p) => p.pick_lone(sp, now, lone),
-            Scheduler::TwoLevel(p) => p.pick_lone(sp, now, lone),
+            Scheduler::TwoLevel(p) => p.pick_lone_in_engine(sp, now, lone),
             Scheduler::Custom(p) => p.pick_lone(sp, now, lone),
         }
     }
