@@ -342,6 +342,9 @@ const MAX_STALL_CYCLES: u64 = isa::validate::MAX_STALL as u64;
 /// the cycle loop's lone pick (a latency-bound kernel's usual cycle) is its few lines
 /// inlined, not a dynamic call and the register saves around it; or a caller's, called
 /// through its box. (`run` builds a built-in one; `run_with` takes the caller's box.)
+// One per run, never moved in the cycle loop: two-level's table held in place, not
+// behind a box that the lone pick would load first.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Scheduler {
     Gto(Gto),
     Lrr(RoundRobin),
