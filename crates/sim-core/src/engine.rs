@@ -63,7 +63,9 @@ pub fn run(kernel: &Kernel, profile: &Profile, cfg: &RunConfig) -> Result<RunRes
     run_scheduled(kernel, profile, cfg, cfg.policy.scheduler(), &mut NoSink)
 }
 
-/// Runs with a policy of the caller's and events pushed into `sink`.
+/// Runs with a policy of the caller's and events pushed into `sink`. (The policy is
+/// called through its box; `run` holds its built-in policy by value, whose lone pick
+/// the cycle loop inlines.)
 pub fn run_with<S: Sink>(
     kernel: &Kernel,
     profile: &Profile,
