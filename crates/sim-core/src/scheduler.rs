@@ -231,24 +231,32 @@ impl SchedulerPolicy for TwoLevel {
     }
     fn pick_lone(&mut self, sp: usize, now: u64, lone: &Candidate) {
         let group = self.group_of(lone.position);
-        self.pick_lone_of_group(sp, now, lone.position, group);
+        self.pick_lone_of_group::<false>(sp, now, lone.position, group);
     }
 }
 
 impl TwoLevel {
     /// `pick_lone` as the engine calls it, whose positions are below
-    /// `due::MAX_POSITIONS`: the group a load from the table, without the test for a
-    /// position beyond it.
+    /// `due::MAX_POSITIONS` and whose cycles never go back: the group a load from the
+    /// table, without the test for a position beyond it, and the gap since the active
+    /// group's issue a plain difference.
     #[inline(always)]
     fn pick_lone_in_engine(&mut self, sp: usize, now: u64, lone: &Candidate) {
         let group = self.group_of_position[lone.position as usize % crate::due::MAX_POSITIONS];
         debug_assert_eq!(group, self.group_of(lone.position));
-        self.pick_lone_of_group(sp, now, lone.position, group);
+        self.pick_lone_of_group::<true>(sp, now, lone.position, group);
     }
 
-    /// `pick_lone` of the warp at `position`, of group `group`.
+    /// `pick_lone` of the warp at `position`, of group `group`; `FORWARD`: `now` is no
+    /// earlier than any cycle the policy was told before.
     #[inline(always)]
-    fn pick_lone_of_group(&mut self, sp: usize, now: u64, position: u32, group: u32) {
+    fn pick_lone_of_group<const FORWARD: bool>(
+        &mut self,
+        sp: usize,
+        now: u64,
+        position: u32,
+        group: u32,
+    ) {
         // One eligible warp (a latency-bound kernel's usual cycle): what the pass of
         // `pick_among` decides for it, without the ranking. (A sub-partition is below
         // 4: a mask, not a bounds check.)
@@ -262,7 +270,13 @@ impl TwoLevel {
         // with masks, not branches: which warp is alone is data a host predictor
         // misses about one time in two.
         let stays = group == 0 && position != last;
-        let takes = now.saturating_sub(issued) > MAX_STALL_CYCLES;
+        let gap = if FORWARD {
+            debug_assert!(now >= issued);
+            now.wrapping_sub(issued)
+        } else {
+            now.saturating_sub(issued)
+        };
+        let takes = gap > MAX_STALL_CYCLES;
         let moves = stays | takes;
         let mask = u32::from(moves).wrapping_neg();
         // (A warp of the active group moves it by 0.)
