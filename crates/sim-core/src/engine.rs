@@ -21,7 +21,7 @@ use crate::lower::{
 use crate::memory::{self, LINE, Memory, SECTOR, SECTORS_PER_LINE};
 use crate::profile::{Profile, Timing};
 use crate::result::*;
-use crate::scheduler::{Candidate, Policy, SchedulerPolicy};
+use crate::scheduler::{Candidate, Policy, Scheduler, SchedulerPolicy};
 use crate::sink::{Event, MemLevel, NoSink, Sink, Unit, WarpId};
 use crate::state::{STATE_COUNT, WarpState};
 
@@ -60,15 +60,28 @@ impl Default for RunConfig {
 
 /// Runs a kernel (parameters already set) on a profile.
 pub fn run(kernel: &Kernel, profile: &Profile, cfg: &RunConfig) -> Result<RunResult, SimError> {
-    run_with(kernel, profile, cfg, cfg.policy.build(), &mut NoSink)
+    run_scheduled(kernel, profile, cfg, cfg.policy.scheduler(), &mut NoSink)
 }
 
-/// Runs with a policy of the caller's and events pushed into `sink`.
+/// Runs with a policy of the caller's and events pushed into `sink`. (The policy is
+/// called through its box; `run` holds its built-in policy by value, whose lone pick
+/// the cycle loop inlines.)
 pub fn run_with<S: Sink>(
     kernel: &Kernel,
     profile: &Profile,
     cfg: &RunConfig,
     policy: Box<dyn SchedulerPolicy>,
+    sink: &mut S,
+) -> Result<RunResult, SimError> {
+    run_scheduled(kernel, profile, cfg, Scheduler::Custom(policy), sink)
+}
+
+/// `run_with` of a policy as the engine holds it.
+fn run_scheduled<S: Sink>(
+    kernel: &Kernel,
+    profile: &Profile,
+    cfg: &RunConfig,
+    policy: Scheduler,
     sink: &mut S,
 ) -> Result<RunResult, SimError> {
     let t = &profile.t;
@@ -309,6 +322,11 @@ impl WaitGroups {
 /// register index (below `REG_SLOTS`, by lowering) masked to it needs no bounds check
 /// on the issue path. (The entries beyond are never read or written.)
 const REG_ARRAY: usize = REG_SLOTS.next_power_of_two();
+
+// A `Plain` instruction without a result writes `NO_RESULT_REG`, which must be in the
+// array and read by none (beyond `REG_SLOTS`).
+const _: () = assert!(lower::NO_RESULT_REG as usize >= REG_SLOTS);
+const _: () = assert!((lower::NO_RESULT_REG as usize) < REG_ARRAY);
 
 /// A register's pending write.
 #[derive(Clone, Copy)]
@@ -669,7 +687,7 @@ struct Engine<'a, S: Sink> {
     t: &'a Timing,
     prog: &'a Program,
     cfg: &'a RunConfig,
-    policy: Box<dyn SchedulerPolicy>,
+    policy: Scheduler,
     sink: &'a mut S,
     now: u64,
     warps: Vec<Warp<'a>>,
@@ -836,7 +854,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         profile: &'a Profile,
         prog: &'a Program,
         cfg: &'a RunConfig,
-        policy: Box<dyn SchedulerPolicy>,
+        policy: Scheduler,
         sink: &'a mut S,
         resident: u32,
         ctas_total: u32,
@@ -1442,9 +1460,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         self.ctas_claimed = initial;
         let ff = self.cfg.fast_forward;
-        let tell_policy = self.policy.wants_issued();
-        let policy_reads_history = self.policy.reads_history();
-        self.lone_cands = usize::from(self.policy.picks_lone());
+        let tell_policy = self.policy.as_dyn().wants_issued();
+        let policy_reads_history = self.policy.as_dyn().reads_history();
+        self.lone_cands = usize::from(self.policy.as_dyn().picks_lone());
         self.stop_after = self.cfg.max_cycles.min(NEVER - 1);
         // (Later the last CTA's retire lowers `stop_after`, which the end of its cycle
         // finds: nothing between there and the next cycle retires a warp.)
@@ -1509,7 +1527,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                             self.set_until_ahead(slot, t);
                         }
                         None => {
-                            let c = &mut self.cands[n_cands];
+                            let c = &mut self.cands[n_cands % due::MAX_POSITIONS];
                             c.slot = slot;
                             c.position = i as u32;
                             // (Else they stay 0, as the engine made them.)
@@ -1532,10 +1550,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                     (self.cands[0].slot, 0)
                 } else {
                     let cands = &self.cands[..n_cands];
-                    let pick = self.policy.pick(sp, now, cands);
+                    let pick = self.policy.as_dyn().pick(sp, now, cands);
                     let chosen = cands[pick.min(n_cands - 1)].slot;
                     if tell_policy {
-                        self.policy.issued(sp, chosen);
+                        self.policy.as_dyn().issued(sp, chosen);
                     }
                     (chosen, n_cands)
                 };
@@ -2193,13 +2211,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             d,
             now,
         );
-        if let Some((cycles, stall)) = d.result {
-            w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
-                ready: now + cycles,
-                writer: d.text,
-                stall,
-            };
-        }
+        // (Written whether or not there is a result: `dst_reg` is then a slot nobody
+        // reads.)
+        let (cycles, stall) = d.short_result;
+        w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
+            ready: now + cycles,
+            writer: d.text,
+            stall,
+        };
         // The pc step and the next instruction's register wait.
         let due = w.quiet_step(d, next);
         self.end_quiet_issue(slot, due, next)
@@ -3123,7 +3142,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             profile_note: self.profile.file.note.clone(),
             overrides: self.profile.overrides.clone(),
             seed: self.cfg.seed,
-            policy: self.policy.name().to_string(),
+            policy: self.policy.as_dyn().name().to_string(),
             warm_l2: self.cfg.warm_l2.clone(),
             cycles,
             time_us: cycles as f64 / t.clock_mhz,

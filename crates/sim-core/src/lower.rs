@@ -11,6 +11,11 @@ use crate::state::WarpState;
 
 /// Register-file indices: R0..R254 are 0..254, P0..P6 are 256..262.
 pub const REG_SLOTS: usize = 264;
+
+/// The register slot that a `Plain` instruction without a result names as its
+/// `dst_reg`: beyond `REG_SLOTS`, so no instruction reads it, and the short issue writes
+/// it rather than testing whether there is a result.
+pub const NO_RESULT_REG: u16 = REG_SLOTS as u16;
 pub const MAX_LOOP_DEPTH: usize = 8;
 
 pub fn reg_index(r: Reg) -> Option<u16> {
@@ -616,8 +621,13 @@ pub struct DInstr {
     pub own_latency: u64,
     /// Which path its issue takes in the engine (`Program::resolve_results` sets it).
     pub issue: IssueClass,
-    /// The register that a `Plain` issue with a `result`, or a `GlobalLoad`, writes.
+    /// The register that a `Plain` or `GlobalLoad` issue writes (`NO_RESULT_REG` for a
+    /// `Plain` one without a `result`).
     pub dst_reg: u16,
+    /// What a `Plain` or `GlobalLoad` issue writes there: the cycles from the issue to
+    /// the value's being ready (a `Plain` one's `result`, 0 without one; a load's comes
+    /// from its access) and the state a reader waits in until then.
+    pub short_result: (u64, WarpState),
     /// The loop tail that follows it, if one does (its loop's slot and head): stepping
     /// past the instruction then ends an iteration without looking at the tail's node.
     pub loop_tail: Option<(u8, u32)>,
@@ -720,7 +730,14 @@ impl Program {
                     }
                     _ => IssueClass::General,
                 };
-                d.dst_reg = one_dst.unwrap_or(0);
+                d.dst_reg = match (d.issue, d.result) {
+                    (IssueClass::Plain, None) => NO_RESULT_REG,
+                    _ => one_dst.unwrap_or(0),
+                };
+                d.short_result = match d.issue {
+                    IssueClass::GlobalLoad => (0, WarpState::LongScoreboard),
+                    _ => d.result.unwrap_or((0, WarpState::Wait)),
+                };
             }
         }
     }
@@ -943,6 +960,7 @@ impl<'k> Lowerer<'k> {
             own_latency: 0,
             issue: IssueClass::General,
             dst_reg: 0,
+            short_result: (0, WarpState::Wait),
             loop_tail: None,
             stall: match self.key(i, "stall")? {
                 None => 1,

@@ -230,13 +230,39 @@ impl SchedulerPolicy for TwoLevel {
         true
     }
     fn pick_lone(&mut self, sp: usize, now: u64, lone: &Candidate) {
+        let group = self.group_of(lone.position);
+        self.pick_lone_of_group::<false>(sp, now, lone.position, group);
+    }
+}
+
+impl TwoLevel {
+    /// `pick_lone` as the engine calls it, whose positions are below
+    /// `due::MAX_POSITIONS` and whose cycles never go back: the group a load from the
+    /// table, without the test for a position beyond it, and the gap since the active
+    /// group's issue a plain difference.
+    #[inline(always)]
+    fn pick_lone_in_engine(&mut self, sp: usize, now: u64, lone: &Candidate) {
+        let group = self.group_of_position[lone.position as usize % crate::due::MAX_POSITIONS];
+        debug_assert_eq!(group, self.group_of(lone.position));
+        self.pick_lone_of_group::<true>(sp, now, lone.position, group);
+    }
+
+    /// `pick_lone` of the warp at `position`, of group `group`; `FORWARD`: `now` is no
+    /// earlier than any cycle the policy was told before.
+    #[inline(always)]
+    fn pick_lone_of_group<const FORWARD: bool>(
+        &mut self,
+        sp: usize,
+        now: u64,
+        position: u32,
+        group: u32,
+    ) {
         // One eligible warp (a latency-bound kernel's usual cycle): what the pass of
         // `pick_among` decides for it, without the ranking. (A sub-partition is below
         // 4: a mask, not a bounds check.)
         let sp = sp & 3;
         let (active, last) = (self.active[sp], self.last[sp]);
-        let position = lone.position;
-        let group = self.group_of(position).wrapping_sub(active);
+        let group = group.wrapping_sub(active);
         let issued = self.active_issued[sp];
         // The active group's warp keeps the group's turn; another group's warp takes
         // it after a gap longer than a stall count (as `pick_among`). Either way the
@@ -244,7 +270,13 @@ impl SchedulerPolicy for TwoLevel {
         // with masks, not branches: which warp is alone is data a host predictor
         // misses about one time in two.
         let stays = group == 0 && position != last;
-        let takes = now.saturating_sub(issued) > MAX_STALL_CYCLES;
+        let gap = if FORWARD {
+            debug_assert!(now >= issued);
+            now.wrapping_sub(issued)
+        } else {
+            now.saturating_sub(issued)
+        };
+        let takes = gap > MAX_STALL_CYCLES;
         let moves = stays | takes;
         let mask = u32::from(moves).wrapping_neg();
         // (A warp of the active group moves it by 0.)
@@ -320,6 +352,47 @@ impl TwoLevel {
 /// encoding limit, not a timing of the GPU's.
 const MAX_STALL_CYCLES: u64 = isa::validate::MAX_STALL as u64;
 
+/// The run's scheduling policy as the engine holds it: a built-in one by value, so that
+/// the cycle loop's lone pick (a latency-bound kernel's usual cycle) is its few lines
+/// inlined, not a dynamic call and the register saves around it; or a caller's, called
+/// through its box. (`run` builds a built-in one; `run_with` takes the caller's box.)
+// One per run, never moved in the cycle loop: two-level's table held in place, not
+// behind a box that the lone pick would load first.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Scheduler {
+    Gto(Gto),
+    Lrr(RoundRobin),
+    Oldest(OldestFirst),
+    TwoLevel(TwoLevel),
+    Custom(Box<dyn SchedulerPolicy>),
+}
+
+impl Scheduler {
+    /// The policy, for all but the lone pick (rarer, or once per run).
+    pub(crate) fn as_dyn(&mut self) -> &mut dyn SchedulerPolicy {
+        match self {
+            Scheduler::Gto(p) => p,
+            Scheduler::Lrr(p) => p,
+            Scheduler::Oldest(p) => p,
+            Scheduler::TwoLevel(p) => p,
+            Scheduler::Custom(p) => p.as_mut(),
+        }
+    }
+
+    /// The policy's `pick_lone`: a built-in one's inlined (which arm is the run's, so
+    /// the host predicts the match).
+    #[inline(always)]
+    pub(crate) fn pick_lone(&mut self, sp: usize, now: u64, lone: &Candidate) {
+        match self {
+            Scheduler::Gto(p) => p.pick_lone(sp, now, lone),
+            Scheduler::Lrr(p) => p.pick_lone(sp, now, lone),
+            Scheduler::Oldest(p) => p.pick_lone(sp, now, lone),
+            Scheduler::TwoLevel(p) => p.pick_lone_in_engine(sp, now, lone),
+            Scheduler::Custom(p) => p.pick_lone(sp, now, lone),
+        }
+    }
+}
+
 /// The built-in policies by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
 pub enum Policy {
@@ -354,13 +427,24 @@ impl Policy {
     }
 
     pub fn build(self) -> Box<dyn SchedulerPolicy> {
+        match self.scheduler() {
+            Scheduler::Gto(p) => Box::new(p),
+            Scheduler::Lrr(p) => Box::new(p),
+            Scheduler::Oldest(p) => Box::new(p),
+            Scheduler::TwoLevel(p) => Box::new(p),
+            Scheduler::Custom(p) => p,
+        }
+    }
+
+    /// The policy as the engine holds it (`build`'s, by value).
+    pub(crate) fn scheduler(self) -> Scheduler {
         match self {
-            Policy::Gto => Box::<Gto>::default(),
-            Policy::Lrr => Box::<RoundRobin>::default(),
-            Policy::Oldest => Box::new(OldestFirst),
+            Policy::Gto => Scheduler::Gto(Gto::default()),
+            Policy::Lrr => Scheduler::Lrr(RoundRobin::default()),
+            Policy::Oldest => Scheduler::Oldest(OldestFirst),
             // Pairs: the H100 interleaves two always-ready warps per scheduler and runs a
             // third and fourth after them (calibrate: sched.first_finish.*).
-            Policy::TwoLevel => Box::new(TwoLevel::new(2)),
+            Policy::TwoLevel => Scheduler::TwoLevel(TwoLevel::new(2)),
         }
     }
 }
@@ -429,8 +513,10 @@ mod tests {
             ),
         ) {
             for policy in Policy::ALL {
-                let (mut lone, mut full) = (policy.build(), policy.build());
-                prop_assert!(lone.picks_lone());
+                // (The lone copy as the engine holds it: its `pick_lone` is the one a
+                // run calls.)
+                let (mut lone, mut full) = (policy.scheduler(), policy.build());
+                prop_assert!(lone.as_dyn().picks_lone());
                 let mut now = 0;
                 for &(mask, gap, sp) in &steps {
                     now += gap;
@@ -453,6 +539,7 @@ mod tests {
                     if let [only] = &eligible[..] {
                         lone.pick_lone(sp, now, only);
                     } else {
+                        let lone = lone.as_dyn();
                         prop_assert_eq!(lone.pick(sp, now, &eligible), i, "{}", policy);
                         if lone.wants_issued() {
                             lone.issued(sp, eligible[i].slot);
