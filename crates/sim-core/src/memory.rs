@@ -3,10 +3,9 @@
 //! program touches (set-associative caches with LRU replacement); bandwidth is a
 //! server per level whose rate is the SM's share of the chip's.
 
-#[cfg(test)]
 use rand::RngExt;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 use crate::profile::Timing;
 use crate::sink::MemLevel;
@@ -1149,11 +1148,8 @@ impl Draws {
     #[cold]
     #[inline(never)]
     fn refill(&mut self) {
-        let mut bytes = [0u8; 8 * DRAW_WORDS];
-        self.rng.fill_bytes(&mut bytes);
-        for (word, b) in self.words.iter_mut().zip(bytes.chunks_exact(8)) {
-            *word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-        }
+        // `fill` takes the bytes in place, little-endian, without a copy.
+        self.rng.fill(&mut self.words[..]);
         self.next = 0;
     }
 
