@@ -1120,7 +1120,7 @@ struct Draws {
     next: usize,
 }
 
-const DRAW_WORDS: usize = 32;
+const DRAW_WORDS: usize = 64;
 
 impl Draws {
     fn new(seed: u64) -> Draws {
