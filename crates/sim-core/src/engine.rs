@@ -17,6 +17,7 @@ use isa::{Kernel, Pipe};
 use crate::due::{self, DueWheel};
 use crate::lower::{
     self, CExpr, DInstr, Env, IssueClass, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS,
+    WARP_TERMS,
 };
 use crate::memory::{self, LINE, Memory, SECTOR, SECTORS_PER_LINE};
 use crate::profile::{Profile, Timing};
@@ -525,6 +526,17 @@ impl PcTotals {
 /// HGMMAs.
 const MMA_BOOKINGS: usize = 16;
 
+/// What a warp's global accesses read of the warp and its CTA, the same at each access
+/// until the slot's next launch: a lane-0 address needs neither the warp's built-ins nor
+/// its CTA's entry.
+#[derive(Clone, Copy, Debug, Default)]
+struct WarpTerms {
+    /// `Affine::warp_part` of the role's addresses (`MemOperand::warp_term`).
+    fixed: [i64; WARP_TERMS],
+    /// The CTA's wave's length (`Cta::wave_len`).
+    wave_len: u32,
+}
+
 /// When one warpgroup MMA runs on the SM's tensor pipe.
 #[derive(Clone, Copy, Debug, Default)]
 struct MmaBooking {
@@ -685,6 +697,9 @@ struct Engine<'a, S: Sink> {
     /// looked at every cycle).
     all_positions: [u64; 4],
     ctas: Vec<Cta>,
+    /// Per warp slot, set at the warp's launch: what its loads and stores read of the
+    /// warp and its CTA (`WarpTerms`).
+    warp_terms: Vec<WarpTerms>,
     warps_per_cta: u32,
     pipes: PipeBook,
     /// Per sub-partition: the first cycle its dispatch is free again after a
@@ -955,6 +970,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let n = (warps.len() + 3 - sp) / 4;
                 if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
             }),
+            warp_terms: vec![WarpTerms::default(); warps.len()],
             warps,
             ctas,
             warps_per_cta: wpc,
@@ -1087,6 +1103,19 @@ impl<'a, S: Sink> Engine<'a, S> {
                 .ok_or_else(|| fault(format!("warp {w} has no role")))?;
             self.age_counter += 1;
             let now = self.now;
+            let (grid_id, wave_len) = (
+                self.ctas[c as usize].grid_id,
+                self.ctas[c as usize].wave_len,
+            );
+            let terms = &mut self.warp_terms[slot as usize];
+            terms.wave_len = wave_len;
+            for (fixed, a) in terms
+                .fixed
+                .iter_mut()
+                .zip(&self.prog.roles[role].warp_terms)
+            {
+                *fixed = a.warp_part(w, grid_id);
+            }
             let warp = &mut self.warps[slot as usize];
             warp.live = true;
             warp.exited = false;
@@ -1823,7 +1852,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             return Err(self.negative_address(slot, lane, off));
         }
         let off = off as u64;
-        if off + width as u64 > self.buffer_size[b] {
+        if !m.ends_in_buffer && off + width as u64 > self.buffer_size[b] {
             return Err(self.fault_at(
                 slot,
                 &format!(
@@ -1961,13 +1990,18 @@ impl<'a, S: Sink> Engine<'a, S> {
         mo: &lower::MemOperand,
     ) -> Result<(i64, usize, u32), SimError> {
         let w = &self.warps[slot as usize];
-        let cta = &self.ctas[w.cta as usize];
-        let (sp, wave_len) = (w.sp as usize & 3, cta.wave_len);
+        let sp = w.sp as usize & 3;
+        let terms = &self.warp_terms[slot as usize];
         let off = match &mo.addr {
             CExpr::Code {
                 affine: Some(a), ..
+            } if (mo.warp_term as usize) < WARP_TERMS => {
+                a.value_from(terms.fixed[mo.warp_term as usize % WARP_TERMS], &w.vars)
+            }
+            CExpr::Code {
+                affine: Some(a), ..
             } => {
-                let (warp, grid_id) = (w.warp, cta.grid_id);
+                let (warp, grid_id) = (w.warp, self.ctas[w.cta as usize].grid_id);
                 let builtins = [warp as i64, 0, (warp / 4) as i64, grid_id as i64];
                 a.value_of(&w.vars, builtins)
             }
@@ -1975,7 +2009,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 .eval(&self.env(slot, 0))
                 .map_err(|f| self.fault_at(slot, &f.0))?,
         };
-        Ok((off, sp, wave_len))
+        Ok((off, sp, terms.wave_len))
     }
 
     /// A global access whose lanes, `step` bytes apart, cover one contiguous run (see

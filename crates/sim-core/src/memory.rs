@@ -4,8 +4,8 @@
 //! server per level whose rate is the SM's share of the chip's.
 
 use rand::RngExt;
-use rand::rngs::StdRng;
 use rand::SeedableRng;
+use rand::rngs::StdRng;
 
 use crate::profile::Timing;
 use crate::sink::MemLevel;
