@@ -375,17 +375,15 @@ fn bin(op: BinOp, x: i64, y: i64) -> Result<i64, EvalFault> {
 }
 
 /// `x.wrapping_rem(mask + 1)` for a power of two `mask + 1`: the remainder takes the
-/// sign of `x`, so a negative `x` with a non-zero low part is one `mask + 1` below it.
-/// A `mask` of -1 (all ones: `mask + 1` is 0, no power of two) gives `x` itself, for
-/// every `x`: the low part is `x`, and below 0 it is raised by -1 + 1.
+/// sign of `x`, so a negative `x` with a non-zero low part is one `mask + 1` below its
+/// low part; without a test: a negative `x` is raised by `mask` before the mask and
+/// lowered by it after (its low part plus `mask` carries past the mask exactly when
+/// the low part is not zero). A `mask` of -1 (all ones: `mask + 1` is 0, no power of
+/// two) gives `x` itself, for every `x`: raised by -1 or 0 and lowered by as much.
 #[inline(always)]
 fn rem_pow2(x: i64, mask: i64) -> i64 {
-    let low = x & mask;
-    if x < 0 && low != 0 {
-        low - mask - 1
-    } else {
-        low
-    }
+    let bias = (x >> 63) & mask;
+    (x.wrapping_add(bias) & mask).wrapping_sub(bias)
 }
 
 /// `x.wrapping_div(1 << shift)` (shift below 63): rounds toward zero, so a negative `x`
