@@ -939,14 +939,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         intervals[Pipe::Lsu.index()] = 1;
         intervals[Pipe::Tensor.index()] = 1;
         intervals[Pipe::Tma.index()] = 1;
-        let mut buffer_base = Vec::new();
-        let mut buffer_size = Vec::new();
-        let mut next = 1u64 << 32;
-        for b in &kernel.buffers {
-            buffer_base.push(next);
-            buffer_size.push(b.size);
-            next = (next + b.size).next_multiple_of(1 << 21) + (1 << 21);
-        }
+        let buffer_base = lower::buffer_bases(kernel);
+        let buffer_size = kernel.buffers.iter().map(|b| b.size).collect();
         let mut role_pc_base = Vec::new();
         let mut pcs = 0;
         for r in &prog.roles {
@@ -1861,7 +1855,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 ),
             ));
         }
-        Ok(self.buffer_base[b] + off)
+        Ok(m.buffer_at + off)
     }
 
     /// How many CTAs of this CTA's wave (running at once across the chip) request the

@@ -566,6 +566,8 @@ pub struct MemOperand {
     pub uniform: bool,
     /// A global address that reads `cta`: CTAs of a wave may not share its lines.
     pub per_cta: bool,
+    /// A global buffer's first byte's address (`buffer_bases`); 0 in other spaces.
+    pub buffer_at: u64,
     /// For a global address with an affine form, the first `WARP_TERMS` of a role's:
     /// the index of its `Affine::warp_part` among the warp's, computed once at the
     /// warp's launch (`WARP_TERMS`: none; `RoleCode::warp_terms` lists them).
@@ -582,6 +584,7 @@ impl MemOperand {
         MemOperand {
             uniform: !addr.uses_lane() && space != Space::Local,
             per_cta: space == Space::Global && addr.uses_cta(),
+            buffer_at: 0,
             warp_term: WARP_TERMS as u8,
             ends_in_buffer: false,
             space,
@@ -708,6 +711,18 @@ pub struct RoleCode {
     /// The affine forms of the global addresses whose `MemOperand::warp_term` is set,
     /// in its order.
     pub warp_terms: Vec<Affine>,
+}
+
+/// Where each global buffer of a kernel lies in the SM's address space: from 4 GiB
+/// up, each 2 MiB aligned with a 2 MiB gap after it.
+pub fn buffer_bases(k: &Kernel) -> Vec<u64> {
+    let mut next = 1u64 << 32;
+    let mut bases = Vec::with_capacity(k.buffers.len());
+    for b in &k.buffers {
+        bases.push(next);
+        next = (next + b.size).next_multiple_of(1 << 21) + (1 << 21);
+    }
+    bases
 }
 
 /// How many global addresses of a role keep their `Affine::warp_part` per warp.
@@ -1397,6 +1412,7 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
         mbar_base: mbar_base.clone(),
     };
     let mut roles = Vec::new();
+    let buffer_at = buffer_bases(k);
     for r in &k.roles {
         let mut rc = RoleCode {
             name: r.name.clone(),
@@ -1409,12 +1425,16 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
         };
         lw.body(&r.body, &mut rc)?;
         rc.code.push(Node::End);
-        // The global addresses' per-warp parts and bounds (`MemOperand::warp_term`,
+        // The global addresses' buffers, per-warp parts and bounds
+        // (`MemOperand::buffer_at`, `MemOperand::warp_term`,
         // `MemOperand::ends_in_buffer`).
         for n in rc.code.iter_mut() {
             let Node::Instr(d) = n else { continue };
             let width = d.width as u64;
             for mo in d.mem.iter_mut() {
+                if mo.space == Space::Global {
+                    mo.buffer_at = buffer_at.get(mo.base as usize).copied().unwrap_or(0);
+                }
                 let CExpr::Code {
                     affine: Some(a), ..
                 } = &mo.addr
