@@ -587,7 +587,9 @@ impl Queue {
             // The earliest slot becomes the latest.
             let i = self.oldest;
             self.departs[i] = depart;
-            let next = if i + 1 == self.departs.len() {
+            // (`>=` rather than `==`, the same for an `i` in the ring: the compiler then
+            // knows `next` is in it too, and checks no bound when reading it.)
+            let next = if i + 1 >= self.departs.len() {
                 0
             } else {
                 i + 1
@@ -2131,6 +2133,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             Some(k) if idle && n == 1 => now + k,
             _ => memory::ceil(self.l1_free),
         };
+        // (`sp` is below 4: the mask spares the bounds check.)
+        let sp = sp & 3;
         self.lsu_q[sp].push(now, through);
         self.pipes
             .queue_moved(sp, Pipe::Lsu.index(), self.lsu_q[sp].earliest);
