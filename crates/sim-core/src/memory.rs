@@ -996,9 +996,10 @@ impl Memory {
         self.read_l1_shaped::<ANY_WAYS, ANY_WAYS>(line, sectors, t_hit, t_miss)
     }
 
-    /// `read_l1_shaped::<4, 16>` with each cache's set sliced once for its lookup and
-    /// its install (the `Victim` of a lookup, installed in after the L2's, sliced it
-    /// again and found its least recently used way again: a bounds check and a search).
+    /// `read_l1` in the profiles' shape, a 4-way L1 and a 16-way L2: `read_l1_shaped`'s
+    /// steps with each cache's set sliced once for its lookup and its install (a
+    /// lookup's `Victim`, installed in after the L2's, slices it again and finds its
+    /// least recently used way again: a bounds check and a search).
     #[inline(always)]
     fn read_l1_4_16(
         &mut self,
@@ -1109,7 +1110,7 @@ impl Memory {
     }
 }
 
-/// The run's random stream: `StdRng` seeded from the run's seed, its words taken 32 at
+/// The run's random stream: `StdRng` seeded from the run's seed, its words taken 64 at
 /// a time (through its own buffer each word costs a call and its index steps). Every
 /// draw takes whole 64-bit words, so the words come in the same order, and each draw
 /// computes what the `rand` call it stands for does from them: the same values.
