@@ -1944,6 +1944,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             // CTA's entries are looked up once, for the address and the request.
             let (off, sp, wave_len) = self.lane0_offset(slot, mo)?;
             let a = self.global_address(slot, mo, d.width, 0, off)?;
+            if mo.one_sector && !write && through_l1 {
+                // Its bytes in one sector (lowering proved it): the line's one sector.
+                debug_assert_eq!(a / SECTOR, (a + d.width.max(1) as u64 - 1) / SECTOR);
+                return Ok(self.read_one_line(slot, mo, a / LINE, 1, sp, wave_len));
+            }
             let width = d.width.max(1) as u64;
             let (first, last) = (a / SECTOR, (a + width - 1) / SECTOR);
             if !write && through_l1 && first / SECTORS_PER_LINE == last / SECTORS_PER_LINE {

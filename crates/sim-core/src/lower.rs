@@ -268,6 +268,15 @@ impl Affine {
             return false;
         }
         let modulus = self.mask as u64 + 1;
+        let g = self.step().min(modulus);
+        (modulus - g)
+            .checked_add(width)
+            .is_some_and(|end| end <= size)
+    }
+
+    /// The largest power of two (up to 2^63) that every term and the constant are
+    /// multiples of: so is their sum.
+    fn step(&self) -> u64 {
         let terms = self.vars[..self.n as usize].iter().map(|&(_, c)| c);
         let zeros = terms
             .chain(self.builtins)
@@ -275,10 +284,21 @@ impl Affine {
             .map(i64::trailing_zeros)
             .min()
             .unwrap_or(64);
-        let g = 1u64.checked_shl(zeros).unwrap_or(modulus).min(modulus);
-        (modulus - g)
-            .checked_add(width)
-            .is_some_and(|end| end <= size)
+        1u64 << zeros.min(63)
+    }
+
+    /// A power of two that every value is a multiple of (1 where none is known): the
+    /// sum's `step`, kept by a mask (a multiple of a power of two no larger than the
+    /// modulus stays one, and a larger one becomes 0), with nothing applied after it.
+    fn alignment(&self) -> u64 {
+        if self.tail[0] != Tail::Keep {
+            return 1;
+        }
+        if self.mask < 0 {
+            self.step()
+        } else {
+            self.step().min(self.mask as u64 + 1)
+        }
     }
 
     /// Lane 0's sum of the constant and the built-in terms for warp `warp` of the CTA
@@ -577,6 +597,10 @@ pub struct MemOperand {
     /// power of two no larger than the buffer's size less the width. Only a negative
     /// value can then fault.
     pub ends_in_buffer: bool,
+    /// A global access whose every lane's bytes lie in one 32-byte sector: its address
+    /// (buffer and value, both multiples of a power of two) is aligned at least to its
+    /// width (at most 32 bytes).
+    pub one_sector: bool,
 }
 
 impl MemOperand {
@@ -587,6 +611,7 @@ impl MemOperand {
             buffer_at: 0,
             warp_term: WARP_TERMS as u8,
             ends_in_buffer: false,
+            one_sector: false,
             space,
             base,
             addr,
@@ -724,6 +749,9 @@ pub fn buffer_bases(k: &Kernel) -> Vec<u64> {
     }
     bases
 }
+
+/// The bytes of a sector (`memory::SECTOR`), for `MemOperand::one_sector`.
+const SECTOR_BYTES: u64 = 32;
 
 /// How many global addresses of a role keep their `Affine::warp_part` per warp.
 pub const WARP_TERMS: usize = 4;
@@ -1446,6 +1474,9 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
                 }
                 let size = k.buffers.get(mo.base as usize).map_or(0, |b| b.size);
                 mo.ends_in_buffer = a.ends_within(size, width);
+                // Buffers are 2 MiB aligned (`buffer_bases`).
+                let aligned = a.alignment().min(1 << 21).min(SECTOR_BYTES);
+                mo.one_sector = width.max(1) <= aligned;
                 if rc.warp_terms.len() < WARP_TERMS {
                     mo.warp_term = rc.warp_terms.len() as u8;
                     rc.warp_terms.push(a.clone());
@@ -1654,8 +1685,9 @@ mod tests {
 
     proptest::proptest! {
         /// An affine form's warp part with its loop variables' terms gives lane 0's value,
-        /// and where it says its values end within a size, every value that is not
-        /// negative does, for any loop variables, warp and CTA.
+        /// the value is a multiple of its alignment, and where it says its values end
+        /// within a size, every value that is not negative does, for any loop
+        /// variables, warp and CTA.
         #[test]
         fn warp_parts_and_bounds_give_the_values(
             e in expr(),
@@ -1673,6 +1705,7 @@ mod tests {
             vars[1] = j;
             let v = a.value_of(&vars, [warp as i64, 0, (warp / 4) as i64, cta as i64]);
             proptest::prop_assert_eq!(a.value_from(a.warp_part(warp, cta), &vars), v);
+            proptest::prop_assert_eq!((v as u64) & (a.alignment() - 1), 0, "{} not aligned", v);
             let modulus = (a.mask as u64).wrapping_add(1);
             for size in [0, 1, 64, 4096, modulus, modulus.wrapping_add(width), u64::MAX] {
                 if a.ends_within(size, width) && v >= 0 {
@@ -1701,6 +1734,7 @@ mod tests {
         };
         assert!(a.ends_within(4 << 20, 4));
         assert!(!a.ends_within((4 << 20) - 1021, 4));
+        assert_eq!(a.alignment(), 1024);
     }
 
     proptest::proptest! {
