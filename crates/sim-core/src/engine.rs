@@ -17,6 +17,7 @@ use isa::{Kernel, Pipe};
 use crate::due::{self, DueWheel};
 use crate::lower::{
     self, CExpr, DInstr, Env, IssueClass, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS,
+    WARP_TERMS,
 };
 use crate::memory::{self, LINE, Memory, SECTOR, SECTORS_PER_LINE};
 use crate::profile::{Profile, Timing};
@@ -543,6 +544,17 @@ impl PcTotals {
 /// HGMMAs.
 const MMA_BOOKINGS: usize = 16;
 
+/// What a warp's global accesses read of the warp and its CTA, the same at each access
+/// until the slot's next launch: a lane-0 address needs neither the warp's built-ins nor
+/// its CTA's entry.
+#[derive(Clone, Copy, Debug, Default)]
+struct WarpTerms {
+    /// `Affine::warp_part` of the role's addresses (`MemOperand::warp_term`).
+    fixed: [i64; WARP_TERMS],
+    /// The CTA's wave's length (`Cta::wave_len`).
+    wave_len: u32,
+}
+
 /// When one warpgroup MMA runs on the SM's tensor pipe.
 #[derive(Clone, Copy, Debug, Default)]
 struct MmaBooking {
@@ -593,7 +605,9 @@ impl Queue {
             // The earliest slot becomes the latest.
             let i = self.oldest;
             self.departs[i] = depart;
-            let next = if i + 1 == self.departs.len() {
+            // (`>=` rather than `==`, the same for an `i` in the ring: the compiler then
+            // knows `next` is in it too, and checks no bound when reading it.)
+            let next = if i + 1 >= self.departs.len() {
                 0
             } else {
                 i + 1
@@ -703,6 +717,9 @@ struct Engine<'a, S: Sink> {
     /// looked at every cycle).
     all_positions: [u64; 4],
     ctas: Vec<Cta>,
+    /// Per warp slot, set at the warp's launch: what its loads and stores read of the
+    /// warp and its CTA (`WarpTerms`).
+    warp_terms: Vec<WarpTerms>,
     warps_per_cta: u32,
     pipes: PipeBook,
     /// Per sub-partition: the first cycle its dispatch is free again after a
@@ -942,14 +959,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         intervals[Pipe::Lsu.index()] = 1;
         intervals[Pipe::Tensor.index()] = 1;
         intervals[Pipe::Tma.index()] = 1;
-        let mut buffer_base = Vec::new();
-        let mut buffer_size = Vec::new();
-        let mut next = 1u64 << 32;
-        for b in &kernel.buffers {
-            buffer_base.push(next);
-            buffer_size.push(b.size);
-            next = (next + b.size).next_multiple_of(1 << 21) + (1 << 21);
-        }
+        let buffer_base = lower::buffer_bases(kernel);
+        let buffer_size = kernel.buffers.iter().map(|b| b.size).collect();
         let mut role_pc_base = Vec::new();
         let mut pcs = 0;
         for r in &prog.roles {
@@ -973,6 +984,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let n = (warps.len() + 3 - sp) / 4;
                 if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
             }),
+            warp_terms: vec![WarpTerms::default(); warps.len()],
             warps,
             ctas,
             warps_per_cta: wpc,
@@ -1105,6 +1117,19 @@ impl<'a, S: Sink> Engine<'a, S> {
                 .ok_or_else(|| fault(format!("warp {w} has no role")))?;
             self.age_counter += 1;
             let now = self.now;
+            let (grid_id, wave_len) = (
+                self.ctas[c as usize].grid_id,
+                self.ctas[c as usize].wave_len,
+            );
+            let terms = &mut self.warp_terms[slot as usize];
+            terms.wave_len = wave_len;
+            for (fixed, a) in terms
+                .fixed
+                .iter_mut()
+                .zip(&self.prog.roles[role].warp_terms)
+            {
+                *fixed = a.warp_part(w, grid_id);
+            }
             let warp = &mut self.warps[slot as usize];
             warp.live = true;
             warp.exited = false;
@@ -1841,7 +1866,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             return Err(self.negative_address(slot, lane, off));
         }
         let off = off as u64;
-        if off + width as u64 > self.buffer_size[b] {
+        if !m.ends_in_buffer && off + width as u64 > self.buffer_size[b] {
             return Err(self.fault_at(
                 slot,
                 &format!(
@@ -1850,7 +1875,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 ),
             ));
         }
-        Ok(self.buffer_base[b] + off)
+        Ok(m.buffer_at + off)
     }
 
     /// How many CTAs of this CTA's wave (running at once across the chip) request the
@@ -1937,6 +1962,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             // CTA's entries are looked up once, for the address and the request.
             let (off, sp, wave_len) = self.lane0_offset(slot, mo)?;
             let a = self.global_address(slot, mo, d.width, 0, off)?;
+            if mo.one_sector && !write && through_l1 {
+                // Its bytes in one sector (lowering proved it): the line's one sector.
+                debug_assert_eq!(a / SECTOR, (a + d.width.max(1) as u64 - 1) / SECTOR);
+                return Ok(self.read_one_line(slot, mo, a / LINE, 1, sp, wave_len));
+            }
             let width = d.width.max(1) as u64;
             let (first, last) = (a / SECTOR, (a + width - 1) / SECTOR);
             if !write && through_l1 && first / SECTORS_PER_LINE == last / SECTORS_PER_LINE {
@@ -1979,13 +2009,18 @@ impl<'a, S: Sink> Engine<'a, S> {
         mo: &lower::MemOperand,
     ) -> Result<(i64, usize, u32), SimError> {
         let w = &self.warps[slot as usize];
-        let cta = &self.ctas[w.cta as usize];
-        let (sp, wave_len) = (w.sp as usize & 3, cta.wave_len);
+        let sp = w.sp as usize & 3;
+        let terms = &self.warp_terms[slot as usize];
         let off = match &mo.addr {
             CExpr::Code {
                 affine: Some(a), ..
+            } if (mo.warp_term as usize) < WARP_TERMS => {
+                a.value_from(terms.fixed[mo.warp_term as usize % WARP_TERMS], &w.vars)
+            }
+            CExpr::Code {
+                affine: Some(a), ..
             } => {
-                let (warp, grid_id) = (w.warp, cta.grid_id);
+                let (warp, grid_id) = (w.warp, self.ctas[w.cta as usize].grid_id);
                 let builtins = [warp as i64, 0, (warp / 4) as i64, grid_id as i64];
                 a.value_of(&w.vars, builtins)
             }
@@ -1993,7 +2028,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 .eval(&self.env(slot, 0))
                 .map_err(|f| self.fault_at(slot, &f.0))?,
         };
-        Ok((off, sp, wave_len))
+        Ok((off, sp, terms.wave_len))
     }
 
     /// A global access whose lanes, `step` bytes apart, cover one contiguous run (see
@@ -2121,6 +2156,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             Some(k) if idle && n == 1 => now + k,
             _ => memory::ceil(self.l1_free),
         };
+        // (`sp` is below 4: the mask spares the bounds check.)
+        let sp = sp & 3;
         self.lsu_q[sp].push(now, through);
         self.pipes
             .queue_moved(sp, Pipe::Lsu.index(), self.lsu_q[sp].earliest);

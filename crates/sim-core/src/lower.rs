@@ -254,12 +254,75 @@ impl Affine {
     pub fn value_of(&self, vars: &[i64; MAX_LOOP_DEPTH], builtins: [i64; 4]) -> i64 {
         let [cw, cl, cg, cc] = self.builtins;
         let [warp, lane, warpgroup, cta] = builtins;
-        let mut x = self
+        let fixed = self
             .k
             .wrapping_add(cw.wrapping_mul(warp))
             .wrapping_add(cl.wrapping_mul(lane))
             .wrapping_add(cg.wrapping_mul(warpgroup))
             .wrapping_add(cc.wrapping_mul(cta));
+        self.value_from(fixed, vars)
+    }
+
+    /// Whether every value not below 0, plus `width`, is at most `size`: a sum
+    /// reduced by a mask (and nothing after it) is at most the mask, and, where every
+    /// term is a multiple of a power of two `g` that the modulus is a multiple of too,
+    /// a multiple of `g`: at most `mask + 1 - g` (the chain's `(i * 32 + warp) * 1024
+    /// % 4194304` ends 1020 bytes before the end of its 4 MiB buffer).
+    fn ends_within(&self, size: u64, width: u64) -> bool {
+        if self.mask < 0 || self.tail[0] != Tail::Keep {
+            return false;
+        }
+        let modulus = self.mask as u64 + 1;
+        let g = self.step().min(modulus);
+        (modulus - g)
+            .checked_add(width)
+            .is_some_and(|end| end <= size)
+    }
+
+    /// The largest power of two (up to 2^63) that every term and the constant are
+    /// multiples of: so is their sum.
+    fn step(&self) -> u64 {
+        let terms = self.vars[..self.n as usize].iter().map(|&(_, c)| c);
+        let zeros = terms
+            .chain(self.builtins)
+            .chain([self.k])
+            .map(i64::trailing_zeros)
+            .min()
+            .unwrap_or(64);
+        1u64 << zeros.min(63)
+    }
+
+    /// A power of two that every value is a multiple of (1 where none is known): the
+    /// sum's `step`, kept by a mask (a multiple of a power of two no larger than the
+    /// modulus stays one, and a larger one becomes 0), with nothing applied after it.
+    fn alignment(&self) -> u64 {
+        if self.tail[0] != Tail::Keep {
+            return 1;
+        }
+        if self.mask < 0 {
+            self.step()
+        } else {
+            self.step().min(self.mask as u64 + 1)
+        }
+    }
+
+    /// Lane 0's sum of the constant and the built-in terms for warp `warp` of the CTA
+    /// whose grid index is `cta`: what `value_of` adds to the loop variables' terms,
+    /// the same at every evaluation by that warp (`MemOperand::warp_term`).
+    pub fn warp_part(&self, warp: u32, cta: u32) -> i64 {
+        let [cw, _, cg, cc] = self.builtins;
+        self.k
+            .wrapping_add(cw.wrapping_mul(warp as i64))
+            .wrapping_add(cg.wrapping_mul((warp / 4) as i64))
+            .wrapping_add(cc.wrapping_mul(cta as i64))
+    }
+
+    /// The value, given the sum of the constant and the built-in terms (`fixed`): the
+    /// loop variables' terms added, then the mask and the tail. (Wrapping sums are
+    /// the same in any order: `value_of` of the same sources, bit for bit.)
+    #[inline(always)]
+    pub fn value_from(&self, fixed: i64, vars: &[i64; MAX_LOOP_DEPTH]) -> i64 {
+        let mut x = fixed;
         // Variable indices are below MAX_LOOP_DEPTH (`Affine::of`): the remainder only
         // spares the bounds checks.
         for &(s, c) in &self.vars[..AFFINE_FIXED] {
@@ -337,17 +400,15 @@ fn bin(op: BinOp, x: i64, y: i64) -> Result<i64, EvalFault> {
 }
 
 /// `x.wrapping_rem(mask + 1)` for a power of two `mask + 1`: the remainder takes the
-/// sign of `x`, so a negative `x` with a non-zero low part is one `mask + 1` below it.
-/// A `mask` of -1 (all ones: `mask + 1` is 0, no power of two) gives `x` itself, for
-/// every `x`: the low part is `x`, and below 0 it is raised by -1 + 1.
+/// sign of `x`, so a negative `x` with a non-zero low part is one `mask + 1` below its
+/// low part; without a test: a negative `x` is raised by `mask` before the mask and
+/// lowered by it after (its low part plus `mask` carries past the mask exactly when
+/// the low part is not zero). A `mask` of -1 (all ones: `mask + 1` is 0, no power of
+/// two) gives `x` itself, for every `x`: raised by -1 or 0 and lowered by as much.
 #[inline(always)]
 fn rem_pow2(x: i64, mask: i64) -> i64 {
-    let low = x & mask;
-    if x < 0 && low != 0 {
-        low - mask - 1
-    } else {
-        low
-    }
+    let bias = (x >> 63) & mask;
+    (x.wrapping_add(bias) & mask).wrapping_sub(bias)
 }
 
 /// `x.wrapping_div(1 << shift)` (shift below 63): rounds toward zero, so a negative `x`
@@ -530,6 +591,21 @@ pub struct MemOperand {
     pub uniform: bool,
     /// A global address that reads `cta`: CTAs of a wave may not share its lines.
     pub per_cta: bool,
+    /// A global buffer's first byte's address (`buffer_bases`); 0 in other spaces.
+    pub buffer_at: u64,
+    /// For a global address with an affine form, the first `WARP_TERMS` of a role's:
+    /// the index of its `Affine::warp_part` among the warp's, computed once at the
+    /// warp's launch (`WARP_TERMS`: none; `RoleCode::warp_terms` lists them).
+    pub warp_term: u8,
+    /// Every lane's value of a global address, plus the access's width, stays within
+    /// the buffer where it is not negative: its affine form's sum is reduced modulo a
+    /// power of two no larger than the buffer's size less the width. Only a negative
+    /// value can then fault.
+    pub ends_in_buffer: bool,
+    /// A global access whose every lane's bytes lie in one 32-byte sector: its address
+    /// (buffer and value, both multiples of a power of two) is aligned at least to its
+    /// width (at most 32 bytes).
+    pub one_sector: bool,
 }
 
 impl MemOperand {
@@ -537,6 +613,10 @@ impl MemOperand {
         MemOperand {
             uniform: !addr.uses_lane() && space != Space::Local,
             per_cta: space == Space::Global && addr.uses_cta(),
+            buffer_at: 0,
+            warp_term: WARP_TERMS as u8,
+            ends_in_buffer: false,
+            one_sector: false,
             space,
             base,
             addr,
@@ -663,7 +743,28 @@ pub struct RoleCode {
     pub texts: Vec<String>,
     /// Node index of each instruction text.
     pub text_pc: Vec<u32>,
+    /// The affine forms of the global addresses whose `MemOperand::warp_term` is set,
+    /// in its order.
+    pub warp_terms: Vec<Affine>,
 }
+
+/// Where each global buffer of a kernel lies in the SM's address space: from 4 GiB
+/// up, each 2 MiB aligned with a 2 MiB gap after it.
+pub fn buffer_bases(k: &Kernel) -> Vec<u64> {
+    let mut next = 1u64 << 32;
+    let mut bases = Vec::with_capacity(k.buffers.len());
+    for b in &k.buffers {
+        bases.push(next);
+        next = (next + b.size).next_multiple_of(1 << 21) + (1 << 21);
+    }
+    bases
+}
+
+/// The bytes of a sector (`memory::SECTOR`), for `MemOperand::one_sector`.
+const SECTOR_BYTES: u64 = 32;
+
+/// How many global addresses of a role keep their `Affine::warp_part` per warp.
+pub const WARP_TERMS: usize = 4;
 
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -1357,6 +1458,7 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
         mbar_base: mbar_base.clone(),
     };
     let mut roles = Vec::new();
+    let buffer_at = buffer_bases(k);
     for r in &k.roles {
         let mut rc = RoleCode {
             name: r.name.clone(),
@@ -1365,9 +1467,40 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
             code: vec![],
             texts: vec![],
             text_pc: vec![],
+            warp_terms: vec![],
         };
         lw.body(&r.body, &mut rc)?;
         rc.code.push(Node::End);
+        // The global addresses' buffers, per-warp parts and bounds
+        // (`MemOperand::buffer_at`, `MemOperand::warp_term`,
+        // `MemOperand::ends_in_buffer`).
+        for n in rc.code.iter_mut() {
+            let Node::Instr(d) = n else { continue };
+            let width = d.width as u64;
+            for mo in d.mem.iter_mut() {
+                if mo.space == Space::Global {
+                    mo.buffer_at = buffer_at.get(mo.base as usize).copied().unwrap_or(0);
+                }
+                let CExpr::Code {
+                    affine: Some(a), ..
+                } = &mo.addr
+                else {
+                    continue;
+                };
+                if mo.space != Space::Global {
+                    continue;
+                }
+                let size = k.buffers.get(mo.base as usize).map_or(0, |b| b.size);
+                mo.ends_in_buffer = a.ends_within(size, width);
+                // Buffers are 2 MiB aligned (`buffer_bases`).
+                let aligned = a.alignment().min(1 << 21).min(SECTOR_BYTES);
+                mo.one_sector = width.max(1) <= aligned;
+                if rc.warp_terms.len() < WARP_TERMS {
+                    mo.warp_term = rc.warp_terms.len() as u8;
+                    rc.warp_terms.push(a.clone());
+                }
+            }
+        }
         // A register that no instruction of the role writes is ready from the start
         // whenever its warps read it (only a warp's own issues write its registers):
         // an issue need not look at it.
@@ -1566,6 +1699,60 @@ mod tests {
                 proptest::prop_assert_eq!(c.eval(&env), postfix(&c, &env), "{:?}", c);
             }
         }
+    }
+
+    proptest::proptest! {
+        /// An affine form's warp part with its loop variables' terms gives lane 0's value,
+        /// the value is a multiple of its alignment, and where it says its values end
+        /// within a size, every value that is not negative does, for any loop
+        /// variables, warp and CTA.
+        #[test]
+        fn warp_parts_and_bounds_give_the_values(
+            e in expr(),
+            i in -100i64..100_000,
+            j in proptest::prelude::any::<i64>(),
+            warp in 0u32..32,
+            cta in 0u32..1000,
+            width in 1u64..17,
+        ) {
+            let Some(CExpr::Code { affine: Some(a), .. }) = compiled(&e) else {
+                return Ok(());
+            };
+            let mut vars = [0i64; MAX_LOOP_DEPTH];
+            vars[0] = i;
+            vars[1] = j;
+            let v = a.value_of(&vars, [warp as i64, 0, (warp / 4) as i64, cta as i64]);
+            proptest::prop_assert_eq!(a.value_from(a.warp_part(warp, cta), &vars), v);
+            proptest::prop_assert_eq!((v as u64) & (a.alignment() - 1), 0, "{} not aligned", v);
+            let modulus = (a.mask as u64).wrapping_add(1);
+            for size in [0, 1, 64, 4096, modulus, modulus.wrapping_add(width), u64::MAX] {
+                if a.ends_within(size, width) && v >= 0 {
+                    proptest::prop_assert!(v as u64 + width <= size, "{v} + {width} > {size}");
+                }
+            }
+        }
+    }
+
+    /// The load chain's address ends 1020 bytes before its buffer's end: a 4-byte load
+    /// needs no upper bound check in a 4 MiB buffer, and does in one 1021 bytes shorter.
+    #[test]
+    fn a_masked_multiple_ends_a_step_below_the_modulus() {
+        let k = isa::parse_kernel(
+            "kernel k\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  EXIT\n",
+        )
+        .unwrap();
+        let e = isa::parse::parse_expr("(i * 32 + warp) * 1024 % 4194304").unwrap();
+        let mut code = Vec::new();
+        compile(&e, &k, &["i".to_string()], &mut code).unwrap();
+        let CExpr::Code {
+            affine: Some(a), ..
+        } = CExpr::code(code)
+        else {
+            panic!("affine")
+        };
+        assert!(a.ends_within(4 << 20, 4));
+        assert!(!a.ends_within((4 << 20) - 1021, 4));
+        assert_eq!(a.alignment(), 1024);
     }
 
     proptest::proptest! {

@@ -3,10 +3,9 @@
 //! program touches (set-associative caches with LRU replacement); bandwidth is a
 //! server per level whose rate is the SM's share of the chip's.
 
-#[cfg(test)]
 use rand::RngExt;
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 use crate::profile::Timing;
 use crate::sink::MemLevel;
@@ -985,10 +984,81 @@ impl Memory {
         // The profiles' shape tested once here rather than at each of the three
         // lookups (the L1's probe and install, the L2's probe).
         if self.ways_4_16 {
-            self.read_l1_shaped::<4, 16>(line, sectors, t_hit, t_miss)
+            self.read_l1_4_16(line, sectors, t_hit, t_miss)
         } else {
-            self.read_l1_shaped::<ANY_WAYS, ANY_WAYS>(line, sectors, t_hit, t_miss)
+            self.read_l1_any(line, sectors, t_hit, t_miss)
         }
+    }
+
+    /// `read_l1` of a cache shape other than the profiles', out of the way of theirs.
+    #[inline(never)]
+    fn read_l1_any(&mut self, line: u64, sectors: u32, t_hit: u64, t_miss: u64) -> (u64, MemLevel) {
+        self.read_l1_shaped::<ANY_WAYS, ANY_WAYS>(line, sectors, t_hit, t_miss)
+    }
+
+    /// `read_l1` in the profiles' shape, a 4-way L1 and a 16-way L2: `read_l1_shaped`'s
+    /// steps with each cache's set sliced once for its lookup and its install (a
+    /// lookup's `Victim`, installed in after the L2's, slices it again and finds its
+    /// least recently used way again: a bounds check and a search).
+    #[inline(always)]
+    fn read_l1_4_16(
+        &mut self,
+        line: u64,
+        sectors: u32,
+        t_hit: u64,
+        t_miss: u64,
+    ) -> (u64, MemLevel) {
+        let (l1, l2) = (SetLayout::new(4), SetLayout::new(16));
+        let base1 = self.l1.set_index(line) * STRIDE_4;
+        let epoch1 = self.l1.epoch;
+        let block1 = self.l1.block_of::<STRIDE_4>(base1);
+        if block1[0] != u64::from(epoch1) {
+            SetLayout::empty(l1.ways, block1, epoch1);
+        }
+        if let Some(w) = l1.find(block1, line) {
+            if !l1.is_most_recent(block1, w) {
+                l1.touch(block1, w);
+            }
+            let ready = block1[l1.ready_at + w];
+            self.sectors[level_index(MemLevel::L1)] += sectors as u64;
+            let extra = self.l1_sector_extra[(sectors as usize).min(4)];
+            return ((t_hit + self.lat_l1 + extra).max(ready), MemLevel::L1);
+        }
+        // Fetch the line's requested sectors (`read_l2_shaped`); the line is allocated
+        // in L1.
+        let way1 = l1.lru(block1);
+        let l2_bytes = self.l2_share(sectors as u64 * SECTOR);
+        let base2 = self.l2.set_index(line) * STRIDE_16;
+        let epoch2 = self.l2.epoch;
+        let block2 = self.l2.block_of::<STRIDE_16>(base2);
+        if block2[0] != u64::from(epoch2) {
+            SetLayout::empty(l2.ways, block2, epoch2);
+        }
+        let (done, level) = match l2.find(block2, line) {
+            Some(w) => {
+                if !l2.is_most_recent(block2, w) {
+                    l2.touch(block2, w);
+                }
+                let ready = block2[l2.ready_at + w];
+                let (lat, level) = if Memory::is_far(line) {
+                    (self.lat_l2_far, MemLevel::L2Far)
+                } else {
+                    (self.lat_l2_near, MemLevel::L2Near)
+                };
+                let lat = jittered(lat, self.req_l2);
+                let moved = self.l2_transfer(t_miss, l2_bytes);
+                ((moved + lat).max(ready), level)
+            }
+            None => {
+                let way2 = l2.lru(block2);
+                let done = self.hbm_line(line, t_miss, l2_bytes, false);
+                l2.replace(self.l2.block_of::<STRIDE_16>(base2), way2, line, done);
+                (done, MemLevel::Hbm)
+            }
+        };
+        self.sectors[level_index(level)] += sectors as u64;
+        l1.replace(self.l1.block_of::<STRIDE_4>(base1), way1, line, done);
+        (done, level)
     }
 
     /// `read_l1` with an L1 of `W1` ways and an L2 of `W2` (as `Cache::probe_shaped`).
@@ -1040,7 +1110,7 @@ impl Memory {
     }
 }
 
-/// The run's random stream: `StdRng` seeded from the run's seed, its words taken 32 at
+/// The run's random stream: `StdRng` seeded from the run's seed, its words taken 64 at
 /// a time (through its own buffer each word costs a call and its index steps). Every
 /// draw takes whole 64-bit words, so the words come in the same order, and each draw
 /// computes what the `rand` call it stands for does from them: the same values.
@@ -1051,7 +1121,7 @@ struct Draws {
     next: usize,
 }
 
-const DRAW_WORDS: usize = 32;
+const DRAW_WORDS: usize = 64;
 
 impl Draws {
     fn new(seed: u64) -> Draws {
@@ -1079,11 +1149,8 @@ impl Draws {
     #[cold]
     #[inline(never)]
     fn refill(&mut self) {
-        let mut bytes = [0u8; 8 * DRAW_WORDS];
-        self.rng.fill_bytes(&mut bytes);
-        for (word, b) in self.words.iter_mut().zip(bytes.chunks_exact(8)) {
-            *word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-        }
+        // `fill` takes the bytes in place, little-endian, without a copy.
+        self.rng.fill(&mut self.words[..]);
         self.next = 0;
     }
 
