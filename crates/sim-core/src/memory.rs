@@ -1460,6 +1460,34 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// A read through L1 in the profiles' shape (4-way L1, 16-way L2), which takes
+        /// `read_l1_4_16`, returns what the general shaped read returns, step by step:
+        /// hits, L1 and L2 misses and evictions (both caches small here, so that lines
+        /// are evicted from each), the random draws taken in the same order.
+        #[test]
+        fn the_profiles_shaped_read_is_the_general_read(
+            reads in proptest::collection::vec((0u64..2048, 1u32..=4, 0u64..40), 1..300),
+            seed in 0u64..8,
+        ) {
+            let p = crate::Profile::builtin("h100").unwrap();
+            let mut t = p.t.clone();
+            t.l2_bytes = 64.0 * 1024.0;
+            let mut shaped = Memory::new(&t, 16 << 10, 1, seed);
+            let mut general = Memory::new(&t, 16 << 10, 1, seed);
+            proptest::prop_assert!(shaped.ways_4_16);
+            let mut now = 0;
+            for (line, sectors, gap) in reads {
+                now += gap;
+                shaped.begin_request(1);
+                general.begin_request(1);
+                let a = shaped.read_l1(line, sectors, now, now + 1);
+                let b = general.read_l1_shaped::<ANY_WAYS, ANY_WAYS>(line, sectors, now, now + 1);
+                proptest::prop_assert_eq!(a, b);
+            }
+        }
+    }
+
     #[test]
     fn bank_conflicts_serialize() {
         let unit: [u64; 32] = std::array::from_fn(|l| l as u64 * 4);
