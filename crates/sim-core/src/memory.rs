@@ -892,41 +892,9 @@ impl Memory {
     /// (Inlined always: a bulk copy calls it for each of its lines.)
     #[inline(always)]
     pub fn read_l2(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
-        self.read_l2_shaped::<ANY_WAYS>(line, sectors, t)
-    }
-
-    /// `read_l2` with an L2 of `W` ways (as `Cache::probe_shaped`).
-    #[inline(always)]
-    fn read_l2_shaped<const W: usize>(
-        &mut self,
-        line: u64,
-        sectors: u32,
-        t: u64,
-    ) -> (u64, MemLevel) {
-        let bytes = sectors as u64 * SECTOR;
-        let far = Memory::is_far(line);
-        let lat = if far {
-            self.lat_l2_far
-        } else {
-            self.lat_l2_near
-        };
-        let lat = jittered(lat, self.req_l2);
-        let l2_bytes = self.l2_share(bytes);
-        let (done, level) = match self.l2.probe_shaped::<W>(line, true) {
-            Ok(ready) => {
-                // The line's data crosses the SM's L2 port in request order, and
-                // arrives the access latency after its turn: the lines of a large copy
-                // return one after another at the port's rate, after the latency.
-                let moved = self.l2_transfer(t, l2_bytes);
-                (
-                    (moved + lat).max(ready),
-                    if far {
-                        MemLevel::L2Far
-                    } else {
-                        MemLevel::L2Near
-                    },
-                )
-            }
+        let l2_bytes = self.l2_share(sectors as u64 * SECTOR);
+        let (done, level) = match self.l2.probe(line) {
+            Ok(ready) => self.l2_hit(line, t, l2_bytes, ready),
             Err(way) => {
                 // A miss is served in request order too: its turn comes when this SM's
                 // share of HBM has moved the lines before it, and it arrives its HBM
@@ -939,6 +907,34 @@ impl Memory {
         };
         self.sectors[level_index(level)] += sectors as u64;
         (done, level)
+    }
+
+    /// When a line that hits in L2 (its data there from `ready`) arrives at the SM,
+    /// requested at `t` for `l2_bytes` of this SM's share, and from which partition.
+    #[inline(always)]
+    fn l2_hit(&mut self, line: u64, t: u64, l2_bytes: u64, ready: u64) -> (u64, MemLevel) {
+        let (lat, level) = if Memory::is_far(line) {
+            (self.lat_l2_far, MemLevel::L2Far)
+        } else {
+            (self.lat_l2_near, MemLevel::L2Near)
+        };
+        let lat = jittered(lat, self.req_l2);
+        // The line's data crosses the SM's L2 port in request order, and arrives the
+        // access latency after its turn: the lines of a large copy return one after
+        // another at the port's rate, after the latency.
+        let moved = self.l2_transfer(t, l2_bytes);
+        ((moved + lat).max(ready), level)
+    }
+
+    /// When a line that hits in L1 (its data there from `ready`) returns, leaving the
+    /// pipeline at `t_hit` with `sectors` sectors: `lat_l1_hit` for the first, and
+    /// `l1_sector_cycles` for each further one (a warp's load of a whole line against
+    /// one thread's chase). Counts its sectors.
+    #[inline(always)]
+    fn l1_hit(&mut self, sectors: u32, t_hit: u64, ready: u64) -> (u64, MemLevel) {
+        self.sectors[level_index(MemLevel::L1)] += sectors as u64;
+        let extra = self.l1_sector_extra[(sectors as usize).min(4)];
+        ((t_hit + self.lat_l1 + extra).max(ready), MemLevel::L1)
     }
 
     /// Marks lines `first..=last` as present in L2 (data an earlier launch left there).
@@ -993,10 +989,18 @@ impl Memory {
     /// `read_l1` of a cache shape other than the profiles', out of the way of theirs.
     #[inline(never)]
     fn read_l1_any(&mut self, line: u64, sectors: u32, t_hit: u64, t_miss: u64) -> (u64, MemLevel) {
-        self.read_l1_shaped::<ANY_WAYS, ANY_WAYS>(line, sectors, t_hit, t_miss)
+        match self.l1.probe(line) {
+            Ok(ready) => self.l1_hit(sectors, t_hit, ready),
+            Err(way) => {
+                // Fetch the line's requested sectors; the line is allocated in L1.
+                let (done, level) = self.read_l2(line, sectors, t_miss);
+                self.l1.install(way, line, done);
+                (done, level)
+            }
+        }
     }
 
-    /// `read_l1` in the profiles' shape, a 4-way L1 and a 16-way L2: `read_l1_shaped`'s
+    /// `read_l1` in the profiles' shape, a 4-way L1 and a 16-way L2: `read_l1_any`'s
     /// steps with each cache's set sliced once for its lookup and its install (a
     /// lookup's `Victim`, installed in after the L2's, slices it again and finds its
     /// least recently used way again: a bounds check and a search).
@@ -1020,12 +1024,10 @@ impl Memory {
                 l1.touch(block1, w);
             }
             let ready = block1[l1.ready_at + w];
-            self.sectors[level_index(MemLevel::L1)] += sectors as u64;
-            let extra = self.l1_sector_extra[(sectors as usize).min(4)];
-            return ((t_hit + self.lat_l1 + extra).max(ready), MemLevel::L1);
+            return self.l1_hit(sectors, t_hit, ready);
         }
-        // Fetch the line's requested sectors (`read_l2_shaped`); the line is allocated
-        // in L1.
+        // Fetch the line's requested sectors (as `read_l2`); the line is allocated in
+        // L1.
         let way1 = l1.lru(block1);
         let l2_bytes = self.l2_share(sectors as u64 * SECTOR);
         let base2 = self.l2.set_index(line) * STRIDE_16;
@@ -1040,14 +1042,7 @@ impl Memory {
                     l2.touch(block2, w);
                 }
                 let ready = block2[l2.ready_at + w];
-                let (lat, level) = if Memory::is_far(line) {
-                    (self.lat_l2_far, MemLevel::L2Far)
-                } else {
-                    (self.lat_l2_near, MemLevel::L2Near)
-                };
-                let lat = jittered(lat, self.req_l2);
-                let moved = self.l2_transfer(t_miss, l2_bytes);
-                ((moved + lat).max(ready), level)
+                self.l2_hit(line, t_miss, l2_bytes, ready)
             }
             None => {
                 let way2 = l2.lru(block2);
@@ -1059,30 +1054,6 @@ impl Memory {
         self.sectors[level_index(level)] += sectors as u64;
         l1.replace(self.l1.block_of::<STRIDE_4>(base1), way1, line, done);
         (done, level)
-    }
-
-    /// `read_l1` with an L1 of `W1` ways and an L2 of `W2` (as `Cache::probe_shaped`).
-    #[inline(always)]
-    fn read_l1_shaped<const W1: usize, const W2: usize>(
-        &mut self,
-        line: u64,
-        sectors: u32,
-        t_hit: u64,
-        t_miss: u64,
-    ) -> (u64, MemLevel) {
-        match self.l1.probe_shaped::<W1>(line, true) {
-            Ok(ready) => {
-                self.sectors[level_index(MemLevel::L1)] += sectors as u64;
-                let extra = self.l1_sector_extra[(sectors as usize).min(4)];
-                ((t_hit + self.lat_l1 + extra).max(ready), MemLevel::L1)
-            }
-            Err(way) => {
-                // Fetch the line's requested sectors; the line is allocated in L1.
-                let (done, level) = self.read_l2_shaped::<W2>(line, sectors, t_miss);
-                self.l1.install_shaped::<W1>(way, line, done);
-                (done, level)
-            }
-        }
     }
 
     /// A store: write-through to L2 (L1 keeps no copy of global data).
@@ -1462,7 +1433,7 @@ mod tests {
 
     proptest::proptest! {
         /// A read through L1 in the profiles' shape (4-way L1, 16-way L2), which takes
-        /// `read_l1_4_16`, returns what the general shaped read returns, step by step:
+        /// `read_l1_4_16`, returns what the general read (`read_l1_any`) returns, step by step:
         /// hits, L1 and L2 misses and evictions (both caches small here, so that lines
         /// are evicted from each), the random draws taken in the same order.
         #[test]
@@ -1482,7 +1453,7 @@ mod tests {
                 shaped.begin_request(1);
                 general.begin_request(1);
                 let a = shaped.read_l1(line, sectors, now, now + 1);
-                let b = general.read_l1_shaped::<ANY_WAYS, ANY_WAYS>(line, sectors, now, now + 1);
+                let b = general.read_l1_any(line, sectors, now, now + 1);
                 proptest::prop_assert_eq!(a, b);
             }
         }
