@@ -1410,6 +1410,21 @@ impl<'a, S: Sink> Engine<'a, S> {
         None
     }
 
+    /// An entry leaving at `depart` joins the queue of `pipe` (MIO, LSU or tensor) of
+    /// sub-partition `sp`, and the pipe's readiness follows its queue.
+    #[inline(always)]
+    fn queue_push(&mut self, pipe: Pipe, sp: usize, now: u64, depart: u64) {
+        let q = match pipe {
+            Pipe::Mio => &mut self.mio_q[sp],
+            Pipe::Lsu => &mut self.lsu_q[sp],
+            Pipe::Tensor => &mut self.tensor_q[sp],
+            _ => unreachable!("{pipe:?} has no queue"),
+        };
+        q.push(now, depart);
+        let earliest = q.earliest;
+        self.pipes.queue_moved(sp, pipe.index(), earliest);
+    }
+
     /// What holds a warp whose pipe is busy or whose pipe's queue is full at `now`:
     /// the pipe first (`math_pipe_throttle`), then the queue (its throttle state).
     #[cold]
@@ -2158,9 +2173,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         };
         // (`sp` is below 4: the mask spares the bounds check.)
         let sp = sp & 3;
-        self.lsu_q[sp].push(now, through);
-        self.pipes
-            .queue_moved(sp, Pipe::Lsu.index(), self.lsu_q[sp].earliest);
+        self.queue_push(Pipe::Lsu, sp, now, through);
         first_out
     }
 
@@ -2450,9 +2463,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                             / t.smem_bytes_per_clk;
                         let start = self.smem_free.max(now as f64);
                         self.smem_free = start + waves;
-                        self.mio_q[sp].push(now, memory::ceil(start));
-                        self.pipes
-                            .queue_moved(sp, Pipe::Mio.index(), self.mio_q[sp].earliest);
+                        self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                         let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
                         self.emit_mem(slot, MemLevel::Shared, d.width * 32, done, write);
                         if !write {
@@ -2528,9 +2539,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let waves = 128.0 / t.smem_bytes_per_clk;
                 let start = self.smem_free.max(now as f64);
                 self.smem_free = start + waves;
-                self.mio_q[sp].push(now, memory::ceil(start));
-                self.pipes
-                    .queue_moved(sp, Pipe::Mio.index(), self.mio_q[sp].earliest);
+                self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
                 self.set_dst(slot, d, done, WarpState::ShortScoreboard);
             }
@@ -2836,9 +2845,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     start
                 };
                 self.tensor_busy[sp] += cycles;
-                self.tensor_q[sp].push(now, start);
-                self.pipes
-                    .queue_moved(sp, Pipe::Tensor.index(), self.tensor_q[sp].earliest);
+                self.queue_push(Pipe::Tensor, sp, now, start);
                 let done = start + cycles + t.hgmma_latency as u64;
                 if S::ENABLED {
                     let id = self.wid(slot);
