@@ -749,19 +749,19 @@ pub struct RoleCode {
 }
 
 /// Where each global buffer of a kernel lies in the SM's address space: from 4 GiB
-/// up, each 2 MiB aligned with a 2 MiB gap after it.
+/// up, each `BUFFER_ALIGN` aligned with a gap of as much after it.
 pub fn buffer_bases(k: &Kernel) -> Vec<u64> {
     let mut next = 1u64 << 32;
     let mut bases = Vec::with_capacity(k.buffers.len());
     for b in &k.buffers {
         bases.push(next);
-        next = (next + b.size).next_multiple_of(1 << 21) + (1 << 21);
+        next = (next + b.size).next_multiple_of(BUFFER_ALIGN) + BUFFER_ALIGN;
     }
     bases
 }
 
-/// The bytes of a sector (`memory::SECTOR`), for `MemOperand::one_sector`.
-const SECTOR_BYTES: u64 = 32;
+/// Every global buffer's alignment (2 MiB: a large page).
+const BUFFER_ALIGN: u64 = 1 << 21;
 
 /// How many global addresses of a role keep their `Affine::warp_part` per warp.
 pub const WARP_TERMS: usize = 4;
@@ -1493,7 +1493,7 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
                 let size = k.buffers.get(mo.base as usize).map_or(0, |b| b.size);
                 mo.ends_in_buffer = a.ends_within(size, width);
                 // Buffers are 2 MiB aligned (`buffer_bases`).
-                let aligned = a.alignment().min(1 << 21).min(SECTOR_BYTES);
+                let aligned = a.alignment().min(BUFFER_ALIGN).min(crate::memory::SECTOR);
                 mo.one_sector = width.max(1) <= aligned;
                 if rc.warp_terms.len() < WARP_TERMS {
                     mo.warp_term = rc.warp_terms.len() as u8;
