@@ -27,7 +27,7 @@ fn main() {
     }
     let (r, s) = (r.expect("ran"), best);
     println!(
-        "{which}: {} cycles, {} instructions in {:.1} ms: {:.1} M cycles/s, {:.1} M instr/s",
+        "{which}: {} cycles, {} instructions in {:.2} ms: {:.1} M cycles/s, {:.1} M instr/s",
         r.cycles,
         r.instructions,
         s * 1e3,
