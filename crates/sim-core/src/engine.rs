@@ -649,31 +649,40 @@ impl Queue {
 /// Per sub-partition and pipe: when the pipe takes its next warp-instruction, and
 /// when its queue (MIO, LSU, tensor) has room.
 struct PipeBook {
-    /// After an issue, the issue interval later.
-    free: [[u64; NPIPES]; 4],
-    /// The queue's earliest departure (`Queue::earliest`; 0 for a pipe without a
-    /// queue): the queue is full while it is to come.
-    queue_earliest: [[u64; NPIPES]; 4],
-    /// The later of the two: a warp whose instruction goes to the pipe cannot issue
-    /// before it. Kept as the two change (an issue, a queue's entry) so that a
+    /// (One record per pipe: an issue's booking and a classification's question find
+    /// their three numbers from one address.)
+    slots: [[PipeSlot; NPIPES]; 4],
+}
+
+#[derive(Clone, Copy, Default)]
+struct PipeSlot {
+    /// The later of the two below: a warp whose instruction goes to the pipe cannot
+    /// issue before it. Kept as the two change (an issue, a queue's entry) so that a
     /// classification, far more frequent, asks one question and not whether the pipe
     /// has a queue.
-    ready: [[u64; NPIPES]; 4],
+    ready: u64,
+    /// After an issue, the issue interval later.
+    free: u64,
+    /// The queue's earliest departure (`Queue::earliest`; 0 for a pipe without a
+    /// queue): the queue is full while it is to come.
+    queue_earliest: u64,
 }
 
 impl PipeBook {
     /// The pipe takes its next warp-instruction at `t`.
     #[inline(always)]
     fn book(&mut self, sp: usize, p: usize, t: u64) {
-        self.free[sp][p] = t;
-        self.ready[sp][p] = t.max(self.queue_earliest[sp][p]);
+        let slot = &mut self.slots[sp][p];
+        slot.free = t;
+        slot.ready = t.max(slot.queue_earliest);
     }
 
     /// The pipe's queue's earliest departure is now `earliest`.
     #[inline(always)]
     fn queue_moved(&mut self, sp: usize, p: usize, earliest: u64) {
-        self.queue_earliest[sp][p] = earliest;
-        self.ready[sp][p] = earliest.max(self.free[sp][p]);
+        let slot = &mut self.slots[sp][p];
+        slot.queue_earliest = earliest;
+        slot.ready = earliest.max(slot.free);
     }
 }
 
@@ -989,9 +998,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             ctas,
             warps_per_cta: wpc,
             pipes: PipeBook {
-                free: [[0; NPIPES]; 4],
-                queue_earliest: [[0; NPIPES]; 4],
-                ready: [[0; NPIPES]; 4],
+                slots: [[PipeSlot::default(); NPIPES]; 4],
             },
             dispatch_free: [0; 4],
             intervals,
@@ -1399,7 +1406,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let sp = w.sp as usize & 3;
         let p = d.pipe.index();
         // The pipe busy or its queue full: one test for both (most looks find neither).
-        if self.pipes.ready[sp][p] > now {
+        if self.pipes.slots[sp][p].ready > now {
             return Some(self.pipe_hold(sp, d.pipe, now));
         }
         // The sub-partition's dispatch is still collecting the operands of an earlier
@@ -1431,14 +1438,14 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(never)]
     fn pipe_hold(&self, sp: usize, pipe: Pipe, now: u64) -> (WarpState, u64, Cause) {
         let p = pipe.index();
-        if self.pipes.free[sp][p] > now {
+        if self.pipes.slots[sp][p].free > now {
             return (
                 WarpState::MathPipeThrottle,
-                self.pipes.free[sp][p],
+                self.pipes.slots[sp][p].free,
                 Cause::pipe(pipe),
             );
         }
-        let t = self.pipes.queue_earliest[sp][p];
+        let t = self.pipes.slots[sp][p].queue_earliest;
         let state = match pipe {
             Pipe::Mio => WarpState::MioThrottle,
             Pipe::Lsu => WarpState::LgThrottle,
