@@ -652,6 +652,11 @@ struct PipeBook {
     /// (One record per pipe: an issue's booking and a classification's question find
     /// their three numbers from one address.)
     slots: [[PipeSlot; NPIPES]; 4],
+    /// Per sub-partition: the first cycle its dispatch is free again after a
+    /// register-bank conflict (the conflicting operands are read one after another, and
+    /// the measured rate with 32 warps shows that no other warp issues meanwhile).
+    /// (Beside the pipes: a classification asks both.)
+    dispatch_free: [u64; 4],
 }
 
 #[derive(Clone, Copy, Default)]
@@ -731,10 +736,6 @@ struct Engine<'a, S: Sink> {
     warp_terms: Vec<WarpTerms>,
     warps_per_cta: u32,
     pipes: PipeBook,
-    /// Per sub-partition: the first cycle its dispatch is free again after a
-    /// register-bank conflict (the conflicting operands are read one after another, and
-    /// the measured rate with 32 warps shows that no other warp issues meanwhile).
-    dispatch_free: [u64; 4],
     intervals: [u64; NPIPES],
     mio_q: [Queue; 4],
     lsu_q: [Queue; 4],
@@ -827,7 +828,6 @@ fn start_quiet_issue(
     w: &mut Warp,
     pcs: &mut [PcTotals],
     pipes: &mut PipeBook,
-    dispatch_free: &mut [u64; 4],
     intervals: &[u64; NPIPES],
     d: &DInstr,
     now: u64,
@@ -852,7 +852,7 @@ fn start_quiet_issue(
     let p = d.pipe.index();
     pipes.book(sp, p, now + intervals[p]);
     if d.bank_conflict_cycles > 0 {
-        dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
+        pipes.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
     }
 }
 
@@ -999,8 +999,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             warps_per_cta: wpc,
             pipes: PipeBook {
                 slots: [[PipeSlot::default(); NPIPES]; 4],
+                dispatch_free: [0; 4],
             },
-            dispatch_free: [0; 4],
             intervals,
             mio_q: q(t.mio_queue_depth),
             lsu_q: q(t.lsu_queue_depth),
@@ -1411,8 +1411,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
         // The sub-partition's dispatch is still collecting the operands of an earlier
         // instruction whose sources met in one register bank: nobody issues.
-        if self.dispatch_free[sp] > now {
-            return Some((WarpState::DispatchStall, self.dispatch_free[sp], Cause::OWN));
+        if self.pipes.dispatch_free[sp] > now {
+            return Some((
+                WarpState::DispatchStall,
+                self.pipes.dispatch_free[sp],
+                Cause::OWN,
+            ));
         }
         None
     }
@@ -2259,15 +2263,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let now = self.now;
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
-        start_quiet_issue(
-            w,
-            &mut self.pcs,
-            &mut self.pipes,
-            &mut self.dispatch_free,
-            &self.intervals,
-            d,
-            now,
-        );
+        start_quiet_issue(w, &mut self.pcs, &mut self.pipes, &self.intervals, d, now);
         // (Written whether or not there is a result: `dst_reg` is then a slot nobody
         // reads.)
         let (cycles, stall) = d.short_result;
@@ -2291,7 +2287,6 @@ impl<'a, S: Sink> Engine<'a, S> {
             &mut self.warps[slot as usize],
             &mut self.pcs,
             &mut self.pipes,
-            &mut self.dispatch_free,
             &self.intervals,
             d,
             now,
@@ -2440,7 +2435,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let interval = self.intervals[p];
         self.pipes.book(sp, p, now + interval);
         if d.bank_conflict_cycles > 0 {
-            self.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
+            self.pipes.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
         }
         if S::ENABLED && interval > 1 {
             let id = self.wid(slot);
