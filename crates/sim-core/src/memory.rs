@@ -1106,23 +1106,27 @@ impl Draws {
     /// `rng.random::<u64>()` (`StdRng::next_u64`).
     #[inline(always)]
     fn next_u64(&mut self) -> u64 {
-        if self.next == DRAW_WORDS {
-            self.refill();
+        // The bounds check is the test for words left (a mask of `next` would cost two
+        // more instructions).
+        match self.words.get(self.next) {
+            Some(&word) => {
+                self.next += 1;
+                word
+            }
+            None => self.refill(),
         }
-        // `next` is below DRAW_WORDS, a power of two: the mask only spares the check.
-        let word = self.words[self.next % DRAW_WORDS];
-        self.next += 1;
-        word
     }
 
-    /// The next `DRAW_WORDS` words: `StdRng`'s bytes are its 32-bit words in order,
-    /// little-endian, and `next_u64` joins two of them the same way (low word first).
+    /// The next `DRAW_WORDS` words, the first taken: `StdRng`'s bytes are its 32-bit
+    /// words in order, little-endian, and `next_u64` joins two of them the same way (low
+    /// word first).
     #[cold]
     #[inline(never)]
-    fn refill(&mut self) {
+    fn refill(&mut self) -> u64 {
         // `fill` takes the bytes in place, little-endian, without a copy.
         self.rng.fill(&mut self.words[..]);
-        self.next = 0;
+        self.next = 1;
+        self.words[0]
     }
 
     /// `rng.random_range(-(jitter as i64)..=jitter as i64)` for a `jitter` below 2^62:
