@@ -138,7 +138,8 @@ impl SetLayout {
     /// Whether `way` is its set's most recently used.
     #[inline(always)]
     fn is_most_recent(&self, block: &[u64], way: usize) -> bool {
-        (block[1 + way / 8] >> (8 * (way % 8))) & 0xFF == (self.ways - 1) as u64
+        // The rank's byte itself (the word's bytes in memory order): one load.
+        block[1 + way / 8].to_le_bytes()[way % 8] as usize == self.ways - 1
     }
 
     /// `touch` of the least recently used way (rank 0: `lru`'s choice): every other
