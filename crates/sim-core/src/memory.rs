@@ -108,6 +108,13 @@ impl SetLayout {
         for (i, &x) in block[1..self.tags_at].iter().enumerate() {
             // The lowest zero byte (bytes above a zero byte may read as zero too).
             let zero = x.wrapping_sub(BYTE_ONES) & !x & BYTE_HIGHS;
+            // In a set of one rank word (at most 8 ways), of its ways' bytes alone: the
+            // compiler then knows the way is one of them (no bounds check on it later).
+            let zero = if self.tags_at == 2 {
+                zero & (self.last_rank_bytes << 7)
+            } else {
+                zero
+            };
             if zero != 0 {
                 return 8 * i + zero.trailing_zeros() as usize / 8;
             }
