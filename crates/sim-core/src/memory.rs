@@ -108,6 +108,13 @@ impl SetLayout {
         for (i, &x) in block[1..self.tags_at].iter().enumerate() {
             // The lowest zero byte (bytes above a zero byte may read as zero too).
             let zero = x.wrapping_sub(BYTE_ONES) & !x & BYTE_HIGHS;
+            // In a set of one rank word (at most 8 ways), of its ways' bytes alone: the
+            // compiler then knows the way is one of them (no bounds check on it later).
+            let zero = if self.tags_at == 2 {
+                zero & (self.last_rank_bytes << 7)
+            } else {
+                zero
+            };
             if zero != 0 {
                 return 8 * i + zero.trailing_zeros() as usize / 8;
             }
@@ -138,7 +145,8 @@ impl SetLayout {
     /// Whether `way` is its set's most recently used.
     #[inline(always)]
     fn is_most_recent(&self, block: &[u64], way: usize) -> bool {
-        (block[1 + way / 8] >> (8 * (way % 8))) & 0xFF == (self.ways - 1) as u64
+        // The rank's byte itself (the word's bytes in memory order): one load.
+        block[1 + way / 8].to_le_bytes()[way % 8] as usize == self.ways - 1
     }
 
     /// `touch` of the least recently used way (rank 0: `lru`'s choice): every other
@@ -488,15 +496,71 @@ impl Bandwidth {
     }
 }
 
+/// The two servers an L2 hit crosses, side by side (`PORT`, `CHIP`) so that the host
+/// computes both at once: each one's arithmetic is a `Bandwidth`'s, to the bit.
+#[derive(Clone, Debug)]
+pub struct L2Servers {
+    /// Cycles per byte.
+    clk_per_byte: [f64; 2],
+    free_at: [f64; 2],
+    /// Cycles each server has been occupied.
+    busy: [f64; 2],
+    /// Bytes the port has carried.
+    pub bytes: u64,
+}
+
+/// This SM's port to L2, in `L2Servers`.
+const PORT: usize = 0;
+/// This SM's share of the chip's L2 bandwidth, in `L2Servers`.
+const CHIP: usize = 1;
+
+impl L2Servers {
+    fn new(port_bytes_per_clk: f64, chip_bytes_per_clk: f64) -> L2Servers {
+        L2Servers {
+            clk_per_byte: [1.0 / port_bytes_per_clk, 1.0 / chip_bytes_per_clk],
+            free_at: [0.0; 2],
+            busy: [0.0; 2],
+            bytes: 0,
+        }
+    }
+
+    /// What each server takes for its share of bytes (`Bandwidth::hold`'s cycles).
+    #[inline(always)]
+    fn cycles(&self, bytes: [f64; 2]) -> [f64; 2] {
+        [
+            bytes[PORT] * self.clk_per_byte[PORT],
+            bytes[CHIP] * self.clk_per_byte[CHIP],
+        ]
+    }
+
+    /// `Bandwidth::hold` of both servers for `cycles` from no earlier than `t`.
+    #[inline(always)]
+    fn hold(&mut self, t: f64, cycles: [f64; 2]) -> [f64; 2] {
+        for i in [PORT, CHIP] {
+            self.free_at[i] = later(self.free_at[i], t) + cycles[i];
+            self.busy[i] += cycles[i];
+        }
+        self.free_at
+    }
+
+    /// `Bandwidth::hold` of the chip's server alone.
+    #[inline(always)]
+    fn hold_chip(&mut self, t: u64, bytes: f64) -> f64 {
+        let cycles = bytes * self.clk_per_byte[CHIP];
+        self.free_at[CHIP] = later(self.free_at[CHIP], t as i64 as f64) + cycles;
+        self.busy[CHIP] += cycles;
+        self.free_at[CHIP]
+    }
+}
+
 pub struct Memory {
     pub l1: Cache,
     pub l2: Cache,
-    /// This SM's port to L2 (every byte it reads or writes crosses it).
-    pub l2_bw: Bandwidth,
-    /// This SM's share of the chip's L2 bandwidth. A line that several SMs of the wave
-    /// read at about the same time costs it less (up to `l2_shared_read_gain` times):
-    /// the L2 serves the copies from one lookup.
-    l2_chip: Bandwidth,
+    /// This SM's port to L2 (every byte it reads or writes crosses it) and its share of
+    /// the chip's L2 bandwidth. A line that several SMs of the wave read at about the
+    /// same time costs the chip's less (up to `l2_shared_read_gain` times): the L2
+    /// serves the copies from one lookup.
+    pub l2_bw: L2Servers,
     l2_shared_read_gain: f64,
     pub hbm_bw: Bandwidth,
     rng: Draws,
@@ -507,8 +571,8 @@ pub struct Memory {
     lat_l2_near: u64,
     lat_l2_far: u64,
     lat_hbm: u64,
-    jitter_l2: u64,
-    jitter_hbm: u64,
+    jitter_l2: Jitter,
+    jitter_hbm: Jitter,
     /// HBM by address (`hbm_line`): far lines' extra latency, the address bits
     /// whose parity makes a line far within a page, the page size (log2), the run's
     /// seed for each page's own bit.
@@ -579,8 +643,7 @@ impl Memory {
         Memory {
             l1,
             l2,
-            l2_bw: Bandwidth::new(t.l2_bytes_per_clk_sm_max),
-            l2_chip: Bandwidth::new(share(t.l2_bytes_per_clk_chip)),
+            l2_bw: L2Servers::new(t.l2_bytes_per_clk_sm_max, share(t.l2_bytes_per_clk_chip)),
             l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
             hbm_bw: Bandwidth::new(hbm_rate),
             rng: Draws::new(seed),
@@ -591,8 +654,8 @@ impl Memory {
             lat_l2_near: t.lat_l2_near as u64,
             lat_l2_far: t.lat_l2_far as u64,
             lat_hbm: t.lat_hbm as u64,
-            jitter_l2: t.jitter_l2 as u64,
-            jitter_hbm: t.jitter_hbm as u64,
+            jitter_l2: Jitter::new(t.jitter_l2 as u64),
+            jitter_hbm: Jitter::new(t.jitter_hbm as u64),
             lat_hbm_far_extra: t.lat_hbm_far_extra as u64,
             hbm_far_address_bits: t.hbm_far_address_bits as u64,
             hbm_page_shift: (t.hbm_page_bytes as u64).max(1).ilog2(),
@@ -629,22 +692,25 @@ impl Memory {
 
     /// Cycles the L2 path was the busier of this SM's port and its share of the chip.
     pub fn l2_busy_cycles(&self) -> f64 {
-        self.l2_bw.busy.max(self.l2_chip.busy)
+        self.l2_bw.busy[PORT].max(self.l2_bw.busy[CHIP])
     }
 
     /// Moves `bytes` between L2 and this SM: through the SM's port and its share of the
     /// chip's L2 bandwidth; returns when both are done.
     fn l2_transfer(&mut self, t: u64, bytes: u64) -> u64 {
-        let port = self.l2_bw.carry(t, bytes);
-        let chip = self.l2_chip.hold(t, bytes as f64 * self.req_l2_chip_cost);
+        self.l2_bw.bytes += bytes;
+        // (Byte counts are far below 2^63: as in `Bandwidth::carry`.)
+        let bytes = bytes as i64 as f64;
+        let cycles = self.l2_bw.cycles([bytes, bytes * self.req_l2_chip_cost]);
+        let [port, chip] = self.l2_bw.hold(t as i64 as f64, cycles);
         ceil(later(port, chip))
     }
 
-    fn draw(&mut self, jitter: u64) -> i64 {
-        if jitter == 0 {
+    fn draw(&mut self, jitter: Jitter) -> i64 {
+        if jitter.half == 0 {
             return 0;
         }
-        self.rng.symmetric(jitter)
+        self.rng.symmetric_in(jitter)
     }
 
     /// Starts a request (one warp-instruction or one bulk copy): its L2 latency variation
@@ -759,8 +825,8 @@ impl Memory {
         let burst = self.hbm_burst.carry(t, l2_bytes);
         self.l2_bw.bytes += l2_bytes;
         let chip = self
-            .l2_chip
-            .hold(t, l2_bytes as f64 * self.req_l2_chip_cost);
+            .l2_bw
+            .hold_chip(t, l2_bytes as f64 * self.req_l2_chip_cost);
         // One rounding of the latest (see `Bandwidth::hold`).
         ceil(later(later(burst, credit), chip)).max(t) + lat
     }
@@ -787,8 +853,12 @@ impl Memory {
     /// measures no more than one (lat.ldg_lines.l2.lines_2 291 cycles against lines_1
     /// 293), four lines cost the far partition's latency (lines_4 307).
     pub fn is_far(line: u64) -> bool {
-        let pair = line >> 1;
-        ((pair ^ (pair >> 5) ^ (pair >> 11)) & 1) == 1
+        // The parity of the pair number's bits 0, 5 and 11 (the line's 1, 6 and 12): a
+        // multiplication adds the three into bit 12 (every other product of the bits
+        // lands below it alone, or above), in fewer host instructions than the shifts.
+        const BITS: u64 = 1 << 1 | 1 << 6 | 1 << 12;
+        const SUM_AT_12: u64 = 1 << 11 | 1 << 6 | 1;
+        (line & BITS).wrapping_mul(SUM_AT_12) as u32 & 1 << 12 != 0
     }
 
     /// Reads whole lines `first..=last` (a bulk copy) from L2, starting at `t`, as
@@ -832,8 +902,9 @@ impl Memory {
         let l2_bytes = self.l2_share(LINE);
         let lat_near = jittered(self.lat_l2_near, self.req_l2);
         let lat_far = jittered(self.lat_l2_far, self.req_l2);
-        let port_cycles = l2_bytes as f64 * self.l2_bw.clk_per_byte;
-        let chip_cycles = l2_bytes as f64 * self.req_l2_chip_cost * self.l2_chip.clk_per_byte;
+        let cycles = self
+            .l2_bw
+            .cycles([l2_bytes as f64, l2_bytes as f64 * self.req_l2_chip_cost]);
         let tf = t as f64;
         // Where the two servers stood after the last near and the last far hit.
         let (mut near_at, mut far_at) = (None, None);
@@ -845,12 +916,15 @@ impl Memory {
             // copy's lines seldom hit it, and the check costs its hits more than it saves.
             match self.l2.probe_shaped::<W>(line, false) {
                 Ok(ready) => {
-                    let port = later(self.l2_bw.free_at, tf) + port_cycles;
-                    self.l2_bw.free_at = port;
-                    self.l2_bw.busy += port_cycles;
-                    let chip = later(self.l2_chip.free_at, tf) + chip_cycles;
-                    self.l2_chip.free_at = chip;
-                    self.l2_chip.busy += chip_cycles;
+                    // Server by server (`hold` of both here costs the misses' path
+                    // more registers than it saves).
+                    let servers = &mut self.l2_bw;
+                    let port = later(servers.free_at[PORT], tf) + cycles[PORT];
+                    servers.free_at[PORT] = port;
+                    servers.busy[PORT] += cycles[PORT];
+                    let chip = later(servers.free_at[CHIP], tf) + cycles[CHIP];
+                    servers.free_at[CHIP] = chip;
+                    servers.busy[CHIP] += cycles[CHIP];
                     hit_ready = hit_ready.max(ready);
                     if is_far {
                         far_at = Some((port, chip));
@@ -1106,40 +1180,70 @@ impl Draws {
     /// `rng.random::<u64>()` (`StdRng::next_u64`).
     #[inline(always)]
     fn next_u64(&mut self) -> u64 {
-        if self.next == DRAW_WORDS {
-            self.refill();
+        // The bounds check is the test for words left (a mask of `next` would cost two
+        // more instructions).
+        match self.words.get(self.next) {
+            Some(&word) => {
+                self.next += 1;
+                word
+            }
+            None => self.refill(),
         }
-        // `next` is below DRAW_WORDS, a power of two: the mask only spares the check.
-        let word = self.words[self.next % DRAW_WORDS];
-        self.next += 1;
-        word
     }
 
-    /// The next `DRAW_WORDS` words: `StdRng`'s bytes are its 32-bit words in order,
-    /// little-endian, and `next_u64` joins two of them the same way (low word first).
+    /// The next `DRAW_WORDS` words, the first taken: `StdRng`'s bytes are its 32-bit
+    /// words in order, little-endian, and `next_u64` joins two of them the same way (low
+    /// word first).
     #[cold]
     #[inline(never)]
-    fn refill(&mut self) {
+    fn refill(&mut self) -> u64 {
         // `fill` takes the bytes in place, little-endian, without a copy.
         self.rng.fill(&mut self.words[..]);
-        self.next = 0;
+        self.next = 1;
+        self.words[0]
     }
 
     /// `rng.random_range(-(jitter as i64)..=jitter as i64)` for a `jitter` below 2^62:
     /// rand's single draw from an inclusive range (Canon's method: the high word of a
     /// word times the range's size, and rarely a second word for the carry the low
     /// word leaves).
-    #[inline(always)]
+    #[cfg(test)]
     fn symmetric(&mut self, jitter: u64) -> i64 {
-        let low = -(jitter as i64);
-        let range = 2 * jitter + 1;
-        let wide = self.next_u64() as u128 * range as u128;
+        self.symmetric_in(Jitter::new(jitter))
+    }
+
+    /// `symmetric` of a jitter whose range is worked out once.
+    #[inline(always)]
+    fn symmetric_in(&mut self, jitter: Jitter) -> i64 {
+        let wide = self.next_u64() as u128 * jitter.range as u128;
         let (mut result, low_order) = ((wide >> 64) as u64, wide as u64);
-        if low_order > range.wrapping_neg() {
-            let new_high = ((self.next_u64() as u128 * range as u128) >> 64) as u64;
+        if low_order > jitter.carry_above {
+            let new_high = ((self.next_u64() as u128 * jitter.range as u128) >> 64) as u64;
             result += u64::from(low_order.checked_add(new_high).is_none());
         }
-        low.wrapping_add(result as i64)
+        (result as i64).wrapping_sub(jitter.half as i64)
+    }
+}
+
+/// A latency's variation, a uniform draw in +-`half` (`Draws::symmetric`), with the
+/// size of its range worked out once rather than at each draw.
+#[derive(Clone, Copy, Debug)]
+struct Jitter {
+    half: u64,
+    /// `2 * half + 1`.
+    range: u64,
+    /// `range.wrapping_neg()`: a low word above it may carry into the draw.
+    carry_above: u64,
+}
+
+impl Jitter {
+    fn new(half: u64) -> Jitter {
+        let range = 2 * half + 1;
+        Jitter {
+            half,
+            range,
+            carry_above: range.wrapping_neg(),
+        }
     }
 }
 
@@ -1578,6 +1682,16 @@ mod tests {
                     "{line} in {sets} sets"
                 );
             }
+        }
+    }
+
+    /// The multiplication's bit 12 is the parity the shifts give.
+    #[test]
+    fn is_far_is_the_pair_hash_parity() {
+        for line in (0..1u64 << 16).chain((0..1000).map(|i| u64::MAX - i)) {
+            let pair = line >> 1;
+            let shifts = ((pair ^ (pair >> 5) ^ (pair >> 11)) & 1) == 1;
+            assert_eq!(Memory::is_far(line), shifts, "line {line}");
         }
     }
 
