@@ -1900,20 +1900,36 @@ impl<'a, S: Sink> Engine<'a, S> {
         off: i64,
     ) -> Result<u64, SimError> {
         let b = m.base as usize;
+        if off < 0 || (!m.ends_in_buffer && off as u64 + width as u64 > self.buffer_size[b]) {
+            return Err(self.address_fault(slot, m, width, lane, off));
+        }
+        Ok(m.buffer_at + off as u64)
+    }
+
+    /// Why `global_address` finds no address. (Out of line: the issue path then keeps
+    /// its address in a register, not a `Result` built on the stack ahead of the test.)
+    #[cold]
+    #[inline(never)]
+    fn address_fault(
+        &self,
+        slot: u32,
+        m: &lower::MemOperand,
+        width: u32,
+        lane: i64,
+        off: i64,
+    ) -> SimError {
+        let b = m.base as usize;
         if off < 0 {
-            return Err(self.negative_address(slot, lane, off));
+            return self.negative_address(slot, lane, off);
         }
-        let off = off as u64;
-        if !m.ends_in_buffer && off + width as u64 > self.buffer_size[b] {
-            return Err(self.fault_at(
-                slot,
-                &format!(
-                    "lane {lane} reads byte {off} of buffer `{}`, which has {} bytes",
-                    self.kernel.buffers[b].name, self.buffer_size[b]
-                ),
-            ));
-        }
-        Ok(m.buffer_at + off)
+        debug_assert!(off as u64 + width as u64 > self.buffer_size[b]);
+        self.fault_at(
+            slot,
+            &format!(
+                "lane {lane} reads byte {off} of buffer `{}`, which has {} bytes",
+                self.kernel.buffers[b].name, self.buffer_size[b]
+            ),
+        )
     }
 
     /// How many CTAs of this CTA's wave (running at once across the chip) request the
