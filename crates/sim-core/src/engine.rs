@@ -358,14 +358,12 @@ impl<'a> Warp<'a> {
     /// caller settles the warp).
     #[inline(always)]
     fn quiet_step(&mut self, d: &DInstr, next: u64) -> Option<u64> {
-        // (The pc worked out in a register and stored once.)
-        let mut pc = self.pc + 1;
+        self.pc += 1;
         if let Some((s, head)) = d.loop_tail {
-            pc = self.after_loop_tail(s, head, pc);
+            self.loop_tail(s, head);
         }
-        self.pc = pc;
         let code: &'a [Node] = self.code;
-        let Node::Instr(n) = &code[pc as usize] else {
+        let Node::Instr(n) = &code[self.pc as usize] else {
             return None;
         };
         self.cur = Some(n);
@@ -434,20 +432,12 @@ impl Warp<'_> {
     /// body's first node, or past the tail when the loop is done.
     #[inline]
     fn loop_tail(&mut self, slot: u8, head: u32) {
-        self.pc = self.after_loop_tail(slot, head, self.pc);
-    }
-
-    /// `loop_tail` for a warp whose pc is `pc`, without the warp's pc: the pc it goes to.
-    #[inline(always)]
-    fn after_loop_tail(&mut self, slot: u8, head: u32, pc: u32) -> u32 {
-        // (Lowering nests loops at most `MAX_LOOP_DEPTH` deep, so a slot is below it:
-        // the mask spares the bounds checks.)
-        let s = slot as usize % MAX_LOOP_DEPTH;
+        let s = slot as usize;
         self.vars[s] += 1;
         if self.vars[s] < self.ends[s] {
-            head + 1
+            self.pc = head + 1;
         } else {
-            pc + 1
+            self.pc += 1;
         }
     }
 
@@ -833,9 +823,8 @@ fn fault(msg: impl Into<String>) -> SimError {
 /// as one `selected` cycle (`charge_issue`'s work) and its pipe and dispatch booked. A
 /// function of the engine's fields it needs, so that a caller holding the warp need not
 /// look it up again.
-/// `BANK_CONFLICTS`: whether `d` may have any (lowering gives a `GlobalLoad` none).
 #[inline(always)]
-fn start_quiet_issue<const BANK_CONFLICTS: bool>(
+fn start_quiet_issue(
     w: &mut Warp,
     pcs: &mut [PcTotals],
     pipes: &mut PipeBook,
@@ -862,8 +851,7 @@ fn start_quiet_issue<const BANK_CONFLICTS: bool>(
     let sp = w.sp as usize & 3;
     let p = d.pipe.index();
     pipes.book(sp, p, now + intervals[p]);
-    debug_assert!(BANK_CONFLICTS || d.bank_conflict_cycles == 0);
-    if BANK_CONFLICTS && d.bank_conflict_cycles > 0 {
+    if d.bank_conflict_cycles > 0 {
         pipes.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
     }
 }
@@ -1900,36 +1888,20 @@ impl<'a, S: Sink> Engine<'a, S> {
         off: i64,
     ) -> Result<u64, SimError> {
         let b = m.base as usize;
-        if off < 0 || (!m.ends_in_buffer && off as u64 + width as u64 > self.buffer_size[b]) {
-            return Err(self.address_fault(slot, m, width, lane, off));
-        }
-        Ok(m.buffer_at + off as u64)
-    }
-
-    /// Why `global_address` finds no address. (Out of line: the issue path then keeps
-    /// its address in a register, not a `Result` built on the stack ahead of the test.)
-    #[cold]
-    #[inline(never)]
-    fn address_fault(
-        &self,
-        slot: u32,
-        m: &lower::MemOperand,
-        width: u32,
-        lane: i64,
-        off: i64,
-    ) -> SimError {
-        let b = m.base as usize;
         if off < 0 {
-            return self.negative_address(slot, lane, off);
+            return Err(self.negative_address(slot, lane, off));
         }
-        debug_assert!(off as u64 + width as u64 > self.buffer_size[b]);
-        self.fault_at(
-            slot,
-            &format!(
-                "lane {lane} reads byte {off} of buffer `{}`, which has {} bytes",
-                self.kernel.buffers[b].name, self.buffer_size[b]
-            ),
-        )
+        let off = off as u64;
+        if !m.ends_in_buffer && off + width as u64 > self.buffer_size[b] {
+            return Err(self.fault_at(
+                slot,
+                &format!(
+                    "lane {lane} reads byte {off} of buffer `{}`, which has {} bytes",
+                    self.kernel.buffers[b].name, self.buffer_size[b]
+                ),
+            ));
+        }
+        Ok(m.buffer_at + off)
     }
 
     /// How many CTAs of this CTA's wave (running at once across the chip) request the
@@ -2291,7 +2263,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let now = self.now;
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
-        start_quiet_issue::<true>(w, &mut self.pcs, &mut self.pipes, &self.intervals, d, now);
+        start_quiet_issue(w, &mut self.pcs, &mut self.pipes, &self.intervals, d, now);
         // (Written whether or not there is a result: `dst_reg` is then a slot nobody
         // reads.)
         let (cycles, stall) = d.short_result;
@@ -2311,7 +2283,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(always)]
     fn issue_global_load(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
-        start_quiet_issue::<false>(
+        start_quiet_issue(
             &mut self.warps[slot as usize],
             &mut self.pcs,
             &mut self.pipes,
