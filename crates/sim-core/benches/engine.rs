@@ -30,12 +30,16 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("engine");
     g.sample_size(10);
 
-    // Each kernel's throughput is counted in what its target is set in: SM-cycles for
-    // the gemm loop, warp-instructions for the others.
+    // Each kernel's throughput is counted in what its target is set in (SM-cycles for
+    // the gemm loop, warp-instructions for the others) first; the two kernels issue 3
+    // sets targets for are also counted in the other unit (criterion keeps one unit per
+    // benchmark: those two are timed twice).
     let (cycles, instructions): (Work, Work) = (|r| r.cycles, |r| r.instructions);
     let kernels = [
         ("gemm_mainloop_512/sm_cycles", GEMM, cycles),
         ("load_chain_32_warps/warp_instructions", CHAIN, instructions),
+        ("gemm_mainloop_512/warp_instructions", GEMM, instructions),
+        ("load_chain_32_warps/sm_cycles", CHAIN, cycles),
         (
             "coalesced_chain_32_warps/warp_instructions",
             COALESCED,
