@@ -2045,11 +2045,10 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
             CExpr::Code {
                 affine: Some(a), ..
-            } => {
-                let (warp, grid_id) = (w.warp, self.ctas[w.cta as usize].grid_id);
-                let builtins = [warp as i64, 0, (warp / 4) as i64, grid_id as i64];
-                a.value_of(&w.vars, builtins)
-            }
+            } => a.value_from(
+                a.warp_part(w.warp, self.ctas[w.cta as usize].grid_id),
+                &w.vars,
+            ),
             e => e
                 .eval(&self.env(slot, 0))
                 .map_err(|f| self.fault_at(slot, &f.0))?,

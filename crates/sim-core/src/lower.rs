@@ -252,15 +252,19 @@ impl Affine {
     /// `Env` (and divides its unsigned warp index by a shift).
     #[inline(always)]
     pub fn value_of(&self, vars: &[i64; MAX_LOOP_DEPTH], builtins: [i64; 4]) -> i64 {
+        self.value_from(self.fixed_part(builtins), vars)
+    }
+
+    /// The sum of the constant and the built-in terms (warp, lane, warpgroup, CTA).
+    #[inline(always)]
+    fn fixed_part(&self, builtins: [i64; 4]) -> i64 {
         let [cw, cl, cg, cc] = self.builtins;
         let [warp, lane, warpgroup, cta] = builtins;
-        let fixed = self
-            .k
+        self.k
             .wrapping_add(cw.wrapping_mul(warp))
             .wrapping_add(cl.wrapping_mul(lane))
             .wrapping_add(cg.wrapping_mul(warpgroup))
-            .wrapping_add(cc.wrapping_mul(cta));
-        self.value_from(fixed, vars)
+            .wrapping_add(cc.wrapping_mul(cta))
     }
 
     /// Whether every value not below 0, plus `width`, is at most `size`: a sum
@@ -310,11 +314,7 @@ impl Affine {
     /// whose grid index is `cta`: what `value_of` adds to the loop variables' terms,
     /// the same at every evaluation by that warp (`MemOperand::warp_term`).
     pub fn warp_part(&self, warp: u32, cta: u32) -> i64 {
-        let [cw, _, cg, cc] = self.builtins;
-        self.k
-            .wrapping_add(cw.wrapping_mul(warp as i64))
-            .wrapping_add(cg.wrapping_mul((warp / 4) as i64))
-            .wrapping_add(cc.wrapping_mul(cta as i64))
+        self.fixed_part([warp as i64, 0, (warp / 4) as i64, cta as i64])
     }
 
     /// The value, given the sum of the constant and the built-in terms (`fixed`): the
@@ -1477,19 +1477,14 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
         for n in rc.code.iter_mut() {
             let Node::Instr(d) = n else { continue };
             let width = d.width as u64;
-            for mo in d.mem.iter_mut() {
-                if mo.space == Space::Global {
-                    mo.buffer_at = buffer_at.get(mo.base as usize).copied().unwrap_or(0);
-                }
+            for mo in d.mem.iter_mut().filter(|mo| mo.space == Space::Global) {
+                mo.buffer_at = buffer_at.get(mo.base as usize).copied().unwrap_or(0);
                 let CExpr::Code {
                     affine: Some(a), ..
                 } = &mo.addr
                 else {
                     continue;
                 };
-                if mo.space != Space::Global {
-                    continue;
-                }
                 let size = k.buffers.get(mo.base as usize).map_or(0, |b| b.size);
                 mo.ends_in_buffer = a.ends_within(size, width);
                 // Buffers are 2 MiB aligned (`buffer_bases`).
