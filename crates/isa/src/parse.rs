@@ -264,6 +264,16 @@ impl<'a> Parser<'a> {
                                 "an mbarrier array needs at least one element",
                             ));
                         }
+                        if len > crate::validate::MAX_MBARRIERS {
+                            return Err(err(
+                                span.line,
+                                col,
+                                format!(
+                                    "an mbarrier array of {len} elements: a CTA holds at most {} mbarriers (each is 8 bytes of its at most 227 KiB of shared memory)",
+                                    crate::validate::MAX_MBARRIERS
+                                ),
+                            ));
+                        }
                         c.expect(']')?;
                     }
                     let mut count = None;

@@ -29,6 +29,10 @@ pub const MAX_CTA_THREADS: u32 = 1024;
 pub const NAMED_BARRIERS: u32 = 16;
 /// An mbarrier's pending-arrival count is 20 bits wide.
 pub const MAX_MBARRIER_COUNT: u32 = (1 << 20) - 1;
+
+/// The most mbarriers a CTA can declare: each is 8 bytes of shared memory, and a CTA has
+/// at most 227 KiB of it (232,448 bytes, the H100's and the B200's opt-in limit).
+pub const MAX_MBARRIERS: u64 = 232_448 / 8;
 /// The largest stall count a SASS control code holds (4 bits).
 pub const MAX_STALL: i64 = 15;
 /// Tensor-memory columns per SM (Blackwell).
@@ -488,6 +492,19 @@ impl<'k> Validator<'k> {
             }
         }
 
+        let mut mbarriers = 0u64;
+        for m in &k.mbarriers {
+            mbarriers += u64::from(m.len);
+            if mbarriers > MAX_MBARRIERS {
+                let msg = format!(
+                    "{} declared up to `{}`: a CTA holds at most {MAX_MBARRIERS} (each is 8 bytes of its at most 227 KiB of shared memory)",
+                    plural(mbarriers, "mbarrier", "mbarriers"),
+                    m.name
+                );
+                self.error(m.span, msg);
+                break;
+            }
+        }
         for m in &k.mbarriers {
             if m.count == 0 || m.count > MAX_MBARRIER_COUNT {
                 let msg = format!(

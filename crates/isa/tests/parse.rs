@@ -402,6 +402,10 @@ fn parse_errors_point_at_the_problem() {
             "3:12: an mbarrier array needs at least one element",
         ),
         (
+            "kernel x\nlaunch cta_threads=32\nmbarrier m[9223372036854775807] count=1\n",
+            "3:12: an mbarrier array of 9223372036854775807 elements: a CTA holds at most 29056 mbarriers (each is 8 bytes of its at most 227 KiB of shared memory)",
+        ),
+        (
             "kernel x\nlaunch cta_threads=32\nmbarrier m[2]\n",
             "3:1: `mbarrier` needs count=N (arrivals per phase)",
         ),

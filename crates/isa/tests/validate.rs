@@ -63,6 +63,13 @@ fn validator_cases() {
         &["3:1: mbarrier `m` has count=0: an mbarrier expects 1 to 1048575 arrivals per phase"],
     );
     check(
+        "mbarriers over a CTA's shared memory",
+        "kernel k\nlaunch cta_threads=128 regs=64 smem=4096 grid=4\nmbarrier a[29000] count=1\nmbarrier b[56] count=1\nmbarrier c[1] count=1\nrole r warps=0..3\n  EXIT\n",
+        &[
+            "5:1: 29057 mbarriers declared up to `c`: a CTA holds at most 29056 (each is 8 bytes of its at most 227 KiB of shared memory)",
+        ],
+    );
+    check(
         "barrier decl",
         "kernel k\nlaunch cta_threads=128 regs=64 smem=4096 grid=4\nbarrier b id=16 threads=48\nbarrier c id=2 threads=256\nrole r warps=0..3\n  EXIT\n",
         &[

@@ -1170,15 +1170,23 @@ impl<'a, S: Sink> Engine<'a, S> {
                 // in this same cycle.
                 let id = self.wid(slot);
                 let w = &self.warps[slot as usize];
+                let pc = self.event_pc(slot, w.pc);
                 self.sink.event(Event::StateChange {
                     cycle: now,
                     warp: id,
                     state: w.state,
-                    pc: w.pc,
+                    pc,
                 });
             }
         }
         Ok(())
+    }
+
+    /// A node of the warp's role as events name it: the instruction's number in the
+    /// reports (`RoleCode::node_text`), not the node's.
+    fn event_pc(&self, slot: u32, node: u32) -> u32 {
+        let role = self.warps[slot as usize].role as usize;
+        self.prog.roles[role].node_text[node as usize]
     }
 
     fn env(&self, slot: u32, lane: i64) -> Env<'_> {
@@ -1297,6 +1305,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.state_pc = pc;
         if S::ENABLED {
             let id = self.wid(slot);
+            let pc = self.event_pc(slot, pc);
             self.sink.event(Event::StateChange {
                 cycle: now,
                 warp: id,
@@ -2422,12 +2431,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         if S::ENABLED {
             let id = self.wid(slot);
             let w = &self.warps[slot as usize];
+            let (role, pc) = (w.role, self.event_pc(slot, w.pc));
             self.sink.event(Event::Issue {
                 cycle: now,
                 warp: id,
                 subpartition: sp as u8,
-                role: w.role,
-                pc: w.pc,
+                role,
+                pc,
             });
         }
         let p = d.pipe.index();

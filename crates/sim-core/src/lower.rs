@@ -743,6 +743,10 @@ pub struct RoleCode {
     pub texts: Vec<String>,
     /// Node index of each instruction text.
     pub text_pc: Vec<u32>,
+    /// Each node's instruction as reports number them (an index into `texts`): an
+    /// instruction's own, else the next instruction's (the end: `IMPLICIT_EXIT`'s where
+    /// it is reported, else one past the last). Events name instructions by it.
+    pub node_text: Vec<u32>,
     /// The affine forms of the global addresses whose `MemOperand::warp_term` is set,
     /// in its order.
     pub warp_terms: Vec<Affine>,
@@ -1444,6 +1448,9 @@ pub fn bank_conflict_cycles(srcs: &[u16], banks: u32, ports: u32, penalty: u32) 
     (extra * penalty).min(255) as u8
 }
 
+/// How a role's end is named where a warp may run off it without an EXIT.
+pub const IMPLICIT_EXIT: &str = "EXIT (implicit: the end of the role)";
+
 /// Lowers a kernel (with its parameters already set) for a profile's bank model.
 pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program, LowerError> {
     let mut mbar_base = Vec::new();
@@ -1467,10 +1474,28 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
             code: vec![],
             texts: vec![],
             text_pc: vec![],
+            node_text: vec![],
             warp_terms: vec![],
         };
         lw.body(&r.body, &mut rc)?;
+        // A warp that runs off the role's end exits there (`Engine::settle`) and drains
+        // charged to the end: where the body may get there, the end is reported as an
+        // instruction of its own, so that the per-instruction totals keep every cycle.
+        if !matches!(r.body.last(), Some(Stmt::Instr(i)) if i.op == Op::Exit) {
+            rc.texts.push(IMPLICIT_EXIT.to_string());
+            rc.text_pc.push(rc.code.len() as u32);
+        }
         rc.code.push(Node::End);
+        let mut next_text = rc.texts.len() as u32;
+        rc.node_text = vec![0; rc.code.len()];
+        for (pc, n) in rc.code.iter().enumerate().rev() {
+            if let Node::Instr(d) = n {
+                next_text = d.text;
+            } else if matches!(n, Node::End) && rc.text_pc.last() == Some(&(pc as u32)) {
+                next_text = rc.texts.len() as u32 - 1;
+            }
+            rc.node_text[pc] = next_text;
+        }
         // The global addresses' buffers, per-warp parts and bounds
         // (`MemOperand::buffer_at`, `MemOperand::warp_term`,
         // `MemOperand::ends_in_buffer`).

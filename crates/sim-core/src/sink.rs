@@ -33,7 +33,8 @@ pub enum Event {
         cycle: u64,
         cta: u32,
     },
-    /// A warp issued the instruction at `pc` of its role.
+    /// A warp issued the instruction at `pc` of its role. (`pc` numbers a role's
+    /// instructions in source order from 0, as reports do: `PcStats::pc`.)
     Issue {
         cycle: u64,
         warp: WarpId,
@@ -41,7 +42,8 @@ pub enum Event {
         role: u16,
         pc: u32,
     },
-    /// A warp entered `state` at `cycle` (and stays in it until its next StateChange).
+    /// A warp entered `state` at `cycle` (and stays in it until its next StateChange),
+    /// charged to the instruction at `pc` (numbered as in `Issue`).
     StateChange {
         cycle: u64,
         warp: WarpId,

@@ -874,3 +874,57 @@ fn a_kernel_reading_each_byte_once_reports_its_declared_rate_as_hbm() {
         declared
     );
 }
+
+#[test]
+fn a_warp_running_off_its_roles_end_drains_charged_to_the_end() {
+    // No EXIT: the warp issues its load, runs off the end and drains until the load is
+    // back. Its drain is the implicit EXIT's, so the per-instruction totals still hold
+    // every cycle of its life.
+    let src = "kernel k\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nbuffer A size=4KiB\nrole main warps=0..0\n  LDG.E R1, A[lane * 4]\n";
+    let r = sim(src, &h100());
+    let w = &r.warps[0];
+    let role = &r.roles[0];
+    assert_eq!(role.per_pc.len(), 2);
+    let end = &role.per_pc[1];
+    assert_eq!(end.instruction, sim_core::lower::IMPLICIT_EXIT);
+    assert_eq!(end.issued, 0);
+    let drain = w.states.get(WarpState::Drain);
+    assert!(drain > 100, "the load is outstanding past the end: {drain}");
+    assert_eq!(end.states.get(WarpState::Drain), drain);
+    let per_pc: u64 = role.per_pc.iter().map(|p| p.states.total()).sum();
+    assert_eq!(per_pc, w.finished - w.started);
+    // A role ending in EXIT reports no such row.
+    let with_exit = sim(&format!("{src}  EXIT\n"), &h100());
+    assert_eq!(with_exit.roles[0].per_pc.len(), 2);
+    assert_eq!(with_exit.roles[0].per_pc[1].instruction, "EXIT");
+}
+
+#[test]
+fn events_number_instructions_as_the_report_does() {
+    // Loops and ifs put nodes of their own between instructions: an event's pc is still
+    // the report's (each instruction's issues counted from the events are its report's).
+    use sim_core::sink::{Event, VecSink};
+    let p = h100();
+    let k = kernel(MIXED);
+    let mut sink = VecSink::default();
+    let cfg = RunConfig::default();
+    let r = sim_core::run_with(&k, &p, &cfg, cfg.policy.build(), &mut sink).unwrap();
+    for (ri, role) in r.roles.iter().enumerate() {
+        let mut issued = vec![0u64; role.per_pc.len()];
+        for e in &sink.events {
+            if let Event::Issue { role: er, pc, .. } = e
+                && *er as usize == ri
+            {
+                issued[*pc as usize] += 1;
+            }
+        }
+        let reported: Vec<u64> = role.per_pc.iter().map(|p| p.issued).collect();
+        assert_eq!(issued, reported, "role {}", role.name);
+    }
+    // Every state change names an instruction of the report.
+    let rows: usize = r.roles.iter().map(|r| r.per_pc.len()).max().unwrap();
+    assert!(sink.events.iter().all(|e| match e {
+        Event::StateChange { pc, .. } => (*pc as usize) < rows,
+        _ => true,
+    }));
+}
