@@ -451,6 +451,10 @@ impl Warp<'_> {
     }
 }
 
+/// The most transaction bytes one arrive may expect: an mbarrier's tx-count is 20 bits
+/// (PTX ISA, `mbarrier`: its range is -(2^20 - 1) to 2^20 - 1).
+const MAX_MBARRIER_TX: i64 = (1 << 20) - 1;
+
 #[derive(Clone, Debug)]
 struct Mbar {
     count: u32,
@@ -2611,7 +2615,17 @@ impl<'a, S: Sink> Engine<'a, S> {
                     ));
                 }
                 let rows = bytes / row;
-                let extent = (rows - 1) * pitch + row;
+                // (The pitch is the kernel's expression: its box may reach past any
+                // buffer, even past what an i64 counts.)
+                let Some(extent) = (rows - 1)
+                    .checked_mul(pitch)
+                    .and_then(|x| x.checked_add(row))
+                else {
+                    return Err(self.fault_at(
+                        slot,
+                        &format!("a box of {rows} rows {pitch} bytes apart spans more bytes than any buffer holds"),
+                    ));
+                };
                 let gaddr = {
                     let g = &d.mem[gi];
                     let off = self.eval(slot, &g.addr)?;
@@ -2619,7 +2633,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     if off < 0 || off as u64 + extent as u64 > self.buffer_size[b] {
                         return Err(self.fault_at(
                             slot,
-                            &format!("the copy covers bytes {off}..{} of buffer `{}`, which has {} bytes", off + extent, self.kernel.buffers[b].name, self.buffer_size[b]),
+                            &format!("the copy covers bytes {off}..{} of buffer `{}`, which has {} bytes", i128::from(off) + i128::from(extent), self.kernel.buffers[b].name, self.buffer_size[b]),
                         ));
                     }
                     self.buffer_base[b] + off as u64
@@ -2630,7 +2644,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                         slot,
                         &format!(
                             "the copy covers shared bytes {soff}..{}, beyond the CTA's {} bytes",
-                            soff + bytes,
+                            i128::from(soff) + i128::from(bytes),
                             self.kernel.launch.smem
                         ),
                     ));
@@ -2710,8 +2724,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             Kind::MbarInit => {
                 let idx = self.mbar_index(slot, d)?;
                 let n = self.eval(slot, &d.n)?;
-                if n <= 0 {
-                    return Err(self.fault_at(slot, "an mbarrier's count must be positive"));
+                if n <= 0 || n > i64::from(isa::validate::MAX_MBARRIER_COUNT) {
+                    return Err(self.fault_at(
+                        slot,
+                        &format!(
+                            "an mbarrier's count is 1 to {} arrivals per phase, not {n}",
+                            isa::validate::MAX_MBARRIER_COUNT
+                        ),
+                    ));
                 }
                 let cta = self.warps[slot as usize].cta as usize;
                 let m = &mut self.ctas[cta].mbars[idx as usize];
@@ -2729,7 +2749,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                 };
                 let cta = self.warps[slot as usize].cta;
                 let pending = self.ctas[cta as usize].mbars[idx as usize].pending;
-                if count < 0 || count as u32 > pending {
+                if !(0..=MAX_MBARRIER_TX).contains(&bytes) {
+                    return Err(self.fault_at(
+                        slot,
+                        &format!("an arrive expects 0 to {MAX_MBARRIER_TX} transaction bytes (the mbarrier's tx-count is 20 bits), not {bytes}"),
+                    ));
+                }
+                if count < 0 || count > i64::from(pending) {
                     let (name, el) = self.mbar_name(idx);
                     return Err(self.fault_at(
                         slot,

@@ -928,3 +928,39 @@ fn events_number_instructions_as_the_report_does() {
         _ => true,
     }));
 }
+
+/// Values the kernel computes at run time that no mbarrier or copy can take are faults
+/// that say so, not numbers wrapped around (each passes validation: the values come
+/// from parameters).
+#[test]
+fn out_of_range_mbarrier_and_copy_values_are_faults() {
+    let p = h100();
+    let fault = |decls: &str, body: &str| {
+        let src = format!(
+            "kernel k\nlaunch cta_threads=32 regs=8 smem=8192 grid=1\nbuffer A size=1MiB\nshared s size=4096\nmbarrier m count=1\n{decls}\nrole main warps=0..0\n{body}  EXIT\n"
+        );
+        let k = kernel(&src);
+        assert_eq!(isa::validate(&k), vec![], "{src}");
+        run(&k, &p, &RunConfig::default()).unwrap_err().to_string()
+    };
+    let tx = fault(
+        "param B=1048576",
+        "  SYNCS.ARRIVE.TRANS64.EXPECT_TX m[0], bytes=B\n",
+    );
+    assert!(tx.contains("an arrive expects 0 to 1048575 transaction bytes (the mbarrier's tx-count is 20 bits), not 1048576"), "{tx}");
+    // 2^32 + 1 arrivals: not one arrival, as its low 32 bits would say.
+    let count = fault(
+        "param N=4294967297",
+        "  SYNCS.ARRIVE.TRANS64 m[0], count=N\n",
+    );
+    assert!(
+        count.contains("4294967297 arrivals on m[0], which expects only 1 more in this phase"),
+        "{count}"
+    );
+    // Sixteen rows almost a whole i64 apart.
+    let pitch = fault(
+        "param P=9223372036854775792",
+        "  SYNCS.ARRIVE.TRANS64.EXPECT_TX m[0], bytes=4096\n  UTMALDG.2D s[0], A[0], bytes=4096, row=256, pitch=P, bar=m[0]\n",
+    );
+    assert!(pitch.contains("a box of 16 rows 9223372036854775792 bytes apart spans more bytes than any buffer holds"), "{pitch}");
+}
