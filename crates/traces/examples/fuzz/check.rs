@@ -1,0 +1,311 @@
+//! Mutated kernels through the engine: what the `fuzz` example and the test that runs a
+//! few of its cases share. A case takes a kernel of the corpus (the library's, the
+//! examples', the benchmarks'), edits a few of its lines (a number changed, a line
+//! deleted, duplicated, moved, or taken from another kernel), and runs what still
+//! parses and validates. Whatever the engine makes of it, it must not panic, and a run
+//! that succeeds keeps the engine's promises: every cycle of every warp accounted once,
+//! per warp and per instruction; the same result with a sink attached and without
+//! fast-forward; a deadlock found at the same cycle without fast-forward.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+
+use sim_core::sink::{Event, VecSink};
+use sim_core::{Profile, RunConfig, RunResult, SimError, WarpState};
+
+/// SplitMix64: the cases' own random stream (a case is its seed and number).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The kernels mutated: every built-in kernel as printed, and the repository's kernel
+/// files.
+pub fn corpus() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut srcs = Vec::new();
+    for dir in ["examples", "crates/sim-core/benches"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .expect("the repository's kernel folders")
+            .map(|e| e.expect("a folder entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "smk"))
+            .collect();
+        files.sort();
+        for p in files {
+            srcs.push(std::fs::read_to_string(p).expect("a kernel file"));
+        }
+    }
+    for name in traces::builtin_names() {
+        if let Some(k) = traces::builtin(&name) {
+            srcs.push(k.to_string());
+        }
+    }
+    srcs
+}
+
+/// Numbers a mutation puts in place of one: the edges of counts, sizes and indices.
+const NUMBERS: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "7",
+    "8",
+    "15",
+    "16",
+    "31",
+    "32",
+    "33",
+    "63",
+    "64",
+    "65",
+    "96",
+    "127",
+    "128",
+    "129",
+    "255",
+    "256",
+    "1024",
+    "4096",
+    "65536",
+    "1000000",
+    "4294967296",
+    "9223372036854775807",
+];
+
+/// One to four line edits of `src`; `donors` give lines to insert.
+pub fn mutate(src: &str, donors: &[String], rng: &mut Rng) -> String {
+    let mut lines: Vec<String> = src.lines().map(str::to_string).collect();
+    for _ in 0..1 + rng.below(4) {
+        if lines.is_empty() {
+            break;
+        }
+        let i = rng.below(lines.len());
+        match rng.below(6) {
+            0 | 1 => {
+                // A whole number (not part of a name: R12 stays) replaced.
+                let b = lines[i].as_bytes();
+                let mut numbers = Vec::new();
+                let mut j = 0;
+                while j < b.len() {
+                    let starts = b[j].is_ascii_digit()
+                        && (j == 0 || !(b[j - 1].is_ascii_alphanumeric() || b[j - 1] == b'_'));
+                    if starts {
+                        let s = j;
+                        while j < b.len() && b[j].is_ascii_digit() {
+                            j += 1;
+                        }
+                        numbers.push(s..j);
+                    } else {
+                        j += 1;
+                    }
+                }
+                if !numbers.is_empty() {
+                    let at = numbers[rng.below(numbers.len())].clone();
+                    lines[i].replace_range(at, NUMBERS[rng.below(NUMBERS.len())]);
+                }
+            }
+            2 => {
+                lines.remove(i);
+            }
+            3 => {
+                let l = lines[i].clone();
+                lines.insert(i, l);
+            }
+            4 => {
+                let j = rng.below(lines.len());
+                lines.swap(i, j);
+            }
+            _ => {
+                // A body line of another kernel, at this line's depth.
+                let donor = &donors[rng.below(donors.len())];
+                let body: Vec<&str> = donor.lines().filter(|l| l.starts_with("  ")).collect();
+                if !body.is_empty() {
+                    let l = body[rng.below(body.len())].trim_start();
+                    let depth = (lines[i].len() - lines[i].trim_start().len()).max(2);
+                    lines.insert(i, format!("{}{l}", " ".repeat(depth)));
+                }
+            }
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+/// Profile values a mutation of the profile tries: edges, and what is not a number.
+pub const PROFILE_VALUES: &[f64] = &[
+    0.0,
+    0.5,
+    1.0,
+    2.0,
+    3.0,
+    7.0,
+    1e3,
+    1e6,
+    1e9,
+    1e12,
+    1e15,
+    1e18,
+    -1.0,
+    f64::NAN,
+    f64::INFINITY,
+];
+
+/// One to three of the profile's parameters set to edge values, as `--set` would;
+/// returns those it accepted (the others it must refuse with an error, not a panic).
+pub fn tweak_profile(p: &mut Profile, rng: &mut Rng) -> Result<Vec<String>, String> {
+    let names = sim_core::profile::Timing::NAMES;
+    let mut accepted = Vec::new();
+    for _ in 0..1 + rng.below(3) {
+        let name = names[rng.below(names.len())];
+        let v = PROFILE_VALUES[rng.below(PROFILE_VALUES.len())];
+        match catch_unwind(AssertUnwindSafe(|| p.set(name, v))) {
+            Ok(Ok(())) => accepted.push(format!("{name}={v}")),
+            Ok(Err(_)) => {}
+            Err(e) => return Err(format!("--set {name}={v} panicked: {}", message(&*e))),
+        }
+    }
+    Ok(accepted)
+}
+
+/// What a case found wrong (nothing: it passed), and how its run ended.
+pub struct Checked {
+    pub problems: Vec<String>,
+    pub outcome: &'static str,
+}
+
+/// Runs a kernel (parsed and valid) as `smsim run` does, and checks the run's
+/// promises. Runs longer than `recheck_below` cycles are not run again without
+/// fast-forward (which visits every cycle).
+pub fn check(k: &isa::Kernel, p: &Profile, cfg: &RunConfig, recheck_below: u64) -> Checked {
+    let mut problems = Vec::new();
+    let first = match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, cfg))) {
+        Ok(r) => r,
+        Err(e) => {
+            problems.push(format!("the engine panicked: {}", message(&*e)));
+            return Checked {
+                problems,
+                outcome: "panic",
+            };
+        }
+    };
+    let unforwarded = RunConfig {
+        fast_forward: false,
+        ..cfg.clone()
+    };
+    match &first {
+        Ok(r) => {
+            accounting(r, &mut problems);
+            if r.cycles < recheck_below {
+                same_with_a_sink(k, p, cfg, r, &mut problems);
+                match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, &unforwarded))) {
+                    Ok(Ok(b)) if json(&b) == json(r) => {}
+                    Ok(Ok(_)) => problems.push("without fast-forward the result differs".into()),
+                    Ok(Err(e)) => problems.push(format!("without fast-forward the run fails: {e}")),
+                    Err(e) => problems.push(format!(
+                        "without fast-forward the engine panicked: {}",
+                        message(&*e)
+                    )),
+                }
+            }
+        }
+        Err(e @ SimError::Deadlock(_)) => {
+            match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, &unforwarded))) {
+                Ok(Err(again)) if again.to_string() == e.to_string() => {}
+                _ => {
+                    problems.push("without fast-forward the deadlock is not the same report".into())
+                }
+            }
+        }
+        Err(_) => {}
+    }
+    let outcome = match first {
+        Ok(_) => "ran",
+        Err(SimError::Deadlock(_)) => "deadlock",
+        Err(SimError::Watchdog(_)) => "watchdog",
+        Err(_) => "error",
+    };
+    Checked { problems, outcome }
+}
+
+/// Every cycle of every warp once: per warp, per instruction, and the issues.
+fn accounting(r: &RunResult, problems: &mut Vec<String>) {
+    for w in &r.warps {
+        if w.states.total() != w.finished - w.started {
+            problems.push(format!(
+                "CTA {} warp {}: {} state cycles in a life of {}",
+                w.cta,
+                w.warp,
+                w.states.total(),
+                w.finished - w.started
+            ));
+        }
+    }
+    let lives: u64 = r.warps.iter().map(|w| w.finished - w.started).sum();
+    let per_pc: u64 = r
+        .roles
+        .iter()
+        .flat_map(|r| r.per_pc.iter())
+        .map(|p| p.states.total())
+        .sum();
+    if per_pc != lives {
+        problems.push(format!(
+            "the instructions' state cycles add up to {per_pc}, the warps' lives to {lives}"
+        ));
+    }
+    if r.total_states().get(WarpState::Selected) != r.instructions {
+        problems.push("`selected` cycles are not the instructions issued".into());
+    }
+}
+
+/// The same run with every event kept: the same result, and events that name
+/// instructions of the report.
+fn same_with_a_sink(
+    k: &isa::Kernel,
+    p: &Profile,
+    cfg: &RunConfig,
+    r: &RunResult,
+    problems: &mut Vec<String>,
+) {
+    let mut sink = VecSink::default();
+    let run = || sim_core::run_with(k, p, cfg, cfg.policy.build(), &mut sink);
+    match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(Ok(b)) if json(&b) == json(r) => {}
+        Ok(Ok(_)) => problems.push("with a sink the result differs".into()),
+        Ok(Err(e)) => problems.push(format!("with a sink the run fails: {e}")),
+        Err(e) => problems.push(format!("with a sink the engine panicked: {}", message(&*e))),
+    }
+    for e in &sink.events {
+        if let Event::Issue { role, pc, .. } = e {
+            let rows = r.roles.get(*role as usize).map_or(0, |r| r.per_pc.len());
+            if *pc as usize >= rows {
+                problems.push(format!("an issue event names pc {pc} of {rows}"));
+                break;
+            }
+        }
+    }
+}
+
+fn json(r: &RunResult) -> String {
+    serde_json::to_string(r).expect("a result serializes")
+}
+
+/// A panic's message.
+pub fn message(e: &(dyn std::any::Any + Send)) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "(no message)".into())
+}

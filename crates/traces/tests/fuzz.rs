@@ -1,0 +1,68 @@
+//! A few hundred cases of the `fuzz` example, every test run: mutated kernels never make
+//! the engine panic, and a run that succeeds keeps its accounting, the same result with
+//! a sink and without fast-forward, and a deadlock's report without fast-forward. (The
+//! example runs many more: `cargo run --release -p traces --example fuzz -- SEED CASES`.)
+
+#[path = "../examples/fuzz/check.rs"]
+mod check;
+
+use check::Rng;
+
+fn cases(seed: u64, n: usize, profile_mode: bool) {
+    let corpus = check::corpus();
+    let h100 = sim_core::Profile::builtin("h100").unwrap();
+    let b200 = sim_core::Profile::builtin("b200").unwrap();
+    let mut rng = Rng(seed);
+    let mut ran = 0;
+    for case in 0..n {
+        let base = &corpus[rng.below(corpus.len())];
+        let mut profile = if rng.below(2) == 0 {
+            h100.clone()
+        } else {
+            b200.clone()
+        };
+        let src = if profile_mode {
+            let sets = check::tweak_profile(&mut profile, &mut rng);
+            assert!(sets.is_ok(), "case {case}: {}", sets.unwrap_err());
+            base.clone()
+        } else {
+            check::mutate(base, &corpus, &mut rng)
+        };
+        let policy = sim_core::scheduler::Policy::ALL[rng.below(4)];
+        let cfg = sim_core::RunConfig {
+            seed: rng.next(),
+            policy,
+            // (Short: the test build is unoptimised.)
+            max_cycles: 20_000,
+            max_ctas: Some(1),
+            ..Default::default()
+        };
+        let Some(k) = isa::parse_kernel(&src)
+            .ok()
+            .filter(|k| isa::validate(k).is_empty())
+        else {
+            continue;
+        };
+        let checked = check::check(&k, &profile, &cfg, 20_000);
+        assert!(
+            checked.problems.is_empty(),
+            "case {case} of seed {seed} ({}, {policy:?}, seed {}): {:?}\n{src}",
+            profile.name(),
+            cfg.seed,
+            checked.problems
+        );
+        ran += 1;
+    }
+    // Most mutations leave a kernel that still validates: the cases test the engine.
+    assert!(ran > n / 5, "only {ran} of {n} cases ran");
+}
+
+#[test]
+fn mutated_kernels_never_panic_the_engine_and_keep_its_promises() {
+    cases(1, 400, false);
+}
+
+#[test]
+fn edge_profile_values_are_refused_or_run_without_panics() {
+    cases(2, 120, true);
+}
