@@ -1,4 +1,4 @@
-//! A few hundred cases of the `fuzz` example, every test run: mutated kernels never make
+//! Two hundred cases of the `fuzz` example, every test run: mutated kernels never make
 //! the engine panic, and a run that succeeds keeps its accounting, the same result with
 //! a sink and without fast-forward, and a deadlock's report without fast-forward. (The
 //! example runs many more: `cargo run --release -p traces --example fuzz -- SEED CASES`.)
@@ -32,8 +32,8 @@ fn cases(seed: u64, n: usize, profile_mode: bool) {
         let cfg = sim_core::RunConfig {
             seed: rng.next(),
             policy,
-            // (Short: the test build is unoptimised.)
-            max_cycles: 20_000,
+            // (Shorter than the example's 300,000: the test build is unoptimised.)
+            max_cycles: 150_000,
             max_ctas: Some(1),
             ..Default::default()
         };
@@ -43,7 +43,7 @@ fn cases(seed: u64, n: usize, profile_mode: bool) {
         else {
             continue;
         };
-        let checked = check::check(&k, &profile, &cfg, 20_000);
+        let checked = check::check(&k, &profile, &cfg, 150_000);
         assert!(
             checked.problems.is_empty(),
             "case {case} of seed {seed} ({}, {policy:?}, seed {}): {:?}\n{src}",
@@ -51,18 +51,22 @@ fn cases(seed: u64, n: usize, profile_mode: bool) {
             cfg.seed,
             checked.problems
         );
-        ran += 1;
+        ran += u32::from(checked.outcome == "ran");
     }
-    // Most mutations leave a kernel that still validates: the cases test the engine.
-    assert!(ran > n / 5, "only {ran} of {n} cases ran");
+    // Many cases run to the end (others are invalid, deadlock, fault or outlast the
+    // cycles given): the checks of a finished run are exercised.
+    assert!(
+        ran as usize > n / 5,
+        "only {ran} of {n} cases ran to the end"
+    );
 }
 
 #[test]
 fn mutated_kernels_never_panic_the_engine_and_keep_its_promises() {
-    cases(1, 400, false);
+    cases(1, 150, false);
 }
 
 #[test]
 fn edge_profile_values_are_refused_or_run_without_panics() {
-    cases(2, 120, true);
+    cases(2, 50, true);
 }
