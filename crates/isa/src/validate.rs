@@ -2499,8 +2499,9 @@ impl<'k> Validator<'k> {
             if copies.is_empty() {
                 continue;
             }
-            let got: i64 = copies.iter().sum();
-            if got != want {
+            // (Summed wide: a kernel's bytes= may be any i64.)
+            let got: i128 = copies.iter().map(|&b| i128::from(b)).sum();
+            if got != i128::from(want) {
                 let msg = format!(
                     "this expects {want} bytes on `{name}[{index}]` but the {} {got} in this block",
                     if copies.len() == 1 {
@@ -2509,7 +2510,7 @@ impl<'k> Validator<'k> {
                         "copies complete"
                     }
                 );
-                let help = if got < want {
+                let help = if got < i128::from(want) {
                     "the phase completes only when all expected bytes arrive, so its waiters would hang: make bytes= match the copies"
                 } else {
                     "more bytes arrive than expected, which completes the phase early or corrupts the next one: make bytes= match the copies"

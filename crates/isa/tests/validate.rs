@@ -267,6 +267,16 @@ fn validator_cases() {
         ],
     );
     check(
+        "tx balance past i64",
+        "kernel k\nlaunch cta_threads=128 regs=64 smem=4096 grid=4\nbuffer A size=65536\nshared s size=4096\nmbarrier m count=1\nparam B=9223372036854775807\nrole r warps=0..3\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX m[0], bytes=4096\n  UBLKCP s[0], A[0], bytes=B, bar=m[0]\n  UBLKCP s[0], A[0], bytes=2048, bar=m[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT m[0], parity=0\n  EXIT\n",
+        &[
+            "8:3: this expects 4096 bytes on `m[0]` but the copies complete 9223372036854777855 in this block",
+            "9:10: the last byte of `s[0]` (9223372036854775807 bytes from the offset) takes values 0..=9223372036854775806 and reaches 9223372036854775806, but shared region `s` has 4096 bytes (0..=4095)",
+            "9:16: the last byte of `A[0]` (9223372036854775807 bytes from the offset) takes values 0..=9223372036854775806 and reaches 9223372036854775806, but buffer `A` has 65536 bytes (0..=65535)",
+            "9:22: `UBLKCP` copies 9223372036854775807 bytes",
+        ],
+    );
+    check(
         "tx balance",
         "kernel k\nlaunch cta_threads=128 regs=64 smem=4096 grid=4\nbuffer A size=65536\nshared s size=4096\nmbarrier m count=1\nrole r warps=0..3\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX m[0], bytes=4096\n  UBLKCP s[0], A[0], bytes=2048, bar=m[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT m[0], parity=2\n  EXIT\n",
         &[

@@ -37,9 +37,7 @@ fn cases(seed: u64, n: usize, profile_mode: bool) {
             max_ctas: Some(1),
             ..Default::default()
         };
-        let Some(k) = isa::parse_kernel(&src)
-            .ok()
-            .filter(|k| isa::validate(k).is_empty())
+        let Some(k) = check::parse_and_validate(&src).unwrap_or_else(|p| panic!("{p}\n{src}"))
         else {
             continue;
         };

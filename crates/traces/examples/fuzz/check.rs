@@ -180,6 +180,17 @@ pub fn tweak_profile(p: &mut Profile, rng: &mut Rng) -> Result<Vec<String>, Stri
     Ok(accepted)
 }
 
+/// The kernel a source text is, if it parses and validates (None: it does not); Err:
+/// the parser or the validator panicked.
+pub fn parse_and_validate(src: &str) -> Result<Option<isa::Kernel>, String> {
+    catch_unwind(|| {
+        isa::parse_kernel(src)
+            .ok()
+            .filter(|k| isa::validate(k).is_empty())
+    })
+    .map_err(|e| format!("the parser or validator panicked: {}", message(&*e)))
+}
+
 /// What a case found wrong (nothing: it passed), and how its run ended.
 pub struct Checked {
     pub problems: Vec<String>,

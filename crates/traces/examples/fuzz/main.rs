@@ -77,14 +77,17 @@ fn main() -> ExitCode {
             max_ctas: Some(2),
             ..Default::default()
         };
-        let valid = isa::parse_kernel(&src)
-            .ok()
-            .filter(|k| isa::validate(k).is_empty());
-        let Some(k) = valid else {
-            *outcomes.entry("invalid").or_default() += 1;
-            continue;
+        let checked = match check::parse_and_validate(&src) {
+            Ok(Some(k)) => check::check(&k, &profile, &cfg, 60_000),
+            Ok(None) => {
+                *outcomes.entry("invalid").or_default() += 1;
+                continue;
+            }
+            Err(problem) => check::Checked {
+                problems: vec![problem],
+                outcome: "panic",
+            },
         };
-        let checked = check::check(&k, &profile, &cfg, 60_000);
         *outcomes.entry(checked.outcome).or_default() += 1;
         if checked.problems.is_empty() {
             continue;
