@@ -1448,6 +1448,17 @@ pub fn bank_conflict_cycles(srcs: &[u16], banks: u32, ports: u32, penalty: u32) 
     (extra * penalty).min(255) as u8
 }
 
+/// Each role's instructions as reports and events number them (`RoleCode::texts`), in
+/// the kernel's role order: for exporters that label what events name.
+pub fn instruction_texts(k: &Kernel) -> Result<Vec<Vec<String>>, LowerError> {
+    // (The register-bank model changes no text: any will do.)
+    Ok(lower(k, 2, 1, 0)?
+        .roles
+        .into_iter()
+        .map(|r| r.texts)
+        .collect())
+}
+
 /// How a role's end is named where a warp may run off it without an EXIT.
 pub const IMPLICIT_EXIT: &str = "EXIT (implicit: the end of the role)";
 

@@ -156,11 +156,30 @@ pub fn run(args: &Args) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let mut sink = crate::trace::ChromeTrace::default();
+            let labels = match crate::trace::Labels::of(&kernel) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let written = std::io::BufWriter::new(file);
+            let mut sink = match crate::trace::ChromeTrace::new(written, labels) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: writing {}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+            };
             let r = sim_core::run_with(&kernel, &profile, &cfg, cfg.policy.build(), &mut sink);
-            let end = r.as_ref().map(|r| r.cycles).unwrap_or(0);
-            let mut w = std::io::BufWriter::new(file);
-            if let Err(e) = sink.write(end, &mut w) {
+            // A run that fails ends its trace where it stopped (a deadlock's, the
+            // watchdog's cycle): the timeline up to there is what explains it.
+            let end = match &r {
+                Ok(r) => r.cycles,
+                Err(SimError::Deadlock(s) | SimError::Watchdog(s)) => s.cycle,
+                Err(_) => 0,
+            };
+            if let Err(e) = sink.finish(end) {
                 eprintln!("error: writing {}: {e}", path.display());
                 return ExitCode::FAILURE;
             }

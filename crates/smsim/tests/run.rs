@@ -148,6 +148,19 @@ fn trace_writes_a_chrome_timeline_and_never_overwrites() {
         .sum();
     assert_eq!(covered, life);
     assert!(events.iter().any(|e| e["name"] == "wait"));
+    // Each slice names the instruction the report charges its state to, and each warp's
+    // thread its role.
+    let role = &r["roles"][0];
+    for e in events.iter().filter(|e| e["cat"] == "warp") {
+        let pc = e["args"]["pc"].as_u64().unwrap() as usize;
+        assert_eq!(
+            e["args"]["instruction"], role["per_pc"][pc]["instruction"],
+            "{e}"
+        );
+    }
+    assert!(events.iter().any(|e| e["name"] == "thread_name"
+        && e["tid"] == 0
+        && e["args"]["name"] == format!("warp 0 ({})", role["name"].as_str().unwrap())));
     let (code, _, err) = smsim(&[
         "run",
         "examples/ffma_chain.smk",
@@ -157,6 +170,55 @@ fn trace_writes_a_chrome_timeline_and_never_overwrites() {
     assert_eq!(code, 2);
     assert!(err.contains("does not overwrite"));
     std::fs::remove_file(&path).ok();
+}
+
+/// A run that deadlocks still writes its trace, up to the cycle of the deadlock: the
+/// blocked warp's last slice is its wait at the barrier.
+#[test]
+fn a_deadlocked_runs_trace_ends_at_the_deadlock() {
+    let dir = std::env::temp_dir();
+    let kernel = dir.join(format!("smsim-stuck-{}.smk", std::process::id()));
+    let path = dir.join(format!("smsim-stuck-trace-{}.json", std::process::id()));
+    std::fs::remove_file(&path).ok();
+    // Warp 0 waits at a barrier warp 1 never reaches; warp 1 runs 50 FFMAs and exits.
+    std::fs::write(
+        &kernel,
+        "kernel stuck\nlaunch cta_threads=64 regs=32 smem=0 grid=1\nparam N=1\nrole main warps=0..1\n  if warp < N\n    BAR.SYNC 0\n  loop i 0..50\n    FFMA R1, R1, R2, R3\n  EXIT\n",
+    )
+    .unwrap();
+    let (code, _, err) = smsim(&[
+        "run",
+        kernel.to_str().unwrap(),
+        "--trace",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let cycle: u64 = err
+        .split("(cycle ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("a deadlock's cycle: {err}"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).ok();
+    std::fs::remove_file(&kernel).ok();
+    let warp0: Vec<&serde_json::Value> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "warp" && e["tid"] == 0)
+        .collect();
+    let last = warp0.last().unwrap();
+    assert_eq!(last["name"], "barrier");
+    assert_eq!(last["args"]["instruction"], "BAR.SYNC 0");
+    let end = last["ts"].as_u64().unwrap() + last["dur"].as_u64().unwrap();
+    assert_eq!(end, cycle);
+    // Warp 0's slices cover its whole life to there: it issued its BAR.SYNC first, at
+    // cycle 0, and waited from the next cycle on while warp 1 ran its FFMAs.
+    let covered: u64 = warp0.iter().map(|e| e["dur"].as_u64().unwrap()).sum();
+    assert_eq!(covered, cycle);
+    assert_eq!(last["ts"], 1);
 }
 
 #[test]
