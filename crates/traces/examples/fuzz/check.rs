@@ -307,6 +307,55 @@ fn same_with_a_sink(
             }
         }
     }
+    event_order(&sink.events, problems);
+}
+
+/// Each warp's state changes come in time order, and each issue while the warp is
+/// `selected`, charged to the same instruction.
+fn event_order(events: &[Event], problems: &mut Vec<String>) {
+    use std::collections::HashMap;
+    let mut last: HashMap<(u32, u32), (u64, WarpState, u32)> = HashMap::new();
+    for e in events {
+        match e {
+            Event::StateChange {
+                cycle,
+                warp,
+                state,
+                pc,
+            } => {
+                let key = (warp.cta, warp.warp);
+                if let Some(&(before, _, _)) = last.get(&key)
+                    && before > *cycle
+                {
+                    problems.push(format!(
+                        "CTA {} warp {}: a state change at {cycle} after one at {before}",
+                        warp.cta, warp.warp
+                    ));
+                    return;
+                }
+                last.insert(key, (*cycle, *state, *pc));
+            }
+            Event::Issue {
+                cycle, warp, pc, ..
+            } => {
+                // (A warp issuing at consecutive cycles stays in one `selected` state.)
+                let now = last.get(&(warp.cta, warp.warp));
+                if !matches!(now, Some(&(since, WarpState::Selected, at)) if since <= *cycle && at == *pc)
+                {
+                    problems.push(format!(
+                        "CTA {} warp {}: an issue of pc {pc} at {cycle} while its state is {now:?}",
+                        warp.cta, warp.warp
+                    ));
+                    return;
+                }
+            }
+            Event::UnitBusy { start, end, .. } if start > end => {
+                problems.push(format!("a unit busy from {start} to {end}"));
+                return;
+            }
+            _ => {}
+        }
+    }
 }
 
 fn json(r: &RunResult) -> String {
