@@ -451,6 +451,10 @@ impl Warp<'_> {
     }
 }
 
+/// A thread's local memory: 512 KiB (CUDA C++ Programming Guide, "Technical
+/// Specifications per Compute Capability", every capability since 2.0).
+const MAX_LOCAL_BYTES: i64 = 512 << 10;
+
 /// The most transaction bytes one arrive may expect: an mbarrier's tx-count is 20 bits
 /// (PTX ISA, `mbarrier`: its range is -(2^20 - 1) to 2^20 - 1).
 const MAX_MBARRIER_TX: i64 = (1 << 20) - 1;
@@ -1874,6 +1878,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             // Local memory interleaves threads word by word, so a warp's access to the
             // same local offset is one coalesced line.
             Space::Local => {
+                if off >= MAX_LOCAL_BYTES {
+                    return Err(self.fault_at(
+                        slot,
+                        &format!("lane {lane} addresses local byte {off}, beyond a thread's {MAX_LOCAL_BYTES} bytes (512 KiB) of local memory"),
+                    ));
+                }
                 let w = &self.warps[slot as usize];
                 let gwarp = (w.cta as u64) * self.warps_per_cta as u64 + w.warp as u64;
                 let off = off as u64;

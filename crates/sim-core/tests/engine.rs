@@ -964,3 +964,26 @@ fn out_of_range_mbarrier_and_copy_values_are_faults() {
     );
     assert!(pitch.contains("a box of 16 rows 9223372036854775792 bytes apart spans more bytes than any buffer holds"), "{pitch}");
 }
+
+/// A local address beyond a thread's 512 KiB of local memory is a fault naming the lane
+/// and the byte (an offset near i64's range overflowed the local address before).
+#[test]
+fn a_local_address_beyond_a_threads_local_memory_is_a_fault() {
+    let p = h100();
+    let at = |offset: i64| {
+        format!(
+            "kernel k\nlaunch cta_threads=32 regs=8 smem=0 grid=1\nparam OFF={offset}\nrole main warps=0..0\n  STL.128 local[OFF], R4\n  EXIT\n"
+        )
+    };
+    let last = (512 << 10) - 16;
+    assert!(run(&kernel(&at(last)), &p, &RunConfig::default()).is_ok());
+    for off in [512 << 10, i64::MAX / 2] {
+        let e = run(&kernel(&at(off)), &p, &RunConfig::default()).unwrap_err();
+        assert!(
+            e.to_string().contains(&format!(
+                "lane 0 addresses local byte {off}, beyond a thread's 524288 bytes (512 KiB) of local memory"
+            )),
+            "{e}"
+        );
+    }
+}
