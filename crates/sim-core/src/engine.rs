@@ -455,6 +455,9 @@ impl Warp<'_> {
 /// Specifications per Compute Capability", every capability since 2.0).
 const MAX_LOCAL_BYTES: i64 = 512 << 10;
 
+/// The local bytes per thread laid out in a warp's first region (`lane_addr`).
+const LOCAL_NEAR_BYTES: u64 = 32 << 10;
+
 /// The most transaction bytes one arrive may expect: an mbarrier's tx-count is 20 bits
 /// (PTX ISA, `mbarrier`: its range is -(2^20 - 1) to 2^20 - 1).
 const MAX_MBARRIER_TX: i64 = (1 << 20) - 1;
@@ -1887,7 +1890,17 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let w = &self.warps[slot as usize];
                 let gwarp = (w.cta as u64) * self.warps_per_cta as u64 + w.warp as u64;
                 let off = off as u64;
-                (1u64 << 44) + gwarp * (1 << 20) + (off / 4) * 128 + lane as u64 * 4 + (off % 4)
+                let word = lane as u64 * 4 + (off % 4);
+                // A warp's first 32 KiB per thread (what spills use) is a 1 MiB region
+                // of its own; anything beyond, up to the 512 KiB, one of 16 MiB in a
+                // second range (in one region of 1 MiB, a thread's bytes past 32 KiB
+                // were the next warp's).
+                if off < LOCAL_NEAR_BYTES {
+                    (1u64 << 44) + gwarp * (1 << 20) + (off / 4) * 128 + word
+                } else {
+                    let off = off - LOCAL_NEAR_BYTES;
+                    (1u64 << 45) + gwarp * (1 << 24) + (off / 4) * 128 + word
+                }
             }
             Space::Tmem => off as u64,
         })

@@ -987,3 +987,24 @@ fn a_local_address_beyond_a_threads_local_memory_is_a_fault() {
         );
     }
 }
+
+/// Two warps' local memory never overlaps, however far into its 512 KiB a thread
+/// reaches: warp 0's byte 32 KiB is not warp 1's byte 0 (it was, when every warp's local
+/// memory was one region of 1 MiB). After warp 1 stores its byte 0, warp 0's load of its
+/// byte 32 KiB fares as its load of its own untouched byte 0, not as warp 1's load of
+/// the line it stored, which hits.
+#[test]
+fn warps_local_memories_do_not_overlap() {
+    let load = |warp: u32, off: u32| {
+        let src = format!(
+            "kernel k\nlaunch cta_threads=64 regs=16 smem=0 grid=1\nrole main warps=0..1\n  if warp == 1\n    STL.128 local[0], R4\n  BAR.SYNC 0\n  if warp == {warp}\n    LDL.128 R4, local[{off}]\n  EXIT\n"
+        );
+        sim(&src, &h100()).memory
+    };
+    let (far, untouched, stored) = (load(0, 32768), load(0, 0), load(1, 0));
+    assert_eq!(format!("{far:?}"), format!("{untouched:?}"));
+    assert!(
+        stored.requests_l1 > untouched.requests_l1,
+        "{stored:?} {untouched:?}"
+    );
+}
