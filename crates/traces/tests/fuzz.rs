@@ -28,25 +28,18 @@ fn cases(seed: u64, n: usize, profile_mode: bool) {
         } else {
             check::mutate(base, &corpus, &mut rng)
         };
-        let policy = sim_core::scheduler::Policy::ALL[rng.below(4)];
-        let cfg = sim_core::RunConfig {
-            seed: rng.next(),
-            policy,
-            // (Shorter than the example's 300,000: the test build is unoptimised.)
-            max_cycles: 150_000,
-            max_ctas: Some(1),
-            ..Default::default()
-        };
         let Some(k) = check::parse_and_validate(&src).unwrap_or_else(|p| panic!("{p}\n{src}"))
         else {
             continue;
         };
+        // (Shorter than the example's 300,000 cycles: the test build is unoptimised.)
+        let cfg = check::config(&k, &mut rng, 150_000);
         let checked = check::check(&k, &profile, &cfg, 150_000);
         assert!(
             checked.problems.is_empty(),
-            "case {case} of seed {seed} ({}, {policy:?}, seed {}): {:?}\n{src}",
+            "case {case} of seed {seed} (--profile {} {}): {:?}\n{src}",
             profile.name(),
-            cfg.seed,
+            check::config_args(&cfg),
             checked.problems
         );
         ran += u32::from(checked.outcome == "ran");

@@ -191,6 +191,47 @@ pub fn parse_and_validate(src: &str) -> Result<Option<isa::Kernel>, String> {
     .map_err(|e| format!("the parser or validator panicked: {}", message(&*e)))
 }
 
+/// A run's settings for a case: a policy and seed, how many CTAs the SM simulates
+/// (now and then all the wave has), and now and then some of the kernel's buffers
+/// starting in L2 (rarely a name it lacks, which the run must refuse).
+pub fn config(k: &isa::Kernel, rng: &mut Rng, max_cycles: u64) -> RunConfig {
+    let policy = sim_core::scheduler::Policy::ALL[rng.below(4)];
+    let seed = rng.next();
+    let max_ctas = match rng.below(8) {
+        0 => None,
+        n => Some(1 + n as u32 % 3),
+    };
+    let mut warm_l2 = Vec::new();
+    if rng.below(4) == 0 && !k.buffers.is_empty() {
+        for _ in 0..1 + rng.below(2) {
+            warm_l2.push(k.buffers[rng.below(k.buffers.len())].name.clone());
+        }
+    }
+    if rng.below(32) == 0 {
+        warm_l2.push("no_such_buffer".into());
+    }
+    RunConfig {
+        seed,
+        policy,
+        max_cycles,
+        max_ctas,
+        warm_l2,
+        ..Default::default()
+    }
+}
+
+/// `config` as `smsim run`'s arguments.
+pub fn config_args(cfg: &RunConfig) -> String {
+    let mut a = format!("--policy {} --seed {}", cfg.policy.name(), cfg.seed);
+    if let Some(n) = cfg.max_ctas {
+        a.push_str(&format!(" --max-ctas {n}"));
+    }
+    for b in &cfg.warm_l2 {
+        a.push_str(&format!(" --warm-l2 {b}"));
+    }
+    a
+}
+
 /// What a case found wrong (nothing: it passed), and how its run ended.
 pub struct Checked {
     pub problems: Vec<String>,

@@ -69,16 +69,13 @@ fn main() -> ExitCode {
         } else {
             (check::mutate(base, &corpus, &mut rng), Vec::new())
         };
-        let policy = sim_core::scheduler::Policy::ALL[rng.below(4)];
-        let cfg = sim_core::RunConfig {
-            seed: rng.next(),
-            policy,
-            max_cycles: 300_000,
-            max_ctas: Some(2),
-            ..Default::default()
-        };
+        let mut args = String::new();
         let checked = match check::parse_and_validate(&src) {
-            Ok(Some(k)) => check::check(&k, &profile, &cfg, 60_000),
+            Ok(Some(k)) => {
+                let cfg = check::config(&k, &mut rng, 300_000);
+                args = check::config_args(&cfg);
+                check::check(&k, &profile, &cfg, 60_000)
+            }
             Ok(None) => {
                 *outcomes.entry("invalid").or_default() += 1;
                 continue;
@@ -95,13 +92,11 @@ fn main() -> ExitCode {
         found += 1;
         let path = out_dir.join(format!("case-{seed}-{case}.smk"));
         let mut text = format!(
-            "# smsim fuzz case {case} of seed {seed}: profile {}{}, --policy {}, --seed {}, --max-ctas 2\n",
+            "# smsim fuzz case {case} of seed {seed}: smsim run THIS --profile {}{} {args}\n",
             profile.name(),
             sets.iter()
                 .map(|s| format!(" --set {s}"))
                 .collect::<String>(),
-            policy.name(),
-            cfg.seed
         );
         for p in &checked.problems {
             text.push_str(&format!("# {p}\n"));
