@@ -132,18 +132,23 @@ fn probability(v: f64) -> Result<(), &'static str> {
     }
 }
 
+/// A rate or a clock: positive, from 10^-6 up to below 10^12. (No GPU's figure is
+/// outside; a rate much nearer 0 makes times, and a cycle count near 10^18 makes sums of
+/// them, that no 64-bit cycle count holds.)
 fn positive(v: f64) -> Result<(), &'static str> {
-    if v > 0.0 && v.is_finite() {
+    if (1e-6..1e12).contains(&v) {
         Ok(())
     } else {
-        Err("must be a positive number")
+        Err("must be a positive number from 0.000001 up to below 10^12")
     }
 }
+/// Cycles (or a count of lines) that may be fractional: zero or more, below 10^12, as
+/// `whole`'s.
 fn non_negative(v: f64) -> Result<(), &'static str> {
-    if v >= 0.0 && v.is_finite() {
+    if (0.0..1e12).contains(&v) {
         Ok(())
     } else {
-        Err("must be zero or more")
+        Err("must be zero or more, below 10^12")
     }
 }
 fn count(v: f64) -> Result<(), &'static str> {
@@ -426,6 +431,14 @@ mod tests {
         assert!(e.to_string().contains("4 GiB"), "{e}");
         p.set("l2_ways", 1.0).unwrap();
         p.set("l2_bytes", (1u64 << 32) as f64).unwrap();
+        // Cycles near 10^18, or a rate near 0, would make times no cycle count holds
+        // (found by fuzzing `--set`: an uncoalesced load's lines 10^18 cycles apart
+        // overflowed).
+        let e = p.set("l2_line_cycles", 1e18).unwrap_err();
+        assert!(e.to_string().contains("below 10^12"), "{e}");
+        let e = p.set("smem_bytes_per_clk", 1e-9).unwrap_err();
+        assert!(e.to_string().contains("from 0.000001"), "{e}");
+        p.set("l2_line_cycles", 1e11).unwrap();
     }
 
     #[test]
