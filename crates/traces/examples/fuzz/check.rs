@@ -1,8 +1,8 @@
 //! Mutated kernels through the engine: what the `fuzz` example and the test that runs a
 //! few of its cases share. A case takes a kernel of the corpus (the library's, the
 //! examples', the benchmarks'), edits a few of its lines (a number changed, a line
-//! deleted, duplicated, moved, or taken from another kernel), and runs what still
-//! parses and validates. Whatever the engine makes of it, it must not panic, and a run
+//! deleted, duplicated, moved, or taken from another kernel, an instruction's mnemonic
+//! swapped for another's), and runs what still parses and validates. Whatever the engine makes of it, it must not panic, and a run
 //! that succeeds keeps the engine's promises: every cycle of every warp accounted once,
 //! per warp and per instruction; the same result with a sink attached and without
 //! fast-forward; a deadlock found at the same cycle without fast-forward.
@@ -94,7 +94,7 @@ pub fn mutate(src: &str, donors: &[String], rng: &mut Rng) -> String {
             break;
         }
         let i = rng.below(lines.len());
-        match rng.below(6) {
+        match rng.below(7) {
             0 | 1 => {
                 // A whole number (not part of a name: R12 stays) replaced.
                 let b = lines[i].as_bytes();
@@ -128,6 +128,26 @@ pub fn mutate(src: &str, donors: &[String], rng: &mut Rng) -> String {
             4 => {
                 let j = rng.below(lines.len());
                 lines.swap(i, j);
+            }
+            6 => {
+                // An instruction's mnemonic (with its modifiers) replaced by another
+                // kernel's, its operands kept.
+                let donor = &donors[rng.below(donors.len())];
+                let mnemonics: Vec<&str> = donor
+                    .lines()
+                    .filter(|l| l.starts_with("  "))
+                    .filter_map(|l| l.split_whitespace().next())
+                    .filter(|m| m.chars().next().is_some_and(|c| c.is_ascii_uppercase()))
+                    .collect();
+                let line = &lines[i];
+                let depth = line.len() - line.trim_start().len();
+                let body = line.trim_start();
+                let is_instruction = body.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+                if is_instruction && depth > 0 && !mnemonics.is_empty() {
+                    let rest = body.split_once(' ').map_or("", |(_, r)| r);
+                    let m = mnemonics[rng.below(mnemonics.len())];
+                    lines[i] = format!("{}{m} {rest}", " ".repeat(depth));
+                }
             }
             _ => {
                 // A body line of another kernel, at this line's depth.
