@@ -62,7 +62,7 @@ pub struct CompareArgs {
     pub seed: u64,
     #[arg(long, default_value = "two-level", value_parser = Policy::from_name)]
     pub policy: Policy,
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_ctas: Option<u32>,
     #[arg(long)]
     pub json: bool,

@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, default_value_t = 2_000_000_000)]
     pub max_cycles: u64,
     /// Simulate at most this many CTAs (the whole-kernel estimate scales from them).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_ctas: Option<u32>,
     /// Start with this buffer's lines in L2, as after an earlier kernel that read or
     /// wrote it (repeatable): `--warm-l2 A --warm-l2 B`.

@@ -96,6 +96,17 @@ fn bad_arguments_are_explained() {
     let (code, _, err) = smsim(&["run", "examples/ffma_chain.smk", "--policy", "fifo"]);
     assert_eq!(code, 2);
     assert!(err.contains("gto, lrr, oldest or two-level"), "{err}");
+    // Zero CTAs is refused, not run as one.
+    for cmd in ["run", "compare"] {
+        let what = if cmd == "run" {
+            "examples/ffma_chain.smk"
+        } else {
+            "gemm-mainloop"
+        };
+        let (code, _, err) = smsim(&[cmd, what, "--max-ctas", "0"]);
+        assert_eq!(code, 2, "{cmd}");
+        assert!(err.contains("0 is not in 1.."), "{err}");
+    }
 }
 
 #[test]
