@@ -2,10 +2,11 @@
 //! few of its cases share. A case takes a kernel of the corpus (the library's, the
 //! examples', the benchmarks'), edits a few of its lines (a number changed, a line
 //! deleted, duplicated, moved, or taken from another kernel, an instruction's mnemonic
-//! swapped for another's), and runs what still parses and validates. Whatever the engine makes of it, it must not panic, and a run
-//! that succeeds keeps the engine's promises: every cycle of every warp accounted once,
-//! per warp and per instruction; the same result with a sink attached and without
-//! fast-forward; a deadlock found at the same cycle without fast-forward.
+//! swapped for another's), and runs what still parses and validates. Whatever the
+//! engine makes of it, it must not panic, and a run that succeeds keeps the engine's
+//! promises: every cycle of every warp accounted once, per warp and per instruction;
+//! the same result with a sink attached and without fast-forward; events in order. A
+//! deadlock or a fault is reported the same without fast-forward.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
@@ -293,12 +294,19 @@ pub fn check(k: &isa::Kernel, p: &Profile, cfg: &RunConfig, recheck_below: u64) 
                 }
             }
         }
-        Err(e @ SimError::Deadlock(_)) => {
+        // A deadlock or a fault is the same report, at the same cycle, without
+        // fast-forward (the watchdog's cycle is the limit either way).
+        Err(e @ (SimError::Deadlock(_) | SimError::Fault(_) | SimError::Invalid(_))) => {
             match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, &unforwarded))) {
                 Ok(Err(again)) if again.to_string() == e.to_string() => {}
-                _ => {
-                    problems.push("without fast-forward the deadlock is not the same report".into())
-                }
+                Ok(Err(again)) => problems.push(format!(
+                    "without fast-forward the run fails otherwise: {again} (with it: {e})"
+                )),
+                Ok(Ok(_)) => problems.push(format!("without fast-forward the run succeeds ({e})")),
+                Err(panic) => problems.push(format!(
+                    "without fast-forward the engine panicked: {}",
+                    message(&*panic)
+                )),
             }
         }
         Err(_) => {}
