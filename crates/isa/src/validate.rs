@@ -538,8 +538,18 @@ impl<'k> Validator<'k> {
         }
 
         if let Some(w) = &k.work {
-            for e in w.flops.iter().chain(w.bytes.iter()) {
+            for (what, e) in [("flops", &w.flops), ("bytes", &w.bytes)] {
+                let Some(e) = e else { continue };
                 self.check_vars(e, w.span, &[], Allow::Bounds, "`work`");
+                // (Expressions wrap on overflow, as a 64-bit register does.)
+                if let Ok(v) = e.eval(&|n| k.param(n))
+                    && v < 0
+                {
+                    self.error(
+                        w.span,
+                        format!("`work {what}=` comes to {v}: a CTA's work is not negative (does its product overflow 64 bits?)"),
+                    );
+                }
             }
         }
     }

@@ -267,6 +267,13 @@ fn validator_cases() {
         ],
     );
     check(
+        "negative work",
+        "kernel k\nlaunch cta_threads=128 regs=64 smem=4096 grid=4\nparam T=2\nwork flops=1000 bytes=9223372036854775807 * T\nrole r warps=0..3\n  EXIT\n",
+        &[
+            "4:1: `work bytes=` comes to -2: a CTA's work is not negative (does its product overflow 64 bits?)",
+        ],
+    );
+    check(
         "tx balance past i64",
         "kernel k\nlaunch cta_threads=128 regs=64 smem=4096 grid=4\nbuffer A size=65536\nshared s size=4096\nmbarrier m count=1\nparam B=9223372036854775807\nrole r warps=0..3\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX m[0], bytes=4096\n  UBLKCP s[0], A[0], bytes=B, bar=m[0]\n  UBLKCP s[0], A[0], bytes=2048, bar=m[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT m[0], parity=0\n  EXIT\n",
         &[

@@ -1575,16 +1575,18 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
     }
     let lookup = |n: &str| k.param(n);
     let work = |e: &Option<Expr>| -> Result<Option<f64>, LowerError> {
-        match e {
-            Some(e) => e
-                .eval(&lookup)
-                .map(|v| Some(v as f64))
-                .map_err(|m| LowerError {
-                    line: 0,
-                    col: 0,
-                    message: format!("work: {m}"),
-                }),
-            None => Ok(None),
+        let Some(e) = e else { return Ok(None) };
+        let (line, col) = k
+            .work
+            .as_ref()
+            .map_or((0, 0), |w| (w.span.line, w.span.col));
+        let at = |message: String| LowerError { line, col, message };
+        match e.eval(&lookup) {
+            Ok(v) if v < 0 => Err(at(format!(
+                "work: comes to {v}, and a CTA's work is not negative"
+            ))),
+            Ok(v) => Ok(Some(v as f64)),
+            Err(m) => Err(at(format!("work: {m}"))),
         }
     };
     let (flops, bytes) = match &k.work {

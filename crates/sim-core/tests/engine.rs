@@ -1008,3 +1008,16 @@ fn warps_local_memories_do_not_overlap() {
         "{stored:?} {untouched:?}"
     );
 }
+
+/// A kernel whose declared work comes to a negative number (its product wrapped past 64
+/// bits) is not run: a negative GB/s would be reported.
+#[test]
+fn negative_declared_work_is_refused() {
+    let src = "kernel k\nlaunch cta_threads=32 regs=8 smem=0 grid=1\nparam T=2\nwork bytes=9223372036854775807 * T\nrole main warps=0..0\n  EXIT\n";
+    let e = run(&kernel(src), &h100(), &RunConfig::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("line 4:1: work: comes to -2, and a CTA's work is not negative"),
+        "{e}"
+    );
+}

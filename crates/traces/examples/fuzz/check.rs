@@ -320,7 +320,9 @@ pub fn check(k: &isa::Kernel, p: &Profile, cfg: &RunConfig, recheck_below: u64) 
     Checked { problems, outcome }
 }
 
-/// Every cycle of every warp once: per warp, per instruction, and the issues.
+/// Every cycle of every warp once: per warp, per instruction, and the issues; at most
+/// one issue per scheduler and cycle, no unit busy beyond all the time, and finite
+/// times and rates.
 fn accounting(r: &RunResult, problems: &mut Vec<String>) {
     for w in &r.warps {
         if w.states.total() != w.finished - w.started {
@@ -347,6 +349,48 @@ fn accounting(r: &RunResult, problems: &mut Vec<String>) {
     }
     if r.total_states().get(WarpState::Selected) != r.instructions {
         problems.push("`selected` cycles are not the instructions issued".into());
+    }
+    // A scheduler issues at most once a cycle; a unit is busy at most all the time.
+    if r.issued_per_subpartition.iter().sum::<u64>() != r.instructions
+        || r.issued_per_subpartition.iter().any(|&n| n > r.cycles)
+    {
+        problems.push(format!(
+            "issues per sub-partition {:?} against {} instructions in {} cycles",
+            r.issued_per_subpartition, r.instructions, r.cycles
+        ));
+    }
+    for u in &r.units {
+        if !(0.0..=1.0 + 1e-9).contains(&u.busy_fraction) {
+            problems.push(format!("unit `{}` busy {}", u.unit, u.busy_fraction));
+        }
+    }
+    if let Some(w) = r.warps.iter().find(|w| w.finished > r.cycles) {
+        problems.push(format!(
+            "CTA {} warp {} finishes at {}, after the run's {} cycles",
+            w.cta, w.warp, w.finished, r.cycles
+        ));
+    }
+    for role in &r.roles {
+        let issued: u64 = role.per_pc.iter().map(|p| p.issued).sum();
+        if issued != role.instructions {
+            problems.push(format!(
+                "role `{}`: its instructions' issues add up to {issued}, not {}",
+                role.name, role.instructions
+            ));
+        }
+    }
+    let rates = [
+        Some(r.time_us),
+        Some(r.kernel_time_us),
+        Some(r.ipc),
+        Some(r.hbm_gbps),
+        r.tflops,
+        r.gbps,
+    ];
+    if rates.iter().flatten().any(|x| !x.is_finite() || *x < 0.0) {
+        problems.push(format!(
+            "a time or rate is not a finite non-negative number: {rates:?}"
+        ));
     }
 }
 
