@@ -31,8 +31,8 @@ impl Rng {
     }
 }
 
-/// The kernels mutated: every built-in kernel as printed, and the repository's kernel
-/// files.
+/// The kernels mutated: built-in kernels as printed (see below), and the repository's
+/// kernel files.
 pub fn corpus() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut srcs = Vec::new();
@@ -47,11 +47,25 @@ pub fn corpus() -> Vec<String> {
             srcs.push(std::fs::read_to_string(p).expect("a kernel file"));
         }
     }
-    for name in traces::builtin_names() {
-        if let Some(k) = traces::builtin(&name) {
-            srcs.push(k.to_string());
+    // Every built-in kernel at its defaults, and with each parameter at 1, 2 and half
+    // its default where the family accepts that (smaller kernels, which finish within
+    // a case's cycles, and the generators' other paths).
+    for f in traces::families() {
+        for s in f.schedules {
+            let mut variants = vec![vec![]];
+            for p in f.params {
+                for v in [1, 2, p.default / 2] {
+                    variants.push(vec![(p.name.to_string(), v)]);
+                }
+            }
+            for v in variants {
+                if let Ok(k) = traces::generate(f.name, s.name, &v) {
+                    srcs.push(k.to_string());
+                }
+            }
         }
     }
+    srcs.dedup();
     srcs
 }
 
