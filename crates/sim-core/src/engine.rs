@@ -3208,6 +3208,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
             }
         }
+        // (The last issue on a pipe may end the run before its interval does: that
+        // part of it lies past the run's end, not in it.)
+        for (p, busy) in pipe_busy.iter_mut().enumerate() {
+            for sp in &self.pipes.slots {
+                *busy -= sp[p].free.saturating_sub(cycles).min(*busy);
+            }
+        }
         let mut pipes = Vec::new();
         for p in [Pipe::Fma, Pipe::Alu, Pipe::Fp64, Pipe::Mufu] {
             let busy = pipe_busy[p.index()];

@@ -1021,3 +1021,16 @@ fn negative_declared_work_is_refused() {
         "{e}"
     );
 }
+
+/// A pipe's busy share counts the cycles within the run: a kernel that ends right after
+/// issuing leaves its last issue intervals partly past its end (8 warps issuing two
+/// MOVs each on the B200's ALU, two cycles apart, reported 114% busy before).
+#[test]
+fn a_pipe_is_busy_at_most_the_whole_run() {
+    let src = "kernel k\nlaunch cta_threads=256 regs=32 smem=0 grid=1\nrole main warps=0..7\n  MOV R2, RZ\n  MOV R3, RZ\n";
+    let r = sim(src, &Profile::builtin("b200").unwrap());
+    let alu = r.unit("alu");
+    assert!(alu <= 1.0, "alu {alu} over {} cycles", r.cycles);
+    // Each sub-partition's four MOVs keep its ALU busy from the first issue to the end.
+    assert!(alu > 0.8, "alu {alu} over {} cycles", r.cycles);
+}
