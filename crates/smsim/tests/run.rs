@@ -183,6 +183,41 @@ fn trace_writes_a_chrome_timeline_and_never_overwrites() {
     std::fs::remove_file(&path).ok();
 }
 
+/// A trace names mbarrier phases by the declared name and index, on the CTA's barrier
+/// thread (events number mbarriers across declarations: `empty[0]` follows `full`'s).
+#[test]
+fn a_trace_names_mbarriers_as_declared() {
+    let path = std::env::temp_dir().join(format!("smsim-mbar-trace-{}.json", std::process::id()));
+    std::fs::remove_file(&path).ok();
+    let (code, _, err) = smsim(&[
+        "run",
+        "examples/gemm_ws.smk",
+        "--trace",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).ok();
+    let phases: Vec<&str> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "barrier")
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    for name in [
+        "full[0] completes a phase (1 so far)",
+        "empty[0] completes a phase (1 so far)",
+    ] {
+        assert!(
+            phases.contains(&name),
+            "{name} not in {:?}",
+            &phases[..phases.len().min(8)]
+        );
+    }
+}
+
 /// A run that deadlocks still writes its trace, up to the cycle of the deadlock: the
 /// blocked warp's last slice is its wait at the barrier.
 #[test]
