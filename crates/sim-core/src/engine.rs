@@ -2921,6 +2921,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 let w = &mut self.warps[slot as usize];
                 w.wgmma.add(done);
+                // (A warp that exits without waiting for it drains until its
+                // accumulators are written: they are its registers.)
+                w.outstanding = w.outstanding.max(done);
                 if *commit {
                     w.wgmma.commit(now);
                 }
@@ -3223,7 +3226,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                 busy_fraction: busy as f64 / (4.0 * c),
             });
         }
-        let tensor: u64 = self.tensor_busy.iter().sum();
+        // (As the pipes': booked work past the run's end is not in it. A tcgen05 MMA
+        // need not be waited for by a warp of its CTA.)
+        let tensor: u64 = self
+            .tensor_busy
+            .iter()
+            .zip(&self.tensor_free)
+            .map(|(&busy, &free)| busy - free.saturating_sub(cycles).min(busy))
+            .sum();
         pipes.push(UnitUse {
             unit: "tensor".into(),
             busy_fraction: tensor as f64 / (4.0 * c),

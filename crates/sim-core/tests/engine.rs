@@ -1034,3 +1034,18 @@ fn a_pipe_is_busy_at_most_the_whole_run() {
     // Each sub-partition's four MOVs keep its ALU busy from the first issue to the end.
     assert!(alu > 0.8, "alu {alu} over {} cycles", r.cycles);
 }
+
+/// A warpgroup that exits without waiting for its MMA drains until the MMA has written
+/// its accumulators (the warps' registers): its run ends one cycle before the same
+/// warpgroup's that waits (`WARPGROUP.DEPBAR`) and then issues its EXIT. Before, it
+/// retired at once, and the tensor pipe was reported busy beyond the run.
+#[test]
+fn warps_exiting_with_an_mma_in_flight_drain_for_it() {
+    let no_wait = "kernel k\nlaunch cta_threads=128 regs=168 smem=65536 grid=1\nshared sA size=32768\nshared sB size=32768\nrole mma warps=0..3\n  WARPGROUP.ARRIVE\n  HGMMA.64x256x16.F32.BF16 R24, sA[0], sB[0], gsb0\n  EXIT\n";
+    let wait = no_wait.replace("  EXIT\n", "  WARPGROUP.DEPBAR.LE gsb0, 0\n  EXIT\n");
+    let (a, b) = (sim(no_wait, &h100()), sim(&wait, &h100()));
+    assert_eq!(a.cycles + 1, b.cycles);
+    let w = &a.warps[0];
+    assert_eq!(w.states.get(WarpState::Drain), a.cycles - w.instructions);
+    assert!(a.unit("tensor") <= 1.0, "tensor {}", a.unit("tensor"));
+}
