@@ -5,8 +5,9 @@
 //! swapped for another's), and runs what still parses and validates. Whatever the
 //! engine makes of it, it must not panic, and a run that succeeds keeps the engine's
 //! promises: every cycle of every warp accounted once, per warp and per instruction;
-//! the same result with a sink attached and without fast-forward; events in order. A
-//! deadlock or a fault is reported the same without fast-forward.
+//! the same result with a sink attached and without fast-forward; events in order; the
+//! same instructions issued under another policy and seed. A deadlock or a fault is
+//! reported the same without fast-forward.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
@@ -297,6 +298,7 @@ pub fn check(k: &isa::Kernel, p: &Profile, cfg: &RunConfig, recheck_below: u64) 
             accounting(r, &mut problems);
             if r.cycles < recheck_below {
                 same_with_a_sink(k, p, cfg, r, &mut problems);
+                same_work_in_another_order(k, p, cfg, r, &mut problems);
                 match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, &unforwarded))) {
                     Ok(Ok(b)) if json(&b) == json(r) => {}
                     Ok(Ok(_)) => problems.push("without fast-forward the result differs".into()),
@@ -332,6 +334,52 @@ pub fn check(k: &isa::Kernel, p: &Profile, cfg: &RunConfig, recheck_below: u64) 
         Err(_) => "error",
     };
     Checked { problems, outcome }
+}
+
+/// The same run under the next policy and another seed, if it finishes too, issues the
+/// same instructions: a warp's instruction stream depends on no timing (its loops and
+/// ifs on parameters, warps and loop variables alone), only their order does.
+fn same_work_in_another_order(
+    k: &isa::Kernel,
+    p: &Profile,
+    cfg: &RunConfig,
+    r: &RunResult,
+    problems: &mut Vec<String>,
+) {
+    let all = sim_core::scheduler::Policy::ALL;
+    let next = all[(all.iter().position(|&x| x == cfg.policy).unwrap_or(0) + 1) % all.len()];
+    let other = RunConfig {
+        policy: next,
+        seed: cfg.seed.wrapping_add(1),
+        ..cfg.clone()
+    };
+    let issues = |r: &RunResult| -> Vec<(u32, u32, u64)> {
+        let mut v: Vec<_> = r
+            .warps
+            .iter()
+            .map(|w| (w.cta, w.warp, w.instructions))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, &other))) {
+        Ok(Ok(b)) => {
+            if issues(&b) != issues(r) {
+                problems.push(format!(
+                    "under {} with seed {} the warps issue other numbers of instructions",
+                    next.name(),
+                    other.seed
+                ));
+            }
+        }
+        // (Another order may meet a fault or the watchdog first.)
+        Ok(Err(_)) => {}
+        Err(e) => problems.push(format!(
+            "under {} the engine panicked: {}",
+            next.name(),
+            message(&*e)
+        )),
+    }
 }
 
 /// Every cycle of every warp once: per warp, per instruction, and the issues; at most
