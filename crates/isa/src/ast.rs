@@ -85,6 +85,21 @@ pub struct MbarrierDecl {
     pub span: Span,
 }
 
+/// Which declared mbarrier, and which element of it, a CTA's `flat`-th mbarrier is: a
+/// CTA's mbarriers are numbered across `decls` in order (as the simulator and its
+/// events number them).
+pub fn mbarrier_at(decls: &[MbarrierDecl], flat: u32) -> Option<(&str, u32)> {
+    let mut base = 0u64;
+    for m in decls {
+        let el = u64::from(flat).checked_sub(base)?;
+        if el < u64::from(m.len) {
+            return Some((&m.name, el as u32));
+        }
+        base += u64::from(m.len);
+    }
+    None
+}
+
 /// `barrier NAME id=I threads=T`: a name for hardware named barrier I (0..15).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NamedBarrierDecl {

@@ -867,6 +867,12 @@ fn start_quiet_issue(
     }
 }
 
+/// Of `busy` cycles a unit was booked for, the last of them ending at `free`, those
+/// before the run's `end`.
+fn booked_within(busy: u64, free: u64, end: u64) -> u64 {
+    busy - free.saturating_sub(end).min(busy)
+}
+
 /// A warp's state span of `span` cycles (not 0) added to its totals and to `at`, the
 /// totals of the instruction it is charged to.
 #[inline(always)]
@@ -3023,13 +3029,8 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     fn mbar_name(&self, flat: u32) -> (String, u32) {
-        for (d, m) in self.kernel.mbarriers.iter().enumerate() {
-            let base = self.prog.mbar_base[d];
-            if flat >= base && flat < base + m.len {
-                return (m.name.clone(), flat - base);
-            }
-        }
-        ("?".into(), flat)
+        isa::ast::mbarrier_at(&self.kernel.mbarriers, flat)
+            .map_or(("?".into(), flat), |(name, el)| (name.to_string(), el))
     }
 
     /// Describes every live warp and what it waits for.
@@ -3215,7 +3216,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         // part of it lies past the run's end, not in it.)
         for (p, busy) in pipe_busy.iter_mut().enumerate() {
             for sp in &self.pipes.slots {
-                *busy -= sp[p].free.saturating_sub(cycles).min(*busy);
+                *busy = booked_within(*busy, sp[p].free, cycles);
             }
         }
         let mut pipes = Vec::new();
@@ -3226,13 +3227,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                 busy_fraction: busy as f64 / (4.0 * c),
             });
         }
-        // (As the pipes': booked work past the run's end is not in it. A tcgen05 MMA
-        // need not be waited for by a warp of its CTA.)
+        // (As the pipes': a tcgen05 MMA need not be waited for by a warp of its CTA.)
         let tensor: u64 = self
             .tensor_busy
             .iter()
             .zip(&self.tensor_free)
-            .map(|(&busy, &free)| busy - free.saturating_sub(cycles).min(busy))
+            .map(|(&busy, &free)| booked_within(busy, free, cycles))
             .sum();
         pipes.push(UnitUse {
             unit: "tensor".into(),

@@ -1497,15 +1497,14 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
             rc.text_pc.push(rc.code.len() as u32);
         }
         rc.code.push(Node::End);
-        let mut next_text = rc.texts.len() as u32;
+        // Back from the end, each node takes the first text at or after it.
         rc.node_text = vec![0; rc.code.len()];
-        for (pc, n) in rc.code.iter().enumerate().rev() {
-            if let Node::Instr(d) = n {
-                next_text = d.text;
-            } else if matches!(n, Node::End) && rc.text_pc.last() == Some(&(pc as u32)) {
-                next_text = rc.texts.len() as u32 - 1;
+        let mut next_text = rc.texts.len();
+        for pc in (0..rc.code.len()).rev() {
+            if next_text > 0 && rc.text_pc[next_text - 1] as usize == pc {
+                next_text -= 1;
             }
-            rc.node_text[pc] = next_text;
+            rc.node_text[pc] = next_text as u32;
         }
         // The global addresses' buffers, per-warp parts and bounds
         // (`MemOperand::buffer_at`, `MemOperand::warp_term`,

@@ -573,23 +573,28 @@ impl L2Servers {
         ]
     }
 
+    /// `Bandwidth::hold`'s step for server `i` (`PORT` or `CHIP`): held for `cycles`
+    /// from no earlier than `t`; returns when that ends.
+    #[inline(always)]
+    fn hold_one(&mut self, i: usize, t: f64, cycles: f64) -> f64 {
+        self.free_at[i] = later(self.free_at[i], t) + cycles;
+        self.busy[i] += cycles;
+        self.free_at[i]
+    }
+
     /// `Bandwidth::hold` of both servers for `cycles` from no earlier than `t`.
     #[inline(always)]
     fn hold(&mut self, t: f64, cycles: [f64; 2]) -> [f64; 2] {
-        for i in [PORT, CHIP] {
-            self.free_at[i] = later(self.free_at[i], t) + cycles[i];
-            self.busy[i] += cycles[i];
-        }
-        self.free_at
+        [
+            self.hold_one(PORT, t, cycles[PORT]),
+            self.hold_one(CHIP, t, cycles[CHIP]),
+        ]
     }
 
     /// `Bandwidth::hold` of the chip's server alone.
     #[inline(always)]
     fn hold_chip(&mut self, t: u64, bytes: f64) -> f64 {
-        let cycles = bytes * self.clk_per_byte[CHIP];
-        self.free_at[CHIP] = later(self.free_at[CHIP], t as i64 as f64) + cycles;
-        self.busy[CHIP] += cycles;
-        self.free_at[CHIP]
+        self.hold_one(CHIP, t as i64 as f64, bytes * self.clk_per_byte[CHIP])
     }
 }
 
@@ -958,13 +963,8 @@ impl Memory {
                 Ok(ready) => {
                     // Server by server (`hold` of both here costs the misses' path
                     // more registers than it saves).
-                    let servers = &mut self.l2_bw;
-                    let port = later(servers.free_at[PORT], tf) + cycles[PORT];
-                    servers.free_at[PORT] = port;
-                    servers.busy[PORT] += cycles[PORT];
-                    let chip = later(servers.free_at[CHIP], tf) + cycles[CHIP];
-                    servers.free_at[CHIP] = chip;
-                    servers.busy[CHIP] += cycles[CHIP];
+                    let port = self.l2_bw.hold_one(PORT, tf, cycles[PORT]);
+                    let chip = self.l2_bw.hold_one(CHIP, tf, cycles[CHIP]);
                     hit_ready = hit_ready.max(ready);
                     if is_far {
                         far_at = Some((port, chip));

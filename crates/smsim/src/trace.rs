@@ -18,9 +18,8 @@ use sim_core::sink::{Event, Sink, Unit, WarpId};
 pub struct Labels {
     /// Each role: its first and last warp, its name, its instructions by pc.
     roles: Vec<(u32, u32, String, Vec<String>)>,
-    /// Each mbarrier declaration, in order: its name and length (events number the
-    /// mbarriers of all declarations in one sequence).
-    mbarriers: Vec<(String, u32)>,
+    /// The mbarrier declarations (events number their elements in one sequence).
+    mbarriers: Vec<isa::ast::MbarrierDecl>,
 }
 
 impl Labels {
@@ -34,11 +33,7 @@ impl Labels {
                 .zip(texts)
                 .map(|(r, t)| (r.first_warp, r.last_warp, r.name.clone(), t))
                 .collect(),
-            mbarriers: kernel
-                .mbarriers
-                .iter()
-                .map(|m| (m.name.clone(), m.len))
-                .collect(),
+            mbarriers: kernel.mbarriers.clone(),
         })
     }
 
@@ -49,14 +44,10 @@ impl Labels {
     }
 
     fn mbarrier(&self, flat: u32) -> String {
-        let mut base = 0;
-        for (name, len) in &self.mbarriers {
-            if flat < base + len {
-                return format!("{name}[{}]", flat - base);
-            }
-            base += len;
+        match isa::ast::mbarrier_at(&self.mbarriers, flat) {
+            Some((name, el)) => format!("{name}[{el}]"),
+            None => format!("mbarrier {flat}"),
         }
-        format!("mbarrier {flat}")
     }
 }
 

@@ -279,12 +279,11 @@ pub struct Checked {
 /// fast-forward (which visits every cycle).
 pub fn check(k: &isa::Kernel, p: &Profile, cfg: &RunConfig, recheck_below: u64) -> Checked {
     let mut problems = Vec::new();
-    let first = match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, cfg))) {
+    let first = match run_caught(k, p, cfg, "") {
         Ok(r) => r,
-        Err(e) => {
-            problems.push(format!("the engine panicked: {}", message(&*e)));
+        Err(problem) => {
             return Checked {
-                problems,
+                problems: vec![problem],
                 outcome: "panic",
             };
         }
@@ -299,30 +298,24 @@ pub fn check(k: &isa::Kernel, p: &Profile, cfg: &RunConfig, recheck_below: u64) 
             if r.cycles < recheck_below {
                 same_with_a_sink(k, p, cfg, r, &mut problems);
                 same_work_in_another_order(k, p, cfg, r, &mut problems);
-                match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, &unforwarded))) {
+                match run_caught(k, p, &unforwarded, "without fast-forward ") {
                     Ok(Ok(b)) if json(&b) == json(r) => {}
                     Ok(Ok(_)) => problems.push("without fast-forward the result differs".into()),
                     Ok(Err(e)) => problems.push(format!("without fast-forward the run fails: {e}")),
-                    Err(e) => problems.push(format!(
-                        "without fast-forward the engine panicked: {}",
-                        message(&*e)
-                    )),
+                    Err(problem) => problems.push(problem),
                 }
             }
         }
         // A deadlock or a fault is the same report, at the same cycle, without
         // fast-forward (the watchdog's cycle is the limit either way).
         Err(e @ (SimError::Deadlock(_) | SimError::Fault(_) | SimError::Invalid(_))) => {
-            match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, &unforwarded))) {
+            match run_caught(k, p, &unforwarded, "without fast-forward ") {
                 Ok(Err(again)) if again.to_string() == e.to_string() => {}
                 Ok(Err(again)) => problems.push(format!(
                     "without fast-forward the run fails otherwise: {again} (with it: {e})"
                 )),
                 Ok(Ok(_)) => problems.push(format!("without fast-forward the run succeeds ({e})")),
-                Err(panic) => problems.push(format!(
-                    "without fast-forward the engine panicked: {}",
-                    message(&*panic)
-                )),
+                Err(problem) => problems.push(problem),
             }
         }
         Err(_) => {}
@@ -362,7 +355,7 @@ fn same_work_in_another_order(
         v.sort_unstable();
         v
     };
-    match catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, &other))) {
+    match run_caught(k, p, &other, &format!("under {} ", next.name())) {
         Ok(Ok(b)) => {
             if issues(&b) != issues(r) {
                 problems.push(format!(
@@ -374,12 +367,20 @@ fn same_work_in_another_order(
         }
         // (Another order may meet a fault or the watchdog first.)
         Ok(Err(_)) => {}
-        Err(e) => problems.push(format!(
-            "under {} the engine panicked: {}",
-            next.name(),
-            message(&*e)
-        )),
+        Err(problem) => problems.push(problem),
     }
+}
+
+/// `sim_core::run` with a panic caught, as a problem that says which run panicked
+/// (`which`: "", "without fast-forward "...).
+fn run_caught(
+    k: &isa::Kernel,
+    p: &Profile,
+    cfg: &RunConfig,
+    which: &str,
+) -> Result<Result<RunResult, SimError>, String> {
+    catch_unwind(AssertUnwindSafe(|| sim_core::run(k, p, cfg)))
+        .map_err(|e| format!("{which}the engine panicked: {}", message(&*e)))
 }
 
 /// Every cycle of every warp once: per warp, per instruction, and the issues; at most
