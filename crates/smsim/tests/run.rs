@@ -22,6 +22,18 @@ fn smsim(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `smsim run KERNEL --trace` into a temporary file named after `tag` (removed first):
+/// the exit code, stderr, the trace's path (left for the caller to remove) and the
+/// trace as JSON.
+fn run_traced(kernel: &str, tag: &str) -> (i32, String, PathBuf, serde_json::Value) {
+    let path = std::env::temp_dir().join(format!("smsim-{tag}-{}.json", std::process::id()));
+    std::fs::remove_file(&path).ok();
+    let (code, _, err) = smsim(&["run", kernel, "--trace", path.to_str().unwrap()]);
+    let trace = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let v = serde_json::from_str(&trace).unwrap();
+    (code, err, path, v)
+}
+
 #[test]
 fn run_reports_a_kernel_file() {
     let (code, out, err) = smsim(&["run", "examples/mbarrier_pingpong.smk"]);
@@ -135,17 +147,8 @@ fn kernels_emits_files_that_check_accepts() {
 
 #[test]
 fn trace_writes_a_chrome_timeline_and_never_overwrites() {
-    let path = std::env::temp_dir().join(format!("smsim-trace-{}.json", std::process::id()));
-    std::fs::remove_file(&path).ok();
-    let (code, _, err) = smsim(&[
-        "run",
-        "examples/ffma_chain.smk",
-        "--trace",
-        path.to_str().unwrap(),
-    ]);
+    let (code, err, path, v) = run_traced("examples/ffma_chain.smk", "trace");
     assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let events = v["traceEvents"].as_array().unwrap();
     // Every slice of warp 0 together covers its whole life.
     let (_, json, _) = smsim(&["run", "examples/ffma_chain.smk", "--json"]);
@@ -187,18 +190,9 @@ fn trace_writes_a_chrome_timeline_and_never_overwrites() {
 /// thread (events number mbarriers across declarations: `empty[0]` follows `full`'s).
 #[test]
 fn a_trace_names_mbarriers_as_declared() {
-    let path = std::env::temp_dir().join(format!("smsim-mbar-trace-{}.json", std::process::id()));
+    let (code, err, path, v) = run_traced("examples/gemm_ws.smk", "mbar-trace");
     std::fs::remove_file(&path).ok();
-    let (code, _, err) = smsim(&[
-        "run",
-        "examples/gemm_ws.smk",
-        "--trace",
-        path.to_str().unwrap(),
-    ]);
     assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    std::fs::remove_file(&path).ok();
     let phases: Vec<&str> = v["traceEvents"]
         .as_array()
         .unwrap()
@@ -222,22 +216,14 @@ fn a_trace_names_mbarriers_as_declared() {
 /// blocked warp's last slice is its wait at the barrier.
 #[test]
 fn a_deadlocked_runs_trace_ends_at_the_deadlock() {
-    let dir = std::env::temp_dir();
-    let kernel = dir.join(format!("smsim-stuck-{}.smk", std::process::id()));
-    let path = dir.join(format!("smsim-stuck-trace-{}.json", std::process::id()));
-    std::fs::remove_file(&path).ok();
+    let kernel = std::env::temp_dir().join(format!("smsim-stuck-{}.smk", std::process::id()));
     // Warp 0 waits at a barrier warp 1 never reaches; warp 1 runs 50 FFMAs and exits.
     std::fs::write(
         &kernel,
         "kernel stuck\nlaunch cta_threads=64 regs=32 smem=0 grid=1\nparam N=1\nrole main warps=0..1\n  if warp < N\n    BAR.SYNC 0\n  loop i 0..50\n    FFMA R1, R1, R2, R3\n  EXIT\n",
     )
     .unwrap();
-    let (code, _, err) = smsim(&[
-        "run",
-        kernel.to_str().unwrap(),
-        "--trace",
-        path.to_str().unwrap(),
-    ]);
+    let (code, err, path, v) = run_traced(kernel.to_str().unwrap(), "stuck-trace");
     assert_eq!(code, 1, "{err}");
     let cycle: u64 = err
         .split("(cycle ")
@@ -245,8 +231,6 @@ fn a_deadlocked_runs_trace_ends_at_the_deadlock() {
         .and_then(|s| s.split(')').next())
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("a deadlock's cycle: {err}"));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     std::fs::remove_file(&path).ok();
     std::fs::remove_file(&kernel).ok();
     let warp0: Vec<&serde_json::Value> = v["traceEvents"]
