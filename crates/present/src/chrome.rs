@@ -1,4 +1,4 @@
-//! `smsim run --trace FILE`: the run's timeline as a Chrome trace (JSON Trace Event
+//! The run's timeline as a Chrome trace (`smsim run --trace FILE`) (JSON Trace Event
 //! Format), which chrome://tracing and ui.perfetto.dev open. One process per CTA, one
 //! thread per warp (named with its role), one slice per warp state (its arguments name
 //! the instruction it is charged to); the CTA's barrier and mbarrier phases on a thread
@@ -23,6 +23,8 @@ pub struct Labels {
 }
 
 impl Labels {
+    /// The kernel's roles, instruction texts and mbarrier names; an error where the
+    /// kernel cannot be lowered (the run would refuse it too).
     pub fn of(kernel: &isa::Kernel) -> Result<Labels, String> {
         let texts = sim_core::lower::instruction_texts(kernel)
             .map_err(|e| format!("line {}:{}: {}", e.line, e.col, e.message))?;
