@@ -173,12 +173,12 @@ pub fn run(args: &Args) -> ExitCode {
             let r = sim_core::run_with(&kernel, &profile, &cfg, cfg.policy.build(), &mut sink);
             // A run that fails ends its trace where it stopped (a deadlock's, the
             // watchdog's cycle): the timeline up to there is what explains it.
-            let end = match &r {
-                Ok(r) => r.cycles,
-                Err(SimError::Deadlock(s) | SimError::Watchdog(s)) => s.cycle,
-                Err(_) => 0,
+            let (end, finished) = match &r {
+                Ok(r) => (r.cycles, &r.warps[..]),
+                Err(SimError::Deadlock(s) | SimError::Watchdog(s)) => (s.cycle, &[][..]),
+                Err(_) => (0, &[][..]),
             };
-            if let Err(e) = sink.finish(end) {
+            if let Err(e) = sink.finish(end, finished) {
                 eprintln!("error: writing {}: {e}", path.display());
                 return ExitCode::FAILURE;
             }
