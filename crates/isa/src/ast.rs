@@ -537,3 +537,25 @@ impl Kernel {
         self.roles.iter().map(|r| count(&r.body)).sum()
     }
 }
+
+/// `R12`, `RZ`, `P3`, `PT`.
+pub fn parse_reg(name: &str) -> Option<Reg> {
+    match name {
+        "RZ" => return Some(Reg::Rz),
+        "PT" => return Some(Reg::Pt),
+        _ => {}
+    }
+    let (kind, num) = name.split_at(1);
+    if num.is_empty()
+        || !num.bytes().all(|b| b.is_ascii_digit())
+        || (num.len() > 1 && num.starts_with('0'))
+    {
+        return None;
+    }
+    let n: u32 = num.parse().ok()?;
+    match kind {
+        "R" if n <= 254 => Some(Reg::R(n as u8)),
+        "P" if n <= 6 => Some(Reg::P(n as u8)),
+        _ => None,
+    }
+}

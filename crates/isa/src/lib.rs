@@ -17,6 +17,7 @@ pub mod ast;
 pub mod builder;
 pub mod diag;
 pub mod expr;
+pub mod limits;
 pub mod occupancy;
 pub mod opcode;
 pub mod parse;
