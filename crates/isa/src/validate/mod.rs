@@ -15,6 +15,7 @@ mod body;
 mod decls;
 mod interval;
 mod operand;
+mod ops;
 mod shape;
 mod sync;
 mod text;
