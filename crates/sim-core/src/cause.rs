@@ -6,8 +6,9 @@ use std::fmt;
 use isa::Pipe;
 use serde::Serialize;
 
-/// What a warp's state waits on at the moment it starts, for a timeline: the thing, and
-/// when it is known to end.
+/// What a warp's state waits on, as the engine knows it when the state starts (a wait
+/// on an mbarrier's arrivals becomes a new state waiting on its copies once every
+/// arrival is in): the thing, and when it is known to end.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WaitCause {
@@ -72,11 +73,6 @@ pub enum WaitCause {
         /// When the wait ends.
         until: u64,
     },
-    /// The phase completed, and the warp wakes (or reads the barrier) at `until`.
-    Waking {
-        /// When it can issue again.
-        until: u64,
-    },
 }
 
 /// Who has not yet done what an mbarrier's phase waits for.
@@ -89,11 +85,12 @@ pub enum MbarrierOwed {
         /// Their names.
         roles: Vec<String>,
     },
-    /// Transaction bytes of copies in flight (every arrival is in).
+    /// Transaction bytes of copies (every arrival is in).
     Copies {
-        /// How many copies are still to land.
+        /// How many copies are in flight (0: the bytes are expected and no copy is
+        /// issued yet, as right after an expect-tx arrive that its copy follows).
         in_flight: u32,
-        /// When the last of them lands.
+        /// When the last of them lands (0 with none in flight).
         lands: u64,
     },
 }

@@ -14,6 +14,7 @@ use isa::ast::Space;
 use isa::opcode::{FixedClass, Op};
 use isa::{Kernel, Pipe};
 
+use crate::cause::{GroupKind, MbarrierOwed, WaitCause, Waited};
 use crate::due::{self, DueWheel};
 use crate::lower::{
     self, CExpr, DInstr, Env, IssueClass, Kind, MAX_LOOP_DEPTH, Node, Program, REG_SLOTS,
@@ -206,20 +207,37 @@ fn run_scheduled<S: Sink>(
 }
 
 /// What a stall waits on, besides the instruction it is charged to, packed in one word
-/// (the kind above 32 bits, its text index or pipe below) so that the span accounting,
-/// which compares causes on every issue, compares one word.
+/// (the kind above 32 bits, its text index, pipe, barrier or mbarrier number below) so
+/// that the span accounting, which compares causes on every issue, compares one word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Cause(u64);
 
-/// A `Cause` unpacked, for reports.
-enum Waited {
+/// A `Cause` unpacked.
+enum Unpacked {
     Own,
-    Producer { text: u32 },
+    Producer {
+        text: u32,
+    },
     Pipe(Pipe),
+    Barrier {
+        id: u32,
+    },
+    /// An mbarrier (its flat number) whose phase lacks arrivals.
+    MbarArrivals {
+        mbar: u32,
+    },
+    /// An mbarrier whose arrivals are in, its transaction bytes not.
+    MbarCopies {
+        mbar: u32,
+    },
+    Warpgroup {
+        wg: u32,
+    },
+    Group(GroupKind),
 }
 
 impl Cause {
-    /// The instruction itself (a barrier, a wait, an issue) says what it waits for.
+    /// The instruction itself (a stall count, a fence, an issue) says what it waits for.
     const OWN: Cause = Cause(0);
 
     /// A register written by this instruction (text index in the role) is not ready.
@@ -232,17 +250,50 @@ impl Cause {
         Cause(2 << 32 | p.index() as u64)
     }
 
-    fn unpack(self) -> Waited {
+    fn barrier(id: u32) -> Cause {
+        Cause(3 << 32 | id as u64)
+    }
+
+    /// An mbarrier's phase, by what it lacks.
+    fn mbar(m: &Mbar, flat: u32) -> Cause {
+        let kind = if m.pending == 0 && m.tx > 0 { 5 } else { 4 };
+        Cause(kind << 32 | flat as u64)
+    }
+
+    fn warpgroup(wg: u32) -> Cause {
+        Cause(6 << 32 | wg as u64)
+    }
+
+    /// A wait for async groups (`GROUP_*`).
+    fn group(group: u8) -> Cause {
+        Cause(7 << 32 | group as u64)
+    }
+
+    /// An mbarrier's phase that lacked arrivals (`by_copies` false) or copies' bytes.
+    fn mbar_lacking(flat: u32, by_copies: bool) -> Cause {
+        Cause(if by_copies { 5 } else { 4 } << 32 | flat as u64)
+    }
+
+    fn unpack(self) -> Unpacked {
         let low = self.0 as u32;
         match self.0 >> 32 {
-            0 => Waited::Own,
-            1 => Waited::Producer { text: low },
-            _ => Waited::Pipe(
+            0 => Unpacked::Own,
+            1 => Unpacked::Producer { text: low },
+            2 => Unpacked::Pipe(
                 *Pipe::ALL
                     .iter()
                     .find(|p| p.index() == low as usize)
                     .expect("a packed pipe"),
             ),
+            3 => Unpacked::Barrier { id: low },
+            4 => Unpacked::MbarArrivals { mbar: low },
+            5 => Unpacked::MbarCopies { mbar: low },
+            6 => Unpacked::Warpgroup { wg: low },
+            _ => Unpacked::Group(match low as u8 {
+                GROUP_WGMMA => GroupKind::Wgmma,
+                GROUP_CP_ASYNC => GroupKind::CpAsync,
+                _ => GroupKind::BulkStore,
+            }),
         }
     }
 }
@@ -250,11 +301,41 @@ impl Cause {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Block {
     None,
-    Barrier { id: u32 },
-    Mbar { idx: u32, parity: u32 },
+    Barrier {
+        id: u32,
+    },
+    Mbar {
+        idx: u32,
+        parity: u32,
+    },
     WgArrive,
-    Until { t: u64, state: WarpState },
+    /// Until cycle `t`, in `state`, waiting on what the `Cause` packed in `cause_kind`
+    /// and `cause_low` names (`Block::until`; two fields, not a `Cause`, keep a block
+    /// two words).
+    Until {
+        t: u64,
+        state: WarpState,
+        cause_kind: u8,
+        cause_low: u32,
+    },
 }
+
+impl Block {
+    /// `Block::Until` of a cause.
+    fn until(t: u64, state: WarpState, cause: Cause) -> Block {
+        Block::Until {
+            t,
+            state,
+            cause_kind: (cause.0 >> 32) as u8,
+            cause_low: cause.0 as u32,
+        }
+    }
+}
+
+/// `Cause::group` of a wait for warpgroup MMAs, cp.async and bulk-store groups.
+const GROUP_WGMMA: u8 = 1;
+const GROUP_CP_ASYNC: u8 = 2;
+const GROUP_BULK: u8 = 3;
 
 struct Warp<'a> {
     live: bool,
@@ -843,6 +924,9 @@ struct Engine<'a, S: Sink> {
     mem_requests: [u64; 5],
     warp_summaries: Vec<WarpSummary>,
     age_counter: u64,
+    /// Per warp slot, the mbarrier (flat number) of the last wait it passed
+    /// (`u32::MAX`: none): a fault of a later arrive names it, as the likely cause.
+    passed_mbar: Vec<u32>,
 }
 
 /// A warp's code before its first launch.
@@ -1098,6 +1182,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             mem_requests: [0; 5],
             warp_summaries: Vec::new(),
             age_counter: 0,
+            passed_mbar: vec![u32::MAX; resident as usize * wpc as usize],
         }
     }
 
@@ -1339,24 +1424,34 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// Closes the warp's current state span and opens a new one.
-    fn set_state(&mut self, slot: u32, state: WarpState, cause: Cause) {
-        self.set_state_at(slot, state, cause, self.now);
+    /// (`until`: when the state is known to end, for the event's cause.)
+    fn set_state(&mut self, slot: u32, state: WarpState, cause: Cause, until: u64) {
+        self.set_state_at(slot, state, cause, until, self.now);
     }
 
     /// Closes the warp's current state span at cycle `now` (this cycle, or the next
     /// when an issue already knows the state the warp will be in then) and opens a new one.
-    fn set_state_at(&mut self, slot: u32, state: WarpState, cause: Cause, now: u64) {
+    fn set_state_at(&mut self, slot: u32, state: WarpState, cause: Cause, until: u64, now: u64) {
         let w = &mut self.warps[slot as usize];
         let pc = w.charged_pc();
         if w.state == state && w.state_pc == pc && w.cause == cause {
             return;
         }
         self.close_span(slot, now);
-        self.open_span(slot, state, cause, pc, now);
+        self.open_span(slot, state, cause, pc, until, now);
     }
 
     /// Starts the warp's new state span at `now` (its last one closed).
-    fn open_span(&mut self, slot: u32, state: WarpState, cause: Cause, pc: u32, now: u64) {
+    #[allow(clippy::too_many_arguments)]
+    fn open_span(
+        &mut self,
+        slot: u32,
+        state: WarpState,
+        cause: Cause,
+        pc: u32,
+        until: u64,
+        now: u64,
+    ) {
         let w = &mut self.warps[slot as usize];
         w.state = state;
         w.cause = cause;
@@ -1365,12 +1460,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         if S::ENABLED {
             let id = self.wid(slot);
             let pc = self.event_pc(slot, pc);
+            let cause = self.typed_cause(slot, cause, until);
             self.sink.event(Event::StateChange {
                 cycle: now,
                 warp: id,
                 state,
                 pc,
-                cause: None,
+                cause,
             });
         }
     }
@@ -1391,7 +1487,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::OWN;
             self.close_span(slot, now);
             if !unchanged {
-                self.open_span(slot, WarpState::Selected, Cause::OWN, pc, now);
+                self.open_span(slot, WarpState::Selected, Cause::OWN, pc, now + 1, now);
             }
         } else {
             // Without events an unchanged span needs no comparison: the same fields
@@ -1440,14 +1536,25 @@ impl<'a, S: Sink> Engine<'a, S> {
             _ => {
                 match w.block {
                     Block::None => {}
-                    Block::Barrier { .. } => {
-                        return Some((WarpState::Barrier, NEVER, Cause::OWN));
+                    Block::Barrier { id } => {
+                        return Some((WarpState::Barrier, NEVER, Cause::barrier(id)));
                     }
-                    Block::Mbar { .. } => return Some((WarpState::Sleeping, NEVER, Cause::OWN)),
-                    Block::WgArrive => return Some((WarpState::Gmma, NEVER, Cause::OWN)),
-                    Block::Until { t, state } => {
+                    Block::Mbar { idx, .. } => {
+                        let m = &self.ctas[w.cta as usize].mbars[idx as usize];
+                        return Some((WarpState::Sleeping, NEVER, Cause::mbar(m, idx)));
+                    }
+                    Block::WgArrive => {
+                        return Some((WarpState::Gmma, NEVER, Cause::warpgroup(w.warp / 4)));
+                    }
+                    Block::Until {
+                        t,
+                        state,
+                        cause_kind,
+                        cause_low,
+                    } => {
                         if t > now {
-                            return Some((state, t, Cause::OWN));
+                            let cause = Cause((cause_kind as u64) << 32 | cause_low as u64);
+                            return Some((state, t, cause));
                         }
                         w.block = Block::None;
                     }
@@ -1650,7 +1757,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     match self.classify(slot) {
                         Some((WarpState::Drain, t, _)) if t <= now => self.retire(slot),
                         Some((state, t, cause)) => {
-                            self.set_state(slot, state, cause);
+                            self.set_state(slot, state, cause, t);
                             // (Whatever holds a warp, it is after this cycle.)
                             self.set_until_ahead(slot, t);
                         }
@@ -1690,7 +1797,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 for i in 0..others {
                     let Candidate { slot, position, .. } = self.cands[i];
                     if slot != chosen {
-                        self.set_state(slot, WarpState::NotSelected, Cause::OWN);
+                        self.set_state(slot, WarpState::NotSelected, Cause::OWN, now + 1);
                         self.until[slot as usize % UNTIL_LEN] = self.now + 1;
                         not_selected |= 1 << (position % 64);
                     }
@@ -1805,12 +1912,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             match ev {
                 Ev::TxComplete { cta, mbar, bytes } => {
                     self.ctas[cta as usize].mbars[mbar as usize].tx -= bytes as i64;
-                    self.check_phase(cta, mbar, self.t.lat_mbarrier_tx_wake);
+                    self.check_phase(cta, mbar, self.t.lat_mbarrier_tx_wake, true);
                 }
                 Ev::Arrive { cta, mbar } => {
                     let m = &mut self.ctas[cta as usize].mbars[mbar as usize];
                     m.pending = m.pending.saturating_sub(1);
-                    self.check_phase(cta, mbar, self.t.lat_mbarrier_wake);
+                    self.check_phase(cta, mbar, self.t.lat_mbarrier_wake, false);
                 }
                 Ev::LaunchCta { slot } => self.launch_cta(slot)?,
             }
@@ -1822,9 +1929,13 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// Completes the mbarrier's phase if nothing is pending; its waiters wake `wake`
     /// cycles later (a phase the copy engine completes wakes them sooner than an arrive
     /// from another warp).
-    fn check_phase(&mut self, cta: u32, mbar: u32, wake: f64) {
+    /// (`by_copies`: the last thing the phase lacked was a copy's bytes, not an arrival.)
+    fn check_phase(&mut self, cta: u32, mbar: u32, wake: f64, by_copies: bool) {
         let m = &mut self.ctas[cta as usize].mbars[mbar as usize];
         if m.pending != 0 || m.tx != 0 {
+            if m.pending == 0 && m.tx > 0 {
+                self.copies_owed(cta, mbar);
+            }
             return;
         }
         let completed_parity = (m.phase & 1) as u32;
@@ -1851,13 +1962,93 @@ impl<'a, S: Sink> Engine<'a, S> {
                         parity: completed_parity,
                     })
             {
-                w.block = Block::Until {
-                    t: wake,
-                    state: WarpState::Sleeping,
+                // (Woken, it still waits on the phase until it wakes: its span goes on,
+                // named by what the phase lacked last.)
+                let cause = match w.cause.unpack() {
+                    Unpacked::MbarArrivals { mbar: m } | Unpacked::MbarCopies { mbar: m }
+                        if m == mbar && w.state == WarpState::Sleeping =>
+                    {
+                        w.cause
+                    }
+                    _ => Cause::mbar_lacking(mbar, by_copies),
                 };
+                w.block = Block::until(wake, WarpState::Sleeping, cause);
+                self.passed_mbar[s as usize] = mbar;
                 self.set_until(s, self.now);
             }
         }
+    }
+
+    /// The mbarrier's phase has every arrival and lacks only its copies' bytes: the
+    /// warps asleep on it from now on wait on the copies, not on arrivals (a new span
+    /// for each, with that cause).
+    #[cold]
+    #[inline(never)]
+    fn copies_owed(&mut self, cta: u32, mbar: u32) {
+        let m = &self.ctas[cta as usize].mbars[mbar as usize];
+        let cause = Cause::mbar(m, mbar);
+        let per = self.warps_per_cta;
+        for s in cta * per..(cta + 1) * per {
+            let w = &self.warps[s as usize];
+            // (A warp blocked this very cycle, not yet looked at, takes the cause when
+            // it is.)
+            if w.live
+                && matches!(w.block, Block::Mbar { idx, .. } if idx == mbar)
+                && w.state == WarpState::Sleeping
+                && w.state_since <= self.now
+                && w.cause != cause
+            {
+                self.set_state(s, WarpState::Sleeping, cause, NEVER);
+            }
+        }
+    }
+
+    /// The fault of an arrive of `count` on the mbarrier `idx` beyond what its phase
+    /// lacks: it names that mbarrier, what its phase waits for, and the mbarrier of the
+    /// warp's last wait, whose phase let it through (an arrival count below the warps
+    /// that arrive on it completes its phases early).
+    #[cold]
+    fn too_many_arrivals(&self, slot: u32, idx: u32, count: i64) -> SimError {
+        let cta = self.warps[slot as usize].cta as usize;
+        let m = &self.ctas[cta].mbars[idx as usize];
+        let (name, el) = self.mbar_name(idx);
+        let mut msg = format!(
+            "{count} arrivals on {name}[{el}], which expects only {} more in this phase",
+            m.pending
+        );
+        if m.pending == 0 && m.tx > 0 {
+            msg += &format!(
+                " (its {} arrivals are in; {} transaction bytes have not landed)",
+                m.count, m.tx
+            );
+        }
+        let passed = self.passed_mbar[slot as usize];
+        if passed != u32::MAX && passed != idx {
+            let (pname, pel) = self.mbar_name(passed);
+            let p = &self.ctas[cta].mbars[passed as usize];
+            let roles = self.arriving_roles(passed);
+            let warps: u32 = self
+                .prog
+                .roles
+                .iter()
+                .filter(|r| roles.contains(&r.name))
+                .map(|r| r.last_warp + 1 - r.first_warp)
+                .sum();
+            msg += &format!(
+                ". The warp got here through a wait on {pname}[{pel}], which counts {} arrivals per phase and is arrived on by {} ({warps} warps per CTA)",
+                p.count,
+                if roles.is_empty() {
+                    "no role".to_string()
+                } else {
+                    roles.join(", ")
+                },
+            );
+            if p.count < warps {
+                msg +=
+                    ": with fewer arrivals counted than warps arriving, its phases complete early";
+            }
+        }
+        self.fault_at(slot, &msg)
     }
 
     fn mbar_index(&self, slot: u32, d: &DInstr) -> Result<u32, SimError> {
@@ -2467,7 +2658,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 } else {
                     (waited, WarpState::Wait)
                 };
-                self.block(slot, Block::Until { t, state });
+                self.block(slot, Block::until(t, state, Cause::OWN));
             }
         }
         Ok(())
@@ -2515,7 +2706,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     w.cause = cause;
                     w.state_pc = w.pc;
                 } else {
-                    self.set_state_at(slot, state, cause, next);
+                    self.set_state_at(slot, state, cause, until, next);
                 }
                 until
             }
@@ -2686,14 +2877,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                     return Err(self.fault_at(slot, "a wait depth cannot be negative"));
                 }
                 let w = &mut self.warps[slot as usize];
-                let (groups, state) = match d.kind {
-                    Kind::DepbarCpAsync => (&mut w.cp_async, WarpState::LongScoreboard),
-                    Kind::DepbarBulk => (&mut w.bulk_store, WarpState::LongScoreboard),
-                    _ => (&mut w.wgmma, WarpState::Gmma),
+                let (groups, state, group) = match d.kind {
+                    Kind::DepbarCpAsync => {
+                        (&mut w.cp_async, WarpState::LongScoreboard, GROUP_CP_ASYNC)
+                    }
+                    Kind::DepbarBulk => (&mut w.bulk_store, WarpState::LongScoreboard, GROUP_BULK),
+                    _ => (&mut w.wgmma, WarpState::Gmma, GROUP_WGMMA),
                 };
                 let until = groups.wait_until(now, n as usize);
                 if until > now + 1 {
-                    self.block(slot, Block::Until { t: until, state });
+                    self.block(slot, Block::until(until, state, Cause::group(group)));
                 }
             }
             Kind::TmaLoad | Kind::TmaStore => {
@@ -2862,17 +3055,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                     ));
                 }
                 if count < 0 || count > i64::from(pending) {
-                    let (name, el) = self.mbar_name(idx);
-                    return Err(self.fault_at(
-                        slot,
-                        &format!("{count} arrivals on {name}[{el}], which expects only {pending} more in this phase"),
-                    ));
+                    return Err(self.too_many_arrivals(slot, idx, count));
                 }
                 let m = &mut self.ctas[cta as usize].mbars[idx as usize];
                 m.tx += bytes;
                 m.pending -= count as u32;
                 let phase = m.phase;
-                self.check_phase(cta, idx, t.lat_mbarrier_wake);
+                self.check_phase(cta, idx, t.lat_mbarrier_wake, false);
                 // An arrive that completes the phase reaches the barrier
                 // `lat_mbarrier_arrive` after it issues; a warp asleep on the phase wakes
                 // `lat_mbarrier_wake` after the issue (which includes it).
@@ -2891,25 +3080,24 @@ impl<'a, S: Sink> Engine<'a, S> {
                 if (phase & 1) as u32 == parity {
                     self.block(slot, Block::Mbar { idx, parity });
                 } else {
+                    self.passed_mbar[slot as usize] = idx;
                     // The phase has completed: the warp still waits for the probe's
                     // predicate (SYNCS.PHASECHK's result), as for any L1TEX-side result;
                     // a probe right behind the arrive that completed the phase reads the
                     // barrier once that arrive has reached it.
                     self.block(
                         slot,
-                        Block::Until {
-                            t: now.max(settled) + t.lat_mbarrier_probe as u64,
-                            state: WarpState::LongScoreboard,
-                        },
+                        Block::until(
+                            now.max(settled) + t.lat_mbarrier_probe as u64,
+                            WarpState::LongScoreboard,
+                            Cause::OWN,
+                        ),
                     );
                 }
             }
             Kind::Fence => self.block(
                 slot,
-                Block::Until {
-                    t: now + t.lat_fence as u64,
-                    state: WarpState::Membar,
-                },
+                Block::until(now + t.lat_fence as u64, WarpState::Membar, Cause::OWN),
             ),
             Kind::Membar { gpu } => {
                 let until = if *gpu {
@@ -2917,23 +3105,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                 } else {
                     now + t.lat_fence as u64
                 };
-                self.block(
-                    slot,
-                    Block::Until {
-                        t: until,
-                        state: WarpState::Membar,
-                    },
-                );
+                self.block(slot, Block::until(until, WarpState::Membar, Cause::OWN));
             }
             Kind::Nanosleep => {
                 let ns = self.eval(slot, &d.n)?.max(0) as f64;
                 let cycles = (ns * t.clock_mhz / 1000.0).ceil() as u64;
                 self.block(
                     slot,
-                    Block::Until {
-                        t: now + cycles.max(1),
-                        state: WarpState::Sleeping,
-                    },
+                    Block::until(now + cycles.max(1), WarpState::Sleeping, Cause::OWN),
                 );
             }
             Kind::WgArrive => {
@@ -2948,10 +3127,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                     let base = cta as u32 * self.warps_per_cta + wg as u32 * 4;
                     for s in base..base + 4 {
                         if self.warps[s as usize].block == Block::WgArrive {
-                            self.warps[s as usize].block = Block::Until {
-                                t: now + 1,
-                                state: WarpState::Gmma,
-                            };
+                            self.warps[s as usize].block =
+                                Block::until(now + 1, WarpState::Gmma, Cause::warpgroup(wg as u32));
                             // A warp due this very cycle on a later sub-partition keeps its turn.
                             let due = self.until[self.until_index(s)].min(now + 1);
                             self.set_until(s, due);
@@ -3069,10 +3246,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                     let per = self.warps_per_cta;
                     for s in cta as u32 * per..(cta as u32 + 1) * per {
                         if self.warps[s as usize].block == (Block::Barrier { id: id as u32 }) {
-                            self.warps[s as usize].block = Block::Until {
-                                t: release,
-                                state: WarpState::Barrier,
-                            };
+                            // (Released, it still waits on the barrier: the same span.)
+                            self.warps[s as usize].block = Block::until(
+                                release,
+                                WarpState::Barrier,
+                                Cause::barrier(id as u32),
+                            );
                             // A warp due this very cycle on a later sub-partition keeps its turn.
                             let due = self.until[self.until_index(s)].min(now + 1);
                             self.set_until(s, due);
@@ -3081,10 +3260,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     if d.kind == Kind::BarSync {
                         self.block(
                             slot,
-                            Block::Until {
-                                t: release,
-                                state: WarpState::Barrier,
-                            },
+                            Block::until(release, WarpState::Barrier, Cause::barrier(id as u32)),
                         );
                     }
                     if S::ENABLED {
@@ -3103,6 +3279,132 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         }
         Ok(())
+    }
+
+    /// A packed cause with what the engine knows of it now, for an event: None for
+    /// `Cause::OWN`. (`until`: when the state is known to end; `NEVER`: not known.)
+    #[cold]
+    #[inline(never)]
+    fn typed_cause(&self, slot: u32, cause: Cause, until: u64) -> Option<WaitCause> {
+        let w = &self.warps[slot as usize];
+        let cta = &self.ctas[w.cta as usize];
+        let mbarrier = |flat: u32| {
+            let m = &cta.mbars[flat as usize];
+            let (name, el) = self.mbar_name(flat);
+            let parity = match w.block {
+                Block::Mbar { parity, .. } => parity,
+                _ => (m.phase & 1) as u32,
+            };
+            let owed = if m.pending == 0 && m.tx > 0 {
+                // The copies that still count against this mbarrier.
+                let (mut in_flight, mut lands) = (0, 0);
+                for Reverse((t, _, ev)) in self.events.iter() {
+                    if let Ev::TxComplete { cta: c, mbar, .. } = *ev
+                        && c == w.cta
+                        && mbar == flat
+                    {
+                        in_flight += 1;
+                        lands = lands.max(*t);
+                    }
+                }
+                MbarrierOwed::Copies { in_flight, lands }
+            } else {
+                MbarrierOwed::Arrivals {
+                    roles: self.arriving_roles(flat),
+                }
+            };
+            WaitCause::Mbarrier {
+                mbarrier: flat,
+                name: format!("{name}[{el}]"),
+                parity,
+                phases: m.phase,
+                arrivals_missing: m.pending,
+                count: m.count,
+                tx_bytes_missing: m.tx,
+                owed,
+            }
+        };
+        Some(match cause.unpack() {
+            Unpacked::Own => return None,
+            Unpacked::Producer { text } => WaitCause::Producer {
+                pc: ((text as usize) < self.prog.roles[w.role as usize].texts.len())
+                    .then_some(text),
+                ready: until,
+            },
+            Unpacked::Pipe(pipe) => WaitCause::Pipe { pipe, free: until },
+            Unpacked::Barrier { id } => {
+                let b = cta.bars[id as usize];
+                let per = self.warps_per_cta;
+                let not_arrived = (w.cta * per..(w.cta + 1) * per)
+                    .map(|o| &self.warps[o as usize])
+                    .filter(|o| !(o.live && o.block == (Block::Barrier { id })))
+                    .map(|o| o.warp)
+                    .collect();
+                WaitCause::Barrier {
+                    id,
+                    arrived: b.arrived,
+                    expected: b.expected,
+                    not_arrived,
+                }
+            }
+            Unpacked::MbarArrivals { mbar } | Unpacked::MbarCopies { mbar } => mbarrier(mbar),
+            Unpacked::Warpgroup { wg } => WaitCause::WarpgroupArrive {
+                warpgroup: wg,
+                arrived: cta.wg_arrived[wg as usize % 8],
+            },
+            Unpacked::Group(group) => WaitCause::WaitGroup { group, until },
+        })
+    }
+
+    /// A packed cause, for results.
+    fn waited(&self, role: usize, cause: Cause) -> Waited {
+        let texts = &self.prog.roles[role].texts;
+        let name = |flat: u32| {
+            let (name, el) = self.mbar_name(flat);
+            format!("{name}[{el}]")
+        };
+        match cause.unpack() {
+            Unpacked::Producer { text } if (text as usize) < texts.len() => Waited::Producer {
+                pc: Some(text),
+                instruction: texts[text as usize].clone(),
+            },
+            Unpacked::Producer { .. } | Unpacked::Own => Waited::Producer {
+                pc: None,
+                instruction: String::new(),
+            },
+            Unpacked::Pipe(pipe) => Waited::Pipe { pipe },
+            Unpacked::Barrier { id } => Waited::Barrier { id },
+            Unpacked::MbarArrivals { mbar } => Waited::MbarrierArrivals {
+                mbarrier: name(mbar),
+                roles: self.arriving_roles(mbar),
+            },
+            Unpacked::MbarCopies { mbar } => Waited::MbarrierCopies {
+                mbarrier: name(mbar),
+            },
+            Unpacked::Warpgroup { wg } => Waited::WarpgroupArrive { warpgroup: wg },
+            Unpacked::Group(group) => Waited::WaitGroup { group },
+        }
+    }
+
+    /// The names of the roles whose code arrives on the mbarrier `flat` (an
+    /// SYNCS.ARRIVE or a tcgen05 commit on its declaration).
+    fn arriving_roles(&self, flat: u32) -> Vec<String> {
+        self.prog
+            .roles
+            .iter()
+            .filter(|r| {
+                r.code.iter().any(|n| match n {
+                    Node::Instr(d) => {
+                        matches!(d.kind, Kind::MbarArrive { .. } | Kind::Utcbar)
+                            && d.mbar
+                                .as_ref()
+                                .is_some_and(|(base, len, _)| (*base..base + len).contains(&flat))
+                    }
+                    _ => false,
+                })
+            })
+            .map(|r| r.name.clone())
+            .collect()
     }
 
     /// What the run's events name by number (`Sink::begin`).
@@ -3255,7 +3557,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                         cta.wg_arrived[wg as usize]
                     )
                 }
-                Block::Until { t, state } => format!("{state} until cycle {t}"),
+                Block::Until { t, state, .. } => format!("{state} until cycle {t}"),
                 Block::None if w.exited => format!("drain until cycle {}", w.outstanding),
                 Block::None => format!(
                     "{} (until cycle {})",
@@ -3318,16 +3620,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     .causes()
                     .map(|&(state, cause, cycles)| WaitsOn {
                         state,
-                        on: match cause.unpack() {
-                            Waited::Producer { text } if (text as usize) < r.texts.len() => {
-                                format!("the result of pc {text} `{}`", r.texts[text as usize])
-                            }
-                            Waited::Producer { .. } => {
-                                "a register written before the loop".to_string()
-                            }
-                            Waited::Pipe(p) => format!("the {} pipe", p.name()),
-                            Waited::Own => String::new(),
-                        },
+                        on: self.waited(ri, cause),
                         cycles,
                     })
                     .collect();
