@@ -350,7 +350,7 @@ fn waits_on(r: &RunResult, role: &str, state: sim_core::WarpState, op: &str) -> 
         .per_pc
         .iter()
         .flat_map(|p| p.waits_on.iter())
-        .filter(|w| w.state == state && w.on.contains(&format!("`{op}")))
+        .filter(|w| w.state == state && w.on.to_string().contains(&format!("`{op}")))
         .map(|w| w.cycles)
         .sum()
 }
