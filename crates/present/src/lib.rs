@@ -9,6 +9,8 @@
 //!   JSON.
 //! - [`describe`]: a kernel's description with its occupancy (`smsim check`).
 //! - [`explain`]: a warp state's meaning, causes and fixes (`smsim explain`).
+//! - [`profile`]: a GPU profile's parameters with value, unit, meaning and source
+//!   (`smsim profile`).
 //! - [`chrome`]: the run's timeline as a Chrome / Perfetto trace, streamed as a
 //!   [`sim_core::sink::Sink`].
 //! - [`units`]: numbers for a reader: percentages, bytes, SI prefixes, plurals.
@@ -18,5 +20,6 @@
 pub mod chrome;
 pub mod describe;
 pub mod explain;
+pub mod profile;
 pub mod report;
 pub mod units;

@@ -2,9 +2,11 @@
 //! committed measurements, report the simulator's error against them.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use calibrate::{BUILTIN_PROFILE, PRIMARY_DATA, workspace_path};
+
+use crate::inputs::load_profile;
+use crate::outcome::{Fail, Outcome, print};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -65,7 +67,8 @@ pub enum Cmd {
     },
 }
 
-pub fn run(args: &Args) -> ExitCode {
+/// `smsim calibrate collect|fit|report`.
+pub fn run(args: &Args) -> Outcome {
     match &args.cmd {
         Cmd::Collect {
             out,
@@ -96,12 +99,7 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
-fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::FAILURE
-}
-
-fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> ExitCode {
+fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> Outcome {
     let opts = calibrate::CollectOptions {
         out,
         validation,
@@ -109,17 +107,13 @@ fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> ExitCode {
         command: std::env::args().collect(),
         ..Default::default()
     };
-    match calibrate::collect(&opts) {
-        Ok(p) => {
-            println!("wrote {}", p.display());
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(format!("calibrate collect: {e}")),
-    }
+    let p =
+        calibrate::collect(&opts).map_err(|e| Fail::Failed(format!("calibrate collect: {e}")))?;
+    print(&format!("wrote {}\n", p.display()))
 }
 
-fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), String> {
-    let m = calibrate::load_data(data)?;
+fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), Fail> {
+    let m = calibrate::load_data(data).map_err(Fail::Failed)?;
     let name = Path::new(data)
         .file_name()
         .map(|s| s.to_string_lossy().to_string())
@@ -127,6 +121,8 @@ fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), Stri
     Ok((m, name))
 }
 
+/// `calibrate fit`: the fitted profile written through a temporary file (a failure
+/// leaves the old profile as it was), then the fit's summary.
 fn fit(
     data: &str,
     out: Option<&Path>,
@@ -134,62 +130,42 @@ fn fit(
     force: bool,
     profile: Option<&str>,
     sweeps: usize,
-) -> ExitCode {
+) -> Outcome {
     let target: PathBuf = match (out, write_builtin) {
         (Some(p), _) => p.to_path_buf(),
         (None, true) => workspace_path(BUILTIN_PROFILE),
         (None, false) => {
-            return fail(
-                "say where the fitted profile goes: --out FILE, or --write-builtin for crates/sim-core/profiles/h100.toml",
-            );
+            return Err(Fail::Usage(
+                "say where the fitted profile goes: --out FILE, or --write-builtin for crates/sim-core/profiles/h100.toml".into(),
+            ));
         }
     };
     if out.is_some() && target.exists() && !force {
-        return fail(format!(
+        return Err(Fail::Usage(format!(
             "{} exists; pass --force to overwrite it",
             target.display()
-        ));
+        )));
     }
-    let (m, name) = match load_measurement(data) {
-        Ok(x) => x,
-        Err(e) => return fail(e),
-    };
+    let (m, name) = load_measurement(data)?;
     let prior = match profile {
-        Some(p) => crate::run::load_profile(p, &[]),
-        None => sim_core::Profile::from_toml(calibrate::H100_PRIORS).map_err(|e| e.to_string()),
+        Some(p) => load_profile(p, &[])?,
+        None => sim_core::Profile::from_toml(calibrate::H100_PRIORS)
+            .map_err(|e| Fail::Failed(e.to_string()))?,
     };
-    let prior = match prior {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
-    let r = match calibrate::fit::fit(&m, &prior, &name, sweeps) {
-        Ok(r) => r,
-        Err(e) => return fail(e),
-    };
+    let r = calibrate::fit::fit(&m, &prior, &name, sweeps).map_err(Fail::Failed)?;
     let text = calibrate::fit::finished_toml(&r);
-    if let Err(e) = std::fs::write(&target, &text) {
-        return fail(format!("{}: {e}", target.display()));
-    }
-    println!("{}", calibrate::fit::summary(&r));
-    println!("wrote {}", target.display());
-    ExitCode::SUCCESS
+    crate::files::write(&target, text.as_bytes(), true)?;
+    print(&format!(
+        "{}\nwrote {}\n",
+        calibrate::fit::summary(&r),
+        target.display()
+    ))
 }
 
-fn report(data: &str, profile: &str, out_dir: &str, check: bool) -> ExitCode {
-    let (m, name) = match load_measurement(data) {
-        Ok(x) => x,
-        Err(e) => return fail(e),
-    };
-    let p = match crate::run::load_profile(profile, &[]) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
+fn report(data: &str, profile: &str, out_dir: &str, check: bool) -> Outcome {
+    let (m, name) = load_measurement(data)?;
+    let p = load_profile(profile, &[])?;
     let dir = workspace_path(out_dir);
-    match calibrate::report::run(&m, &name, &p, &dir, check) {
-        Ok(summary) => {
-            println!("{summary}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e),
-    }
+    let summary = calibrate::report::run(&m, &name, &p, &dir, check).map_err(Fail::Failed)?;
+    print(&format!("{summary}\n"))
 }
