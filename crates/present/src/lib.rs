@@ -7,6 +7,7 @@
 //!
 //! - [`report`]: the run report (`smsim run`), its Warp State tables, a failed run as
 //!   JSON.
+//! - [`compare`]: a kernel family's schedules side by side (`smsim compare`).
 //! - [`describe`]: a kernel's description with its occupancy (`smsim check`).
 //! - [`explain`]: a warp state's meaning, causes and fixes (`smsim explain`).
 //! - [`profile`]: a GPU profile's parameters with value, unit, meaning and source
@@ -18,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod chrome;
+pub mod compare;
 pub mod describe;
 pub mod explain;
 pub mod profile;

@@ -88,6 +88,6 @@ pub fn compare(args: &CompareArgs) -> Outcome {
             profile.file.note
         );
     }
-    let _ = write!(o, "{c}");
+    o.push_str(&present::compare::render(&c));
     print(&o)
 }
