@@ -2,11 +2,9 @@
 //! committed measurements, report the simulator's error against them.
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use calibrate::{BUILTIN_PROFILE, PRIMARY_DATA, workspace_path};
-
-use crate::inputs::load_profile;
-use crate::outcome::{Fail, Outcome, print};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -67,8 +65,7 @@ pub enum Cmd {
     },
 }
 
-/// `smsim calibrate collect|fit|report`.
-pub fn run(args: &Args) -> Outcome {
+pub fn run(args: &Args) -> ExitCode {
     match &args.cmd {
         Cmd::Collect {
             out,
@@ -99,7 +96,12 @@ pub fn run(args: &Args) -> Outcome {
     }
 }
 
-fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> Outcome {
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::FAILURE
+}
+
+fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> ExitCode {
     let opts = calibrate::CollectOptions {
         out,
         validation,
@@ -107,13 +109,17 @@ fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> Outcome {
         command: std::env::args().collect(),
         ..Default::default()
     };
-    let p =
-        calibrate::collect(&opts).map_err(|e| Fail::Failed(format!("calibrate collect: {e}")))?;
-    print(&format!("wrote {}\n", p.display()))
+    match calibrate::collect(&opts) {
+        Ok(p) => {
+            println!("wrote {}", p.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(format!("calibrate collect: {e}")),
+    }
 }
 
-fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), Fail> {
-    let m = calibrate::load_data(data).map_err(Fail::Failed)?;
+fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), String> {
+    let m = calibrate::load_data(data)?;
     let name = Path::new(data)
         .file_name()
         .map(|s| s.to_string_lossy().to_string())
@@ -121,8 +127,6 @@ fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), Fail
     Ok((m, name))
 }
 
-/// `calibrate fit`: the fitted profile written through a temporary file (a failure
-/// leaves the old profile as it was), then the fit's summary.
 fn fit(
     data: &str,
     out: Option<&Path>,
@@ -130,42 +134,63 @@ fn fit(
     force: bool,
     profile: Option<&str>,
     sweeps: usize,
-) -> Outcome {
+) -> ExitCode {
     let target: PathBuf = match (out, write_builtin) {
         (Some(p), _) => p.to_path_buf(),
         (None, true) => workspace_path(BUILTIN_PROFILE),
         (None, false) => {
-            return Err(Fail::Usage(
-                "say where the fitted profile goes: --out FILE, or --write-builtin for crates/sim-core/profiles/h100.toml".into(),
-            ));
+            return fail(
+                "say where the fitted profile goes: --out FILE, or --write-builtin for crates/sim-core/profiles/h100.toml",
+            );
         }
     };
     if out.is_some() && target.exists() && !force {
-        return Err(Fail::Usage(format!(
+        return fail(format!(
             "{} exists; pass --force to overwrite it",
             target.display()
-        )));
+        ));
     }
-    let (m, name) = load_measurement(data)?;
-    let prior = match profile {
-        Some(p) => load_profile(p, &[])?,
-        None => sim_core::Profile::from_toml(calibrate::H100_PRIORS)
-            .map_err(|e| Fail::Failed(e.to_string()))?,
+    let (m, name) = match load_measurement(data) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
     };
-    let r = calibrate::fit::fit(&m, &prior, &name, sweeps).map_err(Fail::Failed)?;
+    let prior = match profile {
+        Some(p) => crate::run::load_profile(p, &[]),
+        None => sim_core::Profile::from_toml(calibrate::H100_PRIORS).map_err(|e| e.to_string()),
+    };
+    let prior = match prior {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let r = match calibrate::fit::fit(&m, &prior, &name, sweeps) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
     let text = calibrate::fit::finished_toml(&r);
-    crate::files::write(&target, text.as_bytes(), true)?;
-    print(&format!(
-        "{}\nwrote {}\n",
-        calibrate::fit::summary(&r),
-        target.display()
-    ))
+    // Through a temporary file: a failure leaves the old profile as it was.
+    if let Err(e) = crate::files::write(&target, text.as_bytes(), true) {
+        return fail(e);
+    }
+    println!("{}", calibrate::fit::summary(&r));
+    println!("wrote {}", target.display());
+    ExitCode::SUCCESS
 }
 
-fn report(data: &str, profile: &str, out_dir: &str, check: bool) -> Outcome {
-    let (m, name) = load_measurement(data)?;
-    let p = load_profile(profile, &[])?;
+fn report(data: &str, profile: &str, out_dir: &str, check: bool) -> ExitCode {
+    let (m, name) = match load_measurement(data) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    let p = match crate::run::load_profile(profile, &[]) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
     let dir = workspace_path(out_dir);
-    let summary = calibrate::report::run(&m, &name, &p, &dir, check).map_err(Fail::Failed)?;
-    print(&format!("{summary}\n"))
+    match calibrate::report::run(&m, &name, &p, &dir, check) {
+        Ok(summary) => {
+            println!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
 }

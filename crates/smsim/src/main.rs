@@ -57,6 +57,7 @@ fn main() -> ExitCode {
         Command::Kernels(args) => library::kernels(&args),
         Command::Compare(args) => library::compare(&args),
         Command::Profile(args) => profile_cmd::run(&args),
-        Command::Calibrate(args) => calibrate_cmd::run(&args),
+        // (calibrate's subcommands say their own exit status.)
+        Command::Calibrate(args) => return calibrate_cmd::run(&args),
     })
 }

@@ -28,6 +28,17 @@ pub enum Fail {
     Closed,
 }
 
+impl std::fmt::Display for Fail {
+    /// The message alone (without `error: `); empty where there is none.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fail::Usage(m) | Fail::Failed(m) => f.write_str(m),
+            Fail::Rendered(m) => f.write_str(m.trim_end()),
+            Fail::Reported | Fail::Closed => Ok(()),
+        }
+    }
+}
+
 /// What a subcommand returns.
 pub type Outcome = Result<(), Fail>;
 

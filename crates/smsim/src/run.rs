@@ -9,7 +9,7 @@ use sim_core::result::{RunResult, SimError};
 use sim_core::scheduler::Policy;
 
 use crate::files::Pending;
-use crate::inputs::{default_profile, load_kernel, load_profile, parse_set};
+use crate::inputs::{default_profile, load_kernel, parse_set};
 use crate::kernel_file;
 use crate::outcome::{Fail, Outcome, print, print_json, say};
 
@@ -52,6 +52,11 @@ pub struct Args {
     pub trace: Option<std::path::PathBuf>,
 }
 
+/// A profile as `run` loads it, its refusal as text (for `calibrate`'s subcommands).
+pub fn load_profile(name: &str, set: &[(String, f64)]) -> Result<sim_core::Profile, String> {
+    crate::inputs::load_profile(name, set).map_err(|e| e.to_string())
+}
+
 /// A trace being written: its file under a temporary name and the sink writing it.
 type Trace = (Pending, ChromeTrace<std::io::BufWriter<std::fs::File>>);
 
@@ -63,7 +68,7 @@ pub fn run(args: &Args) -> Outcome {
         .profile
         .as_deref()
         .unwrap_or_else(|| default_profile(&args.kernel));
-    let profile = load_profile(name, &args.set)?;
+    let profile = crate::inputs::load_profile(name, &args.set)?;
     let kernel = load_kernel(&args.kernel, &args.params)?;
     let cfg = RunConfig {
         seed: args.seed,
