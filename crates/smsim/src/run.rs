@@ -9,7 +9,8 @@ use sim_core::result::{RunResult, SimError};
 use sim_core::scheduler::Policy;
 
 use crate::files::Pending;
-use crate::inputs::{default_profile, load_kernel, parse_set};
+// (`parse_set` and `default_profile` are named here too, for the other subcommands.)
+pub use crate::inputs::{default_profile, parse_set};
 use crate::kernel_file;
 use crate::outcome::{Fail, Outcome, print, print_json, say};
 
@@ -52,9 +53,21 @@ pub struct Args {
     pub trace: Option<std::path::PathBuf>,
 }
 
-/// A profile as `run` loads it, its refusal as text (for `calibrate`'s subcommands).
+/// A profile as `run` loads it, its refusal as text (for subcommands that say their
+/// own errors: `calibrate`, `tui`).
 pub fn load_profile(name: &str, set: &[(String, f64)]) -> Result<sim_core::Profile, String> {
     crate::inputs::load_profile(name, set).map_err(|e| e.to_string())
+}
+
+/// A kernel as `run` loads it, its refusal as stderr's text (`error: ...` or the
+/// kernel's diagnostics with their carets), for subcommands that say their own errors.
+// (Branch tui's `smsim tui` calls it; until that merges, nothing here does.)
+#[allow(dead_code)]
+pub fn load_kernel(name: &str, params: &[(String, i64)]) -> Result<isa::Kernel, String> {
+    crate::inputs::load_kernel(name, params).map_err(|e| match e {
+        Fail::Rendered(text) => text,
+        e => format!("error: {e}\n"),
+    })
 }
 
 /// A trace being written: its file under a temporary name and the sink writing it.
@@ -69,7 +82,7 @@ pub fn run(args: &Args) -> Outcome {
         .as_deref()
         .unwrap_or_else(|| default_profile(&args.kernel));
     let profile = crate::inputs::load_profile(name, &args.set)?;
-    let kernel = load_kernel(&args.kernel, &args.params)?;
+    let kernel = crate::inputs::load_kernel(&args.kernel, &args.params)?;
     let cfg = RunConfig {
         seed: args.seed,
         policy: args.policy,
