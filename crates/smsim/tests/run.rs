@@ -102,8 +102,9 @@ fn bad_arguments_are_explained() {
         err.contains("neither a kernel file nor a built-in kernel"),
         "{err}"
     );
+    // An unknown parameter is a usage error, as an unknown --set is.
     let (code, _, err) = smsim(&["run", "gemm-mainloop/ws", "-p", "PIPEZ=2"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("PIPEZ"), "{err}");
     let (code, _, err) = smsim(&["run", "examples/ffma_chain.smk", "--policy", "fifo"]);
     assert_eq!(code, 2);
@@ -129,7 +130,7 @@ fn explain_knows_every_state() {
         assert!(out.contains("causes:") && out.contains("fixes:"));
     }
     let (code, _, err) = smsim(&["explain", "stalled_on_vibes"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("long_scoreboard"));
     insta::assert_snapshot!(smsim(&["explain", "gmma"]).1);
 }
