@@ -25,6 +25,12 @@ use crate::opcode::Op;
 
 type PResult<T> = Result<T, Diagnostic>;
 
+/// How deep an expression may nest (parentheses, operators, `min(`), and how deep its
+/// tree may be (a sum of N terms is N deep): deeper is an error, not a stack overflow.
+pub const MAX_EXPR_DEPTH: usize = 100;
+/// How deep blocks (`loop`, `if`) may nest in the text.
+pub const MAX_BLOCK_DEPTH: usize = 64;
+
 fn err(line: u32, col: usize, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::new(
         Span {
@@ -72,30 +78,24 @@ fn split_lines(src: &str) -> Vec<Line<'_>> {
 /// Parses a whole kernel file.
 pub fn parse_kernel(src: &str) -> PResult<Kernel> {
     let lines = split_lines(src);
-    let mut p = Parser { lines, pos: 0 };
+    let mut p = Parser {
+        lines,
+        pos: 0,
+        depth: 0,
+    };
     p.kernel()
 }
 
 /// Parses one instruction line such as `FFMA R1, R2, R3, R1`, for generators and tests.
 pub fn parse_instr(text: &str) -> PResult<Instr> {
-    let mut cur = Cursor {
-        s: text,
-        pos: 0,
-        line: 1,
-        base_col: 1,
-    };
+    let mut cur = Cursor::new(text, 1, 1);
     let ins = cur.instr()?;
     Ok(ins)
 }
 
 /// Parses an integer expression such as `(k / PIPE) & 1`.
 pub fn parse_expr(text: &str) -> PResult<Expr> {
-    let mut cur = Cursor {
-        s: text,
-        pos: 0,
-        line: 1,
-        base_col: 1,
-    };
+    let mut cur = Cursor::new(text, 1, 1);
     let e = cur.expr()?;
     cur.skip_ws();
     if !cur.at_end() {
@@ -107,16 +107,13 @@ pub fn parse_expr(text: &str) -> PResult<Expr> {
 struct Parser<'a> {
     lines: Vec<Line<'a>>,
     pos: usize,
+    /// How many blocks enclose the line being parsed.
+    depth: usize,
 }
 
 impl<'a> Parser<'a> {
     fn cursor(&self, l: &Line<'a>) -> Cursor<'a> {
-        Cursor {
-            s: l.text,
-            pos: 0,
-            line: l.num,
-            base_col: l.indent + 1,
-        }
+        Cursor::new(l.text, l.num, l.indent + 1)
     }
 
     fn kernel(&mut self) -> PResult<Kernel> {
@@ -482,6 +479,21 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// The body of the `loop` or `if` on `head`, its nesting limited.
+    fn nested_block(&mut self, parent: usize, head: &Line) -> PResult<Vec<Stmt>> {
+        if self.depth >= MAX_BLOCK_DEPTH {
+            return Err(err(
+                head.num,
+                head.indent + 1,
+                format!("blocks nest more than {MAX_BLOCK_DEPTH} deep here"),
+            ));
+        }
+        self.depth += 1;
+        let body = self.block(parent);
+        self.depth -= 1;
+        body
+    }
+
     /// Parses the lines indented deeper than `parent` as one block.
     fn block(&mut self, parent: usize) -> PResult<Vec<Stmt>> {
         let mut out = Vec::new();
@@ -530,7 +542,7 @@ impl<'a> Parser<'a> {
                     }
                     let end = c.expr()?;
                     c.end()?;
-                    let body = self.block(indent)?;
+                    let body = self.nested_block(indent, &l)?;
                     if body.is_empty() {
                         return Err(err(
                             l.num,
@@ -549,7 +561,7 @@ impl<'a> Parser<'a> {
                 Some("if") => {
                     let cond = c.expr()?;
                     c.end()?;
-                    let body = self.block(indent)?;
+                    let body = self.nested_block(indent, &l)?;
                     if body.is_empty() {
                         return Err(err(
                             l.num,
@@ -584,6 +596,12 @@ struct Cursor<'a> {
     line: u32,
     /// The column of `s`'s first byte in the source line.
     base_col: usize,
+    /// How many expressions the one being parsed is nested in (parentheses, unary
+    /// operators, `min(`), so that deep nesting is an error rather than a stack overflow.
+    nesting: usize,
+    /// The depth of the expression tree the last expression parser returned: a long
+    /// flat sum is a deep tree, which every later pass would walk recursively.
+    tree_depth: usize,
 }
 
 fn is_ident_start(c: char) -> bool {
@@ -594,6 +612,16 @@ fn is_ident_char(c: char) -> bool {
 }
 
 impl<'a> Cursor<'a> {
+    fn new(s: &'a str, line: u32, base_col: usize) -> Cursor<'a> {
+        Cursor {
+            s,
+            pos: 0,
+            line,
+            base_col,
+            nesting: 0,
+            tree_depth: 0,
+        }
+    }
     fn col(&self) -> usize {
         self.base_col + self.s[..self.pos].chars().count()
     }
@@ -823,6 +851,7 @@ impl<'a> Cursor<'a> {
 
     fn binary(&mut self, min_prec: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
+        let mut depth = self.tree_depth;
         loop {
             self.skip_ws();
             let Some((op, len)) = self.peek_binop() else {
@@ -832,14 +861,48 @@ impl<'a> Cursor<'a> {
             if prec < min_prec {
                 break;
             }
+            let at = self.pos;
             self.pos += len;
             let rhs = self.binary(prec + 1)?;
+            depth = depth.max(self.tree_depth) + 1;
+            if depth > MAX_EXPR_DEPTH {
+                return Err(self.too_deep(at));
+            }
             lhs = Expr::bin(op, lhs, rhs);
         }
+        self.tree_depth = depth;
         Ok(lhs)
     }
 
+    /// The error for an expression deeper than [`MAX_EXPR_DEPTH`], at byte `at`.
+    fn too_deep(&self, at: usize) -> Diagnostic {
+        self.error_at(
+            at,
+            format!(
+                "this expression nests more than {MAX_EXPR_DEPTH} deep (parentheses, operators, `min(`; a sum of N terms is N deep)"
+            ),
+        )
+        .with_help("split it: compute part of it in a parameter, or simplify it")
+    }
+
+    /// An operand of a binary operator: a literal, a name, a unary operator, a
+    /// parenthesized expression or `min(`/`max(`. Its nesting is limited.
     fn unary(&mut self) -> PResult<Expr> {
+        self.nesting += 1;
+        if self.nesting > MAX_EXPR_DEPTH {
+            return Err(self.too_deep(self.pos));
+        }
+        let r = self.unary_inner();
+        self.nesting -= 1;
+        let e = r?;
+        if self.tree_depth > MAX_EXPR_DEPTH {
+            return Err(self.too_deep(self.pos));
+        }
+        Ok(e)
+    }
+
+    /// `unary` without the limit; sets `tree_depth` to the depth of what it returns.
+    fn unary_inner(&mut self) -> PResult<Expr> {
         self.skip_ws();
         match self.peek() {
             Some('-') => {
@@ -849,6 +912,7 @@ impl<'a> Cursor<'a> {
                     // A negative literal, so that i64::MIN prints and parses back.
                     let start = self.pos;
                     let v = self.uint()?;
+                    self.tree_depth = 1;
                     return 0i64
                         .checked_sub_unsigned(v)
                         .map(Expr::Int)
@@ -857,12 +921,17 @@ impl<'a> Cursor<'a> {
                 let e = self.unary()?;
                 Ok(match e {
                     Expr::Int(v) => Expr::Int(v.wrapping_neg()),
-                    e => Expr::Neg(Box::new(e)),
+                    e => {
+                        self.tree_depth += 1;
+                        Expr::Neg(Box::new(e))
+                    }
                 })
             }
             Some('~') => {
                 self.bump();
-                Ok(Expr::Not(Box::new(self.unary()?)))
+                let e = self.unary()?;
+                self.tree_depth += 1;
+                Ok(Expr::Not(Box::new(e)))
             }
             Some('(') => {
                 self.bump();
@@ -873,6 +942,7 @@ impl<'a> Cursor<'a> {
             Some(c) if c.is_ascii_digit() => {
                 let start = self.pos;
                 let v = self.uint()?;
+                self.tree_depth = 1;
                 i64::try_from(v)
                     .map(Expr::Int)
                     .map_err(|_| self.error_at(start, "number too large"))
@@ -882,12 +952,15 @@ impl<'a> Cursor<'a> {
                 if (name == "min" || name == "max") && self.peek_after_ws() == Some('(') {
                     self.expect('(')?;
                     let a = self.expr()?;
+                    let da = self.tree_depth;
                     self.expect(',')?;
                     let b = self.expr()?;
+                    self.tree_depth = self.tree_depth.max(da) + 1;
                     self.expect(')')?;
                     let f = if name == "min" { Func::Min } else { Func::Max };
                     return Ok(Expr::Call(f, Box::new(a), Box::new(b)));
                 }
+                self.tree_depth = 1;
                 Ok(Expr::Var(name))
             }
             _ => Err(self.error("expected an expression (a number, a name or `(`)")),
@@ -1084,12 +1157,7 @@ impl<'a> Cursor<'a> {
             None | Some(',') | Some(';') => false,
             Some('=') => rest.starts_with("=="),
             Some(_) => {
-                let c = Cursor {
-                    s: rest,
-                    pos: 0,
-                    line: 0,
-                    base_col: 0,
-                };
+                let c = Cursor::new(rest, 0, 0);
                 c.peek_binop().is_some() || rest.starts_with('(')
             }
         }

@@ -26,7 +26,7 @@ use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::expr::{BUILTIN_VARS, Expr};
 use crate::opcode::Op;
-use interval::{Iv, interval, reuses_a_variable};
+use interval::{Iv, eval_stack, interval, overflowing, reuses_a_variable};
 use text::{plural, suggest, warps_text};
 
 pub use crate::limits::*;
