@@ -13,6 +13,7 @@
 
 mod body;
 mod decls;
+mod hazards;
 mod interval;
 mod operand;
 mod ops;
@@ -42,6 +43,11 @@ pub fn validate(k: &Kernel) -> Vec<Diagnostic> {
     }
     v.barriers();
     v.mbarriers();
+    v.arrival_counts();
+    // The walk evaluates the program: only a kernel otherwise valid has values to walk.
+    if v.diags.is_empty() {
+        v.hazards();
+    }
     let mut d = v.diags;
     d.sort_by_key(|d| (d.line, d.col));
     d
