@@ -13,7 +13,6 @@ mod explain;
 mod kernel_file;
 mod library;
 mod run;
-mod trace;
 
 #[derive(Parser)]
 #[command(
