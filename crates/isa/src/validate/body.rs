@@ -162,6 +162,8 @@ impl<'k> Validator<'k> {
                         );
                         let help = if what.starts_with("`work`") {
                             "work is counted once per CTA, from the parameters"
+                        } else if what.starts_with("a declaration") {
+                            "declarations are fixed when the kernel is launched: use parameters"
                         } else {
                             "trip counts are fixed when the program starts; put a per-warp choice in an `if`"
                         };

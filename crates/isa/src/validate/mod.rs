@@ -35,6 +35,11 @@ pub use crate::limits::*;
 /// Checks a parsed (or built) kernel; returns every problem found, in source order.
 pub fn validate(k: &Kernel) -> Vec<Diagnostic> {
     let mut v = Validator::new(k);
+    if !v.decl_exprs() {
+        let mut d = v.diags;
+        d.sort_by_key(|d| (d.line, d.col));
+        return d;
+    }
     v.declarations();
     v.launch();
     v.roles();
@@ -43,9 +48,10 @@ pub fn validate(k: &Kernel) -> Vec<Diagnostic> {
     }
     v.barriers();
     v.mbarriers();
-    v.arrival_counts();
-    // The walk evaluates the program: only a kernel otherwise valid has values to walk.
+    // The protocol checks read a kernel otherwise valid: the walk evaluates the program,
+    // and a kernel with other errors would get noise.
     if v.diags.is_empty() {
+        v.arrival_counts();
         v.hazards();
     }
     let mut d = v.diags;
