@@ -58,11 +58,15 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
             ],
         ],
         "fa3-forward" => vec![
-            vec![("TC", 1), ("PIPE", 1)],
-            vec![("TC", 2), ("PIPE", 2)],
-            vec![("TC", 3), ("PIPE", 3), ("GRID", 2)],
-            vec![("TC", 4), ("PIPE", 1)],
-            vec![("TC", 5), ("PIPE", 2)],
+            vec![("SEQLEN_K", 128), ("PIPE", 1)],
+            vec![("SEQLEN_K", 256), ("PIPE", 2)],
+            vec![("SEQLEN_K", 384), ("PIPE", 3), ("SEQLEN", 256)],
+            vec![("SEQLEN_K", 512), ("PIPE", 1)],
+            vec![("SEQLEN_K", 640), ("PIPE", 2)],
+            vec![("SEQLEN", 640), ("CAUSAL", 1), ("PIPE", 2)],
+            vec![("SEQLEN", 128), ("CAUSAL", 1), ("PIPE", 1)],
+            vec![("SEQLEN", 256), ("SEQLEN_K", 640), ("CAUSAL", 1), ("PIPE", 3)],
+            vec![("SEQLEN_K", 384), ("HEADDIM", 64), ("HEADS", 2)],
         ],
         "singe-viscosity" => vec![
             vec![("SPECIES", 8), ("WARPS", 2), ("POINTS", 256)],
@@ -304,7 +308,7 @@ fn consumer_share(r: &RunResult, s: sim_core::WarpState) -> f64 {
 fn fa3_pingpong_and_pipelining_each_pay() {
     use sim_core::WarpState::Gmma;
     let prof = Profile::builtin("h100").unwrap();
-    let p = [("TC", 8)];
+    let p = [("SEQLEN_K", 1024)];
     let fa3 = run("fa3-forward", "fa3", &p, &prof);
     let no_pp = run("fa3-forward", "fa3-no-pingpong", &p, &prof);
     let no_pipe = run("fa3-forward", "fa3-no-pipelining", &p, &prof);
