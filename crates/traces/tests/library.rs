@@ -65,7 +65,12 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
             vec![("SEQLEN_K", 640), ("PIPE", 2)],
             vec![("SEQLEN", 640), ("CAUSAL", 1), ("PIPE", 2)],
             vec![("SEQLEN", 128), ("CAUSAL", 1), ("PIPE", 1)],
-            vec![("SEQLEN", 256), ("SEQLEN_K", 640), ("CAUSAL", 1), ("PIPE", 3)],
+            vec![
+                ("SEQLEN", 256),
+                ("SEQLEN_K", 640),
+                ("CAUSAL", 1),
+                ("PIPE", 3),
+            ],
             vec![("SEQLEN_K", 384), ("HEADDIM", 64), ("HEADS", 2)],
         ],
         "singe-viscosity" => vec![
@@ -75,9 +80,16 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
             vec![("SPECIES", 64), ("WARPS", 3), ("POINTS", 256)],
         ],
         "blackwell-matmul" => vec![
-            vec![("TILES", 1), ("K", 64), ("PIPE", 2)],
-            vec![("TILES", 3), ("K", 192), ("PIPE", 3)],
-            vec![("TILES", 2), ("K", 256), ("PIPE", 4), ("GRID", 2)],
+            vec![("M", 128), ("N", 256), ("K", 64), ("PIPE", 2)],
+            vec![("M", 384), ("N", 512), ("K", 192), ("PIPE", 3), ("SMS", 2)],
+            vec![
+                ("M", 1024),
+                ("N", 512),
+                ("K", 256),
+                ("PIPE", 4),
+                ("SMS", 3),
+                ("GROUP", 3),
+            ],
         ],
         other => panic!("no sweep for {other}"),
     }
@@ -405,7 +417,7 @@ fn singe_data_parallel_waits_on_memory_specialized_does_not() {
 #[test]
 fn blackwell_ws_overlaps_the_epilogue() {
     let prof = Profile::builtin("b200").unwrap();
-    let p = [("K", 512), ("TILES", 4)];
+    let p = [("K", 512), ("M", 1024), ("N", 1024), ("SMS", 8)];
     let ws = run("blackwell-matmul", "ws", &p, &prof);
     let st = run("blackwell-matmul", "static", &p, &prof);
     assert!(
