@@ -33,6 +33,14 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
                 ("N", 256),
             ],
             vec![("K", 64), ("PIPE", 3)],
+            vec![
+                ("K", 128),
+                ("M", 512),
+                ("N", 512),
+                ("RASTER", 1),
+                ("SWIZZLE", 2),
+            ],
+            vec![("K", 128), ("M", 256), ("N", 1024), ("SWIZZLE", 2)],
         ],
         "latency-hiding" => vec![
             vec![("WARPS", 1), ("ITERS", 8)],
