@@ -39,7 +39,7 @@ pub const FAMILY: Family = Family {
         },
         ParamSpec {
             name: "YNUMEL",
-            default: 4096,
+            default: 1024,
             help: "columns (multiple of YBLOCK; the seed: 32768); each CTA walks its XBLOCK rows in YNUMEL / YBLOCK tiles",
         },
         ParamSpec {
