@@ -280,7 +280,7 @@ fn warm_l2_starts_a_buffer_in_l2_and_names_a_missing_one() {
 #[test]
 fn a_builtin_kernel_runs_on_its_familys_profile_unless_told_otherwise() {
     // The Blackwell family's kernels need the B200's tensor memory: no --profile needed.
-    let (code, out, err) = smsim(&["run", "blackwell-matmul/ws", "-p", "TILES=2"]);
+    let (code, out, err) = smsim(&["run", "blackwell-matmul/ws", "-p", "M=256"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.starts_with("smsim run: kernel bw_matmul_ws on profile b200,"),
