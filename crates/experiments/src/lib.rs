@@ -1,1 +1,21 @@
-//! Batch what-if sweeps. Not yet built.
+//! Batch what-if experiments over the simulator: sweeps of kernels over kernel and
+//! profile parameters, policies and seeds, their results as JSON Lines or CSV, charts of
+//! them, sensitivity of a prediction to each profile parameter, and schedule search.
+//!
+//! - [`spec`]: a sweep's specification (TOML or command-line axes), with positioned errors.
+//! - [`plan`]: the spec expanded into points, columns and a fingerprint.
+//! - [`metrics`]: a point's row.
+//! - [`table`]: the results file, both formats, read and written.
+//! - [`runner`]: points in parallel, streamed, resumable, sharded, merged, checked.
+//!
+//! Nothing here knows of terminals: progress goes through [`runner::Progress`].
+
+pub mod metrics;
+pub mod plan;
+pub mod runner;
+pub mod spec;
+pub mod table;
+
+pub use plan::{Plan, expand};
+pub use runner::{Options, Outcome, Progress, run_sweep};
+pub use spec::{Spec, SpecError};

@@ -13,6 +13,7 @@ mod explain;
 mod kernel_file;
 mod library;
 mod run;
+mod sweep_cmd;
 mod trace;
 
 #[derive(Parser)]
@@ -39,6 +40,8 @@ enum Command {
     Kernels(library::KernelsArgs),
     /// Run every schedule of a kernel family side by side and say why the fastest wins.
     Compare(library::CompareArgs),
+    /// Run kernels over many points (a spec file or axes given here) into JSON Lines or CSV.
+    Sweep(sweep_cmd::Args),
     /// Measure a real GPU (collect), fit the profile (fit), report the error (report).
     Calibrate(calibrate_cmd::Args),
 }
@@ -52,5 +55,6 @@ fn main() -> ExitCode {
         Command::Kernels(args) => library::kernels(&args),
         Command::Compare(args) => library::compare(&args),
         Command::Calibrate(args) => calibrate_cmd::run(&args),
+        Command::Sweep(args) => sweep_cmd::run(&args),
     }
 }
