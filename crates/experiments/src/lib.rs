@@ -6,10 +6,12 @@
 //! - [`plan`]: the spec expanded into points, columns and a fingerprint.
 //! - [`metrics`]: a point's row.
 //! - [`table`]: the results file, both formats, read and written.
+//! - [`chart`]: line, heatmap, stacked-state and tornado charts (data, then PNG and SVG).
 //! - [`runner`]: points in parallel, streamed, resumable, sharded, merged, checked.
 //!
 //! Nothing here knows of terminals: progress goes through [`runner::Progress`].
 
+pub mod chart;
 pub mod metrics;
 pub mod plan;
 pub mod runner;

@@ -175,10 +175,10 @@ pub fn read_raw(path: &Path, fmt: Format) -> Result<RawFile, String> {
         ..RawFile::default()
     };
     let mut lines = complete.split_inclusive('\n').enumerate();
-    if fmt == Format::Csv {
-        if let Some((_, h)) = lines.next() {
-            raw.header = Some(split_csv(h.trim_end_matches(['\n', '\r'])));
-        }
+    if fmt == Format::Csv
+        && let Some((_, h)) = lines.next()
+    {
+        raw.header = Some(split_csv(h.trim_end_matches(['\n', '\r'])));
     }
     let header = raw.header.clone();
     for (n, line) in lines {
@@ -290,13 +290,25 @@ impl Table {
         if ends.len() == 1 {
             return Ok(ends[0]);
         }
-        let known: Vec<&str> = self.columns.iter().map(|s| s.as_str()).collect();
-        Err(format!(
-            "no column `{name}` in the results{}",
-            crate::spec::did_you_mean(name, &known)
-                .map(|h| format!(" ({h})"))
-                .unwrap_or_default()
-        ))
+        // Compared by their short names too: `lat_hmb` is near `set.lat_hbm`.
+        let short = |c: &str| c.split_once('.').map_or(c, |x| x.1).to_string();
+        let shorts: Vec<String> = self.columns.iter().map(|c| short(c)).collect();
+        let mut near: Vec<&str> = crate::spec::nearest(name, shorts.iter().map(|s| s.as_str()))
+            .into_iter()
+            .filter_map(|n| shorts.iter().position(|s| s == n))
+            .map(|i| self.columns[i].as_str())
+            .collect();
+        near.extend(crate::spec::nearest(
+            name,
+            self.columns.iter().map(|s| s.as_str()),
+        ));
+        near.dedup();
+        let help = if near.is_empty() {
+            format!("valid names: {}", self.columns.join(", "))
+        } else {
+            format!("did you mean {}?", near.join(", "))
+        };
+        Err(format!("no column `{name}` in the results ({help})"))
     }
 
     /// The columns whose values differ between rows (the axes that vary), among the
@@ -340,10 +352,11 @@ fn first_line_keys(line: &str) -> Vec<String> {
                     }
                     let s = &line[start..=i.min(line.len() - 1)];
                     let after = line[i + 1..].trim_start();
-                    if depth == 1 && after.starts_with(':') {
-                        if let Ok(k) = serde_json::from_str::<String>(s) {
-                            keys.push(k);
-                        }
+                    if depth == 1
+                        && after.starts_with(':')
+                        && let Ok(k) = serde_json::from_str::<String>(s)
+                    {
+                        keys.push(k);
                     }
                 }
                 _ => {}

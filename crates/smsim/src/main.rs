@@ -12,6 +12,7 @@ mod check;
 mod explain;
 mod kernel_file;
 mod library;
+mod plot_cmd;
 mod run;
 mod sweep_cmd;
 mod trace;
@@ -42,6 +43,8 @@ enum Command {
     Compare(library::CompareArgs),
     /// Run kernels over many points (a spec file or axes given here) into JSON Lines or CSV.
     Sweep(sweep_cmd::Args),
+    /// Chart a sweep's results: a metric against an axis, a heatmap, warp-state bars.
+    Plot(plot_cmd::Args),
     /// Measure a real GPU (collect), fit the profile (fit), report the error (report).
     Calibrate(calibrate_cmd::Args),
 }
@@ -56,5 +59,6 @@ fn main() -> ExitCode {
         Command::Compare(args) => library::compare(&args),
         Command::Calibrate(args) => calibrate_cmd::run(&args),
         Command::Sweep(args) => sweep_cmd::run(&args),
+        Command::Plot(args) => plot_cmd::run(&args),
     }
 }

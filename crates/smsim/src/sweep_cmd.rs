@@ -33,6 +33,9 @@ pub struct Args {
     /// Start the results file afresh even if it holds rows.
     #[arg(long)]
     pub force: bool,
+    /// Draw the spec's charts (or a default one) beside the results.
+    #[arg(long)]
+    pub plot: bool,
     /// Rerun the spec and fail if its committed results (its `out`) differ.
     #[arg(long)]
     pub check: bool,
@@ -219,7 +222,7 @@ pub fn run(args: &Args) -> ExitCode {
         eprintln!("error: name a spec file or kernels to sweep (`smsim sweep --help`)");
         return ExitCode::from(2);
     };
-    let (_spec, plan, spec_out) = match load(args, target) {
+    let (spec, plan, spec_out) = match load(args, target) {
         Ok(x) => x,
         Err(m) => {
             eprint!("{m}");
@@ -279,6 +282,9 @@ pub fn run(args: &Args) -> ExitCode {
     if outcome.interrupted {
         eprintln!("stopped early; the same command resumes the sweep");
         return ExitCode::from(130);
+    }
+    if args.plot {
+        return crate::plot_cmd::plot_spec(&spec, &out);
     }
     ExitCode::SUCCESS
 }
