@@ -8,41 +8,66 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// An integer expression (64-bit, as a register holds it).
 pub enum Expr {
+    /// An integer literal.
     Int(i64),
     /// A loop variable, a parameter, or one of the built-ins `warp`, `lane`,
     /// `warpgroup`, `cta`.
     Var(String),
+    /// `-a`.
     Neg(Box<Expr>),
+    /// `~a` (bitwise not).
     Not(Box<Expr>),
+    /// `a OP b`.
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// `min(a, b)` and `max(a, b)`.
     Call(Func, Box<Expr>, Box<Expr>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The functions expressions may call.
 pub enum Func {
+    /// `min(a, b)`.
     Min,
+    /// `max(a, b)`.
     Max,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A binary operator, with C's precedence.
 pub enum BinOp {
+    /// `*`
     Mul,
+    /// `/` (truncating, as C)
     Div,
+    /// `%` (remainder, the sign of the dividend)
     Rem,
+    /// `+`
     Add,
+    /// `-`
     Sub,
+    /// `<<`
     Shl,
+    /// `>>` (arithmetic)
     Shr,
+    /// `<` (1 or 0)
     Lt,
+    /// `<=`
     Le,
+    /// `>`
     Gt,
+    /// `>=`
     Ge,
+    /// `==`
     Eq,
+    /// `!=`
     Ne,
+    /// `&`
     And,
+    /// `^`
     Xor,
+    /// `|`
     Or,
 }
 
@@ -65,6 +90,7 @@ impl BinOp {
         }
     }
 
+    /// The operator as written.
     pub fn symbol(self) -> &'static str {
         use BinOp::*;
         match self {
@@ -87,6 +113,7 @@ impl BinOp {
         }
     }
 
+    /// Every operator.
     pub const ALL: [BinOp; 16] = [
         BinOp::Mul,
         BinOp::Div,
@@ -152,9 +179,13 @@ impl BinOp {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// Why an expression has no value.
 pub enum EvalError {
+    /// A name that is not a loop variable, parameter or built-in.
     Unbound(String),
+    /// Division or remainder by zero.
     DivideByZero,
+    /// A shift count outside 0..64.
     BadShift(i64),
 }
 
@@ -173,10 +204,12 @@ impl fmt::Display for EvalError {
 impl std::error::Error for EvalError {}
 
 impl Expr {
+    /// A variable.
     pub fn var(name: &str) -> Expr {
         Expr::Var(name.to_string())
     }
 
+    /// `a op b`.
     pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
         Expr::Bin(op, Box::new(a), Box::new(b))
     }
@@ -262,6 +295,7 @@ impl Expr {
         }
     }
 
+    /// The value when the expression is a literal.
     pub fn as_int(&self) -> Option<i64> {
         match self {
             Expr::Int(v) => Some(*v),

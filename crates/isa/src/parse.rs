@@ -17,6 +17,7 @@
 //! Role warp ranges are inclusive (`warps=4..11` is eight warps); loop ranges exclude
 //! their end (`loop k 0..KT` runs KT times), as in Rust.
 
+pub use crate::ast::parse_reg;
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::expr::{BinOp, Expr, Func};
@@ -264,13 +265,13 @@ impl<'a> Parser<'a> {
                                 "an mbarrier array needs at least one element",
                             ));
                         }
-                        if len > crate::validate::MAX_MBARRIERS {
+                        if len > crate::limits::MAX_MBARRIERS {
                             return Err(err(
                                 span.line,
                                 col,
                                 format!(
                                     "an mbarrier array of {len} elements: a CTA holds at most {} mbarriers (each is 8 bytes of its at most 227 KiB of shared memory)",
-                                    crate::validate::MAX_MBARRIERS
+                                    crate::limits::MAX_MBARRIERS
                                 ),
                             ));
                         }
@@ -1144,27 +1145,5 @@ impl<'a> Cursor<'a> {
         }
         self.pos += end;
         Some(text)
-    }
-}
-
-/// `R12`, `RZ`, `P3`, `PT`.
-pub fn parse_reg(name: &str) -> Option<Reg> {
-    match name {
-        "RZ" => return Some(Reg::Rz),
-        "PT" => return Some(Reg::Pt),
-        _ => {}
-    }
-    let (kind, num) = name.split_at(1);
-    if num.is_empty()
-        || !num.bytes().all(|b| b.is_ascii_digit())
-        || (num.len() > 1 && num.starts_with('0'))
-    {
-        return None;
-    }
-    let n: u32 = num.parse().ok()?;
-    match kind {
-        "R" if n <= 254 => Some(Reg::R(n as u8)),
-        "P" if n <= 6 => Some(Reg::P(n as u8)),
-        _ => None,
     }
 }

@@ -10,27 +10,16 @@ pub struct Args {
     pub reason: String,
 }
 
-pub fn text(s: WarpState) -> String {
-    let e = s.explain();
-    format!(
-        "{}\n  means:  {}\n  causes: {}\n  fixes:  {}\n",
-        s.name(),
-        e.means,
-        e.causes,
-        e.fixes
-    )
-}
-
 pub fn run(args: &Args) -> ExitCode {
     if args.reason == "all" {
         for s in WarpState::ALL {
-            println!("{}", text(s));
+            println!("{}", present::explain::text(s));
         }
         return ExitCode::SUCCESS;
     }
     match WarpState::from_name(&args.reason) {
         Some(s) => {
-            print!("{}", text(s));
+            print!("{}", present::explain::text(s));
             ExitCode::SUCCESS
         }
         None => {

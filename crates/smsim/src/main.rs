@@ -15,7 +15,6 @@ mod library;
 mod plot_cmd;
 mod run;
 mod sweep_cmd;
-mod trace;
 
 #[derive(Parser)]
 #[command(

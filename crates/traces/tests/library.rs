@@ -65,10 +65,10 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
             vec![("TC", 5), ("PIPE", 2)],
         ],
         "singe-viscosity" => vec![
-            vec![("SPECIES", 8), ("WARPS", 2), ("GRID", 1)],
-            vec![("SPECIES", 61), ("WARPS", 8), ("GRID", 1)],
-            vec![("SPECIES", 13), ("WARPS", 1), ("GRID", 2)],
-            vec![("SPECIES", 64), ("WARPS", 3), ("GRID", 1)],
+            vec![("SPECIES", 8), ("WARPS", 2), ("POINTS", 256)],
+            vec![("SPECIES", 61), ("WARPS", 8), ("POINTS", 256)],
+            vec![("SPECIES", 13), ("WARPS", 1), ("POINTS", 64)],
+            vec![("SPECIES", 64), ("WARPS", 3), ("POINTS", 256)],
         ],
         "blackwell-matmul" => vec![
             vec![("TILES", 1), ("K", 64), ("PIPE", 2)],
@@ -362,7 +362,7 @@ fn waits_on(r: &RunResult, role: &str, state: sim_core::WarpState, op: &str) -> 
 fn singe_data_parallel_waits_on_memory_specialized_does_not() {
     use sim_core::WarpState::{LgThrottle, LongScoreboard};
     let prof = Profile::builtin("h100").unwrap();
-    let p = [("SPECIES", 72), ("GRID", 1)];
+    let p = [("SPECIES", 72), ("POINTS", 256)];
     let dp = run("singe-viscosity", "data-parallel", &p, &prof);
     let ws = run("singe-viscosity", "warp-specialized", &p, &prof);
     let mem = [LongScoreboard, LgThrottle];
@@ -380,7 +380,7 @@ fn singe_data_parallel_waits_on_memory_specialized_does_not() {
     let small = run(
         "singe-viscosity",
         "data-parallel",
-        &[("SPECIES", 40), ("GRID", 1)],
+        &[("SPECIES", 40), ("POINTS", 256)],
         &prof,
     );
     assert_eq!(waits_on(&small, "point", LongScoreboard, "LDL"), 0);
