@@ -8,6 +8,8 @@
 //! - [`table`]: the results file, both formats, read and written.
 //! - [`chart`]: line, heatmap, stacked-state and tornado charts (data, then PNG and SVG).
 //! - [`runner`]: points in parallel, streamed, resumable, sharded, merged, checked.
+//! - [`sensitivity`]: each profile parameter moved down and up; the tornado's data.
+//! - [`tune`]: schedule search within a budget; best points and the Pareto front.
 //!
 //! Nothing here knows of terminals: progress goes through [`runner::Progress`].
 
@@ -15,8 +17,10 @@ pub mod chart;
 pub mod metrics;
 pub mod plan;
 pub mod runner;
+pub mod sensitivity;
 pub mod spec;
 pub mod table;
+pub mod tune;
 
 pub use plan::{Plan, expand};
 pub use runner::{Options, Outcome, Progress, run_sweep};

@@ -14,7 +14,9 @@ mod kernel_file;
 mod library;
 mod plot_cmd;
 mod run;
+mod sensitivity_cmd;
 mod sweep_cmd;
+mod tune_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -44,6 +46,10 @@ enum Command {
     Sweep(sweep_cmd::Args),
     /// Chart a sweep's results: a metric against an axis, a heatmap, warp-state bars.
     Plot(plot_cmd::Args),
+    /// Which profile parameters a prediction depends on: each moved down and up in turn.
+    Sensitivity(sensitivity_cmd::Args),
+    /// Search a family's schedules and parameters: the best points and the Pareto front.
+    Tune(tune_cmd::Args),
     /// Measure a real GPU (collect), fit the profile (fit), report the error (report).
     Calibrate(calibrate_cmd::Args),
 }
@@ -59,5 +65,7 @@ fn main() -> ExitCode {
         Command::Calibrate(args) => calibrate_cmd::run(&args),
         Command::Sweep(args) => sweep_cmd::run(&args),
         Command::Plot(args) => plot_cmd::run(&args),
+        Command::Sensitivity(args) => sensitivity_cmd::run(&args),
+        Command::Tune(args) => tune_cmd::run(&args),
     }
 }
