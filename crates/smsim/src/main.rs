@@ -14,6 +14,7 @@ mod kernel_file;
 mod library;
 mod run;
 mod trace;
+mod tui_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -39,6 +40,8 @@ enum Command {
     Kernels(library::KernelsArgs),
     /// Run every schedule of a kernel family side by side and say why the fastest wins.
     Compare(library::CompareArgs),
+    /// The interactive timeline: every warp, every cycle, and why it waits.
+    Tui(tui_cmd::Args),
     /// Measure a real GPU (collect), fit the profile (fit), report the error (report).
     Calibrate(calibrate_cmd::Args),
 }
@@ -52,5 +55,6 @@ fn main() -> ExitCode {
         Command::Kernels(args) => library::kernels(&args),
         Command::Compare(args) => library::compare(&args),
         Command::Calibrate(args) => calibrate_cmd::run(&args),
+        Command::Tui(args) => tui_cmd::run(&args),
     }
 }
