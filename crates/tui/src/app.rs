@@ -160,6 +160,12 @@ impl App {
             }
         }
         app.rebuild();
+        // Start on the first warp or group, not a title.
+        app.selected = app
+            .rows
+            .iter()
+            .position(|r| !matches!(r.kind, RowKind::Title))
+            .unwrap_or(0);
         app.after_load();
         app
     }
@@ -178,7 +184,7 @@ impl App {
             _ => None,
         };
         if let Some((cycle, first)) = stuck {
-            self.view.goto(cycle.saturating_sub(1));
+            self.view.goto(cycle);
             // Select the first stuck warp.
             let warps = &self.runs[0].timeline.warps;
             if let Some((cta, warp)) = first
@@ -362,7 +368,11 @@ impl App {
 
     /// Scrolls so the selected row is among the rows shown.
     pub fn keep_selection_visible(&mut self) {
-        let h = (self.hits.rows_h as usize).max(1);
+        // Before the first frame the height is unknown: nothing to keep.
+        if self.hits.rows_h == 0 {
+            return;
+        }
+        let h = self.hits.rows_h as usize;
         if self.selected < self.scroll {
             self.scroll = self.selected;
         } else if self.selected >= self.scroll + h {

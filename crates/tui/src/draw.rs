@@ -864,7 +864,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("n", "compare: one cycle axis / each run to its length"),
     (": w", "what-if: param K=V, set NAME=V, policy NAME, seed N"),
     ("p r", "what-if: next policy / next seed"),
-    ("S Tab", "summary pane instead of detail (narrow terminals)"),
+    ("S Tab", "summary instead of detail (narrow terminals)"),
     (
         "mouse",
         "wheel zooms at the pointer, click moves cursor and row",

@@ -137,7 +137,7 @@ pub fn prepare(app: &mut App, cols: u16, at: Option<u64>, zoom: Option<Zoom>, ke
     if let Some(c) = at {
         app.view.goto(c);
     } else if let Some(c) = app.runs[0].outcome.stuck_cycle() {
-        app.view.goto(c.saturating_sub(1));
+        app.view.goto(c);
     }
     match zoom {
         Some(Zoom::PerColumn(n)) => app.view.zoom_to(n),

@@ -255,12 +255,14 @@ pub fn simulate_watched(
             (Some(r), Outcome::Finished)
         }
         Err(SimError::Invalid(m)) => return Err(format!("error: cannot run this kernel: {m}\n")),
+        // A stopped run's timeline runs through its stop cycle, so that the cycle
+        // shows every blocked warp in the state it is stuck in.
         Err(SimError::Deadlock(s)) => {
-            timeline.close_at(s.cycle, roles.clone());
+            timeline.close_at(s.cycle + 1, roles.clone());
             (None, Outcome::Deadlock(s))
         }
         Err(SimError::Watchdog(s)) => {
-            timeline.close_at(s.cycle, roles.clone());
+            timeline.close_at(s.cycle + 1, roles.clone());
             (None, Outcome::Watchdog(s))
         }
         Err(SimError::Fault(m)) => {
