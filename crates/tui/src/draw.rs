@@ -855,20 +855,14 @@ pub const HELP: &[(&str, &str)] = &[
     ("f", "fold or unfold every group"),
     ("u", "show or hide units, memory and barrier rows"),
     ("m b", "] [ jump to mbarrier phases / barrier releases"),
-    (
-        "s e",
-        "] [ jump to the cursor's state beginning / instruction issuing",
-    ),
+    ("s e", "] [ jump to the cursor's state / instruction"),
     ("] [", "jump to the next / previous event"),
     ("d", "compare: go to the first cycle the runs diverge"),
     ("n", "compare: one cycle axis / each run to its length"),
     (": w", "what-if: param K=V, set NAME=V, policy NAME, seed N"),
     ("p r", "what-if: next policy / next seed"),
     ("S Tab", "summary instead of detail (narrow terminals)"),
-    (
-        "mouse",
-        "wheel zooms at the pointer, click moves cursor and row",
-    ),
+    ("mouse", "wheel zooms, a click moves cursor and row"),
     ("? / q Esc", "this help / quit"),
 ];
 

@@ -84,13 +84,23 @@ fn cursor_shows_the_warps_state_at_a_known_cycle() {
     // the warp finishes the cycle after.
     let lat = lat_fma();
     let mut a = app(&[RunSpec::new("chain")]);
-    prepare(&mut a, 80, Some(lat / 2), Some(tui::Zoom::PerColumn(1)), &[]);
+    prepare(
+        &mut a,
+        80,
+        Some(lat / 2),
+        Some(tui::Zoom::PerColumn(1)),
+        &[],
+    );
     // Select warp 1 (the rows: the group, warp 0, warp 1).
     keys(&mut a, "jj");
     let (w, iv) = a.cursor_interval().expect("warp 1 is on the SM");
     assert_eq!(a.runs[0].timeline.warps[w].id.warp, 1);
     assert_eq!(iv.state, WarpState::Wait);
-    assert_eq!((iv.start, iv.end), (1, lat), "waits from its first issue to the next");
+    assert_eq!(
+        (iv.start, iv.end),
+        (1, lat),
+        "waits from its first issue to the next"
+    );
     assert_eq!(a.runs[0].text(0, iv.pc), "FFMA R1, R1, R2, 0.5");
     assert_eq!(a.runs[0].timeline.end, 2 * lat + 2);
     insta::assert_snapshot!("chain_cursor_80x24", render_text(&mut a, 80, 24));
