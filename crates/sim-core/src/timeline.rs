@@ -208,6 +208,11 @@ impl WarpTimeline {
         (0..i).rev().map(|i| self.interval(i)).find(|iv| pred(iv))
     }
 
+    /// The start of the last interval (before the timeline is closed: the open one's).
+    pub fn last_start(&self) -> Option<u64> {
+        self.spans.last().map(|s| s.start)
+    }
+
     /// Bytes this warp's intervals hold (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
         self.spans.capacity() * size_of::<Span>()

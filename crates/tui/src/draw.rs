@@ -185,25 +185,26 @@ fn title(app: &App, p: &mut Painter, area: Rect) {
     let r = &app.runs[0];
     let (a, b) = app.view.window();
     let mut s = format!(
-        " smsim tui │ {} │ {} │ {} seed {} │ {} cycles │ {}",
+        " smsim tui │ {}: {} cycles, {}",
         r.spec.label(),
-        r.profile_name,
-        r.spec.policy.name(),
-        r.spec.seed,
         r.timeline.end,
         r.outcome.word()
     );
-    if let Some(b2) = app.runs.get(1) {
+    if let Some(r2) = app.runs.get(1) {
         s.push_str(&format!(
-            " │ vs {} │ {} cycles",
-            b2.spec.label(),
-            b2.timeline.end
+            " │ vs {}: {} cycles, {}",
+            r2.spec.label(),
+            r2.timeline.end,
+            r2.outcome.word()
         ));
     }
     s.push_str(&format!(
-        " │ window {a}..{} ({}/col)",
+        " │ {a}..{} at {}/col │ {} {} seed {}",
         b.min(app.view.end),
-        app.view.per_col
+        app.view.per_col,
+        r.profile_name,
+        r.spec.policy.name(),
+        r.spec.seed,
     ));
     if app.pending.iter().any(|x| x.is_some()) {
         s.push_str(" │ running…");
