@@ -735,10 +735,23 @@ fn summary(app: &App, p: &mut Painter, area: Rect) {
             ),
             Style::default(),
         ));
-        for (name, x) in &sa {
-            let Some((_, y)) = sb.iter().find(|(n, _)| n == name) else {
-                continue;
-            };
+        // Every warp together first (the runs' roles may differ), then each role
+        // both runs have.
+        let all = |v: &[(String, [u64; STATE_COUNT])]| {
+            let mut t = [0u64; STATE_COUNT];
+            for (_, s) in v {
+                for (acc, x) in t.iter_mut().zip(s) {
+                    *acc += x;
+                }
+            }
+            ("all warps".to_string(), t)
+        };
+        let (ta, tb) = (all(&sa), all(&sb));
+        let pairs = std::iter::once((&ta.0, &ta.1, &tb.1)).chain(
+            sa.iter()
+                .filter_map(|(n, x)| sb.iter().find(|(m, _)| m == n).map(|(_, y)| (n, x, y))),
+        );
+        for (name, x, y) in pairs {
             let mut diffs: Vec<(WarpState, f64, f64)> = WarpState::ALL
                 .iter()
                 .map(|&s| (s, share(x, s), share(y, s)))
