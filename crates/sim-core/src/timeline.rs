@@ -368,6 +368,18 @@ pub struct Timeline {
     pub end: u64,
     /// Warp index by (CTA, warp): `slots[cta][warp]`, `u32::MAX` where none.
     slots: Vec<Vec<u32>>,
+    /// Index in `units` by [`unit_code`], `u32::MAX` where none yet.
+    unit_slots: Vec<u32>,
+}
+
+/// A small number per unit, for a table lookup per `UnitBusy` event.
+fn unit_code(u: Unit) -> usize {
+    match u {
+        Unit::Pipe { pipe, subpartition } => pipe as usize * 4 + (subpartition as usize & 3),
+        Unit::Tma => 4 * isa::Pipe::ALL.len(),
+        Unit::SharedMemory => 4 * isa::Pipe::ALL.len() + 1,
+        Unit::L1 => 4 * isa::Pipe::ALL.len() + 2,
+    }
 }
 
 impl Timeline {
@@ -380,6 +392,31 @@ impl Timeline {
     pub fn warp_index(&self, id: WarpId) -> Option<usize> {
         let i = *self.slots.get(id.cta as usize)?.get(id.warp as usize)?;
         (i != u32::MAX).then_some(i as usize)
+    }
+
+    fn unit_index(&mut self, unit: Unit) -> usize {
+        let code = unit_code(unit);
+        if self.unit_slots.len() <= code {
+            self.unit_slots.resize(code + 1, u32::MAX);
+        }
+        // Sub-partitions past 3 (none today) share a code: check the unit itself.
+        let i = self.unit_slots[code];
+        if i != u32::MAX && self.units[i as usize].unit == unit {
+            return i as usize;
+        }
+        let i = match self.units.iter().position(|u| u.unit == unit) {
+            Some(i) => i,
+            None => {
+                self.units.push(UnitTimeline {
+                    unit,
+                    busy: Vec::new(),
+                    prefix: Vec::new(),
+                });
+                self.units.len() - 1
+            }
+        };
+        self.unit_slots[code] = i as u32;
+        i
     }
 
     fn warp_mut(&mut self, id: WarpId, cycle: u64) -> &mut WarpTimeline {
@@ -516,17 +553,7 @@ impl Sink for Timeline {
             Event::UnitBusy {
                 start, end, unit, ..
             } => {
-                let i = match self.units.iter().position(|u| u.unit == unit) {
-                    Some(i) => i,
-                    None => {
-                        self.units.push(UnitTimeline {
-                            unit,
-                            busy: Vec::new(),
-                            prefix: Vec::new(),
-                        });
-                        self.units.len() - 1
-                    }
-                };
+                let i = self.unit_index(unit);
                 if end > start {
                     self.units[i].busy.push((start, end));
                 }
