@@ -168,9 +168,14 @@ fn cache_bytes(v: f64) -> Result<(), &'static str> {
         Err("must be a whole number of bytes from 1 to 4 GiB (4294967296)")
     }
 }
-/// A cache's associativity (`memory::MAX_WAYS`: a set's recency ranks are bytes).
+/// The most ways a cache of the model may have: a set's recency ranks are bytes below
+/// 128 (the memory model's `SetLayout`). Declared here, where profile values are
+/// checked, so that the memory model depends on the profile and not the reverse.
+pub const MAX_WAYS: usize = 128;
+
+/// A cache's associativity (at most `MAX_WAYS`).
 fn ways(v: f64) -> Result<(), &'static str> {
-    if (1.0..=crate::memory::MAX_WAYS as f64).contains(&v) && v.fract() == 0.0 {
+    if (1.0..=MAX_WAYS as f64).contains(&v) && v.fract() == 0.0 {
         Ok(())
     } else {
         Err("must be a whole number of ways from 1 to 128")
