@@ -281,7 +281,6 @@ pub struct Program {
     pub roles: Vec<RoleCode>,
     /// First flat index of each mbarrier declaration, and the total count.
     pub mbar_base: Vec<u32>,
-    pub mbar_count: Vec<u32>,
     pub mbar_total: u32,
     pub flops_per_cta: Option<f64>,
     pub bytes_per_cta: Option<f64>,
@@ -354,10 +353,15 @@ impl Program {
     }
 }
 
+/// Why a kernel cannot be lowered for the engine (an operand it cannot resolve, loops
+/// nested too deep...), where in its text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LowerError {
+    /// The 1-based line.
     pub line: u32,
+    /// The 1-based column.
     pub col: u32,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -570,7 +574,6 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
     };
     Ok(Program {
         roles,
-        mbar_count: k.mbarriers.iter().map(|m| m.len).collect(),
         mbar_base,
         mbar_total: total,
         flops_per_cta: flops,
