@@ -1,7 +1,7 @@
 //! `smsim check` accepts exactly what `smsim run` can lower (issue 29): a kernel that
 //! validates never meets a lowering error in the simulator. The limits at their edges
 //! by hand, then generated kernels (`isa::textgen`); `cargo run --release -p traces
-//! --example fuzz_text` runs many more.
+//! --example fuzz_text_sim` runs many more.
 
 use isa::textgen::{Outcome, Rng, check, kernel, mutate};
 use sim_core::{Profile, RunConfig, SimError, run};

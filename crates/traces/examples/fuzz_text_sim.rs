@@ -1,12 +1,12 @@
 //! The grammar-aware kernel-text fuzzer with the simulator behind it:
-//! `cargo run --release -p traces --example fuzz_text -- [SEED] [CASES]`.
+//! `cargo run --release -p traces --example fuzz_text_sim -- [SEED] [CASES]`.
 //!
 //! Each case is a kernel from `isa::textgen` (corrupted in every other case), run
 //! through the parser, the validator and the printer (`isa::textgen::check`); a kernel
 //! that validates is then lowered and run for at most 20,000 cycles, one CTA, on the
 //! h100 profile (b200 when it allocates tensor memory): `check` must accept only what
 //! the simulator can lower, and the run must not panic. A case that breaks a promise
-//! is written to `target/fuzz_text/SEED-CASE.smk` (a new file), headed by the problem.
+//! is written to `target/fuzz_text_sim/SEED-CASE.smk` (a new file), headed by the problem.
 
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -58,7 +58,7 @@ fn main() {
         };
         if let Some(problem) = problem {
             found += 1;
-            let dir = std::path::Path::new("target/fuzz_text");
+            let dir = std::path::Path::new("target/fuzz_text_sim");
             let _ = std::fs::create_dir_all(dir);
             let path = dir.join(format!("{seed}-{case}.smk"));
             let body: String = problem.lines().map(|l| format!("# {l}\n")).collect();
