@@ -772,7 +772,7 @@ pub const FORMS: &[Form] = &[
     },
     Form {
         when: &["EXCH"],
-        keys: &[key("count")],
+        keys: &[needed("count")],
         ..plain(
             Op::Syncs,
             ops(
