@@ -670,6 +670,13 @@ pub fn run_with(
     mode: Output,
 ) -> Result<String, String> {
     let check = mode == Output::Check;
+    if mode == Output::NewDir && dir.exists() {
+        // refused before the minutes of simulation, not after
+        return Err(format!(
+            "{} exists; a report goes into a new folder (name another with --out-dir)",
+            dir.display()
+        ));
+    }
     let r = compute_with(m, data_file, val, p)?;
     let md = markdown(&r);
     let json = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())? + "\n";
