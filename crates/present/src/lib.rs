@@ -7,8 +7,11 @@
 //!
 //! - [`report`]: the run report (`smsim run`), its Warp State tables, a failed run as
 //!   JSON.
+//! - [`compare`]: a kernel family's schedules side by side (`smsim compare`).
 //! - [`describe`]: a kernel's description with its occupancy (`smsim check`).
 //! - [`explain`]: a warp state's meaning, causes and fixes (`smsim explain`).
+//! - [`profile`]: a GPU profile's parameters with value, unit, meaning and source
+//!   (`smsim profile`).
 //! - [`chrome`]: the run's timeline as a Chrome / Perfetto trace, streamed as a
 //!   [`sim_core::sink::Sink`].
 //! - [`units`]: numbers for a reader: percentages, bytes, SI prefixes, plurals.
@@ -16,7 +19,9 @@
 #![warn(missing_docs)]
 
 pub mod chrome;
+pub mod compare;
 pub mod describe;
 pub mod explain;
+pub mod profile;
 pub mod report;
 pub mod units;
