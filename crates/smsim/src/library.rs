@@ -42,7 +42,16 @@ pub fn kernels(args: &KernelsArgs) -> ExitCode {
             .iter()
             .map(|p| format!("{}={}", p.name, p.default))
             .collect();
-        println!("  params: {}\n", params.join(" "));
+        println!("  params: {}", params.join(" "));
+        if !f.seed_params.is_empty() {
+            let seed: Vec<String> = f
+                .seed_params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            println!("  the seed's problem: --param {}", seed.join(" --param "));
+        }
+        println!();
     }
     ExitCode::SUCCESS
 }

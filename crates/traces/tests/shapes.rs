@@ -195,3 +195,20 @@ fn shapes_a_family_cannot_take_are_named() {
         "{e}"
     );
 }
+
+#[test]
+fn every_familys_seed_problem_builds_and_validates() {
+    for f in traces::families() {
+        let p: Vec<(String, i64)> = f
+            .seed_params
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect();
+        for s in f.schedules {
+            let k = traces::generate(f.name, s.name, &p)
+                .unwrap_or_else(|e| panic!("{}/{} at the seed's problem: {e}", f.name, s.name));
+            let d = isa::validate::validate(&k);
+            assert!(d.is_empty(), "{}/{}: {d:?}", f.name, s.name);
+        }
+    }
+}
