@@ -10,10 +10,13 @@ use clap::{Parser, Subcommand};
 mod calibrate_cmd;
 mod check;
 mod explain;
+mod files;
+mod inputs;
 mod kernel_file;
 mod library;
+mod outcome;
+mod profile_cmd;
 mod run;
-mod trace;
 
 #[derive(Parser)]
 #[command(
@@ -39,18 +42,22 @@ enum Command {
     Kernels(library::KernelsArgs),
     /// Run every schedule of a kernel family side by side and say why the fastest wins.
     Compare(library::CompareArgs),
+    /// Every parameter of a GPU profile: value, unit, meaning and source.
+    Profile(profile_cmd::Args),
     /// Measure a real GPU (collect), fit the profile (fit), report the error (report).
     Calibrate(calibrate_cmd::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    outcome::exit(match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Kernels(args) => library::kernels(&args),
         Command::Compare(args) => library::compare(&args),
-        Command::Calibrate(args) => calibrate_cmd::run(&args),
-    }
+        Command::Profile(args) => profile_cmd::run(&args),
+        // (calibrate's subcommands say their own exit status.)
+        Command::Calibrate(args) => return calibrate_cmd::run(&args),
+    })
 }

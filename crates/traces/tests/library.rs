@@ -309,7 +309,7 @@ fn compare_runs_every_schedule_and_explains() {
         assert!((r.speedup - slowest / r.kernel_time_us).abs() < 1e-9);
     }
     assert!(c.explanation.len() >= 2);
-    let text = c.to_string();
+    let text = present::compare::render(&c);
     assert!(text.contains("static-v1") && text.contains("ws-pingpong"));
     // Serialize works for --json.
     let j = serde_json::to_value(&c).unwrap();
@@ -374,7 +374,7 @@ fn waits_on(r: &RunResult, role: &str, state: sim_core::WarpState, op: &str) -> 
         .per_pc
         .iter()
         .flat_map(|p| p.waits_on.iter())
-        .filter(|w| w.state == state && w.on.contains(&format!("`{op}")))
+        .filter(|w| w.state == state && w.on.to_string().contains(&format!("`{op}")))
         .map(|w| w.cycles)
         .sum()
 }
