@@ -220,12 +220,15 @@ impl<W: Write> Sink for ChromeTrace<W> {
                 warp,
                 state,
                 pc,
+                ..
             } => {
                 self.close(warp, cycle);
                 self.warps.insert((warp.cta, warp.warp));
                 self.open.insert(warp, (cycle, state, pc));
             }
             Event::WarpExit { .. } => {}
+            // The warp's last state ends where it finished, not at its CTA's end.
+            Event::WarpFinish { cycle, warp } => self.close(warp, cycle),
             Event::CtaLaunch { cta, .. } => {
                 self.ctas.insert(cta);
             }

@@ -23,7 +23,10 @@ use crate::memory::{self, LINE, Memory, SECTOR, SECTORS_PER_LINE};
 use crate::profile::{Profile, Timing};
 use crate::result::*;
 use crate::scheduler::{Candidate, Policy, Scheduler, SchedulerPolicy};
-use crate::sink::{Event, MemLevel, NoSink, Sink, Unit, WarpId};
+use crate::sink::{
+    Event, InstructionInfo, MemLevel, NoSink, Outcome, POLL_CYCLES, RoleInfo, RunEnd, RunHeader,
+    Sink, Unit, WarpId,
+};
 use crate::state::{STATE_COUNT, WarpState};
 
 const NEVER: u64 = u64::MAX;
@@ -160,8 +163,46 @@ fn run_scheduled<S: Sink>(
         let (base, size) = (e.buffer_base[b], e.buffer_size[b].max(1));
         e.mem.warm_l2(base / LINE, (base + size - 1) / LINE);
     }
-    e.run()?;
-    Ok(e.finish(occ, resident, ctas_here, grid))
+    let tell = S::ENABLED || S::POLLS;
+    if tell {
+        let header = e.header(ctas_here, resident);
+        e.sink.begin(&header);
+    }
+    match e.run() {
+        Ok(stopped) => {
+            let r = e.finish(occ, resident, ctas_here, grid);
+            if tell {
+                let outcome = if stopped {
+                    Outcome::Stopped
+                } else {
+                    Outcome::Finished
+                };
+                sink.finish(&RunEnd {
+                    cycles: r.cycles,
+                    outcome,
+                });
+            }
+            if stopped {
+                Err(SimError::Stopped(Box::new(r)))
+            } else {
+                Ok(r)
+            }
+        }
+        Err(err) => {
+            if tell {
+                e.end_live_warps();
+                let outcome = match &err {
+                    SimError::Deadlock(r) => Outcome::Deadlock(r.clone()),
+                    SimError::Watchdog(r) => Outcome::Watchdog(r.clone()),
+                    other => Outcome::Fault(other.to_string()),
+                };
+                let cycles = e.now;
+                drop(e);
+                sink.finish(&RunEnd { cycles, outcome });
+            }
+            Err(err)
+        }
+    }
 }
 
 /// What a stall waits on, besides the instruction it is charged to, packed in one word
@@ -1193,6 +1234,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     warp: id,
                     state: w.state,
                     pc,
+                    cause: None,
                 });
             }
         }
@@ -1328,6 +1370,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 warp: id,
                 state,
                 pc,
+                cause: None,
             });
         }
     }
@@ -1496,6 +1539,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.finished = now;
         let i = self.until_index(slot);
         self.until[i] = NEVER;
+        if S::ENABLED {
+            let id = self.wid(slot);
+            self.sink.event(Event::WarpFinish {
+                cycle: now,
+                warp: id,
+            });
+        }
         let w = &self.warps[slot as usize];
         self.warp_summaries.push(WarpSummary {
             cta: self.ctas[w.cta as usize].id,
@@ -1530,7 +1580,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
-    fn run(&mut self) -> Result<(), SimError> {
+    /// The cycle loop, to the end of the run: Ok(true) when the sink stopped it.
+    fn run(&mut self) -> Result<bool, SimError> {
         let initial = (self.ctas.len() as u32).min(self.ctas_total);
         for c in 0..initial {
             self.launch_cta(c)?;
@@ -1544,7 +1595,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         // (Later the last CTA's retire lowers `stop_after`, which the end of its cycle
         // finds: nothing between there and the next cycle retires a warp.)
         if self.ctas_done == self.ctas_total {
-            return Ok(());
+            return Ok(false);
         }
         self.last_due_cycle = self.now;
         loop {
@@ -1657,7 +1708,13 @@ impl<'a, S: Sink> Engine<'a, S> {
             };
             // (`NEVER`, a deadlock, is beyond any bound: one comparison for all three.)
             if next > self.stop_after || (!ff && self.stuck()) {
-                return self.stop(next);
+                return self.stop(next).map(|()| false);
+            }
+            // (A constant test: without a sink that polls, nothing.)
+            if S::POLLS && next / POLL_CYCLES != now / POLL_CYCLES && !self.sink.keep_going() {
+                // The run ends after this cycle: every span so far closes at its end.
+                self.now = now + 1;
+                return Ok(true);
             }
             self.now = next;
         }
@@ -1996,6 +2053,21 @@ impl<'a, S: Sink> Engine<'a, S> {
         n.max(1)
     }
 
+    /// A shared unit busy from `start` to `end` (its rate's fractional cycles: the
+    /// whole cycles they touch) for the warp in `slot`.
+    #[inline(always)]
+    fn emit_busy(&mut self, slot: u32, unit: Unit, start: f64, end: f64) {
+        if S::ENABLED {
+            let id = self.wid(slot);
+            self.sink.event(Event::UnitBusy {
+                start: start as u64,
+                end: memory::ceil(end),
+                unit,
+                warp: id,
+            });
+        }
+    }
+
     fn emit_mem(&mut self, slot: u32, level: MemLevel, bytes: u32, done: u64, write: bool) {
         self.mem_requests[memory::level_index(level)] += 1;
         if S::ENABLED {
@@ -2147,7 +2219,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         through_l1: bool,
     ) -> u64 {
         let sp = self.warps[slot as usize].sp as usize & 3;
-        let depart = self.enter_l1tex(sp, self.lines.len());
+        let depart = self.enter_l1tex(slot, sp, self.lines.len());
         let local = mo.space == Space::Local;
         let sharers = if write || self.lines.is_empty() {
             1
@@ -2199,7 +2271,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// place in the sub-partition's LSU queue until its last line is through. Returns
     /// when its first line leaves the pipeline.
     #[inline(always)]
-    fn enter_l1tex(&mut self, sp: usize, n: usize) -> u64 {
+    fn enter_l1tex(&mut self, slot: u32, sp: usize, n: usize) -> u64 {
         let now = self.now;
         // `now` is far below 2^52: the signed conversion is exact, and shorter; and a
         // request that finds L1 idle starts at `now`, a whole cycle: no rounding up.
@@ -2226,6 +2298,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         // (`sp` is below 4: the mask spares the bounds check.)
         let sp = sp & 3;
         self.queue_push(Pipe::Lsu, sp, now, through);
+        if S::ENABLED {
+            self.emit_busy(slot, Unit::L1, start, self.l1_free);
+        }
         first_out
     }
 
@@ -2242,7 +2317,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         sp: usize,
         wave_len: u32,
     ) -> u64 {
-        let depart = self.enter_l1tex(sp, 1);
+        let depart = self.enter_l1tex(slot, sp, 1);
         let sharers = self.sharers_in_wave(slot, mo, line, wave_len);
         let (t, level) = self.mem.read_l1_request(sharers, line, sectors, depart);
         self.emit_mem(slot, level, sectors * 32, t, false);
@@ -2508,6 +2583,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                         let start = self.smem_free.max(now as f64);
                         self.smem_free = start + waves;
                         self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
+                        self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                         let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
                         self.emit_mem(slot, MemLevel::Shared, d.width * 32, done, write);
                         if !write {
@@ -2584,6 +2660,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let start = self.smem_free.max(now as f64);
                 self.smem_free = start + waves;
                 self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
+                self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
                 self.set_dst(slot, d, done, WarpState::ShortScoreboard);
             }
@@ -3026,6 +3103,85 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         }
         Ok(())
+    }
+
+    /// What the run's events name by number (`Sink::begin`).
+    fn header(&mut self, ctas_simulated: u32, ctas_resident: u32) -> RunHeader {
+        let mut lines = lower::instruction_lines(self.kernel);
+        // A kernel built in Rust has no source lines: those of its printed text, which
+        // parses back to the same program (`smsim kernels --emit` prints it).
+        if lines.iter().flatten().any(|&l| l == 0)
+            && let Ok(printed) = isa::parse_kernel(&self.kernel.to_string())
+        {
+            let again = lower::instruction_lines(&printed);
+            if again.iter().map(Vec::len).eq(lines.iter().map(Vec::len)) {
+                lines = again;
+            }
+        }
+        let roles = self
+            .prog
+            .roles
+            .iter()
+            .zip(lines)
+            .map(|(r, lines)| RoleInfo {
+                name: r.name.clone(),
+                first_warp: r.first_warp,
+                last_warp: r.last_warp,
+                instructions: r
+                    .texts
+                    .iter()
+                    .zip(lines.into_iter().chain(std::iter::repeat(0)))
+                    .map(|(text, line)| InstructionInfo {
+                        text: text.clone(),
+                        line,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut units = Vec::new();
+        for pipe in Pipe::ALL {
+            if self.intervals[pipe.index()] > 1 {
+                for subpartition in 0..4 {
+                    units.push(Unit::Pipe { pipe, subpartition });
+                }
+            }
+        }
+        units.extend([Unit::Tma, Unit::SharedMemory, Unit::L1]);
+        RunHeader {
+            kernel: self.kernel.name.clone(),
+            profile: self.profile.name().to_string(),
+            seed: self.cfg.seed,
+            policy: self.policy.as_dyn().name().to_string(),
+            clock_mhz: self.t.clock_mhz,
+            ctas_simulated,
+            ctas_resident,
+            warps_per_cta: self.warps_per_cta,
+            roles,
+            mbarriers: (0..self.prog.mbar_total)
+                .map(|i| {
+                    let (name, el) = self.mbar_name(i);
+                    format!("{name}[{el}]")
+                })
+                .collect(),
+            units,
+        }
+    }
+
+    /// A run that failed ends the lives of its live warps at its last cycle (their
+    /// `WarpFinish`), so that every warp's states end.
+    fn end_live_warps(&mut self) {
+        if !S::ENABLED {
+            return;
+        }
+        for slot in 0..self.warps.len() as u32 {
+            if self.warps[slot as usize].live {
+                let id = self.wid(slot);
+                self.sink.event(Event::WarpFinish {
+                    cycle: self.now,
+                    warp: id,
+                });
+            }
+        }
     }
 
     fn mbar_name(&self, flat: u32) -> (String, u32) {

@@ -215,6 +215,9 @@ pub enum SimError {
     Fault(String),
     Deadlock(StuckReport),
     Watchdog(StuckReport),
+    /// The sink asked the run to stop (`Sink::keep_going`): the result so far, its
+    /// `cycles` the last cycle simulated (warps still live end there).
+    Stopped(Box<RunResult>),
 }
 
 impl fmt::Display for SimError {
@@ -223,6 +226,7 @@ impl fmt::Display for SimError {
             SimError::Invalid(m) => write!(f, "cannot run this kernel: {m}"),
             SimError::Fault(m) => write!(f, "run-time fault: {m}"),
             SimError::Deadlock(r) | SimError::Watchdog(r) => write!(f, "{r}"),
+            SimError::Stopped(r) => write!(f, "stopped at cycle {} (a partial result)", r.cycles),
         }
     }
 }
