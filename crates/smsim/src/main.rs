@@ -16,6 +16,7 @@ mod kernel_file;
 mod library;
 mod outcome;
 mod profile_cmd;
+mod progress;
 mod run;
 
 #[derive(Parser)]
