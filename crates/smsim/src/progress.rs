@@ -169,9 +169,80 @@ impl<S: Sink> Sink for Watched<S> {
     }
 }
 
+/// A line on stderr every few seconds while a long step without progress of its own
+/// runs (`calibrate fit`), saying what it is and how long it has taken; it stops when
+/// dropped.
+pub struct Heartbeat {
+    /// Dropping the sender ends the thread's wait at once.
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Heartbeat {
+    /// Says `what` on stderr now, then how long it has taken every `every`.
+    pub fn start(what: String, every: Duration) -> Heartbeat {
+        Heartbeat::saying(what, every, crate::outcome::say)
+    }
+
+    /// The same, each line given to `say` (whole, with its newline).
+    fn saying(what: String, every: Duration, say: fn(&str)) -> Heartbeat {
+        say(&format!("{what}\n"));
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let started = Instant::now();
+        let thread = std::thread::spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every)
+            {
+                say(&format!("  ... {:.0} s\n", started.elapsed().as_secs_f64()));
+            }
+        });
+        Heartbeat {
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::group;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use super::{Heartbeat, group};
+
+    static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    fn keep(line: &str) {
+        SAID.lock().unwrap().push(line.to_string());
+    }
+
+    /// A heartbeat says what runs at once, then a line each interval, and nothing after
+    /// it is dropped.
+    #[test]
+    fn a_heartbeat_beats_until_dropped() {
+        let beat = Heartbeat::saying("fitting".into(), Duration::from_millis(40), keep);
+        std::thread::sleep(Duration::from_millis(150));
+        drop(beat);
+        let n = SAID.lock().unwrap().len();
+        std::thread::sleep(Duration::from_millis(100));
+        let said = SAID.lock().unwrap().clone();
+        assert_eq!(said.len(), n, "a line after the drop: {said:?}");
+        assert_eq!(said[0], "fitting\n");
+        assert!(n >= 3, "{said:?}");
+        assert!(
+            said[1..]
+                .iter()
+                .all(|l| l.starts_with("  ... ") && l.ends_with(" s\n"))
+        );
+    }
 
     #[test]
     fn cycles_read_in_groups_of_three() {
