@@ -12,7 +12,9 @@ use crate::opcode::{MmaShape, Op};
 /// printed-and-reparsed program equals the original.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct Span {
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column, in characters.
     pub col: u32,
 }
 
@@ -24,20 +26,113 @@ impl PartialEq for Span {
 impl Eq for Span {}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One CTA's program and its launch: what a kernel file holds.
 pub struct Kernel {
+    /// The name after `kernel`.
     pub name: String,
+    /// The `launch` line.
     pub launch: Launch,
+    /// `buffer` declarations (global memory), in order.
     pub buffers: Vec<Buffer>,
+    /// `shared` regions, laid out in this order.
     pub shared: Vec<SharedAlloc>,
+    /// `mbarrier` arrays, numbered across declarations in this order.
     pub mbarriers: Vec<MbarrierDecl>,
+    /// `barrier` declarations: names for hardware named barriers.
     pub named_barriers: Vec<NamedBarrierDecl>,
+    /// `param` declarations with their values (defaults or `--param` overrides).
     pub params: Vec<Param>,
+    /// The `work` line, if any.
     pub work: Option<Work>,
+    /// The roles, each a body run by a range of warps.
     pub roles: Vec<Role>,
+    /// Declaration values written as expressions of parameters (`smem=STAGES * 49152`),
+    /// kept so that new parameter values reshape the kernel ([`Kernel::bind`]); the
+    /// declarations themselves hold the values for the current parameters.
+    #[serde(default)]
+    pub decl_exprs: Vec<DeclExpr>,
+}
+
+/// Which declaration value a [`DeclExpr`] gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DeclField {
+    /// `launch cta_threads=`.
+    CtaThreads,
+    /// `launch regs=`.
+    Regs,
+    /// `launch smem=`.
+    Smem,
+    /// `launch grid=`.
+    Grid,
+    /// `launch cluster=`.
+    Cluster,
+    /// `launch tmem=`.
+    Tmem,
+    /// `size=` of the n-th `buffer`.
+    BufferSize(usize),
+    /// `size=` of the n-th `shared` region.
+    SharedSize(usize),
+    /// The length `[N]` of the n-th `mbarrier` array.
+    MbarrierLen(usize),
+    /// `count=` of the n-th `mbarrier` array.
+    MbarrierCount(usize),
+    /// `id=` of the n-th named `barrier`.
+    BarrierId(usize),
+    /// `threads=` of the n-th named `barrier`.
+    BarrierThreads(usize),
+}
+
+impl DeclField {
+    /// How the value is written in its declaration: `smem`, `size`, `count`.
+    pub fn key(self) -> &'static str {
+        match self {
+            DeclField::CtaThreads => "cta_threads",
+            DeclField::Regs => "regs",
+            DeclField::Smem => "smem",
+            DeclField::Grid => "grid",
+            DeclField::Cluster => "cluster",
+            DeclField::Tmem => "tmem",
+            DeclField::BufferSize(_) | DeclField::SharedSize(_) => "size",
+            DeclField::MbarrierLen(_) => "the array length",
+            DeclField::MbarrierCount(_) => "count",
+            DeclField::BarrierId(_) => "id",
+            DeclField::BarrierThreads(_) => "threads",
+        }
+    }
+
+    /// The largest value the field holds (buffer sizes are 64-bit, the rest 32-bit).
+    pub fn max(self) -> i64 {
+        match self {
+            DeclField::BufferSize(_) => i64::MAX,
+            _ => i64::from(u32::MAX),
+        }
+    }
+}
+
+/// A declaration value written as an expression of parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclExpr {
+    /// The value it gives.
+    pub field: DeclField,
+    /// The expression, of parameters only.
+    pub expr: Expr,
+    /// Where the expression is written.
+    pub span: Span,
+}
+
+/// Why a declaration expression has no value for the current parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BindError {
+    /// It could not be evaluated (an unknown name, division by zero, overflow).
+    Eval(crate::expr::EvalError),
+    /// The value is negative or too large for the field.
+    Range(i64),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The `launch` line: the CTA's shape and resources, and the grid.
 pub struct Launch {
+    /// Threads per CTA.
     pub cta_threads: u32,
     /// Registers per thread the kernel is compiled for.
     pub regs: u32,
@@ -49,20 +144,25 @@ pub struct Launch {
     pub cluster: u32,
     /// Tensor-memory columns the CTA allocates (Blackwell), 0 otherwise.
     pub tmem_cols: u32,
+    /// Where the `launch` line is.
     pub span: Span,
 }
 
 impl Launch {
+    /// Warps per CTA (threads rounded up to whole warps).
     pub fn warps(&self) -> u32 {
         self.cta_threads.div_ceil(32)
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// `buffer NAME size=BYTES`: a region of global memory.
 pub struct Buffer {
+    /// Its name, as memory operands write it.
     pub name: String,
     /// Bytes.
     pub size: u64,
+    /// Where it is declared.
     pub span: Span,
 }
 
@@ -70,8 +170,11 @@ pub struct Buffer {
 /// laid out one after another in declaration order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SharedAlloc {
+    /// Its name, as memory operands write it.
     pub name: String,
+    /// Bytes.
     pub size: u32,
+    /// Where it is declared.
     pub span: Span,
 }
 
@@ -79,9 +182,13 @@ pub struct SharedAlloc {
 /// (and its expected transaction bytes).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MbarrierDecl {
+    /// The array's name.
     pub name: String,
+    /// Elements in the array.
     pub len: u32,
+    /// Arrivals that complete a phase.
     pub count: u32,
+    /// Where it is declared.
     pub span: Span,
 }
 
@@ -103,69 +210,97 @@ pub fn mbarrier_at(decls: &[MbarrierDecl], flat: u32) -> Option<(&str, u32)> {
 /// `barrier NAME id=I threads=T`: a name for hardware named barrier I (0..15).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NamedBarrierDecl {
+    /// The name instructions use instead of the id.
     pub name: String,
+    /// The hardware barrier id, 0..15.
     pub id: u32,
+    /// Threads that complete the barrier.
     pub threads: u32,
+    /// Where it is declared.
     pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// `param NAME=VALUE`: an integer the kernel's expressions may use, overridable with `--param`.
 pub struct Param {
+    /// Its name.
     pub name: String,
+    /// Its value: the default written in the file, or an override.
     pub default: i64,
+    /// Where it is declared.
     pub span: Span,
 }
 
 /// The useful work one CTA does, so reports can give TFLOP/s or GB/s.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Work {
+    /// Floating-point operations per CTA.
     pub flops: Option<Expr>,
+    /// Bytes moved per CTA.
     pub bytes: Option<Expr>,
+    /// Where the `work` line is.
     pub span: Span,
 }
 
 /// A body run by a contiguous range of warps.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Role {
+    /// Its name, as reports show it.
     pub name: String,
     /// First and last warp, inclusive.
     pub first_warp: u32,
+    /// The last warp, inclusive.
     pub last_warp: u32,
     /// The register budget `setmaxnreg` gives the role's warps; the launch's `regs` if None.
     pub maxnreg: Option<u32>,
+    /// The statements its warps run.
     pub body: Vec<Stmt>,
+    /// Where the `role` line is.
     pub span: Span,
 }
 
 impl Role {
+    /// Warps in the role.
     pub fn warp_count(&self) -> u32 {
         self.last_warp + 1 - self.first_warp
     }
+    /// True when `warp` runs this role.
     pub fn contains(&self, warp: u32) -> bool {
         (self.first_warp..=self.last_warp).contains(&warp)
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One statement of a role's body.
 pub enum Stmt {
+    /// One instruction.
     Instr(Instr),
     /// `loop VAR START..END`: VAR takes START, START+1, ..., END-1.
     Loop {
+        /// The loop variable.
         var: String,
+        /// The first value, inclusive.
         start: Expr,
+        /// The end, exclusive.
         end: Expr,
+        /// The statements repeated.
         body: Vec<Stmt>,
+        /// Where the `loop` line is.
         span: Span,
     },
     /// `if COND`: the body runs when COND is non-zero (a warp-uniform condition).
     If {
+        /// The condition, warp-uniform.
         cond: Expr,
+        /// The statements run when it holds.
         body: Vec<Stmt>,
+        /// Where the `if` line is.
         span: Span,
     },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// A register operand.
 pub enum Reg {
     /// R0..R254.
     R(u8),
@@ -189,9 +324,13 @@ impl fmt::Display for Reg {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One operand of an instruction.
 pub enum Operand {
+    /// A register or predicate, possibly negated (`-R1`, `!P0`).
     Reg {
+        /// The register.
         reg: Reg,
+        /// `-R1` or `!P0`.
         negated: bool,
         /// SASS's `.reuse`: the operand is read from the operand reuse cache (it was read
         /// in the same slot by the previous instruction), not from its register bank.
@@ -204,9 +343,19 @@ pub enum Operand {
     Float(String),
     /// `NAME[EXPR]`: a byte address in a buffer, a shared region, `local` or `tmem`,
     /// or an element of an mbarrier array.
-    Index { name: String, index: Expr },
+    Index {
+        /// The buffer, shared region, `local`, `tmem` or mbarrier array.
+        name: String,
+        /// The byte offset, column or element.
+        index: Expr,
+    },
     /// `key=EXPR` or `key=NAME[EXPR]`.
-    Key { key: String, value: Box<Operand> },
+    Key {
+        /// The key.
+        key: String,
+        /// Its value.
+        value: Box<Operand>,
+    },
     /// A bare expression: a parameter, a loop variable, arithmetic.
     Expr(Expr),
     /// A bare word the op gives meaning to, e.g. `gsb0` or `SB0`.
@@ -216,17 +365,24 @@ pub enum Operand {
 /// `@P0` or `@!P0` in front of an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Guard {
+    /// The predicate register.
     pub pred: Reg,
+    /// `@!P0`: the instruction runs where the predicate is false.
     pub negated: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One instruction: an op, its modifiers and operands, an optional guard.
 pub struct Instr {
+    /// `@P0` / `@!P0`, if written.
     pub guard: Option<Guard>,
+    /// The base mnemonic.
     pub op: Op,
     /// Dotted modifiers after the base mnemonic, in order: `LDG.E.128` has `["E", "128"]`.
     pub mods: Vec<String>,
+    /// The operands in order, `key=value` ones included.
     pub operands: Vec<Operand>,
+    /// Where the instruction starts.
     pub span: Span,
     /// Where each operand starts, parallel to `operands` (empty for instructions built
     /// in Rust). Ignored by equality, like [`Span`].
@@ -246,16 +402,10 @@ impl PartialEq for OperandSpans {
 }
 impl Eq for OperandSpans {}
 
-/// What kind of memory an `Index` operand names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Space {
-    Global,
-    Shared,
-    Local,
-    Tmem,
-}
+pub use crate::opcode::Space;
 
 impl Instr {
+    /// An instruction built in Rust, without source positions.
     pub fn new(op: Op, mods: &[&str], operands: Vec<Operand>) -> Instr {
         Instr {
             guard: None,
@@ -282,6 +432,7 @@ impl Instr {
             .unwrap_or(self.span)
     }
 
+    /// True when the instruction has modifier `m` (`LDG.E.128` has `E` and `128`).
     pub fn has_mod(&self, m: &str) -> bool {
         self.mods.iter().any(|x| x == m)
     }
@@ -320,6 +471,7 @@ impl Instr {
         4
     }
 
+    /// The MMA shape of an HGMMA or UTCMMA (an error when its modifiers are not one); `None` for other ops.
     pub fn mma_shape(&self) -> Option<Result<MmaShape, String>> {
         match self.op {
             Op::Hgmma | Op::Utcmma => Some(MmaShape::from_modifiers(self.op, &self.mods)),
@@ -335,6 +487,7 @@ impl Instr {
         })
     }
 
+    /// The value of `key=` when it is an expression (not a register or memory operand).
     pub fn key_expr(&self, key: &str) -> Option<&Expr> {
         match self.key(key)? {
             Operand::Expr(e) => Some(e),
@@ -349,6 +502,7 @@ impl Instr {
             .filter(|o| !matches!(o, Operand::Key { .. }))
     }
 
+    /// True when a bare word operand is `w` (case-insensitive): `gsb0`, `SB0`.
     pub fn has_word(&self, w: &str) -> bool {
         self.operands
             .iter()
@@ -456,6 +610,7 @@ impl Kernel {
         self.launch.warps()
     }
 
+    /// The value of parameter `name`.
     pub fn param(&self, name: &str) -> Option<i64> {
         self.params
             .iter()
@@ -480,10 +635,12 @@ impl Kernel {
         None
     }
 
+    /// The mbarrier array declared as `name`.
     pub fn mbarrier(&self, name: &str) -> Option<&MbarrierDecl> {
         self.mbarriers.iter().find(|m| m.name == name)
     }
 
+    /// The named barrier declared as `name`.
     pub fn named_barrier(&self, name: &str) -> Option<&NamedBarrierDecl> {
         self.named_barriers.iter().find(|m| m.name == name)
     }
@@ -521,7 +678,52 @@ impl Kernel {
                 }
             }
         }
+        self.bind();
         Ok(())
+    }
+
+    /// The value of a declaration expression for the current parameters.
+    pub fn decl_value(&self, d: &DeclExpr) -> Result<i64, BindError> {
+        let v = d
+            .expr
+            .eval_checked(&|n| self.param(n))
+            .map_err(BindError::Eval)?;
+        if v < 0 || v > d.field.max() {
+            return Err(BindError::Range(v));
+        }
+        Ok(v)
+    }
+
+    /// Evaluates the declaration expressions for the current parameters into the
+    /// declarations. A value that does not evaluate becomes 0 (validation reports it,
+    /// with its position). [`Kernel::set_params`] calls this.
+    pub fn bind(&mut self) {
+        for i in 0..self.decl_exprs.len() {
+            let d = &self.decl_exprs[i];
+            let field = d.field;
+            let v = self.decl_value(d).unwrap_or(0);
+            let v32 = u32::try_from(v).unwrap_or(0);
+            let l = &mut self.launch;
+            match field {
+                DeclField::CtaThreads => l.cta_threads = v32,
+                DeclField::Regs => l.regs = v32,
+                DeclField::Smem => l.smem = v32,
+                DeclField::Grid => l.grid = v32,
+                DeclField::Cluster => l.cluster = v32,
+                DeclField::Tmem => l.tmem_cols = v32,
+                DeclField::BufferSize(n) => self.buffers[n].size = v as u64,
+                DeclField::SharedSize(n) => self.shared[n].size = v32,
+                DeclField::MbarrierLen(n) => self.mbarriers[n].len = v32,
+                DeclField::MbarrierCount(n) => self.mbarriers[n].count = v32,
+                DeclField::BarrierId(n) => self.named_barriers[n].id = v32,
+                DeclField::BarrierThreads(n) => self.named_barriers[n].threads = v32,
+            }
+        }
+    }
+
+    /// The expression a declaration value was written as, if it was one.
+    pub fn decl_expr(&self, field: DeclField) -> Option<&DeclExpr> {
+        self.decl_exprs.iter().find(|d| d.field == field)
     }
 
     /// Counts every instruction in the program text (not dynamic executions).
@@ -535,5 +737,27 @@ impl Kernel {
                 .sum()
         }
         self.roles.iter().map(|r| count(&r.body)).sum()
+    }
+}
+
+/// `R12`, `RZ`, `P3`, `PT`.
+pub fn parse_reg(name: &str) -> Option<Reg> {
+    match name {
+        "RZ" => return Some(Reg::Rz),
+        "PT" => return Some(Reg::Pt),
+        _ => {}
+    }
+    let (kind, num) = name.split_at(1);
+    if num.is_empty()
+        || !num.bytes().all(|b| b.is_ascii_digit())
+        || (num.len() > 1 && num.starts_with('0'))
+    {
+        return None;
+    }
+    let n: u32 = num.parse().ok()?;
+    match kind {
+        "R" if n <= 254 => Some(Reg::R(n as u8)),
+        "P" if n <= 6 => Some(Reg::P(n as u8)),
+        _ => None,
     }
 }

@@ -20,12 +20,14 @@ use crate::ast::*;
 use crate::expr::Expr;
 use crate::parse::{parse_expr, parse_instr};
 
+/// Builds a [`Kernel`] from Rust; [`KernelBuilder::build`] gives the program.
 pub struct KernelBuilder {
     k: Kernel,
 }
 
 /// Something that can become an expression: an integer, or expression text.
 pub trait IntoExpr {
+    /// The expression.
     fn into_expr(self) -> Expr;
 }
 
@@ -63,6 +65,7 @@ impl IntoExpr for String {
 }
 
 impl KernelBuilder {
+    /// A kernel named `name` whose CTAs have `cta_threads` threads, one CTA in the grid.
     pub fn new(name: &str, cta_threads: u32) -> KernelBuilder {
         KernelBuilder {
             k: Kernel {
@@ -83,30 +86,37 @@ impl KernelBuilder {
                 params: vec![],
                 work: None,
                 roles: vec![],
+                decl_exprs: vec![],
             },
         }
     }
 
+    /// Registers per thread (`launch regs=`).
     pub fn regs(mut self, regs: u32) -> Self {
         self.k.launch.regs = regs;
         self
     }
+    /// Shared memory per CTA in bytes (`launch smem=`).
     pub fn smem(mut self, bytes: u32) -> Self {
         self.k.launch.smem = bytes;
         self
     }
+    /// CTAs in the grid (`launch grid=`).
     pub fn grid(mut self, ctas: u32) -> Self {
         self.k.launch.grid = ctas;
         self
     }
+    /// The thread-block cluster size (`launch cluster=`).
     pub fn cluster(mut self, ctas: u32) -> Self {
         self.k.launch.cluster = ctas;
         self
     }
+    /// Tensor-memory columns the CTA allocates (`launch tmem=`).
     pub fn tmem(mut self, cols: u32) -> Self {
         self.k.launch.tmem_cols = cols;
         self
     }
+    /// Declares a global buffer of `size` bytes.
     pub fn buffer(mut self, name: &str, size: u64) -> Self {
         self.k.buffers.push(Buffer {
             name: name.into(),
@@ -126,6 +136,7 @@ impl KernelBuilder {
         self.k.launch.smem = self.k.launch.smem.max(total);
         self
     }
+    /// Declares `mbarrier name[len] count=count`.
     pub fn mbarrier(mut self, name: &str, len: u32, count: u32) -> Self {
         self.k.mbarriers.push(MbarrierDecl {
             name: name.into(),
@@ -135,6 +146,7 @@ impl KernelBuilder {
         });
         self
     }
+    /// Declares `barrier name id=id threads=threads`.
     pub fn named_barrier(mut self, name: &str, id: u32, threads: u32) -> Self {
         self.k.named_barriers.push(NamedBarrierDecl {
             name: name.into(),
@@ -144,6 +156,7 @@ impl KernelBuilder {
         });
         self
     }
+    /// Declares `param name=default`.
     pub fn param(mut self, name: &str, default: i64) -> Self {
         self.k.params.push(Param {
             name: name.into(),
@@ -152,6 +165,7 @@ impl KernelBuilder {
         });
         self
     }
+    /// Floating-point operations per CTA (`work flops=`).
     pub fn work_flops(mut self, flops: impl IntoExpr) -> Self {
         let w = self.k.work.get_or_insert(Work {
             flops: None,
@@ -161,6 +175,7 @@ impl KernelBuilder {
         w.flops = Some(flops.into_expr());
         self
     }
+    /// Bytes moved per CTA (`work bytes=`).
     pub fn work_bytes(mut self, bytes: impl IntoExpr) -> Self {
         let w = self.k.work.get_or_insert(Work {
             flops: None,
@@ -191,11 +206,13 @@ impl KernelBuilder {
         });
         self
     }
+    /// The kernel built.
     pub fn build(self) -> Kernel {
         self.k
     }
 }
 
+/// Builds the statements of a role, loop or `if` body.
 pub struct BodyBuilder {
     body: Vec<Stmt>,
 }
@@ -212,10 +229,12 @@ impl BodyBuilder {
         self.body.push(Stmt::Instr(i));
         self
     }
+    /// Appends an instruction built in Rust.
     pub fn instr(&mut self, i: Instr) -> &mut Self {
         self.body.push(Stmt::Instr(i));
         self
     }
+    /// Appends `loop var start..end` with the body `f` builds.
     pub fn loop_(
         &mut self,
         var: &str,
@@ -234,6 +253,7 @@ impl BodyBuilder {
         });
         self
     }
+    /// Appends `if cond` with the body `f` builds.
     pub fn if_(&mut self, cond: impl IntoExpr, f: impl FnOnce(&mut BodyBuilder)) -> &mut Self {
         let mut b = BodyBuilder { body: vec![] };
         f(&mut b);

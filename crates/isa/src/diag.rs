@@ -5,15 +5,20 @@ use std::fmt;
 use crate::ast::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// An error in a kernel: where it is, what is wrong, and often how to fix it.
 pub struct Diagnostic {
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column.
     pub col: u32,
+    /// What is wrong.
     pub message: String,
     /// A hint on a line of its own (`help: ...`), when there is one.
     pub help: Option<String>,
 }
 
 impl Diagnostic {
+    /// An error at `span`.
     pub fn new(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             line: span.line,
@@ -23,6 +28,7 @@ impl Diagnostic {
         }
     }
 
+    /// Adds a `help:` line.
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
         self

@@ -8,41 +8,66 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// An integer expression (64-bit, as a register holds it).
 pub enum Expr {
+    /// An integer literal.
     Int(i64),
     /// A loop variable, a parameter, or one of the built-ins `warp`, `lane`,
     /// `warpgroup`, `cta`.
     Var(String),
+    /// `-a`.
     Neg(Box<Expr>),
+    /// `~a` (bitwise not).
     Not(Box<Expr>),
+    /// `a OP b`.
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// `min(a, b)` and `max(a, b)`.
     Call(Func, Box<Expr>, Box<Expr>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The functions expressions may call.
 pub enum Func {
+    /// `min(a, b)`.
     Min,
+    /// `max(a, b)`.
     Max,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A binary operator, with C's precedence.
 pub enum BinOp {
+    /// `*`
     Mul,
+    /// `/` (truncating, as C)
     Div,
+    /// `%` (remainder, the sign of the dividend)
     Rem,
+    /// `+`
     Add,
+    /// `-`
     Sub,
+    /// `<<`
     Shl,
+    /// `>>` (arithmetic)
     Shr,
+    /// `<` (1 or 0)
     Lt,
+    /// `<=`
     Le,
+    /// `>`
     Gt,
+    /// `>=`
     Ge,
+    /// `==`
     Eq,
+    /// `!=`
     Ne,
+    /// `&`
     And,
+    /// `^`
     Xor,
+    /// `|`
     Or,
 }
 
@@ -65,6 +90,7 @@ impl BinOp {
         }
     }
 
+    /// The operator as written.
     pub fn symbol(self) -> &'static str {
         use BinOp::*;
         match self {
@@ -87,6 +113,7 @@ impl BinOp {
         }
     }
 
+    /// Every operator.
     pub const ALL: [BinOp; 16] = [
         BinOp::Mul,
         BinOp::Div,
@@ -149,13 +176,37 @@ impl BinOp {
             Or => a | b,
         })
     }
+
+    /// Applies the operator as [`BinOp::apply`] does, but a result outside the 64-bit
+    /// integers is [`EvalError::Overflow`] rather than wrapped.
+    pub fn checked_apply(self, a: i64, b: i64) -> Result<i64, EvalError> {
+        use BinOp::*;
+        let v = self.apply(a, b)?;
+        let exact = match self {
+            Mul => a.checked_mul(b),
+            Div => a.checked_div(b),
+            Rem => a.checked_rem(b),
+            Add => a.checked_add(b),
+            Sub => a.checked_sub(b),
+            // Bits shifted out of a left shift, or into the sign, are an overflow.
+            Shl => (v >> b == a).then_some(v),
+            _ => Some(v),
+        };
+        exact.ok_or(EvalError::Overflow)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// Why an expression has no value.
 pub enum EvalError {
+    /// A name that is not a loop variable, parameter or built-in.
     Unbound(String),
+    /// Division or remainder by zero.
     DivideByZero,
+    /// A shift count outside 0..64.
     BadShift(i64),
+    /// A result outside the 64-bit integers (from [`Expr::eval_checked`]).
+    Overflow,
 }
 
 impl fmt::Display for EvalError {
@@ -166,6 +217,7 @@ impl fmt::Display for EvalError {
             }
             EvalError::DivideByZero => write!(f, "division by zero"),
             EvalError::BadShift(b) => write!(f, "shift by {b} is outside 0..64"),
+            EvalError::Overflow => write!(f, "the value overflows 64-bit integers"),
         }
     }
 }
@@ -173,10 +225,12 @@ impl fmt::Display for EvalError {
 impl std::error::Error for EvalError {}
 
 impl Expr {
+    /// A variable.
     pub fn var(name: &str) -> Expr {
         Expr::Var(name.to_string())
     }
 
+    /// `a op b`.
     pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
         Expr::Bin(op, Box::new(a), Box::new(b))
     }
@@ -191,6 +245,30 @@ impl Expr {
             Expr::Bin(op, a, b) => op.apply(a.eval(lookup)?, b.eval(lookup)?)?,
             Expr::Call(func, a, b) => {
                 let (a, b) = (a.eval(lookup)?, b.eval(lookup)?);
+                match func {
+                    Func::Min => a.min(b),
+                    Func::Max => a.max(b),
+                }
+            }
+        })
+    }
+
+    /// Evaluates as [`Expr::eval`] does, but a result outside the 64-bit integers (of
+    /// any operation on the way) is [`EvalError::Overflow`] rather than wrapped.
+    pub fn eval_checked(&self, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<i64, EvalError> {
+        Ok(match self {
+            Expr::Int(v) => *v,
+            Expr::Var(name) => lookup(name).ok_or_else(|| EvalError::Unbound(name.clone()))?,
+            Expr::Neg(e) => e
+                .eval_checked(lookup)?
+                .checked_neg()
+                .ok_or(EvalError::Overflow)?,
+            Expr::Not(e) => !e.eval_checked(lookup)?,
+            Expr::Bin(op, a, b) => {
+                op.checked_apply(a.eval_checked(lookup)?, b.eval_checked(lookup)?)?
+            }
+            Expr::Call(func, a, b) => {
+                let (a, b) = (a.eval_checked(lookup)?, b.eval_checked(lookup)?);
                 match func {
                     Func::Min => a.min(b),
                     Func::Max => a.max(b),
@@ -262,6 +340,7 @@ impl Expr {
         }
     }
 
+    /// The value when the expression is a literal.
     pub fn as_int(&self) -> Option<i64> {
         match self {
             Expr::Int(v) => Some(*v),

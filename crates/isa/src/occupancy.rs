@@ -35,8 +35,11 @@ pub struct SmLimits {
     /// Sub-partitions (SMSPs) the register file is divided among; a warp's registers come
     /// from one of them.
     pub reg_file_partitions: u32,
+    /// Resident warps per SM.
     pub max_warps_per_sm: u32,
+    /// Resident threads per SM.
     pub max_threads_per_sm: u32,
+    /// Resident CTAs per SM.
     pub max_ctas_per_sm: u32,
     /// Shared memory the SM can give CTAs (the largest carveout), bytes.
     pub smem_per_sm: u32,
@@ -51,13 +54,18 @@ pub struct SmLimits {
 /// The resource that bounds how many CTAs fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Limiter {
+    /// The register file.
     Registers,
+    /// Shared memory.
     SharedMemory,
+    /// Warp slots.
     Warps,
+    /// CTA slots.
     CtaSlots,
 }
 
 impl Limiter {
+    /// Every limiter.
     pub const ALL: [Limiter; 4] = [
         Limiter::Registers,
         Limiter::SharedMemory,
@@ -78,33 +86,44 @@ impl fmt::Display for Limiter {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// CTAs per SM by each limit, and what they give.
 pub struct Occupancy {
+    /// Warps per CTA.
     pub warps_per_cta: u32,
     /// Registers allocated to each warp of the CTA at launch.
     pub regs_per_warp: u32,
+    /// Registers a CTA is allocated.
     pub regs_per_cta: u32,
     /// The roles' register budgets summed over the CTA's warps (each warp rounded up to
     /// the allocation unit); equal to `regs_per_cta` without `maxnreg=`.
     pub role_regs_per_cta: u32,
     /// Shared memory allocated to each CTA, the reserved part included, bytes.
     pub smem_per_cta: u32,
+    /// CTAs the register file holds.
     pub ctas_by_regs: u32,
+    /// CTAs shared memory holds.
     pub ctas_by_smem: u32,
+    /// CTAs the warp slots hold.
     pub ctas_by_warps: u32,
+    /// CTAs the CTA slots hold.
     pub ctas_by_slots: u32,
+    /// CTAs per SM: the least of the four.
     pub ctas_per_sm: u32,
     /// The resource that binds; on a tie, the first of registers, shared memory, warps,
     /// CTA slots.
     pub limiter: Limiter,
     /// Every resource that allows exactly `ctas_per_sm` CTAs.
     pub limiters: Vec<Limiter>,
+    /// Warps resident with `ctas_per_sm` CTAs.
     pub active_warps: u32,
+    /// Warps an SM can hold.
     pub max_warps: u32,
     /// `active_warps / max_warps`.
     pub occupancy: f64,
 }
 
 impl Occupancy {
+    /// CTAs per SM by limiter `l`.
     pub fn limit(&self, l: Limiter) -> u32 {
         match l {
             Limiter::Registers => self.ctas_by_regs,

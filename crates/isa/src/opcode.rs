@@ -12,6 +12,7 @@ pub enum Pipe {
     Fma,
     /// Integer and logic.
     Alu,
+    /// Double precision.
     Fp64,
     /// Special functions and conversions (the XU).
     Mufu,
@@ -30,6 +31,7 @@ pub enum Pipe {
 }
 
 impl Pipe {
+    /// Every pipe.
     pub const ALL: [Pipe; 10] = [
         Pipe::Fma,
         Pipe::Alu,
@@ -43,6 +45,7 @@ impl Pipe {
         Pipe::Branch,
     ];
 
+    /// The pipe's name in reports.
     pub fn name(self) -> &'static str {
         match self {
             Pipe::Fma => "fma",
@@ -58,6 +61,7 @@ impl Pipe {
         }
     }
 
+    /// The pipe's index in [`Pipe::ALL`].
     pub fn index(self) -> usize {
         self as usize
     }
@@ -75,13 +79,18 @@ pub enum Scoreboard {
 /// Fixed-latency classes; the profile gives each a cycle count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum FixedClass {
+    /// FP32 arithmetic.
     Fma,
+    /// Integer and logic.
     Alu,
+    /// Integer multiply-add.
     Imad,
+    /// FP64 arithmetic.
     Fp64,
 }
 
 impl FixedClass {
+    /// The class's name in the profile.
     pub fn name(self) -> &'static str {
         match self {
             FixedClass::Fma => "fma",
@@ -95,7 +104,9 @@ impl FixedClass {
 /// How an instruction's register result becomes available.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ResultLatency {
+    /// A fixed latency of this class.
     Fixed(FixedClass),
+    /// A variable latency, tracked by this scoreboard.
     Variable(Scoreboard),
     /// No register result, or one that completes through a barrier or wait group.
     None,
@@ -105,19 +116,23 @@ macro_rules! ops {
     ($( $variant:ident = $text:literal, $pipe:ident, $lat:expr, [$($m:literal),*]; )*) => {
         /// The base mnemonic of an instruction; modifiers follow it after dots.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        pub enum Op { $($variant,)* }
+        pub enum Op { $(#[doc = concat!("`", $text, "`, on the ", stringify!($pipe), " pipe.")] $variant,)* }
 
         impl Op {
+            /// Every op.
             pub const ALL: &'static [Op] = &[$(Op::$variant,)*];
 
+            /// The mnemonic as written (`FFMA`).
             pub fn mnemonic(self) -> &'static str {
                 match self { $(Op::$variant => $text,)* }
             }
 
+            /// The pipe that executes it.
             pub fn pipe(self) -> Pipe {
                 match self { $(Op::$variant => Pipe::$pipe,)* }
             }
 
+            /// How its register result becomes available.
             pub fn result_latency(self) -> ResultLatency {
                 use ResultLatency::*;
                 #[allow(unused_imports)]
@@ -194,6 +209,7 @@ ops! {
 }
 
 impl Op {
+    /// The op whose mnemonic is `s`.
     pub fn from_mnemonic(s: &str) -> Option<Op> {
         Op::ALL.iter().copied().find(|op| op.mnemonic() == s)
     }
@@ -208,9 +224,13 @@ impl fmt::Display for Op {
 /// The element type of a tensor-core operation's A and B operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MmaType {
+    /// FP16.
     F16,
+    /// BF16.
     Bf16,
+    /// FP8 (E4M3 or E5M2).
     Fp8,
+    /// TF32.
     Tf32,
 }
 
@@ -228,15 +248,20 @@ impl MmaType {
 /// An MMA shape decoded from `HGMMA.64x256x16.F32.BF16` or `UTCMMA.128x256x16.F32.BF16`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MmaShape {
+    /// Rows of the output tile.
     pub m: u32,
+    /// Columns of the output tile.
     pub n: u32,
+    /// The reduction depth.
     pub k: u32,
+    /// The A and B element type.
     pub ab: MmaType,
     /// F32 accumulators (otherwise F16).
     pub acc_f32: bool,
 }
 
 impl MmaShape {
+    /// Floating-point operations of one MMA (2 M N K).
     pub fn flops(&self) -> u64 {
         2 * self.m as u64 * self.n as u64 * self.k as u64
     }
@@ -325,5 +350,616 @@ impl MmaShape {
             ab,
             acc_f32,
         })
+    }
+}
+
+/// What kind of memory an `Index` operand names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Space {
+    /// A declared `buffer`.
+    Global,
+    /// A declared `shared` region.
+    Shared,
+    /// `local[...]`: per-thread memory (spills).
+    Local,
+    /// `tmem[...]`: Blackwell's tensor memory, addressed by column.
+    Tmem,
+}
+
+impl Space {
+    /// How a diagnostic names an operand that must be in this space.
+    pub fn wanted(self) -> &'static str {
+        match self {
+            Space::Global => "global memory (a buffer)",
+            Space::Shared => "shared memory (a shared region)",
+            Space::Local => "local memory (`local[...]`)",
+            Space::Tmem => "tensor memory (`tmem[col]`)",
+        }
+    }
+}
+
+/// What one positional operand must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A vector register (`R0`..`R254`, `RZ`).
+    Reg,
+    /// A predicate (`P0`..`P6`, `PT`).
+    Pred,
+    /// A register, an immediate or an expression: anything but memory.
+    Value,
+    /// Memory in one of these spaces: `NAME[offset]`.
+    Mem(&'static [Space]),
+    /// A register when written as one, else memory in these spaces (HGMMA's A operand).
+    RegOrMem(&'static [Space]),
+    /// An element of a declared mbarrier array: `NAME[i]`.
+    Mbar,
+    /// Anything: the op's own rules check it (`gsb0`, `SB0`, a wait depth).
+    Any,
+}
+
+/// The positional operands an op takes: how many, and what each must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operands {
+    /// The fewest positional operands.
+    pub min: usize,
+    /// The most positional operands.
+    pub max: usize,
+    /// How to write it, for the `help:` of a wrong count; `{mnem}` stands for the
+    /// instruction's full mnemonic.
+    pub syntax: &'static str,
+    /// What each position must be, with its name in diagnostics ("destination").
+    pub kinds: &'static [(Kind, &'static str)],
+    /// How many leading positions are checked even when the count is wrong (an
+    /// arithmetic op's destination).
+    pub always: usize,
+}
+
+/// When a `key=` operand is allowed or required.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeySpec {
+    /// The key, without `=`.
+    pub key: &'static str,
+    /// Allowed only when the instruction has this modifier (`mask=` with `.MULTICAST`).
+    pub only_with: Option<&'static str>,
+    /// Required: always (`Some(None)`), with a modifier (`Some(Some("EXPECT_TX"))`), or
+    /// never (`None`).
+    pub required: Option<Option<&'static str>>,
+    /// How to write it, for the `help:` when it is missing, if not the op's syntax.
+    pub syntax: Option<&'static str>,
+}
+
+/// A rule on an instruction's modifiers: at least (or exactly) one of `one_of`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModRule {
+    /// The modifiers that say what the instruction does.
+    pub one_of: &'static [&'static str],
+    /// Exactly one of them, not just at least one.
+    pub exactly: bool,
+    /// The diagnostic after the mnemonic: "`SHFL` does not say which shuffle".
+    pub says: &'static str,
+    /// Its `help:` line.
+    pub help: &'static str,
+}
+
+/// One row of the operand-form table: what an op (in one of its modes) takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// The op the row describes.
+    pub op: Op,
+    /// The row applies when the instruction has one of these modifiers; a row with none
+    /// applies when no earlier row of the op did.
+    pub when: &'static [&'static str],
+    /// A rule on the modifiers, checked before the operands.
+    pub modifier: Option<ModRule>,
+    /// The positional operands; `None` where the op's own rules check them (BAR).
+    pub operands: Option<Operands>,
+    /// The `key=` operands it takes (every op also takes `stall=`).
+    pub keys: &'static [KeySpec],
+    /// No operand may be memory (arithmetic reads registers and immediates only).
+    pub no_memory: bool,
+}
+
+impl Form {
+    /// The keys allowed for an instruction with `mods`.
+    pub fn allowed_keys<'a>(&'a self, mods: &'a [String]) -> impl Iterator<Item = &'a KeySpec> {
+        self.keys
+            .iter()
+            .filter(move |k| k.only_with.is_none_or(|m| mods.iter().any(|x| x == m)))
+    }
+}
+
+const G: &[Space] = &[Space::Global];
+const S: &[Space] = &[Space::Shared];
+const L: &[Space] = &[Space::Local];
+const T: &[Space] = &[Space::Tmem];
+const ST: &[Space] = &[Space::Shared, Space::Tmem];
+
+const fn key(key: &'static str) -> KeySpec {
+    KeySpec {
+        key,
+        only_with: None,
+        required: None,
+        syntax: None,
+    }
+}
+const fn needed(key: &'static str) -> KeySpec {
+    KeySpec {
+        required: Some(None),
+        ..self::key(key)
+    }
+}
+
+const fn plain(op: Op, operands: Operands) -> Form {
+    Form {
+        op,
+        when: &[],
+        modifier: None,
+        operands: Some(operands),
+        keys: &[],
+        no_memory: false,
+    }
+}
+const fn ops(
+    min: usize,
+    max: usize,
+    syntax: &'static str,
+    kinds: &'static [(Kind, &'static str)],
+) -> Operands {
+    Operands {
+        min,
+        max,
+        syntax,
+        kinds,
+        always: 0,
+    }
+}
+/// Arithmetic: registers and immediates, the destination checked whatever the count.
+const fn arith(op: Op, min: usize, max: usize, syntax: &'static str, dest: Kind) -> Form {
+    let kinds: &'static [(Kind, &'static str)] = match dest {
+        Kind::Pred => &[(Kind::Pred, "destination")],
+        _ => &[(Kind::Reg, "destination")],
+    };
+    Form {
+        no_memory: true,
+        ..plain(
+            op,
+            Operands {
+                always: 1,
+                ..ops(min, max, syntax, kinds)
+            },
+        )
+    }
+}
+const fn none(op: Op, syntax: &'static str) -> Form {
+    plain(op, ops(0, 0, syntax, &[]))
+}
+
+const RD_MEM: &str = "destination";
+
+/// Every op's operand forms, in the order rows are tried.
+pub const FORMS: &[Form] = &[
+    arith(Op::Ffma, 4, 4, "FFMA Rd, Ra, Rb, Rc", Kind::Reg),
+    arith(Op::Fadd, 3, 3, "FADD Rd, Ra, Rb", Kind::Reg),
+    arith(Op::Fmul, 3, 3, "FMUL Rd, Ra, Rb", Kind::Reg),
+    arith(Op::Hfma2, 4, 5, "HFMA2 Rd, Ra, Rb, Rc", Kind::Reg),
+    arith(Op::Iadd3, 3, 6, "IADD3 Rd, Ra, Rb, Rc", Kind::Reg),
+    arith(Op::Imad, 4, 5, "IMAD Rd, Ra, Rb, Rc", Kind::Reg),
+    arith(Op::Lop3, 5, 7, "LOP3.LUT Rd, Ra, Rb, Rc, LUT", Kind::Reg),
+    arith(
+        Op::Isetp,
+        4,
+        6,
+        "ISETP.GE.AND Pd, PT, Ra, Rb, PT",
+        Kind::Pred,
+    ),
+    arith(
+        Op::Fsetp,
+        4,
+        6,
+        "FSETP.GT.AND Pd, PT, Ra, Rb, PT",
+        Kind::Pred,
+    ),
+    arith(Op::Shf, 4, 4, "SHF.L.U32 Rd, Ra, SHIFT, Rc", Kind::Reg),
+    arith(Op::Lea, 4, 6, "LEA Rd, Ra, Rb, SHIFT", Kind::Reg),
+    arith(Op::Mov, 2, 3, "MOV Rd, Ra", Kind::Reg),
+    arith(Op::Sel, 4, 4, "SEL Rd, Ra, Rb, P0", Kind::Reg),
+    arith(Op::Fmnmx, 4, 4, "FMNMX Rd, Ra, Rb, !PT", Kind::Reg),
+    arith(
+        Op::F2fp,
+        3,
+        3,
+        "F2FP.BF16.F32.PACK_AB Rd, Ra, Rb",
+        Kind::Reg,
+    ),
+    Form {
+        modifier: Some(ModRule {
+            one_of: &["BFLY", "UP", "DOWN", "IDX"],
+            exactly: false,
+            says: "does not say which shuffle",
+            help: "write SHFL.BFLY, .UP, .DOWN or .IDX",
+        }),
+        ..arith(
+            Op::Shfl,
+            3,
+            4,
+            "SHFL.BFLY Rd, Ra, LANEMASK, 0x1f",
+            Kind::Reg,
+        )
+    },
+    arith(Op::I2f, 2, 2, "I2F Rd, Ra", Kind::Reg),
+    arith(Op::F2i, 2, 2, "F2I Rd, Ra", Kind::Reg),
+    arith(Op::F2f, 2, 2, "F2F Rd, Ra", Kind::Reg),
+    arith(Op::Dfma, 4, 4, "DFMA Rd, Ra, Rb, Rc", Kind::Reg),
+    Form {
+        modifier: Some(ModRule {
+            one_of: &["EX2", "RCP", "RSQ", "LG2", "SIN", "COS", "TANH", "SQRT"],
+            exactly: false,
+            says: "does not say which function",
+            help: "write MUFU.EX2, .RCP, .RSQ, .LG2, .SIN, .COS, .TANH or .SQRT",
+        }),
+        ..arith(Op::Mufu, 2, 2, "MUFU.EX2 Rd, Ra", Kind::Reg)
+    },
+    plain(
+        Op::Ldg,
+        ops(
+            2,
+            2,
+            "LDG.E Rd, BUFFER[offset]",
+            &[(Kind::Reg, "destination"), (Kind::Mem(G), "address")],
+        ),
+    ),
+    plain(
+        Op::Ldl,
+        ops(
+            2,
+            2,
+            "LDL Rd, local[offset]",
+            &[(Kind::Reg, "destination"), (Kind::Mem(L), "address")],
+        ),
+    ),
+    plain(
+        Op::Ldsm,
+        ops(
+            2,
+            2,
+            "LDSM.16.M88.4 Rd, SHARED[offset]",
+            &[(Kind::Reg, "destination"), (Kind::Mem(S), "address")],
+        ),
+    ),
+    plain(
+        Op::Lds,
+        ops(
+            2,
+            2,
+            "LDS Rd, SHARED[offset]",
+            &[(Kind::Reg, "destination"), (Kind::Mem(S), "address")],
+        ),
+    ),
+    plain(
+        Op::Stg,
+        ops(
+            2,
+            2,
+            "STG.E BUFFER[offset], Rs",
+            &[(Kind::Mem(G), "address"), (Kind::Reg, "data")],
+        ),
+    ),
+    plain(
+        Op::Stl,
+        ops(
+            2,
+            2,
+            "STL local[offset], Rs",
+            &[(Kind::Mem(L), "address"), (Kind::Reg, "data")],
+        ),
+    ),
+    plain(
+        Op::Red,
+        ops(
+            2,
+            2,
+            "RED.E.ADD BUFFER[offset], Rs",
+            &[(Kind::Mem(G), "address"), (Kind::Reg, "data")],
+        ),
+    ),
+    plain(
+        Op::Sts,
+        ops(
+            2,
+            2,
+            "STS SHARED[offset], Rs",
+            &[(Kind::Mem(S), "address"), (Kind::Reg, "data")],
+        ),
+    ),
+    plain(
+        Op::Atom,
+        ops(
+            3,
+            4,
+            "ATOM.E.ADD Rd, BUFFER[offset], Rs",
+            &[
+                (Kind::Reg, "destination"),
+                (Kind::Mem(G), "address"),
+                (Kind::Reg, "data"),
+                (Kind::Reg, "compare value"),
+            ],
+        ),
+    ),
+    // The optional register is the one SASS holds the address in: the copy waits for
+    // it like any source.
+    plain(
+        Op::Ldgsts,
+        ops(
+            2,
+            3,
+            "LDGSTS.E.128 SHARED[offset], BUFFER[offset][, Raddr]",
+            &[
+                (Kind::Mem(S), RD_MEM),
+                (Kind::Mem(G), "source"),
+                (Kind::Reg, "address register"),
+            ],
+        ),
+    ),
+    none(Op::Ldgdepbar, "LDGDEPBAR"),
+    none(Op::Utmacmdflush, "UTMACMDFLUSH"),
+    none(Op::Fence, "FENCE"),
+    none(Op::Membar, "MEMBAR"),
+    none(Op::Exit, "EXIT"),
+    none(Op::Nop, "NOP"),
+    Form {
+        modifier: Some(ModRule {
+            one_of: &["LE"],
+            exactly: false,
+            says: "needs `.LE`",
+            help: "write `DEPBAR.LE SB0, N` (cp.async groups) or `DEPBAR.LE SB1, N` (bulk stores)",
+        }),
+        ..plain(
+            Op::Depbar,
+            ops(
+                2,
+                2,
+                "DEPBAR.LE SB0, N",
+                &[(Kind::Any, "scoreboard"), (Kind::Any, "depth")],
+            ),
+        )
+    },
+    Form {
+        keys: &[needed("bytes"), needed("bar")],
+        ..plain(
+            Op::Ublkcp,
+            ops(
+                2,
+                2,
+                "{mnem} SHARED[offset], BUFFER[offset], bytes=N, bar=MBAR[i]",
+                &[(Kind::Mem(S), RD_MEM), (Kind::Mem(G), "source")],
+            ),
+        )
+    },
+    Form {
+        keys: &[
+            needed("bytes"),
+            needed("bar"),
+            KeySpec {
+                only_with: Some("MULTICAST"),
+                ..key("mask")
+            },
+            key("row"),
+            key("pitch"),
+        ],
+        ..plain(
+            Op::Utmaldg,
+            ops(
+                2,
+                2,
+                "{mnem} SHARED[offset], BUFFER[offset], bytes=N, bar=MBAR[i]",
+                &[(Kind::Mem(S), RD_MEM), (Kind::Mem(G), "source")],
+            ),
+        )
+    },
+    Form {
+        keys: &[needed("bytes")],
+        ..plain(
+            Op::Utmastg,
+            ops(
+                2,
+                2,
+                "UTMASTG BUFFER[offset], SHARED[offset], bytes=N",
+                &[(Kind::Mem(G), RD_MEM), (Kind::Mem(S), "source")],
+            ),
+        )
+    },
+    Form {
+        when: &["EXCH"],
+        keys: &[key("count")],
+        ..plain(
+            Op::Syncs,
+            ops(
+                1,
+                1,
+                "SYNCS.EXCH.64 MBAR[i], count=N",
+                &[(Kind::Mbar, "operand")],
+            ),
+        )
+    },
+    Form {
+        when: &["ARRIVE"],
+        keys: &[
+            KeySpec {
+                required: Some(Some("EXPECT_TX")),
+                ..key("bytes")
+            },
+            key("count"),
+            KeySpec {
+                required: Some(Some("REMOTE")),
+                syntax: Some("SYNCS.ARRIVE.TRANS64.REMOTE MBAR[i], cta=RANK"),
+                ..key("cta")
+            },
+        ],
+        ..plain(
+            Op::Syncs,
+            ops(
+                1,
+                1,
+                "SYNCS.ARRIVE.TRANS64.EXPECT_TX MBAR[i], bytes=N",
+                &[(Kind::Mbar, "operand")],
+            ),
+        )
+    },
+    Form {
+        when: &["PHASECHK", "TRYWAIT"],
+        keys: &[needed("parity")],
+        ..plain(
+            Op::Syncs,
+            ops(
+                1,
+                1,
+                "SYNCS.PHASECHK.TRANS64.TRYWAIT MBAR[i], parity=P",
+                &[(Kind::Mbar, "operand")],
+            ),
+        )
+    },
+    Form {
+        op: Op::Syncs,
+        when: &[],
+        modifier: Some(ModRule {
+            one_of: &["EXCH", "ARRIVE", "PHASECHK", "TRYWAIT"],
+            exactly: false,
+            says: "does not say what to do with the mbarrier",
+            help: "write SYNCS.EXCH.64 (init), SYNCS.ARRIVE.TRANS64[.EXPECT_TX] (arrive) or SYNCS.PHASECHK.TRANS64.TRYWAIT (wait)",
+        }),
+        operands: None,
+        keys: &[key("parity")],
+        no_memory: false,
+    },
+    plain(
+        Op::Hgmma,
+        ops(
+            3,
+            4,
+            "HGMMA.64x256x16.F32.BF16 Racc, SHARED[a], SHARED[b], gsb0",
+            &[
+                (Kind::Reg, "accumulator"),
+                (Kind::RegOrMem(S), "A operand"),
+                (Kind::Mem(S), "B operand"),
+                (Kind::Any, "group"),
+            ],
+        ),
+    ),
+    Form {
+        when: &["ARRIVE"],
+        ..none(Op::Warpgroup, "WARPGROUP.ARRIVE")
+    },
+    Form {
+        when: &["DEPBAR"],
+        modifier: Some(ModRule {
+            one_of: &["LE"],
+            exactly: false,
+            says: "needs `.LE`",
+            help: "write `WARPGROUP.DEPBAR.LE gsb0, N`",
+        }),
+        ..plain(
+            Op::Warpgroup,
+            ops(
+                2,
+                2,
+                "WARPGROUP.DEPBAR.LE gsb0, N",
+                &[(Kind::Any, "group"), (Kind::Any, "depth")],
+            ),
+        )
+    },
+    Form {
+        op: Op::Warpgroup,
+        when: &[],
+        modifier: Some(ModRule {
+            one_of: &["ARRIVE", "DEPBAR"],
+            exactly: false,
+            says: "needs .ARRIVE or .DEPBAR.LE",
+            help: "WARPGROUP.ARRIVE fences registers before HGMMA; WARPGROUP.DEPBAR.LE gsb0, N waits for groups",
+        }),
+        operands: None,
+        keys: &[],
+        no_memory: false,
+    },
+    Form {
+        modifier: Some(ModRule {
+            one_of: &["INC", "DEC"],
+            exactly: true,
+            says: "needs exactly one of .INC and .DEC",
+            help: "write SETMAXNREG.DEC 40 or SETMAXNREG.INC 232",
+        }),
+        ..plain(
+            Op::Setmaxnreg,
+            ops(1, 1, "SETMAXNREG.INC N", &[(Kind::Value, "count")]),
+        )
+    },
+    plain(
+        Op::Utcmma,
+        ops(
+            3,
+            3,
+            "UTCMMA.128x256x16.F32.BF16 tmem[col], SHARED[a], SHARED[b]",
+            &[
+                (Kind::Mem(T), "accumulator"),
+                (Kind::Mem(ST), "A operand"),
+                (Kind::Mem(S), "B operand"),
+            ],
+        ),
+    ),
+    plain(
+        Op::Utcbar,
+        ops(1, 1, "UTCBAR MBAR[i]", &[(Kind::Mbar, "operand")]),
+    ),
+    plain(
+        Op::Ldtm,
+        ops(
+            2,
+            2,
+            "LDTM.32DP32BIT.X64 Rd, tmem[col]",
+            &[(Kind::Reg, "destination"), (Kind::Mem(T), "source")],
+        ),
+    ),
+    plain(
+        Op::Sttm,
+        ops(
+            2,
+            2,
+            "STTM.32DP32BIT.X64 tmem[col], Rs",
+            &[(Kind::Mem(T), RD_MEM), (Kind::Reg, "source")],
+        ),
+    ),
+    Form {
+        keys: &[KeySpec {
+            syntax: Some("TMEMALLOC cols=N"),
+            ..needed("cols")
+        }],
+        ..none(Op::Tmemalloc, "{mnem} cols=N")
+    },
+    Form {
+        keys: &[key("cols")],
+        ..none(Op::Tmemdealloc, "{mnem} cols=N")
+    },
+    Form {
+        op: Op::Bar,
+        when: &[],
+        modifier: None,
+        operands: None,
+        keys: &[],
+        no_memory: false,
+    },
+    plain(
+        Op::Nanosleep,
+        ops(1, 1, "NANOSLEEP NS", &[(Kind::Value, "duration")]),
+    ),
+    plain(Op::Bra, ops(0, 1, "BRA target", &[])),
+];
+
+impl Op {
+    /// The row of [`FORMS`] that applies to this op with modifiers `mods`: the first
+    /// whose `when` names one of them, else the op's row without `when`.
+    pub fn form(self, mods: &[String]) -> Option<&'static Form> {
+        let rows = FORMS.iter().filter(|f| f.op == self);
+        rows.clone()
+            .find(|f| f.when.iter().any(|w| mods.iter().any(|m| m == w)))
+            .or_else(|| rows.clone().find(|f| f.when.is_empty()))
     }
 }

@@ -552,3 +552,22 @@ fn rendered_diagnostic_shows_line_and_caret() {
         "t.smk:4:19: error: expected an expression (a number, a name or `(`), found `]`\n  |\n4 |   LDG.E R1, A[1 + ]\n  |                   ^\n"
     );
 }
+
+/// Every op has a row in the operand-form table, and each row's syntax starts with its
+/// op's mnemonic (or the `{mnem}` placeholder).
+#[test]
+fn every_op_has_an_operand_form() {
+    for &op in isa::opcode::Op::ALL {
+        let form = op
+            .form(&[])
+            .unwrap_or_else(|| panic!("{op} has no operand form"));
+        if let Some(o) = form.operands {
+            assert!(
+                o.syntax.starts_with(op.mnemonic()) || o.syntax.starts_with("{mnem}"),
+                "{op}: {}",
+                o.syntax
+            );
+            assert!(o.min <= o.max && o.kinds.len() <= o.max.max(1), "{op}");
+        }
+    }
+}

@@ -604,6 +604,7 @@ impl Sink for Timeline {
                 warp,
                 state,
                 pc,
+                ..
             } => self.warp_mut(warp, cycle).change(cycle, state, pc),
             Event::Issue {
                 cycle,
@@ -617,6 +618,8 @@ impl Sink for Timeline {
                 w.subpartition = subpartition;
             }
             Event::WarpExit { cycle, warp } => self.warp_mut(warp, cycle).exited = Some(cycle),
+            // The warp's end comes from the run's result, in `close`.
+            Event::WarpFinish { .. } => {}
             Event::UnitBusy {
                 start, end, unit, ..
             } => {

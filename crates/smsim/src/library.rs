@@ -1,13 +1,14 @@
 //! `smsim kernels` lists and prints the built-in kernel library; `smsim compare FAMILY`
 //! runs every schedule of a family side by side.
 
-use std::process::ExitCode;
+use std::fmt::Write as _;
 
 use sim_core::RunConfig;
 use sim_core::scheduler::Policy;
 
+use crate::inputs::{load_kernel, load_profile, parse_set};
 use crate::kernel_file;
-use crate::run::load_profile;
+use crate::outcome::{Fail, Outcome, print, print_json};
 
 #[derive(clap::Args)]
 pub struct KernelsArgs {
@@ -19,32 +20,25 @@ pub struct KernelsArgs {
     pub params: Vec<(String, i64)>,
 }
 
-pub fn kernels(args: &KernelsArgs) -> ExitCode {
+/// `smsim kernels`: the library's listing, or one kernel's file (`--emit`).
+pub fn kernels(args: &KernelsArgs) -> Outcome {
     if let Some(name) = &args.emit {
-        return match traces::builtin_with(name, &args.params) {
-            Ok(k) => {
-                print!("{k}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        };
+        return print(&load_kernel(name, &args.params)?.to_string());
     }
+    let mut o = String::new();
     for f in traces::families() {
-        println!("{} (profile {}): {}", f.name, f.profile, f.description);
+        let _ = writeln!(o, "{} (profile {}): {}", f.name, f.profile, f.description);
         for s in f.schedules {
-            println!("  {}/{:<18} {}", f.name, s.name, s.description);
+            let _ = writeln!(o, "  {}/{:<18} {}", f.name, s.name, s.description);
         }
         let params: Vec<String> = f
             .params
             .iter()
             .map(|p| format!("{}={}", p.name, p.default))
             .collect();
-        println!("  params: {}\n", params.join(" "));
+        let _ = writeln!(o, "  params: {}\n", params.join(" "));
     }
-    ExitCode::SUCCESS
+    print(&o)
 }
 
 #[derive(clap::Args)]
@@ -56,7 +50,7 @@ pub struct CompareArgs {
     /// A built-in profile or a TOML file; by default the profile the family targets.
     #[arg(long)]
     pub profile: Option<String>,
-    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = crate::run::parse_set)]
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
     pub set: Vec<(String, f64)>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -68,48 +62,32 @@ pub struct CompareArgs {
     pub json: bool,
 }
 
-pub fn compare(args: &CompareArgs) -> ExitCode {
-    let name = match &args.profile {
-        Some(p) => p.clone(),
-        None => match traces::family(&args.family) {
-            Ok(f) => f.profile.to_string(),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
-    };
-    let profile = match load_profile(&name, &args.set) {
-        Ok(p) => p,
-        Err(m) => {
-            eprintln!("error: {m}");
-            return ExitCode::from(2);
-        }
-    };
+/// `smsim compare FAMILY`: every schedule side by side.
+pub fn compare(args: &CompareArgs) -> Outcome {
+    let f = traces::family(&args.family).map_err(Fail::Failed)?;
+    traces::resolve_params(f, &args.params).map_err(|m| Fail::Usage(format!("--param: {m}")))?;
+    let name = args.profile.as_deref().unwrap_or(f.profile);
+    let profile = load_profile(name, &args.set)?;
     let cfg = RunConfig {
         seed: args.seed,
         policy: args.policy,
         max_ctas: args.max_ctas,
         ..RunConfig::default()
     };
-    match traces::compare::compare(&args.family, &args.params, &profile, &cfg) {
-        Ok(c) => {
-            if args.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&c).expect("a comparison serializes")
-                );
-            } else {
-                if !profile.file.validated {
-                    println!("profile note ({}): {}", profile.name(), profile.file.note);
-                }
-                print!("{c}");
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
+    let c = traces::compare::compare(&args.family, &args.params, &profile, &cfg)
+        .map_err(Fail::Failed)?;
+    if args.json {
+        return print_json(&c);
     }
+    let mut o = String::new();
+    if !profile.file.validated {
+        let _ = writeln!(
+            o,
+            "profile note ({}): {}",
+            profile.name(),
+            profile.file.note
+        );
+    }
+    o.push_str(&present::compare::render(&c));
+    print(&o)
 }

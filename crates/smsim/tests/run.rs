@@ -102,8 +102,9 @@ fn bad_arguments_are_explained() {
         err.contains("neither a kernel file nor a built-in kernel"),
         "{err}"
     );
+    // An unknown parameter is a usage error, as an unknown --set is.
     let (code, _, err) = smsim(&["run", "gemm-mainloop/ws", "-p", "PIPEZ=2"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("PIPEZ"), "{err}");
     let (code, _, err) = smsim(&["run", "examples/ffma_chain.smk", "--policy", "fifo"]);
     assert_eq!(code, 2);
@@ -129,7 +130,7 @@ fn explain_knows_every_state() {
         assert!(out.contains("causes:") && out.contains("fixes:"));
     }
     let (code, _, err) = smsim(&["explain", "stalled_on_vibes"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("long_scoreboard"));
     insta::assert_snapshot!(smsim(&["explain", "gmma"]).1);
 }
@@ -279,7 +280,7 @@ fn warm_l2_starts_a_buffer_in_l2_and_names_a_missing_one() {
 #[test]
 fn a_builtin_kernel_runs_on_its_familys_profile_unless_told_otherwise() {
     // The Blackwell family's kernels need the B200's tensor memory: no --profile needed.
-    let (code, out, err) = smsim(&["run", "blackwell-matmul/ws", "-p", "TILES=2"]);
+    let (code, out, err) = smsim(&["run", "blackwell-matmul/ws", "-p", "M=256"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.starts_with("smsim run: kernel bw_matmul_ws on profile b200,"),
@@ -296,4 +297,57 @@ fn a_builtin_kernel_runs_on_its_familys_profile_unless_told_otherwise() {
     let (code, out, err) = smsim(&["run", "latency-hiding/chase"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("on profile h100,"), "{out}");
+}
+
+/// Each warp's slices tile its life exactly: from its start to the cycle `--json` says
+/// it finished, no further (the idle warps of `gemm-mainloop/ws` exit at once and finish
+/// at cycle 1; saxpy's warps drain their stores after EXIT, and the drain ends with the
+/// warp, not with its CTA).
+#[test]
+fn a_traces_warps_end_where_they_finished() {
+    for (kernel, tag) in [
+        ("gemm-mainloop/ws", "finish-ws"),
+        ("examples/saxpy.smk", "finish-saxpy"),
+    ] {
+        let (code, err, path, v) = run_traced(kernel, tag);
+        std::fs::remove_file(&path).ok();
+        assert_eq!(code, 0, "{err}");
+        let (_, json, _) = smsim(&["run", kernel, "--json"]);
+        let r: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let events = v["traceEvents"].as_array().unwrap();
+        let mut checked = 0;
+        for w in r["warps"].as_array().unwrap() {
+            let mut slices: Vec<(u64, u64)> = events
+                .iter()
+                .filter(|e| e["cat"] == "warp" && e["pid"] == w["cta"] && e["tid"] == w["warp"])
+                .map(|e| {
+                    let ts = e["ts"].as_u64().unwrap();
+                    (ts, ts + e["dur"].as_u64().unwrap())
+                })
+                .collect();
+            slices.sort();
+            let (start, finish) = (
+                w["started"].as_u64().unwrap(),
+                w["finished"].as_u64().unwrap(),
+            );
+            assert_eq!(slices.first().unwrap().0, start, "{kernel} {w}");
+            assert_eq!(slices.last().unwrap().1, finish, "{kernel} {w}");
+            for pair in slices.windows(2) {
+                assert_eq!(pair[0].1, pair[1].0, "{kernel}: a gap or overlap in {w}");
+            }
+            checked += 1;
+        }
+        assert!(checked >= 8, "{kernel}: {checked} warps");
+    }
+    // The idle warps of the warp-specialized GEMM: one cycle, their EXIT.
+    let (_, json, _) = smsim(&["run", "gemm-mainloop/ws", "--json"]);
+    let r: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let idle: Vec<&serde_json::Value> = r["warps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["role"] == "idle")
+        .collect();
+    assert!(!idle.is_empty());
+    assert!(idle.iter().all(|w| w["finished"] == 1), "{idle:?}");
 }

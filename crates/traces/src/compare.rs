@@ -1,8 +1,6 @@
 //! Runs every schedule of a family on the same parameters and puts them side by side,
 //! with an explanation derived from this run's stall accounting.
 
-use std::fmt;
-
 use serde::Serialize;
 use sim_core::{Profile, RunConfig, RunResult, WarpState};
 
@@ -278,88 +276,4 @@ fn explain(rows: &[ScheduleRow]) -> Vec<String> {
         out.push(line);
     }
     out
-}
-
-impl fmt::Display for Comparison {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let params: Vec<String> = self
-            .params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        writeln!(
-            f,
-            "{} on {} ({})",
-            self.family,
-            self.profile,
-            params.join(" ")
-        )?;
-        writeln!(
-            f,
-            "{:<18} {:>10} {:>9} {:>10} {:>11} {:>7} {:>6} {:>5} {:>5} {:>5}",
-            "schedule",
-            "cycles",
-            "SM us",
-            "kernel us",
-            "throughput",
-            "speedup",
-            "tensor",
-            "TMA",
-            "MUFU",
-            "FMA"
-        )?;
-        for r in &self.rows {
-            if let Some(e) = &r.error {
-                let first = e.lines().next().unwrap_or("");
-                writeln!(f, "{:<18} FAILED: {first}", r.schedule)?;
-                continue;
-            }
-            let tp = match (r.tflops, r.gbps) {
-                (Some(t), _) if t >= 0.1 => format!("{t:.1} TF/s"),
-                (_, Some(g)) => format!("{g:.0} GB/s"),
-                _ => "-".into(),
-            };
-            writeln!(
-                f,
-                "{:<18} {:>10} {:>9.2} {:>10.2} {:>11} {:>6.2}x {:>6} {:>5} {:>5} {:>5}",
-                r.schedule,
-                r.cycles,
-                r.time_us,
-                r.kernel_time_us,
-                tp,
-                r.speedup,
-                pct(r.tensor),
-                pct(r.tma),
-                pct(r.mufu),
-                pct(r.fma)
-            )?;
-        }
-        writeln!(f)?;
-        writeln!(f, "top stalls per role (share of the role's warp-cycles):")?;
-        for r in self.rows.iter().filter(|r| r.error.is_none()) {
-            for ro in &r.roles {
-                let s: Vec<String> = ro
-                    .top_stalls
-                    .iter()
-                    .map(|(n, x)| format!("{n} {}", pct(*x)))
-                    .collect();
-                writeln!(
-                    f,
-                    "  {:<18} {:<10} x{:<2} issue {:>4}  {}",
-                    r.schedule,
-                    ro.role,
-                    ro.warps_per_cta,
-                    pct(ro.issue_share),
-                    s.join(", ")
-                )?;
-            }
-        }
-        if !self.explanation.is_empty() {
-            writeln!(f)?;
-            for e in &self.explanation {
-                writeln!(f, "- {e}")?;
-            }
-        }
-        Ok(())
-    }
 }

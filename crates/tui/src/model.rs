@@ -265,6 +265,11 @@ pub fn simulate_watched(
             timeline.close_at(s.cycle + 1, roles.clone());
             (None, Outcome::Watchdog(s))
         }
+        // The viewer's sink never asks to stop: a stopped run is shown as far as it went.
+        Err(SimError::Stopped(r)) => {
+            timeline.close(&r);
+            (Some(*r), Outcome::Finished)
+        }
         Err(SimError::Fault(m)) => {
             let last = timeline
                 .warps

@@ -1,4 +1,4 @@
-//! `smsim run --trace FILE`: the run's timeline as a Chrome trace (JSON Trace Event
+//! The run's timeline as a Chrome trace (`smsim run --trace FILE`) (JSON Trace Event
 //! Format), which chrome://tracing and ui.perfetto.dev open. One process per CTA, one
 //! thread per warp (named with its role), one slice per warp state (its arguments name
 //! the instruction it is charged to); the CTA's barrier and mbarrier phases on a thread
@@ -6,12 +6,13 @@
 //! microseconds by the viewers).
 //!
 //! Written as the run goes: a slice when its state ends, so a long run's trace never
-//! sits in memory (only each warp's open state does).
+//! sits in memory (only each warp's open state does, until the trace is finished).
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, Write};
 
 use sim_core::WarpState;
+use sim_core::result::WarpSummary;
 use sim_core::sink::{Event, Sink, Unit, WarpId};
 
 /// What the events name by number, in the kernel's words.
@@ -23,6 +24,8 @@ pub struct Labels {
 }
 
 impl Labels {
+    /// The kernel's roles, instruction texts and mbarrier names; an error where the
+    /// kernel cannot be lowered (the run would refuse it too).
     pub fn of(kernel: &isa::Kernel) -> Result<Labels, String> {
         let texts = sim_core::lower::instruction_texts(kernel)
             .map_err(|e| format!("line {}:{}: {}", e.line, e.col, e.message))?;
@@ -164,13 +167,22 @@ impl<W: Write> ChromeTrace<W> {
         });
     }
 
-    /// Ends the trace at cycle `end` (the states still open end there) with the names of
-    /// its processes and threads; the first write that failed, if any.
-    pub fn finish(mut self, end: u64) -> io::Result<()> {
+    /// Ends the trace at cycle `end` with the names of its processes and threads, and
+    /// returns the writer, flushed; or the first write that failed. Each warp's last state ends where the warp
+    /// finished, as `finished` says (a finished run's `RunResult::warps`), and at `end`
+    /// for a warp it does not name (a run that stopped with the warp still running).
+    pub fn finish(mut self, end: u64, finished: &[WarpSummary]) -> io::Result<W> {
+        // The events say when a warp's last state begins but not when the warp leaves
+        // (its EXIT issues before its stores drain): the run's summary does.
+        let at: HashMap<(u32, u32), u64> = finished
+            .iter()
+            .map(|w| ((w.cta, w.warp), w.finished))
+            .collect();
         let mut open: Vec<WarpId> = self.open.keys().copied().collect();
         open.sort_by_key(|w| (w.cta, w.warp));
         for w in open {
-            self.close(w, end);
+            let finish = at.get(&(w.cta, w.warp)).copied().unwrap_or(end);
+            self.close(w, finish);
         }
         for c in std::mem::take(&mut self.ctas) {
             self.meta("process_name", c, None, format!("CTA {c}").into());
@@ -195,7 +207,8 @@ impl<W: Write> ChromeTrace<W> {
             return Err(e);
         }
         self.list.out.write_all(b"\n]}\n")?;
-        self.list.out.flush()
+        self.list.out.flush()?;
+        Ok(self.list.out)
     }
 }
 
@@ -207,23 +220,21 @@ impl<W: Write> Sink for ChromeTrace<W> {
                 warp,
                 state,
                 pc,
+                ..
             } => {
                 self.close(warp, cycle);
                 self.warps.insert((warp.cta, warp.warp));
                 self.open.insert(warp, (cycle, state, pc));
             }
             Event::WarpExit { .. } => {}
+            // The warp's last state ends where it finished, not at its CTA's end.
+            Event::WarpFinish { cycle, warp } => self.close(warp, cycle),
             Event::CtaLaunch { cta, .. } => {
                 self.ctas.insert(cta);
             }
-            Event::CtaDone { cycle, cta } => {
-                let mut done: Vec<WarpId> =
-                    self.open.keys().filter(|w| w.cta == cta).copied().collect();
-                done.sort_by_key(|w| w.warp);
-                for w in done {
-                    self.close(w, cycle);
-                }
-            }
+            // A CTA's warps have all finished by its end, each at its own cycle, which
+            // `finish` learns from the run's summary: their last states stay open.
+            Event::CtaDone { .. } => {}
             Event::UnitBusy {
                 start, end, unit, ..
             } => {
