@@ -104,8 +104,15 @@ pub struct App {
     /// Bumped whenever a run is replaced, to invalidate caches.
     loads: u64,
     /// `waits_most` of the last window asked: (window, loads) and the answer.
-    waits_cache: RefCell<Option<((u64, u64, u64), Option<Vec<(u16, u32, u64, u64)>>)>>,
+    waits_cache: RefCell<Option<WaitsCache>>,
 }
+
+/// An instruction's stalled cycles in a window: `(role, pc, its stalled cycles, every
+/// instruction's stalled cycles)`.
+pub type WaitRow = (u16, u32, u64, u64);
+
+/// `waits_most`'s last answer: (window start, end, runs loaded) and the rows.
+type WaitsCache = ((u64, u64, u64), Option<Vec<WaitRow>>);
 
 /// Windows holding more intervals than this get no "waits most" list (it would scan
 /// them all on every change of window).
@@ -583,12 +590,12 @@ impl App {
                     self.view.zoom_out();
                 }
             }
-            MouseEventKind::Down(MouseButton::Left) => {
-                if m.row >= h.rows_y && m.row < h.rows_y + h.rows_h {
-                    self.select(h.first_row + (m.row - h.rows_y) as usize);
-                    if in_cells && col < self.view.cols {
-                        self.view.goto(self.view.column(col).0);
-                    }
+            MouseEventKind::Down(MouseButton::Left)
+                if m.row >= h.rows_y && m.row < h.rows_y + h.rows_h =>
+            {
+                self.select(h.first_row + (m.row - h.rows_y) as usize);
+                if in_cells && col < self.view.cols {
+                    self.view.goto(self.view.column(col).0);
                 }
             }
             _ => {}
@@ -601,7 +608,7 @@ impl App {
     /// `[from, to)`: `(role, pc, stalled cycles, all stalled cycles)`, largest first.
     /// None when the window holds more than [`WAITS_SCAN_LIMIT`] intervals. Cached per
     /// window: redraws that keep the window cost nothing here.
-    pub fn waits_most(&self, from: u64, to: u64) -> Option<Vec<(u16, u32, u64, u64)>> {
+    pub fn waits_most(&self, from: u64, to: u64) -> Option<Vec<WaitRow>> {
         let key = (from, to, self.loads);
         if let Some((k, v)) = &*self.waits_cache.borrow()
             && *k == key
@@ -613,7 +620,7 @@ impl App {
         v
     }
 
-    fn scan_waits(&self, from: u64, to: u64) -> Option<Vec<(u16, u32, u64, u64)>> {
+    fn scan_waits(&self, from: u64, to: u64) -> Option<Vec<WaitRow>> {
         let t = &self.runs[0].timeline;
         let ranges: Vec<(usize, usize, usize)> = t
             .warps
@@ -643,7 +650,7 @@ impl App {
                 total += c;
             }
         }
-        let mut v: Vec<(u16, u32, u64, u64)> = by
+        let mut v: Vec<WaitRow> = by
             .into_iter()
             .map(|((r, pc), c)| (r, pc, c, total))
             .collect();

@@ -813,7 +813,7 @@ fn summary(app: &App, p: &mut Painter, area: Rect) {
                 .map(|&st| (st, s[st.index()]))
                 .filter(|x| x.1 > 0 && x.0 != WarpState::Selected)
                 .collect();
-            ranked.sort_by(|p, q| q.1.cmp(&p.1));
+            ranked.sort_by_key(|x| std::cmp::Reverse(x.1));
             let parts: Vec<String> = ranked
                 .iter()
                 .take(3)
