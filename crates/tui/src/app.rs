@@ -3,7 +3,6 @@
 //! and finished what-if runs.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
@@ -13,7 +12,7 @@ use sim_core::scheduler::Policy;
 use sim_core::timeline::{Interval, SyncKind};
 
 use crate::model::{Loader, Outcome, RunData, RunSpec, simulate};
-use crate::rows::{Row, RowKind, build_rows};
+use crate::rows::{Folds, Row, RowKind, build_rows};
 use crate::view::View;
 
 /// What the jump keys (`]`, `[`) look for.
@@ -65,8 +64,8 @@ pub struct App {
     pub view: View,
     /// Compare mode: each run normalized to its own length (else one cycle axis).
     pub normalize: bool,
-    /// Folded groups: (run, CTA, role).
-    pub folded: HashSet<(usize, u32, u16)>,
+    /// Folded groups and expanded pipes.
+    pub folds: Folds,
     /// The rows, rebuilt when folding changes or a run is replaced.
     pub rows: Vec<Row>,
     /// Index in `rows` of the selected row.
@@ -133,7 +132,7 @@ impl App {
             runs,
             view: View::fit(end, 80),
             normalize: false,
-            folded: HashSet::new(),
+            folds: Folds::default(),
             rows: Vec::new(),
             selected: 0,
             scroll: 0,
@@ -161,7 +160,7 @@ impl App {
             for (i, r) in app.runs.iter().enumerate() {
                 for w in &r.timeline.warps {
                     if w.id.cta != 0 {
-                        app.folded.insert((i, w.id.cta, w.role));
+                        app.folds.groups.insert((i, w.id.cta, w.role));
                     }
                 }
             }
@@ -209,7 +208,7 @@ impl App {
     /// Rebuilds the row list (folding changed, a run replaced), keeping the selection
     /// on a valid row.
     pub fn rebuild(&mut self) {
-        self.rows = build_rows(&self.runs, &self.folded, self.show_units);
+        self.rows = build_rows(&self.runs, &self.folds, self.show_units);
         self.selected = self.selected.min(self.rows.len().saturating_sub(1));
     }
 
@@ -397,10 +396,27 @@ impl App {
                 let tw = &self.runs[row.run].timeline.warps[*w];
                 (row.run, tw.id.cta, tw.role)
             }
+            RowKind::Units { label, lanes, .. } => {
+                // A pipe's row opens into a row per sub-partition (and closes again
+                // from any of them).
+                let pipe = label.trim().split(' ').next().unwrap_or("").to_string() + " pipe";
+                let key = (row.run, if *lanes > 1 { label.clone() } else { pipe });
+                if !self.folds.pipes.remove(&key) && *lanes > 1 {
+                    self.folds.pipes.insert(key.clone());
+                }
+                self.rebuild();
+                if let Some(i) = self.rows.iter().position(|r| {
+                    r.run == key.0
+                        && matches!(&r.kind, RowKind::Units { label, .. } if *label == key.1)
+                }) {
+                    self.selected = i;
+                }
+                return;
+            }
             _ => return,
         };
-        if !self.folded.remove(&key) {
-            self.folded.insert(key);
+        if !self.folds.groups.remove(&key) {
+            self.folds.groups.insert(key);
         }
         self.rebuild();
         // Keep the selection on the group's row.
@@ -421,10 +437,10 @@ impl App {
                 _ => None,
             })
             .collect();
-        if groups.iter().all(|g| self.folded.contains(g)) {
-            self.folded.clear();
+        if groups.iter().all(|g| self.folds.groups.contains(g)) {
+            self.folds.groups.clear();
         } else {
-            self.folded.extend(groups);
+            self.folds.groups.extend(groups);
         }
         self.rebuild();
     }

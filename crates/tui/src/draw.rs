@@ -840,6 +840,9 @@ fn summary(app: &App, p: &mut Painter, area: Rect) {
                 lanes,
             } = &row.kind
             {
+                if label.starts_with(' ') {
+                    continue; // a sub-partition's row: its pipe's row counts it
+                }
                 let busy: u64 = u.iter().map(|&i| t.units[i].busy_in(a, b)).sum();
                 units.push(format!(
                     "{} {}",
@@ -899,7 +902,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("+ = i / - o", "zoom in / out at the cursor"),
     ("0 / z", "whole run / one cycle per column"),
     ("Home End", "cursor to the run's start / end"),
-    ("Enter space", "fold or unfold the selected CTA's role"),
+    (
+        "Enter space",
+        "fold a CTA's role; open a pipe per sub-partition",
+    ),
     ("f", "fold or unfold every group"),
     ("u", "show or hide units, memory and barrier rows"),
     ("m b", "] [ jump to mbarrier phases / barrier releases"),
