@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -11,7 +12,7 @@ use sim_core::WarpState;
 use sim_core::scheduler::Policy;
 use sim_core::timeline::{Interval, SyncKind};
 
-use crate::model::{Loader, Outcome, RunData, RunSpec, simulate};
+use crate::model::{Loader, Outcome, RunData, RunSpec, simulate, simulate_watched};
 use crate::rows::{Folds, Row, RowKind, build_rows};
 use crate::view::View;
 
@@ -98,6 +99,8 @@ pub struct App {
     generation: [u64; 2],
     /// What-ifs in flight, per run slot: their request numbers.
     pub pending: [Option<u64>; 2],
+    /// The cycle the newest what-if in flight has reached, for the title bar.
+    pub progress: Arc<AtomicU64>,
     tx: Sender<Finished>,
     rx: Receiver<Finished>,
     /// Bumped whenever a run is replaced, to invalidate caches.
@@ -150,6 +153,7 @@ impl App {
             synchronous: false,
             generation: [0; 2],
             pending: [None; 2],
+            progress: Arc::new(AtomicU64::new(0)),
             tx,
             rx,
             loads: 0,
@@ -541,8 +545,12 @@ impl App {
             return;
         }
         let tx = self.tx.clone();
+        let progress = self.progress.clone();
+        progress.store(0, Ordering::Relaxed);
         std::thread::spawn(move || {
-            let run = simulate(&*loader, &spec);
+            let run = loader.load(&spec).and_then(|(k, p)| {
+                simulate_watched(&spec, &k, &p, &mut |c| progress.store(c, Ordering::Relaxed))
+            });
             // The viewer may have quit: nobody to tell.
             let _ = tx.send(Finished {
                 slot,

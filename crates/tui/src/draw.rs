@@ -210,7 +210,8 @@ fn title(app: &App, p: &mut Painter, area: Rect) {
         r.spec.seed,
     ));
     if app.pending.iter().any(|x| x.is_some()) {
-        s.push_str(" │ running…");
+        let c = app.progress.load(std::sync::atomic::Ordering::Relaxed);
+        s = format!(" running… cycle {c} │{s}");
     }
     let st = Style::default().add_modifier(Modifier::BOLD);
     p.text(area.x, area.y, area.width, &s, st);
