@@ -222,7 +222,7 @@ struct Watched<'a> {
 impl Sink for Watched<'_> {
     fn event(&mut self, e: Event) {
         self.events = self.events.wrapping_add(1);
-        if self.events % 65536 == 0
+        if self.events.is_multiple_of(65536)
             && let Event::StateChange { cycle, .. } | Event::Issue { cycle, .. } = e
         {
             (self.progress)(cycle);
