@@ -27,7 +27,7 @@ impl Labels {
     /// The kernel's roles, instruction texts and mbarrier names; an error where the
     /// kernel cannot be lowered (the run would refuse it too).
     pub fn of(kernel: &isa::Kernel) -> Result<Labels, String> {
-        let texts = sim_core::lower::instruction_texts(kernel)
+        let texts = sim_core::instruction_texts(kernel)
             .map_err(|e| format!("line {}:{}: {}", e.line, e.col, e.message))?;
         Ok(Labels {
             roles: kernel

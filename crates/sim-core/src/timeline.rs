@@ -3,7 +3,7 @@
 //! window?" without holding every event.
 //!
 //! Memory grows with the number of state changes, not with cycles: a warp's states are
-//! one [`Span`] (16 bytes) per change, each ending where the next starts, so the spans
+//! one `Span` (16 bytes) per change, each ending where the next starts, so the spans
 //! tile the warp's lifetime from its launch to its finish. Every [`CHECKPOINT`] spans a
 //! warp also keeps its cumulative cycles per state, so the cycles per state within any
 //! window are two binary searches and at most `2 * CHECKPOINT` additions away, whatever
