@@ -2,6 +2,7 @@
 //!
 //! - [`profile`]: the GPU's parameters, each with its source.
 //! - [`lower`]: decoding a kernel into flat code with compiled expressions.
+//! - [`diagnose`]: a finished run's bounds, flagged figures and advice.
 //! - [`engine`]: the cycle loop: schedulers, scoreboards, pipes, barriers, async units.
 //! - [`memory`]: L1, L2 near/far, HBM, coalescing, bank conflicts.
 //! - [`scheduler`]: the warp-scheduling policies.
@@ -11,6 +12,7 @@
 //!
 //! sim-core knows nothing of files, terminals or CUDA.
 
+pub mod diagnose;
 mod due;
 pub mod engine;
 pub mod lower;
