@@ -7,6 +7,8 @@
 //!
 //! - [`report`]: the run report (`smsim run`), its Warp State tables, a failed run as
 //!   JSON.
+//! - [`compare`]: a comparison of kernels over seeds, with its tie calls.
+//! - [`diagnosis`]: a run's bound, flagged figures, advice and spread over seeds.
 //! - [`describe`]: a kernel's description with its occupancy (`smsim check`).
 //! - [`explain`]: a warp state's meaning, causes and fixes (`smsim explain`).
 //! - [`chrome`]: the run's timeline as a Chrome / Perfetto trace, streamed as a
@@ -16,7 +18,9 @@
 #![warn(missing_docs)]
 
 pub mod chrome;
+pub mod compare;
 pub mod describe;
+pub mod diagnosis;
 pub mod explain;
 pub mod report;
 pub mod units;

@@ -1,6 +1,6 @@
 //! The diagnosis of small hand-checked kernels: bounds, flags and advice.
 
-use sim_core::diagnose::{Advice, BoundUnit, Flag, diagnose};
+use sim_core::diagnose::{Advice, BoundUnit, Diagnosis, Flag, diagnose};
 use sim_core::{Profile, RunConfig, RunResult, WarpState, run};
 
 fn kernel(src: &str) -> isa::Kernel {
@@ -13,6 +13,13 @@ fn h100() -> Profile {
 
 fn sim(src: &str, p: &Profile) -> RunResult {
     run(&kernel(src), p, &RunConfig::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A run of `src` on `p` and its diagnosis.
+fn diagnosed(src: &str, p: &Profile) -> (RunResult, Diagnosis) {
+    let r = sim(src, p);
+    let d = diagnose(&r, &kernel(src), p);
+    (r, d)
 }
 
 /// `wgs` warpgroups, each issuing `n` HGMMA.64x256x16 with a wgmma group per MMA,
@@ -35,8 +42,7 @@ fn a_tensor_bound_kernel_is_bound_by_the_tensor_pipe() {
         (2.0 * 64.0 * 256.0 * 16.0 / p.t.tensor_flops_per_clk_sm) as u64,
         128
     );
-    let r = sim(&mma_kernel(2, 32, 1), &p);
-    let d = diagnose(&r, &p);
+    let (r, d) = diagnosed(&mma_kernel(2, 32, 1), &p);
     assert_eq!(d.bounds.binding, BoundUnit::Tensor);
     assert_eq!(d.bounds.lower_bound_cycles, 2 * 32 * 128);
     assert!(r.cycles >= 2 * 32 * 128, "{} cycles", r.cycles);
@@ -62,8 +68,7 @@ fn a_tensor_bound_kernel_is_bound_by_the_tensor_pipe() {
 fn a_latency_bound_chain_is_far_above_its_bound() {
     let p = h100();
     let src = "kernel chain\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  loop i 0..100\n    FFMA R1, R1, R2, 0.5\n  EXIT\n";
-    let r = sim(src, &p);
-    let d = diagnose(&r, &p);
+    let (_, d) = diagnosed(src, &p);
     // 100 FFMAs and the EXIT, all on one scheduler; the FMA pipe is booked one cycle
     // an FFMA, over the four sub-partitions: 25 cycles.
     assert_eq!(d.bounds.binding, BoundUnit::IssueSlots);
@@ -82,8 +87,7 @@ fn a_latency_bound_chain_is_far_above_its_bound() {
 #[test]
 fn a_gmma_stall_with_the_pipe_saturated_gets_no_wait_group_advice() {
     let p = h100();
-    let r = sim(&mma_kernel(2, 32, 0), &p);
-    let d = diagnose(&r, &p);
+    let (_, d) = diagnosed(&mma_kernel(2, 32, 0), &p);
     assert!(d.bounds.use_of(BoundUnit::Tensor) >= 0.9);
     assert!(
         d.advice.iter().any(|a| matches!(
@@ -105,8 +109,7 @@ fn a_gmma_stall_with_the_pipe_saturated_gets_no_wait_group_advice() {
         d.advice
     );
 
-    let r = sim(&mma_kernel(1, 32, 0), &p);
-    let d = diagnose(&r, &p);
+    let (_, d) = diagnosed(&mma_kernel(1, 32, 0), &p);
     let tensor = d.bounds.use_of(BoundUnit::Tensor);
     // Each MMA: 128 cycles on the pipe, then its 46 cycles of latency, then the next
     // is issued: the pipe is busy 128 of every 174 or more cycles.
@@ -129,7 +132,7 @@ fn pipeline(stages: u32) -> String {
     )
 }
 
-fn more_stages(d: &sim_core::diagnose::Diagnosis) -> Option<u64> {
+fn more_stages(d: &Diagnosis) -> Option<u64> {
     d.advice.iter().find_map(|a| match a {
         Advice::MoreStages { stages, .. } => Some(*stages),
         _ => None,
@@ -142,12 +145,12 @@ fn more_stages(d: &sim_core::diagnose::Diagnosis) -> Option<u64> {
 #[test]
 fn a_sleeping_consumer_behind_hbm_copies_is_told_how_many_stages() {
     let p = h100();
-    let r = sim(&pipeline(2), &p);
-    let d = diagnose(&r, &p);
+    let (r, d) = diagnosed(&pipeline(2), &p);
     let stages = more_stages(&d).unwrap_or_else(|| panic!("{:?}", d.advice));
     let Some(Advice::MoreStages {
         copy_latency_cycles,
         stage_cycles,
+        stages_now,
         ..
     }) = d
         .advice
@@ -171,13 +174,13 @@ fn a_sleeping_consumer_behind_hbm_copies_is_told_how_many_stages() {
         copy_latency_cycles.div_ceil(*stage_cycles) + 1,
         "{d:?}"
     );
+    assert_eq!(*stages_now, 2);
     assert!(stages > 2 && stages <= 8, "{stages}");
     let sleeping = |r: &RunResult| {
         let c = r.role("consumer").unwrap();
         c.states.get(WarpState::Sleeping) as f64 / c.states.total() as f64
     };
-    let deeper = sim(&pipeline(stages as u32), &p);
-    let d2 = diagnose(&deeper, &p);
+    let (deeper, d2) = diagnosed(&pipeline(stages as u32), &p);
     assert!(
         sleeping(&deeper) < sleeping(&r) / 2.0,
         "{} -> {}",
@@ -194,8 +197,7 @@ fn a_sleeping_consumer_behind_hbm_copies_is_told_how_many_stages() {
 fn a_barrier_stall_names_the_slow_partner() {
     let p = h100();
     let src = "kernel pair\nlaunch cta_threads=64 regs=32 smem=0 grid=1\nbarrier meet id=1 threads=64\nrole fast warps=0..0\n  loop k 0..16\n    FFMA R1, R1, R2, 0.5\n    BAR.SYNC meet\n  EXIT\nrole slow warps=1..1\n  loop k 0..16\n    loop i 0..32\n      FFMA R1, R1, R2, 0.5\n    BAR.SYNC meet\n  EXIT\n";
-    let r = sim(src, &p);
-    let d = diagnose(&r, &p);
+    let (_, d) = diagnosed(src, &p);
     let a = d
         .advice
         .iter()
@@ -225,8 +227,7 @@ fn a_barrier_stall_names_the_slow_partner() {
 fn register_limited_occupancy_under_memory_latency_is_advised() {
     let p = h100();
     let src = "kernel chase\nlaunch cta_threads=256 regs=255 smem=0 grid=1056\nbuffer A global size=256MiB\nrole main warps=0..7\n  loop i 0..8\n    LDG.E R1, A[((cta * 8 + warp) * 8 + i) * 4096 + lane * 4]\n    FFMA R2, R1, R2, 0.5\n  EXIT\n";
-    let r = sim(src, &p);
-    let d = diagnose(&r, &p);
+    let (_, d) = diagnosed(src, &p);
     let a = d
         .advice
         .iter()
@@ -252,8 +253,7 @@ fn register_limited_occupancy_under_memory_latency_is_advised() {
 fn an_hbm_rate_above_the_peak_is_flagged() {
     let p = h100();
     let src = "kernel store\nlaunch cta_threads=256 regs=32 smem=0 grid=132\nbuffer C global size=32MiB\nrole main warps=0..7\n  loop c 0..32\n    STG.E.128 C[(((cta * 8 + warp) * 32 + c) * 32 + lane) * 16], R24\n  EXIT\n";
-    let r = sim(src, &p);
-    let d = diagnose(&r, &p);
+    let (r, d) = diagnosed(src, &p);
     let peak = p.t.hbm_bytes_per_clk_chip * p.t.clock_mhz / 1e3;
     assert!(r.hbm_gbps > peak, "{} vs {peak}", r.hbm_gbps);
     assert!(
@@ -271,8 +271,7 @@ fn an_hbm_rate_above_the_peak_is_flagged() {
 #[test]
 fn hopper_mmas_on_blackwell_are_flagged() {
     let p = Profile::builtin("b200").unwrap();
-    let r = sim(&mma_kernel(1, 2, 0), &p);
-    let d = diagnose(&r, &p);
+    let (_, d) = diagnosed(&mma_kernel(1, 2, 0), &p);
     assert!(
         d.flags.iter().any(|f| matches!(
             f,
@@ -281,6 +280,6 @@ fn hopper_mmas_on_blackwell_are_flagged() {
         "{:?}",
         d.flags
     );
-    let r = sim(&mma_kernel(1, 2, 0), &h100());
-    assert!(diagnose(&r, &h100()).flags.is_empty());
+    let (_, d) = diagnosed(&mma_kernel(1, 2, 0), &h100());
+    assert!(d.flags.is_empty());
 }

@@ -40,6 +40,10 @@ pub struct Args {
     /// wrote it (repeatable): `--warm-l2 A --warm-l2 B`.
     #[arg(long = "warm-l2", value_name = "BUFFER")]
     pub warm_l2: Vec<String>,
+    /// Run on this many seeds (from `--seed` on) and report their mean and range; the
+    /// report and the trace are the first seed's.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub seeds: u32,
     /// Print the result as JSON (documented in the README).
     #[arg(long)]
     pub json: bool,
@@ -187,13 +191,23 @@ pub fn run(args: &Args) -> ExitCode {
     };
     match result {
         Ok(r) => {
+            let spread = match other_seeds(&r, &kernel, &profile, &cfg, args.seeds) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let d = sim_core::diagnose::diagnose(&r, &kernel, &profile);
             if args.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&r).expect("a result serializes")
-                );
+                let v = present::diagnosis::run_json(&r, &d, spread.as_ref());
+                println!("{}", serde_json::to_string_pretty(&v).expect("serializes"));
             } else {
                 print!("{}", present::report::render(&r));
+                if let Some(s) = &spread {
+                    println!("\nSeeds       {}", s.line());
+                }
+                print!("{}", present::diagnosis::render(&d));
             }
             ExitCode::SUCCESS
         }
@@ -207,4 +221,27 @@ pub fn run(args: &Args) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// With `--seeds N` above 1: the first seed's run `first` and the next N - 1 seeds'
+/// (without a trace), as their spread.
+fn other_seeds(
+    first: &sim_core::RunResult,
+    kernel: &isa::Kernel,
+    profile: &Profile,
+    cfg: &RunConfig,
+    seeds: u32,
+) -> Result<Option<present::diagnosis::SeedSpread>, String> {
+    if seeds <= 1 {
+        return Ok(None);
+    }
+    let mut runs = vec![first.clone()];
+    for seed in traces::compare::seeds_from(cfg, seeds).into_iter().skip(1) {
+        let cfg = RunConfig {
+            seed,
+            ..cfg.clone()
+        };
+        runs.push(sim_core::run(kernel, profile, &cfg).map_err(|e| format!("seed {seed}: {e}"))?);
+    }
+    Ok(Some(present::diagnosis::SeedSpread::of(&runs)))
 }

@@ -285,8 +285,7 @@ fn compare_runs_every_schedule_and_explains() {
         assert!((r.speedup - slowest / r.kernel_time_us).abs() < 1e-9);
     }
     assert!(c.explanation.len() >= 2);
-    let text = c.to_string();
-    assert!(text.contains("static-v1") && text.contains("ws-pingpong"));
+    assert!(c.rows.iter().all(|r| r.diagnosis.is_some()));
     // Serialize works for --json.
     let j = serde_json::to_value(&c).unwrap();
     assert_eq!(j["rows"].as_array().unwrap().len(), 6);

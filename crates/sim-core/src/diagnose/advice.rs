@@ -52,9 +52,13 @@ pub enum Advice {
         share: f64,
         /// A stage's copies from HBM, issue to landing, estimated from the profile.
         copy_latency_cycles: u64,
-        /// The consumer's own cycles per stage (its warp-cycles not sleeping, per stage).
+        /// The CTA's cycles per stage filled when its consumer does not sleep (the
+        /// consumer's warp-cycles not sleeping, over the CTA's stage fills).
         stage_cycles: u64,
-        /// Stages in flight that cover the latency: `ceil(latency / stage) + 1`.
+        /// The stages the kernel has: the length of the mbarrier array waited on.
+        stages_now: u64,
+        /// Stages in flight that cover the latency: `ceil(latency / stage) + 1`, more
+        /// than `stages_now`.
         stages: u64,
     },
     /// A role waits at a barrier for a partner that arrives later.
@@ -81,7 +85,8 @@ pub enum Advice {
         ctas_otherwise: u32,
         /// Registers per thread at most for one more CTA per SM.
         regs_for_one_more: u32,
-        /// The memory-latency stalls' share of all warp-cycles.
+        /// The global-memory stalls' share of all warp-cycles (`long_scoreboard`,
+        /// `lg_throttle`).
         latency_share: f64,
     },
 }
@@ -95,11 +100,11 @@ fn opcode(text: &str) -> &str {
 }
 
 /// The advice for `r`, a run on `profile` with bounds `b`.
-pub fn advice(r: &RunResult, profile: &Profile, b: &Bounds) -> Vec<Advice> {
+pub fn advice(r: &RunResult, kernel: &isa::Kernel, profile: &Profile, b: &Bounds) -> Vec<Advice> {
     let mut out = Vec::new();
     for role in &r.roles {
         mma_waits(role, b, &mut out);
-        if let Some(a) = more_stages(r, role, profile, b) {
+        if let Some(a) = more_stages(r, kernel, role, profile, b) {
             out.push(a);
         }
         if let Some(a) = slow_partner(r, role) {
@@ -159,7 +164,13 @@ fn mma_waits(role: &RoleStats, b: &Bounds, out: &mut Vec<Advice>) {
 /// A consumer sleeping in mbarrier waits while TMA brings stages from HBM: how many
 /// stages would cover a stage's latency. Not when HBM or TMA is saturated (more stages
 /// then only queue), nor for the role that issues the copies (it waits for free stages).
-fn more_stages(r: &RunResult, role: &RoleStats, profile: &Profile, b: &Bounds) -> Option<Advice> {
+fn more_stages(
+    r: &RunResult,
+    kernel: &isa::Kernel,
+    role: &RoleStats,
+    profile: &Profile,
+    b: &Bounds,
+) -> Option<Advice> {
     let t = &profile.t;
     let sleeping = share(role, WarpState::Sleeping);
     let is_load = |text: &str| {
@@ -174,15 +185,20 @@ fn more_stages(r: &RunResult, role: &RoleStats, profile: &Profile, b: &Bounds) -
     {
         return None;
     }
-    // The stages the role consumed: its most-issued mbarrier wait, per warp.
-    let waits = role
+    // The wait the role sleeps at most, and the stages its mbarrier array holds.
+    let wait = role
         .per_pc
         .iter()
         .filter(|p| opcode(&p.instruction).starts_with("SYNCS.PHASECHK"))
-        .map(|p| p.issued)
-        .max()?;
+        .max_by_key(|p| p.states.get(WarpState::Sleeping))?;
+    let array = wait
+        .instruction
+        .split_whitespace()
+        .nth(1)?
+        .split('[')
+        .next()?;
+    let stages_now = kernel.mbarriers.iter().find(|m| m.name == array)?.len as u64;
     let warps = role.warps_simulated.max(1) as u64;
-    let stages_consumed = waits / warps;
     // The copies: how many per stage fill, and their bytes (from the TMA's booked
     // cycles, `tma_issue_cycles + bytes / tma_bytes_per_clk` each).
     let loads: Vec<u64> = r
@@ -194,7 +210,9 @@ fn more_stages(r: &RunResult, role: &RoleStats, profile: &Profile, b: &Bounds) -
         .collect();
     let fills = loads.iter().copied().max()?;
     let copies: u64 = loads.iter().sum();
-    if stages_consumed == 0 || fills == 0 {
+    let ctas = r.ctas_simulated.max(1) as u64;
+    let fills_per_cta = fills / ctas;
+    if fills_per_cta == 0 {
         return None;
     }
     let tma_cycles = r.unit("tma") * r.cycles as f64;
@@ -208,13 +226,17 @@ fn more_stages(r: &RunResult, role: &RoleStats, profile: &Profile, b: &Bounds) -
         + bytes / fills as f64 / t.tma_bytes_per_clk;
     let lifetime = role.states.total() / warps;
     let own = lifetime - role.states.get(WarpState::Sleeping) / warps;
-    let stage_cycles = (own / stages_consumed).max(1);
+    let stage_cycles = (own / fills_per_cta).max(1);
     let stages = (latency / stage_cycles as f64).ceil() as u64 + 1;
+    if stages <= stages_now {
+        return None;
+    }
     Some(Advice::MoreStages {
         role: role.name.clone(),
         share: sleeping,
         copy_latency_cycles: latency.ceil() as u64,
         stage_cycles,
+        stages_now,
         stages,
     })
 }
@@ -261,9 +283,8 @@ fn register_limited(r: &RunResult, profile: &Profile) -> Option<Advice> {
     let o = &r.occupancy;
     let otherwise = o.ctas_by_smem.min(o.ctas_by_warps).min(o.ctas_by_slots);
     let total = r.total_states();
-    let latency = (total.get(WarpState::LongScoreboard)
-        + total.get(WarpState::LgThrottle)
-        + total.get(WarpState::Sleeping)) as f64
+    // (Not `sleeping`: a producer that waits for free stages sleeps by design.)
+    let latency = (total.get(WarpState::LongScoreboard) + total.get(WarpState::LgThrottle)) as f64
         / total.total().max(1) as f64;
     if o.limiter != Limiter::Registers || o.ctas_by_regs >= otherwise || latency < WORTH {
         return None;

@@ -29,11 +29,11 @@ pub struct Diagnosis {
     pub advice: Vec<Advice>,
 }
 
-/// The diagnosis of `r`, a run on `profile`.
-pub fn diagnose(r: &RunResult, profile: &Profile) -> Diagnosis {
+/// The diagnosis of `r`, a run of `kernel` on `profile`.
+pub fn diagnose(r: &RunResult, kernel: &isa::Kernel, profile: &Profile) -> Diagnosis {
     let bounds = bounds::bounds(r, profile);
     let flags = flags::flags(r, profile, &bounds);
-    let advice = advice::advice(r, profile, &bounds);
+    let advice = advice::advice(r, kernel, profile, &bounds);
     Diagnosis {
         bounds,
         flags,
