@@ -10,10 +10,13 @@
 //! [`CollectError::NoDriver`].
 
 mod bench;
+mod families;
 pub mod fit;
 mod gpu;
+pub mod ncu;
 pub mod nvrtc;
 pub mod report;
+pub mod sass;
 pub mod schema;
 pub mod sources;
 pub mod twins;
@@ -26,8 +29,10 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// What `collect` is asked to do.
-#[derive(Debug, Clone, Default)]
+/// What `collect` is asked to do. The default is the protocol the fit's data was taken
+/// with ([`FIT_HBM_LAUNCHES`] launches per HBM copy latency, clean flushes), so that a
+/// default collect on another GPU measures what the fit reads.
+#[derive(Debug, Clone)]
 pub struct CollectOptions {
     /// Output file; default `<out_dir>/<gpu>-<UTC date-time>.json`.
     pub out: Option<PathBuf>,
@@ -43,12 +48,13 @@ pub struct CollectOptions {
     pub command: Vec<String>,
     /// Launches per HBM copy-latency benchmark (`lat.bulk.hbm.*`, `lat.tma2d.hbm.*`): each
     /// flushes L2 and times the usual repetitions at source addresses no earlier launch read
-    /// (0 or 1: one launch, the original protocol).
+    /// (0 or 1: one launch, the original protocol; default [`FIT_HBM_LAUNCHES`]).
     pub hbm_launches: u32,
     /// Leave L2 clean after each flush: the flush's writes (a memset of a buffer several
     /// times L2) are followed by a read of that buffer, so no dirty line is still being
     /// written back to HBM while a cold benchmark runs. Without it, copies of 8 KiB and
     /// more issued right after a flush are slowed by that write-back (data/README.md).
+    /// On by default.
     pub clean_flush: bool,
     /// Microseconds the host waits after each L2 flush before the next launch (0: none),
     /// to tell what the time since the flush does to copies from HBM.
@@ -56,6 +62,27 @@ pub struct CollectOptions {
     /// Run the validation kernels instead of the microbenchmarks (their own file, default
     /// folder `crates/calibrate/data/validation`; never used by the fit).
     pub validation: bool,
+}
+
+/// Launches per HBM copy-latency benchmark in the fit's data ([`HBM_COPY_DATA`]:
+/// `--hbm-launches 64 --clean-flush`), the default of every collect.
+pub const FIT_HBM_LAUNCHES: u32 = 64;
+
+impl Default for CollectOptions {
+    fn default() -> Self {
+        CollectOptions {
+            out: None,
+            out_dir: None,
+            quick: false,
+            only: Vec::new(),
+            dump_dir: None,
+            command: Vec::new(),
+            hbm_launches: FIT_HBM_LAUNCHES,
+            clean_flush: true,
+            flush_settle_us: 0,
+            validation: false,
+        }
+    }
 }
 
 /// Why a collect run (or a part of it) failed.

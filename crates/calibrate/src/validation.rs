@@ -23,6 +23,8 @@
 
 use sim_core::{Profile, RunResult};
 
+pub use crate::ncu::{ncu_gemm_pipe4_cta1, ncu_ratios};
+pub use crate::sass::{control_stall, sass_listing, with_stall};
 use crate::twins::{sim_text, sim_text_warm, span};
 
 pub const VALIDATION_SASS: &str = include_str!("../data/validation/h100-20261122T210256Z.sass.txt");
@@ -43,48 +45,6 @@ pub fn sass_function(func: &str) -> Vec<(u64, String)> {
         .into_iter()
         .map(|(a, t, _)| (a, t))
         .collect()
-}
-
-/// The stall count in a SASS instruction's control code: bits 41 to 44 of its second
-/// 64-bit word (Volta and later encode, from bit 41 up: the stall count in 4 bits, the
-/// yield flag, the write and read scoreboard indices, the wait mask, the reuse flags).
-pub fn control_stall(hi: u64) -> u8 {
-    ((hi >> 41) & 0xf) as u8
-}
-
-/// A function's instructions in a `cuobjdump -sass` dump: (address, text without `;`,
-/// the control code's stall count). Each instruction's line carries its first 64-bit
-/// word; the next line carries the second, with the control code.
-pub fn sass_listing(dump: &str, func: &str) -> Vec<(u64, String, u8)> {
-    let mut out: Vec<(u64, String, u8)> = Vec::new();
-    let mut inside = false;
-    let mut lines = dump.lines().peekable();
-    while let Some(line) = lines.next() {
-        if line.contains("Function : ") {
-            inside = line.trim().ends_with(&format!("Function : {func}"));
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        let (Some(a), Some(b)) = (line.find("/*"), line.find("*/")) else {
-            continue;
-        };
-        let Ok(addr) = u64::from_str_radix(line[a + 2..b].trim(), 16) else {
-            continue;
-        };
-        let Some(end) = line.rfind(';') else { continue };
-        let hi = lines.peek().and_then(|next| {
-            let h = next.trim().strip_prefix("/* 0x")?.strip_suffix("*/")?;
-            u64::from_str_radix(h.trim(), 16).ok()
-        });
-        out.push((
-            addr,
-            line[b + 2..end].trim().to_string(),
-            hi.map_or(1, control_stall),
-        ));
-    }
-    out
 }
 
 /// The target of a branch instruction (`@P0 BRA 0x1e0`, `@P0 BRA.U.ANY 0x2180`).
@@ -118,27 +78,6 @@ fn timed_loop(func: &str) -> Result<Vec<(String, u8)>, String> {
         .iter()
         .map(|(_, s, st)| (s.clone(), *st))
         .collect())
-}
-
-/// A twin's instruction line with the SASS instruction's stall count (`stall=`, before
-/// any trailing comment); a count of 0 or 1 is the engine's own pace and is left out.
-pub fn with_stall(line: &str, stall: u8) -> String {
-    if stall <= 1 {
-        return line.to_string();
-    }
-    let (code, comment) = match line.find("  #") {
-        Some(p) => (&line[..p], &line[p..]),
-        None => (line, ""),
-    };
-    let code = code.trim_end();
-    // A bare mnemonic (with its guard) takes the key as its first operand.
-    let operands = code
-        .split_whitespace()
-        .filter(|w| !w.starts_with('@'))
-        .count()
-        > 1;
-    let sep = if operands { ", " } else { " " };
-    format!("{code}{sep}stall={stall}{comment}")
 }
 
 /// One SASS instruction in the twin's text format.
@@ -238,100 +177,6 @@ pub fn cases(m: &crate::Measurement) -> Vec<(VCase, f64)> {
             ))
         })
         .collect()
-}
-
-/// Nsight Compute's warp-state ratios for (kernel, warps): median over the launches.
-pub fn ncu_ratios(csv: &str) -> Vec<(String, u32, String, f64)> {
-    use std::collections::BTreeMap;
-    let mut acc: BTreeMap<(String, u32, String), Vec<f64>> = BTreeMap::new();
-    for line in csv.lines() {
-        if !line.starts_with('"') || line.starts_with("\"ID\"") {
-            continue;
-        }
-        let f: Vec<&str> = line.split("\",\"").map(|x| x.trim_matches('"')).collect();
-        if f.len() < 15 {
-            continue;
-        }
-        let kernel = f[4].to_string();
-        let warps = f[7]
-            .trim_start_matches('(')
-            .split(',')
-            .next()
-            .and_then(|x| x.trim().parse::<u32>().ok())
-            .unwrap_or(0)
-            / 32;
-        let metric = f[12];
-        let Some(reason) = metric
-            .strip_prefix("smsp__average_warps_issue_stalled_")
-            .and_then(|r| r.strip_suffix("_per_issue_active.ratio"))
-        else {
-            continue;
-        };
-        let Ok(v) = f[14].replace(',', "").parse::<f64>() else {
-            continue;
-        };
-        acc.entry((kernel, warps, reason.to_string()))
-            .or_default()
-            .push(v);
-    }
-    acc.into_iter()
-        .map(|((k, w, r), v)| (k, w, r, crate::schema::median(&v).unwrap_or(0.0)))
-        .collect()
-}
-
-/// Nsight Compute's warp-state ratios of the gemm kernels with PIPE 4 on one CTA:
-/// (kernel, reason, median). The quick run profiled each configuration's warm-up and two
-/// repetitions in the collector's order (PIPE 2 then 4; one CTA then 132), so the second
-/// three launches of a kernel with a one-CTA grid are PIPE 4.
-pub fn ncu_gemm_pipe4_cta1(csv: &str) -> Vec<(String, String, f64)> {
-    use std::collections::BTreeMap;
-    let mut ids: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    let mut vals: BTreeMap<(u64, String), f64> = BTreeMap::new();
-    for line in csv.lines() {
-        if !line.starts_with('"') || line.starts_with("\"ID\"") {
-            continue;
-        }
-        let f: Vec<&str> = line.split("\",\"").map(|x| x.trim_matches('"')).collect();
-        if f.len() < 15 || !f[4].starts_with("vg_") || f[8] != "(1, 1, 1)" {
-            continue;
-        }
-        let Ok(id) = f[0].parse::<u64>() else {
-            continue;
-        };
-        let Some(reason) = f[12]
-            .strip_prefix("smsp__average_warps_issue_stalled_")
-            .and_then(|r| r.strip_suffix("_per_issue_active.ratio"))
-        else {
-            continue;
-        };
-        let Ok(v) = f[14].replace(',', "").parse::<f64>() else {
-            continue;
-        };
-        let e = ids.entry(f[4].to_string()).or_default();
-        if !e.contains(&id) {
-            e.push(id);
-        }
-        vals.insert((id, reason.to_string()), v);
-    }
-    let mut out = Vec::new();
-    for (kernel, mut launches) in ids {
-        launches.sort_unstable();
-        let pipe4: Vec<u64> = launches.iter().skip(3).take(3).copied().collect();
-        let mut by: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        for ((id, reason), v) in &vals {
-            if pipe4.contains(id) {
-                by.entry(reason.clone()).or_default().push(*v);
-            }
-        }
-        for (reason, v) in by {
-            out.push((
-                kernel.clone(),
-                reason,
-                crate::schema::median(&v).unwrap_or(0.0),
-            ));
-        }
-    }
-    out
 }
 
 /// One gemm-mainloop validation configuration (`val.gemm_mainloop.*`).

@@ -200,3 +200,29 @@ fn median_and_hash() {
     assert_eq!(schema::fnv1a64(""), "cbf29ce484222325");
     assert_eq!(schema::fnv1a64("a"), "af63dc4c8601ec8c");
 }
+
+/// A default collect takes the HBM copy latencies with the protocol of the files the fit
+/// pools them from (their recorded command lines), so that a newcomer's collect measures
+/// what the fit reads.
+#[test]
+fn default_collect_uses_the_fits_protocol() {
+    let d = CollectOptions::default();
+    for rel in calibrate::HBM_COPY_DATA {
+        let text = std::fs::read_to_string(calibrate::workspace_path(rel)).unwrap();
+        let m = Measurement::from_json(&text).unwrap();
+        let cmd = &m.provenance.command;
+        let launches = cmd
+            .iter()
+            .position(|a| a == "--hbm-launches")
+            .and_then(|i| cmd.get(i + 1))
+            .and_then(|v| v.parse::<u32>().ok());
+        assert_eq!(launches, Some(d.hbm_launches), "{rel}: {cmd:?}");
+        assert_eq!(
+            cmd.iter().any(|a| a == "--clean-flush"),
+            d.clean_flush,
+            "{rel}: {cmd:?}"
+        );
+        assert!(!cmd.iter().any(|a| a == "--flush-settle-us"), "{rel}");
+    }
+    assert_eq!(d.flush_settle_us, 0);
+}

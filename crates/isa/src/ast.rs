@@ -46,6 +46,87 @@ pub struct Kernel {
     pub work: Option<Work>,
     /// The roles, each a body run by a range of warps.
     pub roles: Vec<Role>,
+    /// Declaration values written as expressions of parameters (`smem=STAGES * 49152`),
+    /// kept so that new parameter values reshape the kernel ([`Kernel::bind`]); the
+    /// declarations themselves hold the values for the current parameters.
+    #[serde(default)]
+    pub decl_exprs: Vec<DeclExpr>,
+}
+
+/// Which declaration value a [`DeclExpr`] gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DeclField {
+    /// `launch cta_threads=`.
+    CtaThreads,
+    /// `launch regs=`.
+    Regs,
+    /// `launch smem=`.
+    Smem,
+    /// `launch grid=`.
+    Grid,
+    /// `launch cluster=`.
+    Cluster,
+    /// `launch tmem=`.
+    Tmem,
+    /// `size=` of the n-th `buffer`.
+    BufferSize(usize),
+    /// `size=` of the n-th `shared` region.
+    SharedSize(usize),
+    /// The length `[N]` of the n-th `mbarrier` array.
+    MbarrierLen(usize),
+    /// `count=` of the n-th `mbarrier` array.
+    MbarrierCount(usize),
+    /// `id=` of the n-th named `barrier`.
+    BarrierId(usize),
+    /// `threads=` of the n-th named `barrier`.
+    BarrierThreads(usize),
+}
+
+impl DeclField {
+    /// How the value is written in its declaration: `smem`, `size`, `count`.
+    pub fn key(self) -> &'static str {
+        match self {
+            DeclField::CtaThreads => "cta_threads",
+            DeclField::Regs => "regs",
+            DeclField::Smem => "smem",
+            DeclField::Grid => "grid",
+            DeclField::Cluster => "cluster",
+            DeclField::Tmem => "tmem",
+            DeclField::BufferSize(_) | DeclField::SharedSize(_) => "size",
+            DeclField::MbarrierLen(_) => "the array length",
+            DeclField::MbarrierCount(_) => "count",
+            DeclField::BarrierId(_) => "id",
+            DeclField::BarrierThreads(_) => "threads",
+        }
+    }
+
+    /// The largest value the field holds (buffer sizes are 64-bit, the rest 32-bit).
+    pub fn max(self) -> i64 {
+        match self {
+            DeclField::BufferSize(_) => i64::MAX,
+            _ => i64::from(u32::MAX),
+        }
+    }
+}
+
+/// A declaration value written as an expression of parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclExpr {
+    /// The value it gives.
+    pub field: DeclField,
+    /// The expression, of parameters only.
+    pub expr: Expr,
+    /// Where the expression is written.
+    pub span: Span,
+}
+
+/// Why a declaration expression has no value for the current parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BindError {
+    /// It could not be evaluated (an unknown name, division by zero, overflow).
+    Eval(crate::expr::EvalError),
+    /// The value is negative or too large for the field.
+    Range(i64),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -597,7 +678,52 @@ impl Kernel {
                 }
             }
         }
+        self.bind();
         Ok(())
+    }
+
+    /// The value of a declaration expression for the current parameters.
+    pub fn decl_value(&self, d: &DeclExpr) -> Result<i64, BindError> {
+        let v = d
+            .expr
+            .eval_checked(&|n| self.param(n))
+            .map_err(BindError::Eval)?;
+        if v < 0 || v > d.field.max() {
+            return Err(BindError::Range(v));
+        }
+        Ok(v)
+    }
+
+    /// Evaluates the declaration expressions for the current parameters into the
+    /// declarations. A value that does not evaluate becomes 0 (validation reports it,
+    /// with its position). [`Kernel::set_params`] calls this.
+    pub fn bind(&mut self) {
+        for i in 0..self.decl_exprs.len() {
+            let d = &self.decl_exprs[i];
+            let field = d.field;
+            let v = self.decl_value(d).unwrap_or(0);
+            let v32 = u32::try_from(v).unwrap_or(0);
+            let l = &mut self.launch;
+            match field {
+                DeclField::CtaThreads => l.cta_threads = v32,
+                DeclField::Regs => l.regs = v32,
+                DeclField::Smem => l.smem = v32,
+                DeclField::Grid => l.grid = v32,
+                DeclField::Cluster => l.cluster = v32,
+                DeclField::Tmem => l.tmem_cols = v32,
+                DeclField::BufferSize(n) => self.buffers[n].size = v as u64,
+                DeclField::SharedSize(n) => self.shared[n].size = v32,
+                DeclField::MbarrierLen(n) => self.mbarriers[n].len = v32,
+                DeclField::MbarrierCount(n) => self.mbarriers[n].count = v32,
+                DeclField::BarrierId(n) => self.named_barriers[n].id = v32,
+                DeclField::BarrierThreads(n) => self.named_barriers[n].threads = v32,
+            }
+        }
+    }
+
+    /// The expression a declaration value was written as, if it was one.
+    pub fn decl_expr(&self, field: DeclField) -> Option<&DeclExpr> {
+        self.decl_exprs.iter().find(|d| d.field == field)
     }
 
     /// Counts every instruction in the program text (not dynamic executions).

@@ -86,6 +86,7 @@ impl KernelBuilder {
                 params: vec![],
                 work: None,
                 roles: vec![],
+                decl_exprs: vec![],
             },
         }
     }

@@ -176,6 +176,24 @@ impl BinOp {
             Or => a | b,
         })
     }
+
+    /// Applies the operator as [`BinOp::apply`] does, but a result outside the 64-bit
+    /// integers is [`EvalError::Overflow`] rather than wrapped.
+    pub fn checked_apply(self, a: i64, b: i64) -> Result<i64, EvalError> {
+        use BinOp::*;
+        let v = self.apply(a, b)?;
+        let exact = match self {
+            Mul => a.checked_mul(b),
+            Div => a.checked_div(b),
+            Rem => a.checked_rem(b),
+            Add => a.checked_add(b),
+            Sub => a.checked_sub(b),
+            // Bits shifted out of a left shift, or into the sign, are an overflow.
+            Shl => (v >> b == a).then_some(v),
+            _ => Some(v),
+        };
+        exact.ok_or(EvalError::Overflow)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,6 +205,8 @@ pub enum EvalError {
     DivideByZero,
     /// A shift count outside 0..64.
     BadShift(i64),
+    /// A result outside the 64-bit integers (from [`Expr::eval_checked`]).
+    Overflow,
 }
 
 impl fmt::Display for EvalError {
@@ -197,6 +217,7 @@ impl fmt::Display for EvalError {
             }
             EvalError::DivideByZero => write!(f, "division by zero"),
             EvalError::BadShift(b) => write!(f, "shift by {b} is outside 0..64"),
+            EvalError::Overflow => write!(f, "the value overflows 64-bit integers"),
         }
     }
 }
@@ -224,6 +245,30 @@ impl Expr {
             Expr::Bin(op, a, b) => op.apply(a.eval(lookup)?, b.eval(lookup)?)?,
             Expr::Call(func, a, b) => {
                 let (a, b) = (a.eval(lookup)?, b.eval(lookup)?);
+                match func {
+                    Func::Min => a.min(b),
+                    Func::Max => a.max(b),
+                }
+            }
+        })
+    }
+
+    /// Evaluates as [`Expr::eval`] does, but a result outside the 64-bit integers (of
+    /// any operation on the way) is [`EvalError::Overflow`] rather than wrapped.
+    pub fn eval_checked(&self, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<i64, EvalError> {
+        Ok(match self {
+            Expr::Int(v) => *v,
+            Expr::Var(name) => lookup(name).ok_or_else(|| EvalError::Unbound(name.clone()))?,
+            Expr::Neg(e) => e
+                .eval_checked(lookup)?
+                .checked_neg()
+                .ok_or(EvalError::Overflow)?,
+            Expr::Not(e) => !e.eval_checked(lookup)?,
+            Expr::Bin(op, a, b) => {
+                op.checked_apply(a.eval_checked(lookup)?, b.eval_checked(lookup)?)?
+            }
+            Expr::Call(func, a, b) => {
+                let (a, b) = (a.eval_checked(lookup)?, b.eval_checked(lookup)?);
                 match func {
                     Func::Min => a.min(b),
                     Func::Max => a.max(b),

@@ -21,3 +21,8 @@ pub const MAX_STALL: i64 = 15;
 pub const TMEM_COLUMNS: u32 = 512;
 /// Largest non-portable thread-block cluster.
 pub const MAX_CLUSTER: u32 = 16;
+/// How deep loops may nest: the simulator gives each enclosing loop's variable a slot.
+pub const MAX_LOOP_DEPTH: usize = 8;
+/// Values an expression's evaluation may hold at once: the simulator evaluates
+/// expressions on a fixed stack of this many.
+pub const MAX_EXPR_STACK: usize = 16;

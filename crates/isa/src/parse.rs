@@ -25,6 +25,12 @@ use crate::opcode::Op;
 
 type PResult<T> = Result<T, Diagnostic>;
 
+/// How deep an expression may nest (parentheses, operators, `min(`), and how deep its
+/// tree may be (a sum of N terms is N deep): deeper is an error, not a stack overflow.
+pub const MAX_EXPR_DEPTH: usize = 100;
+/// How deep blocks (`loop`, `if`) may nest in the text.
+pub const MAX_BLOCK_DEPTH: usize = 64;
+
 fn err(line: u32, col: usize, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::new(
         Span {
@@ -72,30 +78,24 @@ fn split_lines(src: &str) -> Vec<Line<'_>> {
 /// Parses a whole kernel file.
 pub fn parse_kernel(src: &str) -> PResult<Kernel> {
     let lines = split_lines(src);
-    let mut p = Parser { lines, pos: 0 };
+    let mut p = Parser {
+        lines,
+        pos: 0,
+        depth: 0,
+    };
     p.kernel()
 }
 
 /// Parses one instruction line such as `FFMA R1, R2, R3, R1`, for generators and tests.
 pub fn parse_instr(text: &str) -> PResult<Instr> {
-    let mut cur = Cursor {
-        s: text,
-        pos: 0,
-        line: 1,
-        base_col: 1,
-    };
+    let mut cur = Cursor::new(text, 1, 1);
     let ins = cur.instr()?;
     Ok(ins)
 }
 
 /// Parses an integer expression such as `(k / PIPE) & 1`.
 pub fn parse_expr(text: &str) -> PResult<Expr> {
-    let mut cur = Cursor {
-        s: text,
-        pos: 0,
-        line: 1,
-        base_col: 1,
-    };
+    let mut cur = Cursor::new(text, 1, 1);
     let e = cur.expr()?;
     cur.skip_ws();
     if !cur.at_end() {
@@ -107,16 +107,13 @@ pub fn parse_expr(text: &str) -> PResult<Expr> {
 struct Parser<'a> {
     lines: Vec<Line<'a>>,
     pos: usize,
+    /// How many blocks enclose the line being parsed.
+    depth: usize,
 }
 
 impl<'a> Parser<'a> {
     fn cursor(&self, l: &Line<'a>) -> Cursor<'a> {
-        Cursor {
-            s: l.text,
-            pos: 0,
-            line: l.num,
-            base_col: l.indent + 1,
-        }
+        Cursor::new(l.text, l.num, l.indent + 1)
     }
 
     fn kernel(&mut self) -> PResult<Kernel> {
@@ -149,6 +146,7 @@ impl<'a> Parser<'a> {
             params: vec![],
             work: None,
             roles: vec![],
+            decl_exprs: vec![],
         };
         let mut have_launch = false;
         while self.pos < self.lines.len() {
@@ -173,161 +171,12 @@ impl<'a> Parser<'a> {
                     }
                     have_launch = true;
                     k.launch.span = span;
-                    let mut seen_threads = false;
-                    for (key, kcol, v) in c.key_ints()? {
-                        let v32 = |v: u64| -> PResult<u32> {
-                            u32::try_from(v)
-                                .map_err(|_| err(span.line, kcol, format!("`{key}` is too large")))
-                        };
-                        match key.as_str() {
-                            "cta_threads" | "threads" => {
-                                k.launch.cta_threads = v32(v)?;
-                                seen_threads = true;
-                            }
-                            "regs" => k.launch.regs = v32(v)?,
-                            "smem" => k.launch.smem = v32(v)?,
-                            "grid" => k.launch.grid = v32(v)?,
-                            "cluster" => k.launch.cluster = v32(v)?,
-                            "tmem" => k.launch.tmem_cols = v32(v)?,
-                            _ => {
-                                return Err(err(
-                                    span.line,
-                                    kcol,
-                                    format!(
-                                        "unknown launch setting `{key}`; expected cta_threads, regs, smem, grid, cluster or tmem"
-                                    ),
-                                ));
-                            }
-                        }
-                    }
-                    if !seen_threads {
-                        return Err(c.error_at(0, "`launch` needs cta_threads=N"));
-                    }
+                    launch(&mut c, &mut k, span)?;
                 }
-                "buffer" => {
-                    let name_col = c.col();
-                    let name = c.ident("a buffer name")?;
-                    // `global` is optional: buffers are global memory.
-                    c.skip_ws();
-                    let save = c.pos;
-                    if c.ident_opt().as_deref() != Some("global") {
-                        c.pos = save;
-                    }
-                    let mut size = None;
-                    for (key, kcol, v) in c.key_ints()? {
-                        match key.as_str() {
-                            "size" => size = Some(v),
-                            _ => {
-                                return Err(err(
-                                    span.line,
-                                    kcol,
-                                    format!("unknown buffer setting `{key}`; expected size"),
-                                ));
-                            }
-                        }
-                    }
-                    let size =
-                        size.ok_or_else(|| err(span.line, name_col, "`buffer` needs size=BYTES"))?;
-                    k.buffers.push(Buffer { name, size, span });
-                }
-                "shared" => {
-                    let name_col = c.col();
-                    let name = c.ident("a shared-memory region name")?;
-                    let mut size = None;
-                    for (key, kcol, v) in c.key_ints()? {
-                        match key.as_str() {
-                            "size" => size = Some(v),
-                            _ => {
-                                return Err(err(
-                                    span.line,
-                                    kcol,
-                                    format!("unknown shared setting `{key}`; expected size"),
-                                ));
-                            }
-                        }
-                    }
-                    let size =
-                        size.ok_or_else(|| err(span.line, name_col, "`shared` needs size=BYTES"))?;
-                    let size = u32::try_from(size)
-                        .map_err(|_| err(span.line, name_col, "shared region too large"))?;
-                    k.shared.push(SharedAlloc { name, size, span });
-                }
-                "mbarrier" => {
-                    let name = c.ident("an mbarrier name")?;
-                    let mut len = 1;
-                    if c.eat('[') {
-                        let col = c.col();
-                        len = c.uint()?;
-                        if len == 0 {
-                            return Err(err(
-                                span.line,
-                                col,
-                                "an mbarrier array needs at least one element",
-                            ));
-                        }
-                        if len > crate::limits::MAX_MBARRIERS {
-                            return Err(err(
-                                span.line,
-                                col,
-                                format!(
-                                    "an mbarrier array of {len} elements: a CTA holds at most {} mbarriers (each is 8 bytes of its at most 227 KiB of shared memory)",
-                                    crate::limits::MAX_MBARRIERS
-                                ),
-                            ));
-                        }
-                        c.expect(']')?;
-                    }
-                    let mut count = None;
-                    for (key, kcol, v) in c.key_ints()? {
-                        match key.as_str() {
-                            "count" => count = Some(v),
-                            _ => {
-                                return Err(err(
-                                    span.line,
-                                    kcol,
-                                    format!("unknown mbarrier setting `{key}`; expected count"),
-                                ));
-                            }
-                        }
-                    }
-                    let count = count.ok_or_else(|| {
-                        c.error_at(0, "`mbarrier` needs count=N (arrivals per phase)")
-                    })?;
-                    k.mbarriers.push(MbarrierDecl {
-                        name,
-                        len: len as u32,
-                        count: count.min(u32::MAX as u64) as u32,
-                        span,
-                    });
-                }
-                "barrier" => {
-                    let name = c.ident("a barrier name")?;
-                    let (mut id, mut threads) = (None, None);
-                    for (key, kcol, v) in c.key_ints()? {
-                        match key.as_str() {
-                            "id" => id = Some(v),
-                            "threads" => threads = Some(v),
-                            _ => {
-                                return Err(err(
-                                    span.line,
-                                    kcol,
-                                    format!(
-                                        "unknown barrier setting `{key}`; expected id or threads"
-                                    ),
-                                ));
-                            }
-                        }
-                    }
-                    let id = id.ok_or_else(|| c.error_at(0, "`barrier` needs id=0..15"))?;
-                    let threads =
-                        threads.ok_or_else(|| c.error_at(0, "`barrier` needs threads=N"))?;
-                    k.named_barriers.push(NamedBarrierDecl {
-                        name,
-                        id: id.min(u32::MAX as u64) as u32,
-                        threads: threads.min(u32::MAX as u64) as u32,
-                        span,
-                    });
-                }
+                "buffer" => buffer(&mut c, &mut k, span)?,
+                "shared" => shared(&mut c, &mut k, span)?,
+                "mbarrier" => mbarrier(&mut c, &mut k, span)?,
+                "barrier" => barrier(&mut c, &mut k, span)?,
                 "param" => {
                     let mut any = false;
                     loop {
@@ -418,6 +267,8 @@ impl<'a> Parser<'a> {
                 "the kernel has no `launch` line (launch cta_threads=N regs=N smem=BYTES grid=N)",
             ));
         }
+        // Parameters may be declared after the declarations that use them.
+        k.bind();
         Ok(k)
     }
 
@@ -482,6 +333,21 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// The body of the `loop` or `if` on `head`, its nesting limited.
+    fn nested_block(&mut self, parent: usize, head: &Line) -> PResult<Vec<Stmt>> {
+        if self.depth >= MAX_BLOCK_DEPTH {
+            return Err(err(
+                head.num,
+                head.indent + 1,
+                format!("blocks nest more than {MAX_BLOCK_DEPTH} deep here"),
+            ));
+        }
+        self.depth += 1;
+        let body = self.block(parent);
+        self.depth -= 1;
+        body
+    }
+
     /// Parses the lines indented deeper than `parent` as one block.
     fn block(&mut self, parent: usize) -> PResult<Vec<Stmt>> {
         let mut out = Vec::new();
@@ -530,7 +396,7 @@ impl<'a> Parser<'a> {
                     }
                     let end = c.expr()?;
                     c.end()?;
-                    let body = self.block(indent)?;
+                    let body = self.nested_block(indent, &l)?;
                     if body.is_empty() {
                         return Err(err(
                             l.num,
@@ -549,7 +415,7 @@ impl<'a> Parser<'a> {
                 Some("if") => {
                     let cond = c.expr()?;
                     c.end()?;
-                    let body = self.block(indent)?;
+                    let body = self.nested_block(indent, &l)?;
                     if body.is_empty() {
                         return Err(err(
                             l.num,
@@ -577,6 +443,236 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// A declaration's `key=VALUE`: a literal, or an expression of parameters.
+enum Value {
+    Int(u64),
+    Expr(Expr, Span),
+}
+
+/// `key=VALUE key=VALUE ...`, each VALUE a size literal or an expression of parameters;
+/// an expression's value is deferred to [`Kernel::bind`] as `field`, and is 0 here.
+fn values(
+    c: &mut Cursor,
+    k: &mut Kernel,
+    field: impl Fn(&str) -> Option<DeclField>,
+) -> PResult<Vec<(String, usize, u64)>> {
+    let mut out = Vec::new();
+    for (key, col, v) in c.key_values()? {
+        let v = match v {
+            Value::Int(v) => v,
+            Value::Expr(expr, span) => {
+                if let Some(field) = field(&key) {
+                    k.decl_exprs.push(DeclExpr { field, expr, span });
+                }
+                0
+            }
+        };
+        out.push((key, col, v));
+    }
+    Ok(out)
+}
+
+/// `launch cta_threads=N regs=N smem=BYTES grid=N [cluster=N] [tmem=COLUMNS]`.
+fn launch(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> {
+    let mut seen_threads = false;
+    let field = |key: &str| {
+        Some(match key {
+            "cta_threads" | "threads" => DeclField::CtaThreads,
+            "regs" => DeclField::Regs,
+            "smem" => DeclField::Smem,
+            "grid" => DeclField::Grid,
+            "cluster" => DeclField::Cluster,
+            "tmem" => DeclField::Tmem,
+            _ => return None,
+        })
+    };
+    for (key, kcol, v) in values(c, k, field)? {
+        let v32 = |v: u64| -> PResult<u32> {
+            u32::try_from(v).map_err(|_| err(span.line, kcol, format!("`{key}` is too large")))
+        };
+        match key.as_str() {
+            "cta_threads" | "threads" => {
+                k.launch.cta_threads = v32(v)?;
+                seen_threads = true;
+            }
+            "regs" => k.launch.regs = v32(v)?,
+            "smem" => k.launch.smem = v32(v)?,
+            "grid" => k.launch.grid = v32(v)?,
+            "cluster" => k.launch.cluster = v32(v)?,
+            "tmem" => k.launch.tmem_cols = v32(v)?,
+            _ => {
+                return Err(err(
+                    span.line,
+                    kcol,
+                    format!(
+                        "unknown launch setting `{key}`; expected cta_threads, regs, smem, grid, cluster or tmem"
+                    ),
+                ));
+            }
+        }
+    }
+    if !seen_threads {
+        return Err(c.error_at(0, "`launch` needs cta_threads=N"));
+    }
+    Ok(())
+}
+
+/// `buffer NAME [global] size=BYTES`.
+fn buffer(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> {
+    let name_col = c.col();
+    let name = c.ident("a buffer name")?;
+    // `global` is optional: buffers are global memory.
+    c.skip_ws();
+    let save = c.pos;
+    if c.ident_opt().as_deref() != Some("global") {
+        c.pos = save;
+    }
+    let n = k.buffers.len();
+    let mut size = None;
+    for (key, kcol, v) in values(c, k, |key| {
+        (key == "size").then_some(DeclField::BufferSize(n))
+    })? {
+        match key.as_str() {
+            "size" => size = Some(v),
+            _ => {
+                return Err(err(
+                    span.line,
+                    kcol,
+                    format!("unknown buffer setting `{key}`; expected size"),
+                ));
+            }
+        }
+    }
+    let size = size.ok_or_else(|| err(span.line, name_col, "`buffer` needs size=BYTES"))?;
+    k.buffers.push(Buffer { name, size, span });
+    Ok(())
+}
+
+/// `shared NAME size=BYTES`.
+fn shared(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> {
+    let name_col = c.col();
+    let name = c.ident("a shared-memory region name")?;
+    let n = k.shared.len();
+    let mut size = None;
+    for (key, kcol, v) in values(c, k, |key| {
+        (key == "size").then_some(DeclField::SharedSize(n))
+    })? {
+        match key.as_str() {
+            "size" => size = Some(v),
+            _ => {
+                return Err(err(
+                    span.line,
+                    kcol,
+                    format!("unknown shared setting `{key}`; expected size"),
+                ));
+            }
+        }
+    }
+    let size = size.ok_or_else(|| err(span.line, name_col, "`shared` needs size=BYTES"))?;
+    let size =
+        u32::try_from(size).map_err(|_| err(span.line, name_col, "shared region too large"))?;
+    k.shared.push(SharedAlloc { name, size, span });
+    Ok(())
+}
+
+/// `mbarrier NAME[[LEN]] count=N`.
+fn mbarrier(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> {
+    let name = c.ident("an mbarrier name")?;
+    let n = k.mbarriers.len();
+    let mut len = 1;
+    if c.eat('[') {
+        c.skip_ws();
+        let col = c.col();
+        let lspan = c.span();
+        match c.decl_value()? {
+            Value::Int(v) => {
+                len = v;
+                if len == 0 {
+                    return Err(err(
+                        span.line,
+                        col,
+                        "an mbarrier array needs at least one element",
+                    ));
+                }
+                if len > crate::limits::MAX_MBARRIERS {
+                    return Err(err(
+                        span.line,
+                        col,
+                        format!(
+                            "an mbarrier array of {len} elements: a CTA holds at most {} mbarriers (each is 8 bytes of its at most 227 KiB of shared memory)",
+                            crate::limits::MAX_MBARRIERS
+                        ),
+                    ));
+                }
+            }
+            Value::Expr(expr, _) => k.decl_exprs.push(DeclExpr {
+                field: DeclField::MbarrierLen(n),
+                expr,
+                span: lspan,
+            }),
+        }
+        c.expect(']')?;
+    }
+    let mut count = None;
+    for (key, kcol, v) in values(c, k, |key| {
+        (key == "count").then_some(DeclField::MbarrierCount(n))
+    })? {
+        match key.as_str() {
+            "count" => count = Some(v),
+            _ => {
+                return Err(err(
+                    span.line,
+                    kcol,
+                    format!("unknown mbarrier setting `{key}`; expected count"),
+                ));
+            }
+        }
+    }
+    let count =
+        count.ok_or_else(|| c.error_at(0, "`mbarrier` needs count=N (arrivals per phase)"))?;
+    k.mbarriers.push(MbarrierDecl {
+        name,
+        len: len as u32,
+        count: count.min(u32::MAX as u64) as u32,
+        span,
+    });
+    Ok(())
+}
+
+/// `barrier NAME id=I threads=T`.
+fn barrier(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> {
+    let name = c.ident("a barrier name")?;
+    let n = k.named_barriers.len();
+    let field = |key: &str| match key {
+        "id" => Some(DeclField::BarrierId(n)),
+        "threads" => Some(DeclField::BarrierThreads(n)),
+        _ => None,
+    };
+    let (mut id, mut threads) = (None, None);
+    for (key, kcol, v) in values(c, k, field)? {
+        match key.as_str() {
+            "id" => id = Some(v),
+            "threads" => threads = Some(v),
+            _ => {
+                return Err(err(
+                    span.line,
+                    kcol,
+                    format!("unknown barrier setting `{key}`; expected id or threads"),
+                ));
+            }
+        }
+    }
+    let id = id.ok_or_else(|| c.error_at(0, "`barrier` needs id=0..15"))?;
+    let threads = threads.ok_or_else(|| c.error_at(0, "`barrier` needs threads=N"))?;
+    k.named_barriers.push(NamedBarrierDecl {
+        name,
+        id: id.min(u32::MAX as u64) as u32,
+        threads: threads.min(u32::MAX as u64) as u32,
+        span,
+    });
+    Ok(())
+}
+
 /// A cursor over one line's text.
 struct Cursor<'a> {
     s: &'a str,
@@ -584,6 +680,14 @@ struct Cursor<'a> {
     line: u32,
     /// The column of `s`'s first byte in the source line.
     base_col: usize,
+    /// How many expressions the one being parsed is nested in (parentheses, unary
+    /// operators, `min(`), so that deep nesting is an error rather than a stack overflow.
+    nesting: usize,
+    /// The depth of the expression tree the last expression parser returned: a long
+    /// flat sum is a deep tree, which every later pass would walk recursively.
+    tree_depth: usize,
+    /// Integer literals may carry size suffixes (`48KiB`): in declaration values.
+    sizes: bool,
 }
 
 fn is_ident_start(c: char) -> bool {
@@ -594,6 +698,17 @@ fn is_ident_char(c: char) -> bool {
 }
 
 impl<'a> Cursor<'a> {
+    fn new(s: &'a str, line: u32, base_col: usize) -> Cursor<'a> {
+        Cursor {
+            s,
+            pos: 0,
+            line,
+            base_col,
+            nesting: 0,
+            tree_depth: 0,
+            sizes: false,
+        }
+    }
     fn col(&self) -> usize {
         self.base_col + self.s[..self.pos].chars().count()
     }
@@ -745,8 +860,8 @@ impl<'a> Cursor<'a> {
         v.checked_mul(mult)
             .ok_or_else(|| self.error_at(start, "size too large"))
     }
-    /// `key=SIZE key=SIZE ...` to the end of the line.
-    fn key_ints(&mut self) -> PResult<Vec<(String, usize, u64)>> {
+    /// `key=VALUE key=VALUE ...` to the end of the line, each VALUE a declaration value.
+    fn key_values(&mut self) -> PResult<Vec<(String, usize, Value)>> {
         let mut out = Vec::new();
         loop {
             self.skip_ws();
@@ -757,9 +872,34 @@ impl<'a> Cursor<'a> {
             let key = self.ident("key=VALUE")?;
             self.expect('=')?;
             self.skip_ws();
-            let v = self.size()?;
-            out.push((key, col, v));
+            out.push((key, col, self.decl_value()?));
         }
+    }
+
+    /// A declaration value: a size literal (`64MiB`), or an expression of parameters in
+    /// which literals may carry size suffixes too (`STAGES * 48KiB`).
+    fn decl_value(&mut self) -> PResult<Value> {
+        self.skip_ws();
+        let start = self.pos;
+        let span = self.span();
+        if matches!(self.peek(), Some(c) if c.is_ascii_digit()) {
+            let v = self.size()?;
+            let save = self.pos;
+            self.skip_ws();
+            // A literal alone (the next word is another key, or the line ends).
+            if self.peek_binop().is_none() || self.s[self.pos..].starts_with("..") {
+                self.pos = save;
+                return Ok(Value::Int(v));
+            }
+            self.pos = start;
+        }
+        self.sizes = true;
+        let e = self.expr();
+        self.sizes = false;
+        Ok(match e? {
+            Expr::Int(v) if v >= 0 => Value::Int(v as u64),
+            e => Value::Expr(e, span),
+        })
     }
 
     // ----- expressions -----
@@ -823,6 +963,7 @@ impl<'a> Cursor<'a> {
 
     fn binary(&mut self, min_prec: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
+        let mut depth = self.tree_depth;
         loop {
             self.skip_ws();
             let Some((op, len)) = self.peek_binop() else {
@@ -832,14 +973,48 @@ impl<'a> Cursor<'a> {
             if prec < min_prec {
                 break;
             }
+            let at = self.pos;
             self.pos += len;
             let rhs = self.binary(prec + 1)?;
+            depth = depth.max(self.tree_depth) + 1;
+            if depth > MAX_EXPR_DEPTH {
+                return Err(self.too_deep(at));
+            }
             lhs = Expr::bin(op, lhs, rhs);
         }
+        self.tree_depth = depth;
         Ok(lhs)
     }
 
+    /// The error for an expression deeper than [`MAX_EXPR_DEPTH`], at byte `at`.
+    fn too_deep(&self, at: usize) -> Diagnostic {
+        self.error_at(
+            at,
+            format!(
+                "this expression nests more than {MAX_EXPR_DEPTH} deep (parentheses, operators, `min(`; a sum of N terms is N deep)"
+            ),
+        )
+        .with_help("split it: compute part of it in a parameter, or simplify it")
+    }
+
+    /// An operand of a binary operator: a literal, a name, a unary operator, a
+    /// parenthesized expression or `min(`/`max(`. Its nesting is limited.
     fn unary(&mut self) -> PResult<Expr> {
+        self.nesting += 1;
+        if self.nesting > MAX_EXPR_DEPTH {
+            return Err(self.too_deep(self.pos));
+        }
+        let r = self.unary_inner();
+        self.nesting -= 1;
+        let e = r?;
+        if self.tree_depth > MAX_EXPR_DEPTH {
+            return Err(self.too_deep(self.pos));
+        }
+        Ok(e)
+    }
+
+    /// `unary` without the limit; sets `tree_depth` to the depth of what it returns.
+    fn unary_inner(&mut self) -> PResult<Expr> {
         self.skip_ws();
         match self.peek() {
             Some('-') => {
@@ -849,6 +1024,7 @@ impl<'a> Cursor<'a> {
                     // A negative literal, so that i64::MIN prints and parses back.
                     let start = self.pos;
                     let v = self.uint()?;
+                    self.tree_depth = 1;
                     return 0i64
                         .checked_sub_unsigned(v)
                         .map(Expr::Int)
@@ -857,12 +1033,17 @@ impl<'a> Cursor<'a> {
                 let e = self.unary()?;
                 Ok(match e {
                     Expr::Int(v) => Expr::Int(v.wrapping_neg()),
-                    e => Expr::Neg(Box::new(e)),
+                    e => {
+                        self.tree_depth += 1;
+                        Expr::Neg(Box::new(e))
+                    }
                 })
             }
             Some('~') => {
                 self.bump();
-                Ok(Expr::Not(Box::new(self.unary()?)))
+                let e = self.unary()?;
+                self.tree_depth += 1;
+                Ok(Expr::Not(Box::new(e)))
             }
             Some('(') => {
                 self.bump();
@@ -872,7 +1053,12 @@ impl<'a> Cursor<'a> {
             }
             Some(c) if c.is_ascii_digit() => {
                 let start = self.pos;
-                let v = self.uint()?;
+                let v = if self.sizes {
+                    self.size()?
+                } else {
+                    self.uint()?
+                };
+                self.tree_depth = 1;
                 i64::try_from(v)
                     .map(Expr::Int)
                     .map_err(|_| self.error_at(start, "number too large"))
@@ -882,12 +1068,15 @@ impl<'a> Cursor<'a> {
                 if (name == "min" || name == "max") && self.peek_after_ws() == Some('(') {
                     self.expect('(')?;
                     let a = self.expr()?;
+                    let da = self.tree_depth;
                     self.expect(',')?;
                     let b = self.expr()?;
+                    self.tree_depth = self.tree_depth.max(da) + 1;
                     self.expect(')')?;
                     let f = if name == "min" { Func::Min } else { Func::Max };
                     return Ok(Expr::Call(f, Box::new(a), Box::new(b)));
                 }
+                self.tree_depth = 1;
                 Ok(Expr::Var(name))
             }
             _ => Err(self.error("expected an expression (a number, a name or `(`)")),
@@ -1084,12 +1273,7 @@ impl<'a> Cursor<'a> {
             None | Some(',') | Some(';') => false,
             Some('=') => rest.starts_with("=="),
             Some(_) => {
-                let c = Cursor {
-                    s: rest,
-                    pos: 0,
-                    line: 0,
-                    base_col: 0,
-                };
+                let c = Cursor::new(rest, 0, 0);
                 c.peek_binop().is_some() || rest.starts_with('(')
             }
         }

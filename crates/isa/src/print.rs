@@ -94,34 +94,53 @@ fn body(f: &mut Formatter<'_>, stmts: &[Stmt], depth: usize) -> fmt::Result {
 impl Display for Kernel {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         writeln!(f, "kernel {}", self.name)?;
+        // A value written as an expression prints as the expression.
+        let v = |field: DeclField, value: String| match self.decl_expr(field) {
+            Some(d) => d.expr.to_string(),
+            None => value,
+        };
         let l = &self.launch;
         write!(
             f,
             "launch cta_threads={} regs={} smem={} grid={}",
-            l.cta_threads, l.regs, l.smem, l.grid
+            v(DeclField::CtaThreads, l.cta_threads.to_string()),
+            v(DeclField::Regs, l.regs.to_string()),
+            v(DeclField::Smem, l.smem.to_string()),
+            v(DeclField::Grid, l.grid.to_string()),
         )?;
-        if l.cluster != 1 {
-            write!(f, " cluster={}", l.cluster)?;
+        if l.cluster != 1 || self.decl_expr(DeclField::Cluster).is_some() {
+            write!(
+                f,
+                " cluster={}",
+                v(DeclField::Cluster, l.cluster.to_string())
+            )?;
         }
-        if l.tmem_cols != 0 {
-            write!(f, " tmem={}", l.tmem_cols)?;
+        if l.tmem_cols != 0 || self.decl_expr(DeclField::Tmem).is_some() {
+            write!(f, " tmem={}", v(DeclField::Tmem, l.tmem_cols.to_string()))?;
         }
         writeln!(f)?;
-        for b in &self.buffers {
-            writeln!(f, "buffer {} global size={}", b.name, size(b.size))?;
+        for (i, b) in self.buffers.iter().enumerate() {
+            let size = v(DeclField::BufferSize(i), size(b.size));
+            writeln!(f, "buffer {} global size={size}", b.name)?;
         }
-        for s in &self.shared {
-            writeln!(f, "shared {} size={}", s.name, s.size)?;
+        for (i, s) in self.shared.iter().enumerate() {
+            let size = v(DeclField::SharedSize(i), s.size.to_string());
+            writeln!(f, "shared {} size={size}", s.name)?;
         }
-        for m in &self.mbarriers {
-            if m.len == 1 {
-                writeln!(f, "mbarrier {} count={}", m.name, m.count)?;
-            } else {
-                writeln!(f, "mbarrier {}[{}] count={}", m.name, m.len, m.count)?;
+        for (i, m) in self.mbarriers.iter().enumerate() {
+            let count = v(DeclField::MbarrierCount(i), m.count.to_string());
+            match self.decl_expr(DeclField::MbarrierLen(i)) {
+                None if m.len == 1 => writeln!(f, "mbarrier {} count={count}", m.name)?,
+                _ => {
+                    let len = v(DeclField::MbarrierLen(i), m.len.to_string());
+                    writeln!(f, "mbarrier {}[{len}] count={count}", m.name)?
+                }
             }
         }
-        for b in &self.named_barriers {
-            writeln!(f, "barrier {} id={} threads={}", b.name, b.id, b.threads)?;
+        for (i, b) in self.named_barriers.iter().enumerate() {
+            let id = v(DeclField::BarrierId(i), b.id.to_string());
+            let threads = v(DeclField::BarrierThreads(i), b.threads.to_string());
+            writeln!(f, "barrier {} id={id} threads={threads}", b.name)?;
         }
         if !self.params.is_empty() {
             f.write_str("param")?;

@@ -268,6 +268,7 @@ fn kernel() -> impl Strategy<Value = Kernel> {
                     params,
                     work,
                     roles,
+                    decl_exprs: vec![],
                 }
             },
         )

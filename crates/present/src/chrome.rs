@@ -167,11 +167,11 @@ impl<W: Write> ChromeTrace<W> {
         });
     }
 
-    /// Ends the trace at cycle `end` with the names of its processes and threads; the
-    /// first write that failed, if any. Each warp's last state ends where the warp
+    /// Ends the trace at cycle `end` with the names of its processes and threads, and
+    /// returns the writer, flushed; or the first write that failed. Each warp's last state ends where the warp
     /// finished, as `finished` says (a finished run's `RunResult::warps`), and at `end`
     /// for a warp it does not name (a run that stopped with the warp still running).
-    pub fn finish(mut self, end: u64, finished: &[WarpSummary]) -> io::Result<()> {
+    pub fn finish(mut self, end: u64, finished: &[WarpSummary]) -> io::Result<W> {
         // The events say when a warp's last state begins but not when the warp leaves
         // (its EXIT issues before its stores drain): the run's summary does.
         let at: HashMap<(u32, u32), u64> = finished
@@ -207,7 +207,8 @@ impl<W: Write> ChromeTrace<W> {
             return Err(e);
         }
         self.list.out.write_all(b"\n]}\n")?;
-        self.list.out.flush()
+        self.list.out.flush()?;
+        Ok(self.list.out)
     }
 }
 
@@ -219,12 +220,15 @@ impl<W: Write> Sink for ChromeTrace<W> {
                 warp,
                 state,
                 pc,
+                ..
             } => {
                 self.close(warp, cycle);
                 self.warps.insert((warp.cta, warp.warp));
                 self.open.insert(warp, (cycle, state, pc));
             }
             Event::WarpExit { .. } => {}
+            // The warp's last state ends where it finished, not at its CTA's end.
+            Event::WarpFinish { cycle, warp } => self.close(warp, cycle),
             Event::CtaLaunch { cta, .. } => {
                 self.ctas.insert(cta);
             }

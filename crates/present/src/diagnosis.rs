@@ -197,21 +197,16 @@ impl SeedSpread {
     }
 }
 
-/// `smsim run --json`: the result's object with `diagnosis` (and `seeds`, for a run on
-/// several seeds) added.
-pub fn run_json(r: &RunResult, d: &Diagnosis, spread: Option<&SeedSpread>) -> serde_json::Value {
-    let mut v = serde_json::to_value(r).expect("a result serializes");
-    if let Some(m) = v.as_object_mut() {
-        m.insert(
-            "diagnosis".into(),
-            serde_json::to_value(d).expect("a diagnosis serializes"),
-        );
-        if let Some(s) = spread {
-            m.insert(
-                "seeds".into(),
-                serde_json::to_value(s).expect("a spread serializes"),
-            );
-        }
-    }
-    v
+/// `smsim run --json`: the result's fields in their order, then `diagnosis` (and
+/// `seeds`, for a run on several seeds).
+#[derive(serde::Serialize)]
+pub struct RunJson<'a> {
+    /// The run.
+    #[serde(flatten)]
+    pub result: &'a RunResult,
+    /// Its diagnosis.
+    pub diagnosis: &'a Diagnosis,
+    /// Its spread over seeds, with `--seeds N` above 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<&'a SeedSpread>,
 }

@@ -7,10 +7,13 @@
 //!
 //! - [`report`]: the run report (`smsim run`), its Warp State tables, a failed run as
 //!   JSON.
-//! - [`compare`]: a comparison of kernels over seeds, with its tie calls.
+//! - [`compare`]: kernels side by side over seeds (`smsim compare`), with the tie
+//!   calls, bounds and advice.
 //! - [`diagnosis`]: a run's bound, flagged figures, advice and spread over seeds.
 //! - [`describe`]: a kernel's description with its occupancy (`smsim check`).
 //! - [`explain`]: a warp state's meaning, causes and fixes (`smsim explain`).
+//! - [`profile`]: a GPU profile's parameters with value, unit, meaning and source
+//!   (`smsim profile`).
 //! - [`chrome`]: the run's timeline as a Chrome / Perfetto trace, streamed as a
 //!   [`sim_core::sink::Sink`].
 //! - [`units`]: numbers for a reader: percentages, bytes, SI prefixes, plurals.
@@ -22,5 +25,6 @@ pub mod compare;
 pub mod describe;
 pub mod diagnosis;
 pub mod explain;
+pub mod profile;
 pub mod report;
 pub mod units;

@@ -43,6 +43,31 @@ pub fn plural(n: u64, one: &str) -> String {
     format!("{n} {one}{}", if n == 1 { "" } else { "s" })
 }
 
+/// `text` wrapped at word boundaries to lines of at most `width` characters (a word
+/// longer than that has a line of its own), each line starting with `indent`.
+pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && indent.len() + line.len() + 1 + word.len() > width {
+            out.push_str(indent);
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(indent);
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +83,11 @@ mod tests {
         assert_eq!(si(999), "999");
         assert_eq!(plural(1, "warp"), "1 warp");
         assert_eq!(plural(0, "CTA"), "0 CTAs");
+        assert_eq!(
+            wrap("one two three four", 12, "  "),
+            "  one two\n  three four\n"
+        );
+        assert_eq!(wrap("abcdefghijklmnop q", 8, ""), "abcdefghijklmnop\nq\n");
+        assert_eq!(wrap("", 8, "  "), "");
     }
 }

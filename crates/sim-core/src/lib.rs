@@ -12,6 +12,7 @@
 //!
 //! sim-core knows nothing of files, terminals or CUDA.
 
+pub mod cause;
 pub mod diagnose;
 mod due;
 pub mod engine;

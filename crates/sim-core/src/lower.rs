@@ -1459,6 +1459,40 @@ pub fn instruction_texts(k: &Kernel) -> Result<Vec<Vec<String>>, LowerError> {
         .collect())
 }
 
+/// Each role's instructions' 1-based source lines, in the order and number of
+/// `RoleCode::texts` (a role's implicit EXIT takes the line of its last statement).
+/// Spans a builder left unset are 0.
+pub fn instruction_lines(k: &Kernel) -> Vec<Vec<u32>> {
+    fn walk(stmts: &[Stmt], out: &mut Vec<u32>) {
+        for s in stmts {
+            match s {
+                Stmt::Instr(i) => out.push(i.span.line),
+                Stmt::Loop { body, .. } | Stmt::If { body, .. } => walk(body, out),
+            }
+        }
+    }
+    fn last_line(stmts: &[Stmt]) -> u32 {
+        match stmts.last() {
+            Some(Stmt::Instr(i)) => i.span.line,
+            Some(Stmt::Loop { body, span, .. } | Stmt::If { body, span, .. }) => {
+                last_line(body).max(span.line)
+            }
+            None => 0,
+        }
+    }
+    k.roles
+        .iter()
+        .map(|r| {
+            let mut lines = Vec::new();
+            walk(&r.body, &mut lines);
+            if !matches!(r.body.last(), Some(Stmt::Instr(i)) if i.op == Op::Exit) {
+                lines.push(last_line(&r.body).max(r.span.line));
+            }
+            lines
+        })
+        .collect()
+}
+
 /// How a role's end is named where a warp may run off it without an EXIT.
 pub const IMPLICIT_EXIT: &str = "EXIT (implicit: the end of the role)";
 

@@ -91,29 +91,70 @@ const BUILTIN: &[(&str, &str)] = &[
     ("b200", include_str!("../profiles/b200.toml")),
 ];
 
+/// Declares the profile's parameters once: the typed `Timing` the engine reads, the
+/// check each value must pass, and each parameter's unit and meaning (its doc comment),
+/// which `Timing::PARAMS` carries for `smsim profile` and any other reader.
 macro_rules! timing {
-    ($( $(#[$doc:meta])* $name:ident : $check:expr ),* $(,)?) => {
-        /// The profile's parameters as the engine reads them.
+    ($( section $group:literal {
+        $( $(#[doc = $doc:literal])* $name:ident : $check:expr => $unit:literal ),* $(,)?
+    } )*) => {
+        /// The profile's parameters as the engine reads them. Cycles are SM clock cycles;
+        /// `Timing::PARAMS` describes each field.
         #[derive(Clone, Debug, PartialEq, Serialize)]
-        pub struct Timing { $( $(#[$doc])* pub $name: f64, )* }
+        pub struct Timing { $( $( $(#[doc = $doc])* #[doc = ""] #[doc = concat!("Unit: ", $unit, ".")] pub $name: f64, )* )* }
 
         impl Timing {
-            pub const NAMES: &'static [&'static str] = &[$(stringify!($name),)*];
+            /// Every parameter's name, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$( $(stringify!($name),)* )*];
+
+            /// Every parameter described, in declaration order (the order of `NAMES`).
+            pub const PARAMS: &'static [ParamDoc] = &[$( $(ParamDoc {
+                name: stringify!($name),
+                group: $group,
+                unit: $unit,
+                doc: concat!($($doc),*),
+            },)* )*];
 
             fn from_params(p: &BTreeMap<String, ParamEntry>) -> Result<Timing, ProfileError> {
                 let missing: Vec<String> = Self::NAMES.iter().filter(|n| !p.contains_key(**n)).map(|n| n.to_string()).collect();
                 if !missing.is_empty() {
                     return Err(ProfileError::Missing(missing));
                 }
-                $(
+                $( $(
                     let $name = p[stringify!($name)].value;
                     let check: fn(f64) -> Result<(), &'static str> = $check;
                     check($name).map_err(|why| ProfileError::Invalid { name: stringify!($name).into(), value: $name, why: why.into() })?;
-                )*
-                Ok(Timing { $($name,)* })
+                )* )*
+                Ok(Timing { $( $($name,)* )* })
             }
         }
     };
+}
+
+/// One profile parameter described: its group, unit and meaning, as declared in
+/// `timing!` (the values and their sources are each profile's own: `ProfileFile`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamDoc {
+    /// The parameter's name, as in profile files and `--set`.
+    pub name: &'static str,
+    /// The part of the SM it belongs to: `caches`, `tensor cores`, ...
+    pub group: &'static str,
+    /// What its value counts: `cycles`, `bytes per cycle`, `probability`, ...
+    pub unit: &'static str,
+    /// Its meaning as declared (the doc comment's lines joined; see `meaning`).
+    doc: &'static str,
+}
+
+impl ParamDoc {
+    /// What the parameter means and how the engine uses it, in one paragraph.
+    pub fn meaning(&self) -> &'static str {
+        self.doc.trim()
+    }
+
+    /// The description of the parameter called `name`, if there is one.
+    pub fn of(name: &str) -> Option<&'static ParamDoc> {
+        Timing::PARAMS.iter().find(|p| p.name == name)
+    }
 }
 
 fn at_least_one(v: f64) -> Result<(), &'static str> {
@@ -185,94 +226,263 @@ fn whole(v: f64) -> Result<(), &'static str> {
 }
 
 timing! {
-    clock_mhz: positive,
-    sm_count: count,
-    cta_launch_cycles: whole,
-    regs_per_sm: count,
-    max_regs_per_thread: count,
-    reg_alloc_unit: count,
-    reg_file_partitions: count,
-    max_warps_per_sm: count,
-    max_threads_per_sm: count,
-    max_ctas_per_sm: count,
-    smem_per_sm: count,
-    max_smem_per_block: count,
-    smem_reserved_per_cta: whole,
-    smem_alloc_unit: count,
-    l1_plus_smem_bytes: cache_bytes,
-    l2_bytes: cache_bytes,
-    l2_ways: ways,
-    l1_ways: ways,
-    tmem_cols: whole,
-    lat_fma: count,
-    lat_imad: count,
-    lat_alu: count,
-    lat_fp64: count,
-    fma_issue_interval: count,
-    alu_issue_interval: count,
-    fp64_issue_interval: count,
-    mufu_issue_interval: count,
-    lat_mufu: count,
-    branch_issue_interval: count,
-    branch_target_cycles: whole,
-    sync_issue_interval: count,
-    reg_banks: count,
-    reg_bank_ports: count,
-    reg_bank_conflict_cycles: whole,
-    lat_lds: count,
-    lat_shfl: count,
-    smem_bytes_per_clk: positive,
-    mio_queue_depth: count,
-    lsu_queue_depth: count,
-    l1_lines_per_clk: positive,
-    l1_line_cycles: non_negative,
-    l1_line_cap: non_negative,
-    l1_sector_cycles: non_negative,
-    l2_line_cycles: non_negative,
-    l2_line_cap: non_negative,
-    lat_ldgsts_fill: whole,
-    lat_l1_hit: count,
-    lat_l2_near: count,
-    lat_l2_far: count,
-    lat_hbm: count,
-    jitter_l2: whole,
-    jitter_hbm: whole,
-    lat_hbm_far_extra: whole,
-    hbm_far_address_bits: whole,
-    hbm_page_bytes: count,
-    lat_hbm_tma_extra: whole,
-    hbm_tail_chunk_bytes: count,
-    hbm_tail_group_bytes: count,
-    hbm_tail_subs: count,
-    hbm_tail_window_probability: probability,
-    hbm_tail_probability: probability,
-    hbm_tail_min: whole,
-    hbm_tail_max: whole,
-    l2_bytes_per_clk_chip: positive,
-    l2_bytes_per_clk_sm_max: positive,
-    l2_shared_read_gain: at_least_one,
-    hbm_bytes_per_clk_chip: positive,
-    hbm_bytes_per_clk_sm_max: positive,
-    hbm_burst_bytes_per_clk_sm: positive,
-    hbm_burst_bytes: whole,
-    lat_membar_gpu: whole,
-    tma_issue_cycles: whole,
-    tma_extra_latency: whole,
-    tma_bytes_per_clk: positive,
-    tensor_flops_per_clk_sm: positive,
-    hgmma_latency: whole,
-    tensor_queue_depth: count,
-    lat_bar: whole,
-    bar_arrive_cycles_per_warp: non_negative,
-    lat_mbarrier_wake: whole,
-    lat_mbarrier_probe: whole,
-    lat_mbarrier_arrive: whole,
-    lat_mbarrier_tx_wake: whole,
-    lat_fence: whole,
-    utcmma_latency_tmem_a: non_negative,
-    utcmma_latency_smem_a: non_negative,
-    utcmma_smem_base_cycles: non_negative,
-    lat_tmem_load: whole,
+    section "chip and clock" {
+        /// The SM clock under load: turns cycles into microseconds in every report and
+        /// NANOSLEEP's nanoseconds into cycles.
+        clock_mhz: positive => "MHz",
+        /// SMs on the chip: the grid is dealt to them in turn (this SM runs CTAs 0, sm_count,
+        /// 2*sm_count, ...), and they share the chip's L2 and HBM bandwidth.
+        sm_count: count => "SMs",
+        /// A CTA that takes a freed CTA slot starts this long after the CTA before it
+        /// finished (the first CTAs start at cycle 0).
+        cta_launch_cycles: whole => "cycles",
+    }
+    section "capacity and occupancy" {
+        /// 32-bit registers in the SM's register file.
+        regs_per_sm: count => "registers",
+        /// The most registers one thread may have (`regs=` above it does not fit).
+        max_regs_per_thread: count => "registers",
+        /// Registers are allocated to a warp in multiples of this.
+        reg_alloc_unit: count => "registers",
+        /// Parts the register file is split into (one per sub-partition): a CTA's warps must
+        /// fit each part's share.
+        reg_file_partitions: count => "sub-partitions",
+        /// Resident warps per SM at most.
+        max_warps_per_sm: count => "warps",
+        /// Resident threads per SM at most.
+        max_threads_per_sm: count => "threads",
+        /// Resident CTAs per SM at most (CTA slots).
+        max_ctas_per_sm: count => "CTAs",
+        /// Shared memory an SM can give its resident CTAs.
+        smem_per_sm: count => "bytes",
+        /// Shared memory one CTA may have (`smem=` above it does not fit).
+        max_smem_per_block: count => "bytes",
+        /// Shared memory the system reserves per CTA, beside the kernel's own.
+        smem_reserved_per_cta: whole => "bytes",
+        /// Shared memory is allocated to a CTA in multiples of this.
+        smem_alloc_unit: count => "bytes",
+    }
+    section "caches" {
+        /// The unified L1 and shared-memory array: what the resident CTAs' shared memory leaves
+        /// (rounded up to 8 KiB) is L1.
+        l1_plus_smem_bytes: cache_bytes => "bytes",
+        /// The L2 cache's capacity (the whole chip's: this SM sees all of it).
+        l2_bytes: cache_bytes => "bytes",
+        /// L2's associativity (LRU within a set).
+        l2_ways: ways => "ways",
+        /// L1's associativity (LRU within a set).
+        l1_ways: ways => "ways",
+        /// Tensor-memory columns per SM (Blackwell; 0 where there is none): `launch tmem=`
+        /// allocations must fit, and limit CTAs per SM.
+        tmem_cols: whole => "columns",
+    }
+    section "arithmetic pipes" {
+        /// Result latency of FP32 arithmetic (FFMA, FADD, FMUL; the FMA pipe): a dependent
+        /// instruction issues this many cycles later.
+        lat_fma: count => "cycles",
+        /// Result latency of IMAD and its forms (integer multiply-add, run on the FMA pipe).
+        lat_imad: count => "cycles",
+        /// Result latency of integer and logic instructions (IADD3, LOP3, SHF, ISETP, FMNMX,
+        /// ...; the ALU pipe).
+        lat_alu: count => "cycles",
+        /// Result latency of FP64 arithmetic (DFMA, DADD, DMUL).
+        lat_fp64: count => "cycles",
+        /// Cycles a sub-partition's FMA pipe takes per warp-instruction (32 lanes: 1): the next
+        /// FMA-pipe instruction waits that long (`math_pipe_throttle`).
+        fma_issue_interval: count => "cycles per warp-instruction",
+        /// The same for the ALU pipe (16 lanes: 2).
+        alu_issue_interval: count => "cycles per warp-instruction",
+        /// The same for the FP64 pipe.
+        fp64_issue_interval: count => "cycles per warp-instruction",
+        /// The same for the MUFU (special function) pipe.
+        mufu_issue_interval: count => "cycles per warp-instruction",
+        /// Result latency of MUFU instructions (EX2, RCP, ...), and of any other short-
+        /// scoreboard result without a latency of its own.
+        lat_mufu: count => "cycles",
+        /// The same as `fma_issue_interval` for the branch unit (BRA, EXIT, NOP).
+        branch_issue_interval: count => "cycles per warp-instruction",
+        /// A taken branch's target instruction is fetched this many cycles after the
+        /// instruction two before the branch issued; until then the warp waits
+        /// (`branch_resolving`).
+        branch_target_cycles: whole => "cycles",
+        /// The same as `fma_issue_interval` for synchronisation instructions (BAR, SYNCS,
+        /// WARPGROUP, DEPBAR, FENCE, MEMBAR, ...).
+        sync_issue_interval: count => "cycles per warp-instruction",
+    }
+    section "register file" {
+        /// Register banks per sub-partition: register Rn is in bank n mod reg_banks.
+        reg_banks: count => "banks",
+        /// Reads one bank serves per cycle.
+        reg_bank_ports: count => "reads per cycle",
+        /// Cycles each further read of a conflicting bank adds: the sub-partition's dispatch is
+        /// held that long.
+        reg_bank_conflict_cycles: whole => "cycles",
+    }
+    section "shared memory and the MIO and LSU queues" {
+        /// Result latency of a shared-memory load (LDS) without bank conflicts, from the
+        /// wavefront's turn at the shared-memory crossbar.
+        lat_lds: count => "cycles",
+        /// Result latency of a shuffle (SHFL), which crosses the shared-memory crossbar like a
+        /// load.
+        lat_shfl: count => "cycles",
+        /// Shared-memory bandwidth per SM: a wavefront (a 128-byte request, or a bank-conflict
+        /// replay) takes 128 / this cycles of the crossbar.
+        smem_bytes_per_clk: positive => "bytes per cycle",
+        /// The MIO queue per sub-partition (shared-memory loads and stores, shuffles): full,
+        /// the next such instruction waits (`mio_throttle`).
+        mio_queue_depth: count => "instructions",
+        /// The LSU / L1TEX queue per sub-partition (global and local loads and stores): full,
+        /// the next waits (`lg_throttle`).
+        lsu_queue_depth: count => "instructions",
+    }
+    section "global loads: L1TEX, L2 and HBM" {
+        /// 128-byte lines the L1TEX tag stage takes per cycle: a request of n lines holds it n
+        /// / this cycles.
+        l1_lines_per_clk: positive => "lines per cycle",
+        /// The lines of one uncoalesced request that hit L1 return this many cycles apart, up
+        /// to `l1_line_cap` lines.
+        l1_line_cycles: non_negative => "cycles per line",
+        /// Beyond this many lines, an uncoalesced request's further L1 hits overlap the earlier
+        /// ones (add no more delay).
+        l1_line_cap: non_negative => "lines",
+        /// An L1 hit returns its first 32-byte sector after `lat_l1_hit` and each further
+        /// sector of the line this much later.
+        l1_sector_cycles: non_negative => "cycles per sector",
+        /// The lines of one uncoalesced request that miss L1 leave for L2 this many cycles
+        /// apart, up to `l2_line_cap` lines.
+        l2_line_cycles: non_negative => "cycles per line",
+        /// Beyond this many lines, an uncoalesced request's further misses leave with the last
+        /// (add no more delay).
+        l2_line_cap: non_negative => "lines",
+        /// An asynchronous copy (LDGSTS) completes this long after its global read returns: the
+        /// write into shared memory.
+        lat_ldgsts_fill: whole => "cycles",
+        /// Load-to-use latency of a global or local load that hits L1 (and of any long-
+        /// scoreboard result without a latency of its own).
+        lat_l1_hit: count => "cycles",
+        /// Load-to-use latency of a load served by the near L2 partition (the SM's side of the
+        /// chip).
+        lat_l2_near: count => "cycles",
+        /// The same for the far L2 partition (a line's partition follows its address, per
+        /// 256-byte pair of lines).
+        lat_l2_far: count => "cycles",
+        /// Load-to-use latency of a line read from HBM (a near line, before the extras below).
+        lat_hbm: count => "cycles",
+        /// Each L2 request's latency varies uniformly within +-this (drawn from the run's
+        /// seeded generator).
+        jitter_l2: whole => "cycles",
+        /// Each HBM line's latency varies uniformly within +-this.
+        jitter_hbm: whole => "cycles",
+        /// Added to `lat_hbm` for a line in HBM's far half for this SM.
+        lat_hbm_far_extra: whole => "cycles",
+        /// Which address bits decide a line's HBM half: far where their parity, flipped on
+        /// pages whose own hashed bit is set, is odd.
+        hbm_far_address_bits: whole => "bit mask",
+        /// The page within which `hbm_far_address_bits` decide near and far (a power of two);
+        /// each page has its own flip bit.
+        hbm_page_bytes: count => "bytes",
+        /// Added to `lat_hbm` for a line a TMA copy reads.
+        lat_hbm_tma_extra: whole => "cycles",
+        /// Slow HBM accesses come in chunks of this size (a power of two): each chunk hashes to
+        /// one of `hbm_tail_subs` sub-domains.
+        hbm_tail_chunk_bytes: count => "bytes",
+        /// Addresses fall in groups of this size (a power of two); a request finds each group
+        /// it touches in a slow window or not.
+        hbm_tail_group_bytes: count => "bytes",
+        /// Sub-domains each group's chunks hash to; in a slow window, each sub-domain is slow
+        /// or not.
+        hbm_tail_subs: count => "sub-domains",
+        /// That a request finds a group it touches in a slow window.
+        hbm_tail_window_probability: probability => "probability",
+        /// That a sub-domain of a group in a slow window is slow for the request.
+        hbm_tail_probability: probability => "probability",
+        /// A slow sub-domain's extra latency is drawn uniformly from hbm_tail_min to
+        /// hbm_tail_max.
+        hbm_tail_min: whole => "cycles",
+        /// The upper end of that draw (taken as `hbm_tail_min` where below it).
+        hbm_tail_max: whole => "cycles",
+    }
+    section "bandwidth" {
+        /// The chip's L2 bandwidth, shared evenly by the SMs the launch keeps busy.
+        l2_bytes_per_clk_chip: positive => "bytes per cycle",
+        /// The most one SM's port to L2 carries (every byte it reads or writes from L2 crosses
+        /// it); also a cap on its HBM rate.
+        l2_bytes_per_clk_sm_max: positive => "bytes per cycle",
+        /// A line many SMs of the wave read at about the same time costs the chip's L2
+        /// bandwidth up to this many times less (one lookup serves the copies).
+        l2_shared_read_gain: at_least_one => "ratio",
+        /// The chip's sustained HBM bandwidth, shared evenly by the busy SMs (lines the whole
+        /// wave reads are fetched once for all).
+        hbm_bytes_per_clk_chip: positive => "bytes per cycle",
+        /// The most one SM's share of HBM carries, sustained.
+        hbm_bytes_per_clk_sm_max: positive => "bytes per cycle",
+        /// The rate at which an SM's lines from HBM cross its port while it runs ahead of its
+        /// sustained share.
+        hbm_burst_bytes_per_clk_sm: positive => "bytes per cycle",
+        /// How far ahead of its sustained HBM share an SM may run at the burst rate.
+        hbm_burst_bytes: whole => "bytes",
+    }
+    section "memory fence" {
+        /// MEMBAR.GPU holds the warp at least this long (`membar`), and until its outstanding
+        /// writes have landed.
+        lat_membar_gpu: whole => "cycles",
+    }
+    section "TMA" {
+        /// The TMA unit's fixed cost per copy (descriptor, address generation), before its
+        /// bytes.
+        tma_issue_cycles: whole => "cycles",
+        /// Added to a TMA copy's completion after its last line arrives (the write into shared
+        /// memory and the mbarrier's transaction count).
+        tma_extra_latency: whole => "cycles",
+        /// The TMA unit's rate: a copy of n bytes holds it `tma_issue_cycles` + n / this.
+        tma_bytes_per_clk: positive => "bytes per cycle",
+    }
+    section "tensor cores" {
+        /// The SM's dense FP16/BF16 tensor rate (other types scale by their rate against FP16):
+        /// an MMA holds the tensor pipe FLOPs / this cycles.
+        tensor_flops_per_clk_sm: positive => "FLOP per cycle",
+        /// A warpgroup MMA's (HGMMA's) result is ready this long after its tensor-pipe time
+        /// ends.
+        hgmma_latency: whole => "cycles",
+        /// MMAs a sub-partition's tensor pipe accepts ahead of the one running; full, the next
+        /// waits (`math_pipe_throttle`).
+        tensor_queue_depth: count => "instructions",
+    }
+    section "barriers, mbarriers and fences" {
+        /// A named barrier (BAR.SYNC) releases its warps this long after its last arrival is
+        /// counted.
+        lat_bar: whole => "cycles",
+        /// A barrier counts its arrivals one after another, this long each: a barrier of many
+        /// warps releases later.
+        bar_arrive_cycles_per_warp: non_negative => "cycles per warp",
+        /// A warp asleep on an mbarrier phase (TRYWAIT) wakes this long after the arrival that
+        /// completes the phase issues.
+        lat_mbarrier_wake: whole => "cycles",
+        /// A TRYWAIT that finds its phase already complete still waits this long for its result
+        /// (`long_scoreboard`).
+        lat_mbarrier_probe: whole => "cycles",
+        /// An arrive that completes a phase reaches the mbarrier this long after it issues: a
+        /// TRYWAIT right behind it reads the phase then.
+        lat_mbarrier_arrive: whole => "cycles",
+        /// A warp asleep on a phase that the last bytes of a copy complete wakes this long
+        /// after those bytes land.
+        lat_mbarrier_tx_wake: whole => "cycles",
+        /// A proxy fence (FENCE.PROXY.ASYNC) or a CTA-scope MEMBAR holds the warp this long
+        /// (`membar`).
+        lat_fence: whole => "cycles",
+    }
+    section "tcgen05 (Blackwell)" {
+        /// A tcgen05 MMA (UTCMMA) with its A operand in tensor memory completes (for UTCBAR)
+        /// this long after its tensor-pipe time ends.
+        utcmma_latency_tmem_a: non_negative => "cycles",
+        /// The same with A in shared memory.
+        utcmma_latency_smem_a: non_negative => "cycles",
+        /// A UTCMMA with A in shared memory holds the tensor pipe at least (this + N / 4) x M /
+        /// 128 cycles (reading A from shared memory).
+        utcmma_smem_base_cycles: non_negative => "cycles",
+        /// Result latency of a tensor-memory load (LDTM).
+        lat_tmem_load: whole => "cycles",
+    }
 }
 
 /// A loaded profile: the file (for provenance) and its parameters in typed form.
@@ -446,5 +656,35 @@ mod tests {
         let p = Profile::builtin("b200").unwrap();
         let q = Profile::from_toml(&p.to_toml()).unwrap();
         assert_eq!(p.file, q.file);
+    }
+}
+
+#[cfg(test)]
+mod param_docs {
+    use super::*;
+
+    /// Every parameter says what it means and in which unit, and every built-in profile
+    /// gives each a value with a source.
+    #[test]
+    fn every_parameter_is_described_and_sourced() {
+        assert_eq!(Timing::PARAMS.len(), Timing::NAMES.len());
+        for (d, n) in Timing::PARAMS.iter().zip(Timing::NAMES) {
+            assert_eq!(d.name, *n);
+            assert!(
+                d.meaning().len() > 20 && d.meaning().ends_with('.'),
+                "{n}: {:?}",
+                d.meaning()
+            );
+            assert!(!d.unit.is_empty() && !d.group.is_empty(), "{n}");
+            assert!(!d.meaning().contains("  "), "{n}: {:?}", d.meaning());
+        }
+        for name in Profile::builtin_names() {
+            let p = Profile::builtin(name).unwrap();
+            for n in Timing::NAMES {
+                assert!(!p.source(n).unwrap_or("").trim().is_empty(), "{name}: {n}");
+            }
+        }
+        assert_eq!(ParamDoc::of("lat_hbm").map(|d| d.unit), Some("cycles"));
+        assert!(ParamDoc::of("lat_hbmm").is_none());
     }
 }

@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::cause::Waited;
 use crate::state::{STATE_COUNT, WarpState};
 
 /// Cycles spent in each warp state, by Nsight Compute's names.
@@ -53,16 +54,21 @@ pub struct PcStats {
     pub instruction: String,
     pub issued: u64,
     pub states: StateCounts,
-    /// Stalls charged to this instruction that wait on something else: the instruction
-    /// whose result it needs, or the busy pipe. (Barriers, mbarriers and wait groups
-    /// are charged to the instruction that waits, which names them.)
+    /// Stalls charged to this instruction that wait on something besides it: the
+    /// instruction whose result it needs, the busy pipe, the barrier, the mbarrier
+    /// phase (split by what it lacked: arrivals, or copies' bytes), the warpgroup
+    /// arrive, the async groups. Most cycles first.
     pub waits_on: Vec<WaitsOn>,
 }
 
+/// Cycles of one state of an instruction's stalls spent waiting on one thing.
 #[derive(Clone, Debug, Serialize)]
 pub struct WaitsOn {
+    /// The state.
     pub state: WarpState,
-    pub on: String,
+    /// What it waited on (`Display` renders it for the text report).
+    pub on: Waited,
+    /// How long, over every warp.
     pub cycles: u64,
 }
 
@@ -215,6 +221,9 @@ pub enum SimError {
     Fault(String),
     Deadlock(StuckReport),
     Watchdog(StuckReport),
+    /// The sink asked the run to stop (`Sink::keep_going`): the result so far, its
+    /// `cycles` the last cycle simulated (warps still live end there).
+    Stopped(Box<RunResult>),
 }
 
 impl fmt::Display for SimError {
@@ -223,6 +232,7 @@ impl fmt::Display for SimError {
             SimError::Invalid(m) => write!(f, "cannot run this kernel: {m}"),
             SimError::Fault(m) => write!(f, "run-time fault: {m}"),
             SimError::Deadlock(r) | SimError::Watchdog(r) => write!(f, "{r}"),
+            SimError::Stopped(r) => write!(f, "stopped at cycle {} (a partial result)", r.cycles),
         }
     }
 }

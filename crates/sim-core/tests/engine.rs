@@ -412,11 +412,21 @@ fn a_scoreboard_stall_names_the_instruction_it_waits_for() {
     let pcs = &r.roles[0].per_pc;
     let mufu = &pcs[1].waits_on[0];
     assert_eq!(mufu.state, WarpState::LongScoreboard);
-    assert_eq!(mufu.on, "the result of pc 0 `LDG.E R1, A[lane * 4]`");
+    assert_eq!(
+        mufu.on,
+        sim_core::cause::Waited::Producer {
+            pc: Some(0),
+            instruction: "LDG.E R1, A[lane * 4]".into()
+        }
+    );
+    assert_eq!(
+        mufu.on.to_string(),
+        "the result of pc 0 `LDG.E R1, A[lane * 4]`"
+    );
     assert_eq!(mufu.cycles, pcs[1].states.get(WarpState::LongScoreboard));
     let ffma = &pcs[2].waits_on[0];
     assert_eq!(ffma.state, WarpState::ShortScoreboard);
-    assert!(ffma.on.contains("MUFU.EX2"), "{}", ffma.on);
+    assert!(ffma.on.to_string().contains("MUFU.EX2"), "{}", ffma.on);
 }
 
 #[test]

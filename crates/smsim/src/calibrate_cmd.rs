@@ -167,8 +167,9 @@ fn fit(
         Err(e) => return fail(e),
     };
     let text = calibrate::fit::finished_toml(&r);
-    if let Err(e) = std::fs::write(&target, &text) {
-        return fail(format!("{}: {e}", target.display()));
+    // Through a temporary file: a failure leaves the old profile as it was.
+    if let Err(e) = crate::files::write(&target, text.as_bytes(), true) {
+        return fail(e);
     }
     println!("{}", calibrate::fit::summary(&r));
     println!("wrote {}", target.display());

@@ -1,11 +1,12 @@
 //! `smsim check FILE`: validate a kernel and describe it with its occupancy.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use present::describe::{describe, render};
 
-use crate::kernel_file;
+use crate::inputs::load_profile;
+use crate::kernel_file::{self, LoadError};
+use crate::outcome::{Fail, Outcome, print, print_json};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,37 +23,24 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(args: &Args) -> ExitCode {
-    let limits = match crate::run::load_profile(&args.profile, &[]) {
-        Ok(p) => p.limits(),
-        Err(m) => {
-            eprintln!("error: {m}");
-            return ExitCode::from(2);
-        }
-    };
+/// `smsim check`: the description on stdout, or every error (rendered on stderr, or
+/// as JSON on stdout under `--json`).
+pub fn run(args: &Args) -> Outcome {
+    let limits = load_profile(&args.profile, &[])?.limits();
     match kernel_file::load(&args.file, &args.params) {
         Ok(loaded) => {
             let d = describe(&loaded.kernel, &loaded.path, &args.profile, &limits);
             if args.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&d).expect("a description serializes")
-                );
+                print_json(&d)
             } else {
-                print!("{}", render(&d));
+                print(&render(&d))
             }
-            ExitCode::SUCCESS
         }
-        Err(e) => {
-            if args.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&e.to_json()).expect("errors serialize")
-                );
-            } else {
-                eprint!("{}", e.render());
-            }
-            ExitCode::FAILURE
+        Err(LoadError::Param(m)) => Err(Fail::Usage(m)),
+        Err(e) if args.json => {
+            print_json(&e.to_json())?;
+            Err(Fail::Reported)
         }
+        Err(e) => Err(Fail::Rendered(e.render())),
     }
 }

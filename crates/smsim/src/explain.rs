@@ -1,8 +1,8 @@
 //! `smsim explain REASON`: what a warp state means, its usual causes and fixes.
 
-use std::process::ExitCode;
-
 use sim_core::WarpState;
+
+use crate::outcome::{Fail, Outcome, print};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -10,26 +10,24 @@ pub struct Args {
     pub reason: String,
 }
 
-pub fn run(args: &Args) -> ExitCode {
+/// `smsim explain REASON` (or `all`).
+pub fn run(args: &Args) -> Outcome {
     if args.reason == "all" {
-        for s in WarpState::ALL {
-            println!("{}", present::explain::text(s));
-        }
-        return ExitCode::SUCCESS;
+        let all: Vec<String> = WarpState::ALL
+            .iter()
+            .map(|&s| present::explain::text(s) + "\n")
+            .collect();
+        return print(&all.concat());
     }
     match WarpState::from_name(&args.reason) {
-        Some(s) => {
-            print!("{}", present::explain::text(s));
-            ExitCode::SUCCESS
-        }
+        Some(s) => print(&present::explain::text(s)),
         None => {
             let names: Vec<&str> = WarpState::ALL.iter().map(|s| s.name()).collect();
-            eprintln!(
-                "error: `{}` is not a warp state; the states are: {}",
+            Err(Fail::Usage(format!(
+                "`{}` is not a warp state; the states are: {}",
                 args.reason,
                 names.join(", ")
-            );
-            ExitCode::FAILURE
+            )))
         }
     }
 }

@@ -1,13 +1,15 @@
-//! `smsim kernels` lists and prints the built-in kernel library; `smsim compare FAMILY`
-//! runs every schedule of a family side by side.
+//! `smsim kernels` lists and prints the built-in kernel library; `smsim compare`
+//! runs every schedule of a family, or any kernels, side by side over seeds.
 
-use std::process::ExitCode;
+use std::fmt::Write as _;
 
+use sim_core::RunConfig;
 use sim_core::scheduler::Policy;
-use sim_core::{Profile, RunConfig};
 
+use crate::inputs::{load_kernel, load_profile, parse_set};
 use crate::kernel_file;
-use crate::run::load_profile;
+use crate::outcome::{Fail, Outcome, print, print_json};
+use traces::compare::Candidate;
 
 #[derive(clap::Args)]
 pub struct KernelsArgs {
@@ -19,32 +21,25 @@ pub struct KernelsArgs {
     pub params: Vec<(String, i64)>,
 }
 
-pub fn kernels(args: &KernelsArgs) -> ExitCode {
+/// `smsim kernels`: the library's listing, or one kernel's file (`--emit`).
+pub fn kernels(args: &KernelsArgs) -> Outcome {
     if let Some(name) = &args.emit {
-        return match traces::builtin_with(name, &args.params) {
-            Ok(k) => {
-                print!("{k}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        };
+        return print(&load_kernel(name, &args.params)?.to_string());
     }
+    let mut o = String::new();
     for f in traces::families() {
-        println!("{} (profile {}): {}", f.name, f.profile, f.description);
+        let _ = writeln!(o, "{} (profile {}): {}", f.name, f.profile, f.description);
         for s in f.schedules {
-            println!("  {}/{:<18} {}", f.name, s.name, s.description);
+            let _ = writeln!(o, "  {}/{:<18} {}", f.name, s.name, s.description);
         }
         let params: Vec<String> = f
             .params
             .iter()
             .map(|p| format!("{}={}", p.name, p.default))
             .collect();
-        println!("  params: {}\n", params.join(" "));
+        let _ = writeln!(o, "  params: {}\n", params.join(" "));
     }
-    ExitCode::SUCCESS
+    print(&o)
 }
 
 #[derive(clap::Args)]
@@ -60,7 +55,7 @@ pub struct CompareArgs {
     /// built-in kernel) targets, h100 for kernel files.
     #[arg(long)]
     pub profile: Option<String>,
-    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = crate::run::parse_set)]
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
     pub set: Vec<(String, f64)>,
     /// The first seed; each kernel runs on `--seeds` seeds from it.
     #[arg(long, default_value_t = 1)]
@@ -78,37 +73,38 @@ pub struct CompareArgs {
 }
 
 /// One kernel of `smsim compare A B ...`: `NAME[@K=V,...]` with its kernel and profile.
-fn candidate(target: &str, args: &CompareArgs) -> Result<traces::compare::Candidate, String> {
-    let (base, variant) = match target.split_once('@') {
-        Some((b, v)) => (b, v),
-        None => (target, ""),
-    };
+/// A variant that cannot be read is the command line's mistake; a kernel that cannot
+/// be built is its row's error.
+fn candidate(target: &str, args: &CompareArgs) -> Result<Candidate, Fail> {
+    let (base, variant) = target.split_once('@').unwrap_or((target, ""));
     let name = args
         .profile
         .clone()
-        .unwrap_or_else(|| crate::run::default_profile(base).to_string());
+        .unwrap_or_else(|| crate::inputs::default_profile(base).to_string());
     let mut profile = load_profile(&name, &args.set)?;
     let mut params = args.params.clone();
     for kv in variant.split(',').filter(|x| !x.trim().is_empty()) {
         let (k, v) = kv
             .split_once('=')
-            .ok_or_else(|| format!("`{kv}` in `{target}` is not NAME=VALUE"))?;
+            .ok_or_else(|| Fail::Usage(format!("`{kv}` in `{target}` is not NAME=VALUE")))?;
         let k = k.trim();
-        // A profile parameter (lower-case, known to the profile) or a kernel's.
+        // A profile parameter (known to the profile) or a kernel's.
         if profile.file.params.contains_key(k) {
             let v: f64 = v
                 .trim()
                 .parse()
-                .map_err(|_| format!("`{v}` is not a number (in `{target}`)"))?;
+                .map_err(|_| Fail::Usage(format!("`{v}` is not a number (in `{target}`)")))?;
             profile
                 .set(k, v)
-                .map_err(|e| format!("{target}: {k}={v}: {e}"))?;
+                .map_err(|e| Fail::Usage(format!("{target}: {k}={v}: {e}")))?;
         } else {
-            params.push(kernel_file::parse_param(kv).map_err(|e| format!("{target}: {e}"))?);
+            params.push(
+                kernel_file::parse_param(kv).map_err(|e| Fail::Usage(format!("{target}: {e}")))?,
+            );
         }
     }
-    let kernel = crate::run::load_kernel(base, &params).map_err(|e| e.trim_end().to_string());
-    Ok(traces::compare::Candidate {
+    let kernel = load_kernel(base, &params).map_err(|e| e.to_string());
+    Ok(Candidate {
         name: target.to_string(),
         description: String::new(),
         kernel,
@@ -116,7 +112,9 @@ fn candidate(target: &str, args: &CompareArgs) -> Result<traces::compare::Candid
     })
 }
 
-pub fn compare(args: &CompareArgs) -> ExitCode {
+/// `smsim compare FAMILY` (every schedule side by side) or `smsim compare A B ...`
+/// (any kernels), each on `--seeds` seeds.
+pub fn compare(args: &CompareArgs) -> Outcome {
     let cfg = RunConfig {
         seed: args.seed,
         policy: args.policy,
@@ -129,74 +127,40 @@ pub fn compare(args: &CompareArgs) -> ExitCode {
         }
         _ => None,
     };
-    let result = match family {
+    let (c, profiles) = match family {
         Some(fam) => {
-            let name = match &args.profile {
-                Some(p) => p.clone(),
-                None => match traces::family(fam) {
-                    Ok(f) => f.profile.to_string(),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                },
-            };
-            let profile = match load_profile(&name, &args.set) {
-                Ok(p) => p,
-                Err(m) => {
-                    eprintln!("error: {m}");
-                    return ExitCode::from(2);
-                }
-            };
-            traces::compare::compare_family(fam, &args.params, &profile, &cfg, args.seeds)
+            let f = traces::family(fam).map_err(Fail::Failed)?;
+            traces::resolve_params(f, &args.params)
+                .map_err(|m| Fail::Usage(format!("--param: {m}")))?;
+            let name = args.profile.as_deref().unwrap_or(f.profile);
+            let profile = load_profile(name, &args.set)?;
+            let c = traces::compare::compare_family(fam, &args.params, &profile, &cfg, args.seeds)
+                .map_err(Fail::Failed)?;
+            (c, vec![profile])
         }
         None => {
-            let mut candidates = Vec::new();
-            for t in &args.targets {
-                match candidate(t, args) {
-                    Ok(c) => candidates.push(c),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::from(2);
-                    }
-                }
-            }
+            let candidates = args
+                .targets
+                .iter()
+                .map(|t| candidate(t, args))
+                .collect::<Result<Vec<_>, _>>()?;
+            let profiles = candidates.iter().map(|c| c.profile.clone()).collect();
             let title = args.targets.join(" vs ");
-            Ok(traces::compare::compare_kernels(
-                &title, candidates, &cfg, args.seeds,
-            ))
+            let c = traces::compare::compare_kernels(&title, candidates, &cfg, args.seeds);
+            (c, profiles)
         }
     };
-    match result {
-        Ok(c) => {
-            if args.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&c).expect("a comparison serializes")
-                );
-            } else {
-                let mut notes: Vec<String> = Vec::new();
-                for r in &c.rows {
-                    if let Ok(p) = Profile::builtin(&r.profile)
-                        && !p.file.validated
-                        && !notes.iter().any(|n| n.starts_with(&r.profile))
-                    {
-                        notes.push(format!(
-                            "{} ({}): {}",
-                            r.profile, "profile note", p.file.note
-                        ));
-                    }
-                }
-                for n in notes {
-                    println!("{n}");
-                }
-                print!("{}", present::compare::render(&c));
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+    if args.json {
+        return print_json(&c);
+    }
+    let mut o = String::new();
+    let mut noted: Vec<&str> = Vec::new();
+    for p in &profiles {
+        if !p.file.validated && !noted.contains(&p.name()) {
+            noted.push(p.name());
+            let _ = writeln!(o, "profile note ({}): {}", p.name(), p.file.note);
         }
     }
+    o.push_str(&present::compare::render(&c));
+    print(&o)
 }

@@ -1,14 +1,18 @@
 //! `smsim run KERNEL`: simulate a kernel on one SM and report where its warps spent
 //! their cycles, in Nsight Compute's terms.
 
-use std::path::Path;
-use std::process::ExitCode;
+use std::io::Write;
 
-use sim_core::result::SimError;
+use present::chrome::{ChromeTrace, Labels};
+use sim_core::RunConfig;
+use sim_core::result::{RunResult, SimError};
 use sim_core::scheduler::Policy;
-use sim_core::{Profile, RunConfig};
 
+use crate::files::Pending;
+// (`parse_set` and `default_profile` are named here too, for the other subcommands.)
+pub use crate::inputs::{default_profile, parse_set};
 use crate::kernel_file;
+use crate::outcome::{Fail, Outcome, print, print_json, say};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -53,83 +57,36 @@ pub struct Args {
     pub trace: Option<std::path::PathBuf>,
 }
 
-pub fn parse_set(s: &str) -> Result<(String, f64), String> {
-    let (k, v) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
-    let v: f64 = v
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{v}` is not a number (in `{s}`)"))?;
-    Ok((k.trim().to_string(), v))
+/// A profile as `run` loads it, its refusal as text (for subcommands that say their
+/// own errors: `calibrate`, `tui`).
+pub fn load_profile(name: &str, set: &[(String, f64)]) -> Result<sim_core::Profile, String> {
+    crate::inputs::load_profile(name, set).map_err(|e| e.to_string())
 }
 
-/// A built-in profile by name, or a TOML file.
-pub fn load_profile(name: &str, set: &[(String, f64)]) -> Result<Profile, String> {
-    let mut p = if Profile::builtin_names().any(|n| n.eq_ignore_ascii_case(name)) {
-        Profile::builtin(name).map_err(|e| e.to_string())?
-    } else if Path::new(name).exists() {
-        let text =
-            std::fs::read_to_string(name).map_err(|e| format!("{name}: cannot read: {e}"))?;
-        Profile::from_toml(&text).map_err(|e| format!("{name}: {e}"))?
-    } else {
-        let names: Vec<&str> = Profile::builtin_names().collect();
-        return Err(format!(
-            "no built-in profile or file `{name}` (built in: {})",
-            names.join(", ")
-        ));
-    };
-    for (k, v) in set {
-        p.set(k, *v).map_err(|e| format!("--set {k}={v}: {e}"))?;
-    }
-    Ok(p)
-}
-
-/// A kernel file, or a built-in kernel of the library.
+/// A kernel as `run` loads it, its refusal as stderr's text (`error: ...` or the
+/// kernel's diagnostics with their carets), for subcommands that say their own errors.
+// (Branch tui's `smsim tui` calls it; until that merges, nothing here does.)
+#[allow(dead_code)]
 pub fn load_kernel(name: &str, params: &[(String, i64)]) -> Result<isa::Kernel, String> {
-    let path = Path::new(name);
-    if path.exists() || name.ends_with(".smk") {
-        return kernel_file::load(path, params)
-            .map(|l| l.kernel)
-            .map_err(|e| e.render());
-    }
-    if name.contains('/') && traces::family(name.split('/').next().unwrap_or("")).is_ok() {
-        return traces::builtin_with(name, params).map_err(|e| format!("error: {e}\n"));
-    }
-    Err(format!(
-        "error: `{name}` is neither a kernel file nor a built-in kernel (family/schedule); see `smsim kernels`\n"
-    ))
+    crate::inputs::load_kernel(name, params).map_err(|e| match e {
+        Fail::Rendered(text) => text,
+        e => format!("error: {e}\n"),
+    })
 }
 
-/// The profile `run` uses when none is named: a built-in kernel's family's own (a
-/// Blackwell kernel needs the B200's tensor memory), else the H100's.
-pub fn default_profile(kernel: &str) -> &'static str {
-    let builtin = !Path::new(kernel).exists() && !kernel.ends_with(".smk");
-    match kernel.split_once('/') {
-        Some((family, _)) if builtin => traces::family(family).map_or("h100", |f| f.profile),
-        _ => "h100",
-    }
-}
+/// A trace being written: its file under a temporary name and the sink writing it.
+type Trace = (Pending, ChromeTrace<std::io::BufWriter<std::fs::File>>);
 
-pub fn run(args: &Args) -> ExitCode {
+/// `smsim run`: the report (or the failure) on stdout first, then the trace, if any,
+/// finished and given its name; a trace that cannot be written is said after the
+/// report, which stays complete.
+pub fn run(args: &Args) -> Outcome {
     let name = args
         .profile
         .as_deref()
         .unwrap_or_else(|| default_profile(&args.kernel));
-    let profile = match load_profile(name, &args.set) {
-        Ok(p) => p,
-        Err(m) => {
-            eprintln!("error: {m}");
-            return ExitCode::from(2);
-        }
-    };
-    let kernel = match load_kernel(&args.kernel, &args.params) {
-        Ok(k) => k,
-        Err(m) => {
-            eprint!("{m}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let profile = crate::inputs::load_profile(name, &args.set)?;
+    let kernel = crate::inputs::load_kernel(&args.kernel, &args.params)?;
     let cfg = RunConfig {
         seed: args.seed,
         policy: args.policy,
@@ -138,100 +95,120 @@ pub fn run(args: &Args) -> ExitCode {
         max_ctas: args.max_ctas,
         warm_l2: args.warm_l2.clone(),
     };
-    let result = match &args.trace {
+    let mut trace = match &args.trace {
+        None => None,
+        Some(path) => Some(start_trace(path, &kernel)?),
+    };
+    let result = match &mut trace {
         None => sim_core::run(&kernel, &profile, &cfg),
-        Some(path) => {
-            let file = match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(path)
-            {
-                Ok(f) => f,
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    eprintln!(
-                        "error: {} exists; smsim does not overwrite files (choose another --trace path)",
-                        path.display()
-                    );
-                    return ExitCode::from(2);
-                }
-                Err(e) => {
-                    eprintln!("error: {}: {e}", path.display());
-                    return ExitCode::from(2);
-                }
-            };
-            let labels = match present::chrome::Labels::of(&kernel) {
-                Ok(l) => l,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let written = std::io::BufWriter::new(file);
-            let mut sink = match present::chrome::ChromeTrace::new(written, labels) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("error: writing {}: {e}", path.display());
-                    return ExitCode::FAILURE;
-                }
-            };
-            let r = sim_core::run_with(&kernel, &profile, &cfg, cfg.policy.build(), &mut sink);
-            // A run that fails ends its trace where it stopped (a deadlock's, the
-            // watchdog's cycle): the timeline up to there is what explains it.
-            let (end, finished) = match &r {
-                Ok(r) => (r.cycles, &r.warps[..]),
-                Err(SimError::Deadlock(s) | SimError::Watchdog(s)) => (s.cycle, &[][..]),
-                Err(_) => (0, &[][..]),
-            };
-            if let Err(e) = sink.finish(end, finished) {
-                eprintln!("error: writing {}: {e}", path.display());
-                return ExitCode::FAILURE;
-            }
-            r
-        }
+        Some((_, sink)) => sim_core::run_with(&kernel, &profile, &cfg, cfg.policy.build(), sink),
+    };
+    let printed = report(args, &result, &kernel, &profile, &cfg);
+    let written = match trace {
+        Some(t) => finish_trace(t, &result),
+        None => Ok(()),
     };
     match result {
-        Ok(r) => {
-            let spread = match other_seeds(&r, &kernel, &profile, &cfg, args.seeds) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let d = sim_core::diagnose::diagnose(&r, &kernel, &profile);
-            if args.json {
-                let v = present::diagnosis::run_json(&r, &d, spread.as_ref());
-                println!("{}", serde_json::to_string_pretty(&v).expect("serializes"));
-            } else {
-                print!("{}", present::report::render(&r));
-                if let Some(s) = &spread {
-                    println!("\nSeeds       {}", s.line());
-                }
-                print!("{}", present::diagnosis::render(&d));
-            }
-            ExitCode::SUCCESS
-        }
+        // The run's failure is the news; a trace that also failed is said before it.
         Err(e) => {
-            if args.json {
-                let v = present::report::failure_json(&e);
-                println!("{}", serde_json::to_string_pretty(&v).expect("serializes"));
-            } else {
-                eprintln!("error: {e}");
+            if let Err(Fail::Failed(m)) = written {
+                say(&format!("error: {m}\n"));
             }
-            ExitCode::FAILURE
+            if args.json {
+                Err(Fail::Reported)
+            } else {
+                Err(Fail::Rendered(format!("error: {e}\n")))
+            }
         }
+        Ok(_) => printed.and(written),
     }
+}
+
+/// Creates the trace's temporary file and its sink, before the run: a path that cannot
+/// be written is refused before any work.
+fn start_trace(path: &std::path::Path, kernel: &isa::Kernel) -> Result<Trace, Fail> {
+    let labels = Labels::of(kernel).map_err(Fail::Failed)?;
+    let (pending, file) = Pending::create(path, false)?;
+    let sink = ChromeTrace::new(std::io::BufWriter::new(file), labels)
+        .map_err(|e| Fail::Failed(format!("writing {}: {e}", path.display())))?;
+    Ok((pending, sink))
+}
+
+/// Ends the trace where the run stopped and gives it its name. A run that fails ends
+/// its trace where it stopped (a deadlock's, the watchdog's cycle): the timeline up to
+/// there is what explains it.
+fn finish_trace((pending, sink): Trace, result: &Result<RunResult, SimError>) -> Outcome {
+    let (end, finished) = match result {
+        Ok(r) => (r.cycles, &r.warps[..]),
+        Err(SimError::Deadlock(s) | SimError::Watchdog(s)) => (s.cycle, &[][..]),
+        Err(_) => (0, &[][..]),
+    };
+    let path = pending.path().display().to_string();
+    let written = sink
+        .finish(end, finished)
+        .and_then(|out| out.into_inner().map_err(|e| e.into_error()))
+        .and_then(|mut file| file.flush().and_then(|()| file.sync_all()))
+        .and_then(|()| {
+            let path = pending.path().to_path_buf();
+            pending.commit().map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{} appeared during the run and is left as it was",
+                        path.display()
+                    ),
+                ),
+                _ => e,
+            })
+        });
+    written.map_err(|e| {
+        Fail::Failed(format!(
+            "the trace {path} is not written: {e} (the report above is complete)"
+        ))
+    })
+}
+
+/// Prints the run's report with its diagnosis (and, with `--seeds`, the other seeds'
+/// spread), or its failure as JSON under `--json` (a failure's text goes to stderr,
+/// from [`run`]).
+fn report(
+    args: &Args,
+    result: &Result<RunResult, SimError>,
+    kernel: &isa::Kernel,
+    profile: &sim_core::Profile,
+    cfg: &RunConfig,
+) -> Outcome {
+    let r = match result {
+        Ok(r) => r,
+        Err(e) if args.json => return print_json(&present::report::failure_json(e)),
+        Err(_) => return Ok(()),
+    };
+    let spread = other_seeds(r, kernel, profile, cfg, args.seeds)?;
+    let d = sim_core::diagnose::diagnose(r, kernel, profile);
+    if args.json {
+        return print_json(&present::diagnosis::RunJson {
+            result: r,
+            diagnosis: &d,
+            seeds: spread.as_ref(),
+        });
+    }
+    let mut o = present::report::render(r);
+    if let Some(s) = &spread {
+        o.push_str(&format!("\nSeeds       {}\n", s.line()));
+    }
+    o.push_str(&present::diagnosis::render(&d));
+    print(&o)
 }
 
 /// With `--seeds N` above 1: the first seed's run `first` and the next N - 1 seeds'
 /// (without a trace), as their spread.
 fn other_seeds(
-    first: &sim_core::RunResult,
+    first: &RunResult,
     kernel: &isa::Kernel,
-    profile: &Profile,
+    profile: &sim_core::Profile,
     cfg: &RunConfig,
     seeds: u32,
-) -> Result<Option<present::diagnosis::SeedSpread>, String> {
+) -> Result<Option<present::diagnosis::SeedSpread>, Fail> {
     if seeds <= 1 {
         return Ok(None);
     }
@@ -241,7 +218,9 @@ fn other_seeds(
             seed,
             ..cfg.clone()
         };
-        runs.push(sim_core::run(kernel, profile, &cfg).map_err(|e| format!("seed {seed}: {e}"))?);
+        let r = sim_core::run(kernel, profile, &cfg)
+            .map_err(|e| Fail::Rendered(format!("error: seed {seed}: {e}\n")))?;
+        runs.push(r);
     }
     Ok(Some(present::diagnosis::SeedSpread::of(&runs)))
 }

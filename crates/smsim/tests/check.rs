@@ -91,8 +91,9 @@ fn params_override_defaults_and_are_validated() {
         out.stderr
     );
 
+    // An unknown parameter is the command line's mistake (exit 2), like an unknown --set.
     let out = smsim(&["check", "examples/saxpy.smk", "--param", "TILE=8"]);
-    assert_eq!(out.code, 1);
+    assert_eq!(out.code, 2);
     assert_eq!(
         out.stderr,
         "error: --param: kernel `saxpy` has no parameter `TILE` (it has: TILES)\n"

@@ -102,8 +102,9 @@ fn bad_arguments_are_explained() {
         err.contains("neither a kernel file nor a built-in kernel"),
         "{err}"
     );
+    // An unknown parameter is a usage error, as an unknown --set is.
     let (code, _, err) = smsim(&["run", "gemm-mainloop/ws", "-p", "PIPEZ=2"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("PIPEZ"), "{err}");
     let (code, _, err) = smsim(&["run", "examples/ffma_chain.smk", "--policy", "fifo"]);
     assert_eq!(code, 2);
@@ -129,7 +130,7 @@ fn explain_knows_every_state() {
         assert!(out.contains("causes:") && out.contains("fixes:"));
     }
     let (code, _, err) = smsim(&["explain", "stalled_on_vibes"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("long_scoreboard"));
     insta::assert_snapshot!(smsim(&["explain", "gmma"]).1);
 }
@@ -279,7 +280,7 @@ fn warm_l2_starts_a_buffer_in_l2_and_names_a_missing_one() {
 #[test]
 fn a_builtin_kernel_runs_on_its_familys_profile_unless_told_otherwise() {
     // The Blackwell family's kernels need the B200's tensor memory: no --profile needed.
-    let (code, out, err) = smsim(&["run", "blackwell-matmul/ws", "-p", "TILES=2"]);
+    let (code, out, err) = smsim(&["run", "blackwell-matmul/ws", "-p", "M=256"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.starts_with("smsim run: kernel bw_matmul_ws on profile b200,"),

@@ -53,9 +53,11 @@ fn main() {
             let mut m: BTreeMap<(String, String), u64> = BTreeMap::new();
             for pc in &ro.per_pc {
                 for w in &pc.waits_on {
-                    let on = match w.on.split('`').nth(1) {
-                        Some(t) => t.split(' ').next().unwrap_or("").to_string(),
-                        None => w.on.clone(),
+                    let on = match &w.on {
+                        sim_core::cause::Waited::Producer { instruction, .. } => {
+                            instruction.split(' ').next().unwrap_or("").to_string()
+                        }
+                        other => other.to_string(),
                     };
                     *m.entry((w.state.name().to_string(), on)).or_default() += w.cycles;
                 }

@@ -36,6 +36,6 @@ fn main() {
     }
     let t = std::time::Instant::now();
     let c = traces::compare(fam, &ov, &prof, &cfg).unwrap();
-    println!("{c}");
+    println!("{}", present::compare::render(&c));
     eprintln!("took {:?}", t.elapsed());
 }

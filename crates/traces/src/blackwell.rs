@@ -1,7 +1,9 @@
 //! blackwell-matmul (seed 001, Gluon tutorial, the warp-specialized persistent matmul
 //! with tcgen05), b200 profile: C = A B in BF16 with FP32 accumulators in tensor memory,
-//! 128 x 256 x 64 tiles (BLOCK_M, BLOCK_N, BLOCK_K), each CTA persistent over TILES
-//! tiles of K/64 k-steps. A k-step is four UTCMMA.128x256x16 on the SM-wide tensor pipe
+//! 128 x 256 x 64 tiles (BLOCK_M, BLOCK_N, BLOCK_K) of an M x N x K problem. The grid
+//! is min(SMS, tiles) persistent CTAs; CTA c takes tiles c, c + CTAs, ... in Triton's
+//! grouped raster (GROUP rows of tiles at a time), the simulated SM's CTA TILES =
+//! ceil(tiles / CTAs) of them, each K/64 k-steps. A k-step is four UTCMMA.128x256x16 on the SM-wide tensor pipe
 //! reading a PIPE-stage ring (A 16 KiB + B 32 KiB a stage). Two 256-column accumulators
 //! (tmem=512) let the epilogue of one tile overlap the MMAs of the next. The epilogue
 //! reads the accumulator in four 64-column subtiles (LDTM.32DP32BIT.X64: each warp its
@@ -38,53 +40,66 @@ pub const FAMILY: Family = Family {
     ],
     params: &[
         ParamSpec {
-            name: "TILES",
-            default: 8,
-            help: "128x256 output tiles per CTA (persistent)",
+            name: "M",
+            default: 4096,
+            help: "rows of C (multiple of 128; the seed: 8192)",
+        },
+        ParamSpec {
+            name: "N",
+            default: 4096,
+            help: "columns of C (multiple of 256; the seed: 8192)",
         },
         ParamSpec {
             name: "K",
             default: 512,
-            help: "reduction length (multiple of 64); small K is where overlapping the epilogue matters",
+            help: "reduction length (multiple of 64; the seed: 512 to 16384); small K is where overlapping the epilogue matters",
+        },
+        ParamSpec {
+            name: "SMS",
+            default: 148,
+            help: "SMs of the GPU (B200: 148): persistent CTAs = min(SMS, tiles), each taking tiles cta, cta + CTAs, ... (the simulated SM the most, ceil(tiles / CTAs))",
+        },
+        ParamSpec {
+            name: "GROUP",
+            default: 8,
+            help: "grouped raster: tiles walk GROUP rows of tiles column by column (the seed's GroupedPersistentTileScheduler(8)), so the CTAs of a wave share A and B tiles in L2",
         },
         ParamSpec {
             name: "PIPE",
             default: 4,
             help: "ring stages (2..=4; 48 KiB each)",
         },
-        ParamSpec {
-            name: "GRID",
-            default: 16,
-            help: "persistent CTAs. The engine's L2 sees only this SM and the b200 profile's L2 \
-                   bandwidth (4200 B/clk for the chip) gives 148 SMs 28 B/clk each, a third \
-                   of what a 128x256x64 k-step needs; a small grid lets the schedule, not that \
-                   share, decide",
-        },
     ],
     build,
 };
 
 pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
-    let tiles = p.get("TILES");
-    let k = p.get("K");
+    let (m, n, k) = (p.get("M"), p.get("N"), p.get("K"));
     let pipe = p.get("PIPE");
-    let grid = p.get("GRID");
-    check_range("TILES", tiles, 1, 1 << 12)?;
     check_range("PIPE", pipe, 2, 4)?;
-    check_range("GRID", grid, 1, 1 << 16)?;
-    if k < 64 || k % 64 != 0 {
-        return Err(format!("K={k} must be a positive multiple of 64"));
+    check_range("SMS", p.get("SMS"), 1, 1 << 10)?;
+    check_range("GROUP", p.get("GROUP"), 1, 1 << 10)?;
+    check_range("M", m, 128, 1 << 20)?;
+    check_range("N", n, 256, 1 << 20)?;
+    check_range("K", k, 64, 1 << 20)?;
+    if m % 128 != 0 || n % 256 != 0 || k % 64 != 0 {
+        return Err(format!(
+            "M={m}, N={n}, K={k}: M must be a multiple of 128, N of 256 and K of 64 (the 128x256x64 tile)"
+        ));
     }
     let kt = k / 64;
-    let total = grid * tiles;
+    let (mt, nt) = (m / 128, n / 256);
+    let total = mt * nt;
+    let grid = p.get("SMS").min(total);
+    let tiles = (total + grid - 1) / grid;
     let name = format!("bw_matmul_{schedule}");
     let b = KernelBuilder::new(&name, if schedule == "ws" { 256 } else { 128 })
         .regs(168)
         .grid(grid as u32)
         .tmem(512)
         // PIPE stages of slack for the guarded refills (the range check does not narrow by `if`).
-        .buffer("A", ((total * kt + pipe) * 16384) as u64)
-        .buffer("B", ((total * kt + pipe) * 32768) as u64)
+        .buffer("A", ((mt * kt + pipe) * 16384) as u64)
+        .buffer("B", ((nt * kt + pipe) * 32768) as u64)
         .buffer("C", (total * 65536) as u64)
         .shared("sA", (pipe * 16384) as u32)
         .shared("sB", (pipe * 32768) as u32)
@@ -96,8 +111,15 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         .param("TILES", tiles)
         .param("KT", kt)
         .param("PIPE", pipe)
-        .work_flops("2 * 128 * 256 * 64 * KT * TILES")
-        .work_bytes("(49152 * KT + 65536) * TILES");
+        .param("MT", mt)
+        .param("NT", nt)
+        .param("T", total)
+        .param("CTAS", grid)
+        .param("GROUP", p.get("GROUP"))
+        // Per CTA, the grid's average (the simulated SM's CTA takes the most tiles: the
+        // kernel's time is its time).
+        .work_flops(format!("{}", 2 * m * n * k / grid))
+        .work_bytes(format!("{}", (49152 * kt + 65536) * total / grid));
     let k = match schedule {
         "ws" => b
             .role("load", 0, 0, None, |b| {
@@ -169,16 +191,41 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     Ok(k.build())
 }
 
-/// Announces a stage's 48 KiB and issues its two TMA loads (flattened k-step `i`).
+/// The output tile the CTA takes at its `t`-th turn: tiles cta, cta + CTAs, ...; a CTA
+/// with fewer tiles than the simulated one repeats its last (the busiest SM's CTA is the
+/// one simulated, so this only keeps the others' addresses in range; `max` because the
+/// range check does not narrow `t - 1` by the `if t >= 1` around the epilogue).
+fn tile(t: &str) -> String {
+    format!("min(cta + max({t}, 0) * CTAS, T - 1)")
+}
+
+/// Triton's grouped raster (`_compute_pid`): GROUP rows of tiles walked column by column.
+fn pid_m(t: &str) -> String {
+    let idx = tile(t);
+    format!(
+        "((({idx}) / (GROUP * NT)) * GROUP + ({idx}) % min(MT - (({idx}) / (GROUP * NT)) * GROUP, GROUP))"
+    )
+}
+
+fn pid_n(t: &str) -> String {
+    let idx = tile(t);
+    format!("((({idx}) % (GROUP * NT)) / min(MT - (({idx}) / (GROUP * NT)) * GROUP, GROUP))")
+}
+
+/// Announces a stage's 48 KiB and issues its two TMA loads (flattened k-step `i`; A tile
+/// (m, k) at (m KT + k) x 16 KiB, B tile (n, k) at (n KT + k) x 32 KiB: the CTAs whose
+/// tiles share a row or a column read the same lines).
 fn load(b: &mut BodyBuilder, stage: &str, i: &str) {
     b.ins(format!(
         "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=49152"
     ));
     b.ins(format!(
-        "UTMALDG.2D sA[({stage}) * 16384], A[(cta * TILES * KT + {i}) * 16384], bytes=16384, bar=full[{stage}]"
+        "UTMALDG.2D sA[({stage}) * 16384], A[({} * KT + ({i}) % KT) * 16384], bytes=16384, bar=full[{stage}]",
+        pid_m(&format!("({i}) / KT"))
     ));
     b.ins(format!(
-        "UTMALDG.2D sB[({stage}) * 32768], B[(cta * TILES * KT + {i}) * 32768], bytes=32768, bar=full[{stage}]"
+        "UTMALDG.2D sB[({stage}) * 32768], B[({} * KT + ({i}) % KT) * 32768], bytes=32768, bar=full[{stage}]",
+        pid_n(&format!("({i}) / KT"))
     ));
 }
 
@@ -218,7 +265,8 @@ fn epilogue(b: &mut BodyBuilder, t: &str) {
         }
         b.ins("FENCE.PROXY.ASYNC");
         b.ins(format!(
-            "UTMASTG.2D C[(((cta * TILES + {t}) * 4 + {s}) * 4 + warp % 4) * 4096], sC[(warp % 4) * 4096], bytes=4096"
+            "UTMASTG.2D C[((({}) * 4 + {s}) * 4 + warp % 4) * 4096], sC[(warp % 4) * 4096], bytes=4096",
+            tile(t)
         ));
         b.ins("UTMACMDFLUSH");
     }

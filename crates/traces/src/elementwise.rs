@@ -1,5 +1,9 @@
-//! elementwise-add (seed 001, Gluon tutorial): c = a + b over a ROWS x COLS FP32 tensor,
-//! tiles of 32 x 128 (16 KiB per operand), each CTA persistent over TILES = tiles / GRID.
+//! elementwise-add (seed 001, Gluon tutorial): c = a + b over an XNUMEL x YNUMEL FP32
+//! tensor (row-major), as the tutorial launches it: a CTA per XBLOCK rows (grid =
+//! XNUMEL / XBLOCK), walking them in TILES = YNUMEL / YBLOCK tiles of XBLOCK x YBLOCK
+//! (a TMA box: XBLOCK rows of YBLOCK x 4 bytes, a row of the tensor apart). The seed's
+//! benchmark: 32768 x 32768, 64 x 128 tiles (32 KiB an operand), 3 load buffers, 1 store
+//! buffer, 4 warps.
 //!
 //! - `tma-pipelined`: one partition of 4 warps. Warp 0 keeps NUM_LOAD_BUFFERS TMA loads
 //!   in flight; all warps read both tiles from shared memory, add, write the sum into one
@@ -29,61 +33,79 @@ pub const FAMILY: Family = Family {
     ],
     params: &[
         ParamSpec {
-            name: "ROWS",
-            default: 4096,
-            help: "rows (multiple of 32)",
+            name: "XNUMEL",
+            default: 1024,
+            help: "rows of the FP32 tensor (multiple of XBLOCK; the seed: 32768); CTAs = XNUMEL / XBLOCK",
         },
         ParamSpec {
-            name: "COLS",
-            default: 4096,
-            help: "columns (multiple of 128)",
+            name: "YNUMEL",
+            default: 1024,
+            help: "columns (multiple of YBLOCK; the seed: 32768); each CTA walks its XBLOCK rows in YNUMEL / YBLOCK tiles",
         },
         ParamSpec {
-            name: "GRID",
+            name: "XBLOCK",
+            default: 64,
+            help: "rows of a tile (the seed: 64)",
+        },
+        ParamSpec {
+            name: "YBLOCK",
             default: 128,
-            help: "persistent CTAs (must divide the tile count)",
+            help: "columns of a tile (the seed: 128); a tile is XBLOCK x YBLOCK x 4 bytes, a multiple of 512 per compute warp",
         },
         ParamSpec {
             name: "NUM_LOAD_BUFFERS",
             default: 3,
-            help: "stages of (a, b) tiles in shared memory (1..=4)",
+            help: "stages of (a, b) tiles in shared memory (1..=4; the seed: 3)",
         },
         ParamSpec {
             name: "NUM_STORE_BUFFERS",
-            default: 2,
-            help: "stages of c tiles in shared memory (1..=4)",
+            default: 1,
+            help: "stages of c tiles in shared memory (1..=4; the seed: 1)",
         },
         ParamSpec {
             name: "COMPUTE_WARPS",
             default: 4,
-            help: "warps of the compute partition (4 or 8)",
+            help: "warps of the compute partition (4 or 8; the seed's num_warps: 4)",
         },
     ],
     build,
 };
 
-const BLOCK: i64 = 16384;
-
 pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
-    let (rows, cols, grid) = (p.get("ROWS"), p.get("COLS"), p.get("GRID"));
+    let (rows, cols) = (p.get("XNUMEL"), p.get("YNUMEL"));
+    let (xb, yb) = (p.get("XBLOCK"), p.get("YBLOCK"));
     let nlb = p.get("NUM_LOAD_BUFFERS");
     let nsb = p.get("NUM_STORE_BUFFERS");
     let cw = p.get("COMPUTE_WARPS");
     check_range("NUM_LOAD_BUFFERS", nlb, 1, 4)?;
     check_range("NUM_STORE_BUFFERS", nsb, 1, 4)?;
+    check_range("XBLOCK", xb, 1, 256)?;
+    check_range("YBLOCK", yb, 4, 256)?;
+    check_range("XNUMEL", rows, 1, 1 << 20)?;
+    check_range("YNUMEL", cols, 1, 1 << 20)?;
     if cw != 4 && cw != 8 {
         return Err(format!("COMPUTE_WARPS={cw} must be 4 or 8"));
     }
-    if rows < 32 || rows % 32 != 0 || cols < 128 || cols % 128 != 0 {
+    if rows % xb != 0 || cols % yb != 0 {
         return Err(format!(
-            "ROWS={rows} must be a multiple of 32 and COLS={cols} of 128"
+            "XNUMEL={rows} must be a multiple of XBLOCK={xb} and YNUMEL={cols} of YBLOCK={yb}"
         ));
     }
-    let tiles = rows / 32 * (cols / 128);
-    if grid < 1 || tiles % grid != 0 {
-        return Err(format!("GRID={grid} must divide the {tiles} tiles"));
+    // A tile, split into 512-byte pieces (a warp's LDS.128) over the compute warps.
+    let tile = xb * yb * 4;
+    if tile % (512 * 8) != 0 {
+        return Err(format!(
+            "a tile of XBLOCK x YBLOCK x 4 = {tile} bytes must be a multiple of 4096 (512 bytes for each of up to 8 compute warps)"
+        ));
     }
-    let per_cta = tiles / grid;
+    let smem = (2 * nlb + nsb) * tile;
+    if smem > 232448 {
+        return Err(format!(
+            "{nlb} load buffers of two {tile}-byte tiles and {nsb} store buffers need {smem} bytes of shared memory, more than a CTA's 232448"
+        ));
+    }
+    let grid = rows / xb;
+    let per_cta = cols / yb;
     let bytes = (rows * cols * 4) as u64;
     let ws = schedule == "warp-specialized";
     let threads = if ws { 128 + cw * 32 } else { 128 };
@@ -96,32 +118,42 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     .buffer("A", bytes)
     .buffer("B", bytes)
     .buffer("C", bytes)
-    .shared("sA", (nlb * BLOCK) as u32)
-    .shared("sB", (nlb * BLOCK) as u32)
-    .shared("sC", (nsb * BLOCK) as u32)
+    .shared("sA", (nlb * tile) as u32)
+    .shared("sB", (nlb * tile) as u32)
+    .shared("sC", (nsb * tile) as u32)
     .param("TILES", per_cta)
     .param("NLB", nlb)
     .param("NSB", nsb)
-    .work_bytes("3 * 16384 * TILES");
+    .param("TB", tile)
+    .param("XBLOCK", xb)
+    .param("YBLOCK", yb)
+    .param("YNUMEL", cols)
+    .work_bytes("3 * TB * TILES");
+    // Tile t of the CTA: its XBLOCK rows, columns t * YBLOCK onwards, a TMA box of
+    // XBLOCK rows of YBLOCK x 4 bytes, YNUMEL x 4 bytes apart. (The TMA store is written
+    // as one contiguous range of the tile's size from the box's first byte: the model's
+    // stores take no box.)
+    let at = |t: &str| format!("(cta * XBLOCK * YNUMEL + ({t}) * YBLOCK) * 4");
     let load = |b: &mut isa::builder::BodyBuilder, stage: &str, t: &str| {
         b.ins(format!(
-            "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=32768"
+            "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=2 * TB"
         ));
-        b.ins(format!(
-            "UTMALDG.2D sA[({stage}) * 16384], A[(cta * TILES + {t}) * 16384], bytes=16384, bar=full[{stage}]"
-        ));
-        b.ins(format!(
-            "UTMALDG.2D sB[({stage}) * 16384], B[(cta * TILES + {t}) * 16384], bytes=16384, bar=full[{stage}]"
-        ));
+        for x in ["A", "B"] {
+            b.ins(format!(
+                "UTMALDG.2D s{x}[({stage}) * TB], {x}[{}], bytes=TB, row=YBLOCK * 4, pitch=YNUMEL * 4, bar=full[{stage}]",
+                at(t)
+            ));
+        }
     };
+    let store_tma = format!("UTMASTG.2D C[{}], sC[(t % NSB) * TB], bytes=TB", at("t"));
     // A compute warp's share of a tile: `n` 512-byte pieces starting at piece `first`.
     let compute = |b: &mut isa::builder::BodyBuilder, n: i64, first: &str| {
         b.loop_("j", 0, n, |b| {
             b.ins(format!(
-                "LDS.128 R4, sA[(t % NLB) * 16384 + ({first} + j) * 512 + lane * 16]"
+                "LDS.128 R4, sA[(t % NLB) * TB + ({first} + j) * 512 + lane * 16]"
             ));
             b.ins(format!(
-                "LDS.128 R8, sB[(t % NLB) * 16384 + ({first} + j) * 512 + lane * 16]"
+                "LDS.128 R8, sB[(t % NLB) * TB + ({first} + j) * 512 + lane * 16]"
             ));
             b.ins("FADD R12, R4, R8");
             b.ins("FADD R13, R5, R9");
@@ -132,10 +164,11 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     let store = |b: &mut isa::builder::BodyBuilder, n: i64, first: &str| {
         b.loop_("j", 0, n, |b| {
             b.ins(format!(
-                "STS.128 sC[(t % NSB) * 16384 + ({first} + j) * 512 + lane * 16], R12"
+                "STS.128 sC[(t % NSB) * TB + ({first} + j) * 512 + lane * 16], R12"
             ));
         });
     };
+    let pieces_per_tile = tile / 512;
     let k = match schedule {
         "tma-pipelined" => b
             .mbarrier("full", nlb as u32, 1)
@@ -145,18 +178,19 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                 });
                 b.loop_("t", 0, "TILES", |b| {
                     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT full[t % NLB], parity=(t / NLB) & 1");
-                    // Each warp reads, adds and keeps its quarter (8 pieces) in registers.
-                    compute(b, 8, "warp * 8");
+                    // Each warp reads, adds and keeps its quarter in registers.
+                    let q = pieces_per_tile / 4;
+                    compute(b, q, &format!("warp * {q}"));
                     b.if_("warp == 0", |b| {
                         b.ins("DEPBAR.LE SB1, NSB - 1");
                     });
                     // Everyone has read stage t % NLB, and store buffer t % NSB is free.
                     b.ins("BAR.SYNC 1, 128");
-                    store(b, 8, "warp * 8");
+                    store(b, q, &format!("warp * {q}"));
                     b.ins("FENCE.PROXY.ASYNC");
                     b.ins("BAR.SYNC 1, 128");
                     b.if_("warp == 0", |b| {
-                        b.ins("UTMASTG.2D C[(cta * TILES + t) * 16384], sC[(t % NSB) * 16384], bytes=16384");
+                        b.ins(&store_tma);
                         b.ins("UTMACMDFLUSH");
                         b.if_("t + NLB < TILES", |b| load(b, "t % NLB", "t + NLB"));
                     });
@@ -167,7 +201,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                 b.ins("EXIT");
             }),
         "warp-specialized" => {
-            let pieces = 32 / cw;
+            let pieces = pieces_per_tile / cw;
             b.mbarrier("full", nlb as u32, 1)
                 .mbarrier("empty", nlb as u32, cw as u32)
                 .mbarrier("c_full", nsb as u32, cw as u32)
@@ -183,7 +217,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                 .role("store", 1, 1, Some(24), |b| {
                     b.loop_("t", 0, "TILES", |b| {
                         b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT c_full[t % NSB], parity=(t / NSB) & 1");
-                        b.ins("UTMASTG.2D C[(cta * TILES + t) * 16384], sC[(t % NSB) * 16384], bytes=16384");
+                        b.ins(&store_tma);
                         b.ins("UTMACMDFLUSH");
                         if nsb >= 2 {
                             // Release the previous buffer once its store has read it.

@@ -64,34 +64,54 @@ pub const FAMILY: Family = Family {
     ],
     params: &[
         ParamSpec {
-            name: "TC",
-            default: 16,
-            help: "key/value blocks of 128 (T_c = seqlen / 128)",
+            name: "BATCH",
+            default: 1,
+            help: "batch size (the seed's ablation: 4)",
+        },
+        ParamSpec {
+            name: "HEADS",
+            default: 1,
+            help: "attention heads (the seed: 16); a head's query tiles read the same K and V",
+        },
+        ParamSpec {
+            name: "SEQLEN",
+            default: 2048,
+            help: "query sequence length (multiple of 128; the seed: 8448); CTAs = BATCH x HEADS x SEQLEN / 128",
+        },
+        ParamSpec {
+            name: "SEQLEN_K",
+            default: 0,
+            help: "key/value sequence length (multiple of 128; 0: the same as SEQLEN); T_c = SEQLEN_K / 128 blocks per query tile",
+        },
+        ParamSpec {
+            name: "HEADDIM",
+            default: 128,
+            help: "head dimension d (64 or 128; the seed: 128)",
+        },
+        ParamSpec {
+            name: "CAUSAL",
+            default: 0,
+            help: "1: causal mask (query tile i reads the key blocks up to its diagonal, which is masked; the longest tiles are scheduled first, as FA3 does); 0: none (the seed)",
         },
         ParamSpec {
             name: "PIPE",
             default: 2,
-            help: "stages of the K and of the V ring in shared memory (1..=3; 32 KiB each)",
-        },
-        ParamSpec {
-            name: "GRID",
-            default: 16,
-            help: "CTAs (query tiles x heads). The engine's L2 sees only this SM, so K/V that \
-                   other CTAs would share come from HBM at this SM's share of bandwidth; \
-                   above ~50 CTAs that share, not the schedule, bounds the kernel",
+            help: "stages of the K and of the V ring in shared memory (1..=3; 128 x d x 2 bytes each)",
         },
     ],
     build,
 };
 
-/// One K or V block, 128 x 128 FP16; also the whole Q tile.
-const BLOCK: i64 = 32768;
-/// Registers: S double buffer, O accumulator (64 FP32 each for a 64 x 128 tile).
+/// Query rows of a CTA's tile (B_r) and keys of a K/V block (B_c), as in FA3 for
+/// d = 64 and 128 (the paper's configuration for its ablation).
+const BR: i64 = 128;
+const BC: i64 = 128;
+/// Registers: S double buffer (64 FP32 each for a 64 x 128 tile), O accumulator (d / 2).
 const SA: u32 = 24;
 const SB: u32 = 88;
 const O: u32 = 152;
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Cfg {
     ws: bool,
     pingpong: bool,
@@ -100,15 +120,102 @@ struct Cfg {
     cw: &'static str,
     /// Warp index within the consumers (0..7).
     cwarp: &'static str,
+    /// Head dimension.
+    d: u32,
+    /// The K/V blocks this CTA reads, as an expression (`TC`, or its diagonal's block
+    /// count under a causal mask, which depends on `cta`).
+    nb: String,
+    /// Whether the last block is masked (causal: the diagonal).
+    causal: bool,
+}
+
+/// The problem, resolved from the parameters: query tiles per head, key blocks, CTAs.
+struct Shape {
+    d: i64,
+    qt: i64,
+    tc: i64,
+    heads: i64,
+    /// Key blocks past the query tile's own (SEQLEN_K - SEQLEN) / 128: a causal mask
+    /// is aligned at the bottom right, as FlashAttention aligns it.
+    shift: i64,
+    causal: bool,
+}
+
+impl Shape {
+    fn from(p: &Params) -> Result<Shape, String> {
+        let (batch, heads, sq) = (p.get("BATCH"), p.get("HEADS"), p.get("SEQLEN"));
+        let sk = match p.get("SEQLEN_K") {
+            0 => sq,
+            v => v,
+        };
+        check_range("BATCH", batch, 1, 1 << 12)?;
+        check_range("HEADS", heads, 1, 1 << 10)?;
+        check_range("SEQLEN", sq, BR, 1 << 20)?;
+        check_range("SEQLEN_K", sk, BC, 1 << 20)?;
+        check_range("CAUSAL", p.get("CAUSAL"), 0, 1)?;
+        let d = p.get("HEADDIM");
+        if d != 64 && d != 128 {
+            return Err(format!("HEADDIM={d} is not supported: 64 or 128"));
+        }
+        if sq % BR != 0 || sk % BC != 0 {
+            return Err(format!(
+                "SEQLEN={sq} and SEQLEN_K={sk} must be multiples of 128 (the tile); pad the sequence"
+            ));
+        }
+        let causal = p.get("CAUSAL") == 1;
+        if causal && sk < sq {
+            return Err(format!(
+                "CAUSAL=1 needs SEQLEN_K >= SEQLEN (got {sk} < {sq}): the first query rows would see no key"
+            ));
+        }
+        let (qt, tc) = (sq / BR, sk / BC);
+        if batch * heads * qt > 1 << 22 {
+            return Err(format!(
+                "BATCH x HEADS x SEQLEN / 128 = {} CTAs is too many",
+                batch * heads * qt
+            ));
+        }
+        Ok(Shape {
+            d,
+            qt,
+            tc,
+            heads: batch * heads,
+            shift: (sk - sq) / BC,
+            causal,
+        })
+    }
+    fn grid(&self) -> i64 {
+        self.heads * self.qt
+    }
+    /// Bytes of a K or V block, and of the Q (or O) tile.
+    fn block(&self) -> i64 {
+        BC * self.d * 2
+    }
+    /// Key blocks query tile `qi` reads.
+    fn blocks(&self, qi: i64) -> i64 {
+        if self.causal {
+            (qi + 1 + self.shift).min(self.tc)
+        } else {
+            self.tc
+        }
+    }
+    /// The useful FLOPs of the whole problem as FlashAttention counts them: 4 S_q S_k d
+    /// per head, or under the causal mask 4 d times the (query, key) pairs it keeps.
+    fn flops(&self) -> i64 {
+        let (sq, sk) = (self.qt * BR, self.tc * BC);
+        let pairs = if self.causal {
+            sq * (sk - sq) + sq * (sq + 1) / 2
+        } else {
+            sq * sk
+        };
+        4 * pairs * self.d * self.heads
+    }
 }
 
 pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
-    let tc = p.get("TC");
+    let shape = Shape::from(p)?;
     let pipe = p.get("PIPE");
-    let grid = p.get("GRID");
-    check_range("TC", tc, 1, 1 << 16)?;
     check_range("PIPE", pipe, 1, 3)?;
-    check_range("GRID", grid, 1, 1 << 20)?;
     let (ws, pingpong, pipelined) = match schedule {
         "fa3" => (true, true, true),
         "fa3-no-pipelining" => (true, true, false),
@@ -117,28 +224,43 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         "fa2-like" => (false, false, false),
         other => return Err(format!("fa3-forward has no schedule `{other}`")),
     };
+    let (grid, blk, tc) = (shape.grid(), shape.block(), shape.tc);
+    // The CTA's query tile: FA3 walks a head's tiles in order, longest first under a
+    // causal mask (its tile scheduler's reversed m-blocks), so the first wave takes the
+    // heaviest tiles.
+    let nb = if shape.causal {
+        "min(TC, QT - cta % QT + SHIFT)".to_string()
+    } else {
+        "TC".to_string()
+    };
     let c = Cfg {
         ws,
         pingpong,
         pipelined,
         cw: if ws { "(warpgroup - 1)" } else { "warpgroup" },
         cwarp: if ws { "(warp - 4)" } else { "warp" },
+        d: shape.d as u32,
+        nb,
+        causal: shape.causal,
     };
     let threads = if ws { 384 } else { 256 };
     // setmaxnreg 24 for the producer warpgroup, 240 for the consumers: 168 at launch.
     let regs = if ws { 168 } else { 240 };
     let name = format!("fa3_{}", schedule.replace('-', "_"));
-    let kv = (grid * tc + pipe) * BLOCK;
+    // K and V of every (batch, head), T_c blocks each; PIPE blocks of slack because the
+    // range check does not narrow by the `if` guarding a refill past the last block.
+    let kv = (shape.heads * tc + pipe) * blk;
+    let blocks: i64 = (0..shape.qt).map(|qi| shape.blocks(qi)).sum::<i64>() * shape.heads;
     let mut b = KernelBuilder::new(&name, threads)
         .regs(regs)
         .grid(grid as u32)
-        .buffer("Q", (grid * BLOCK) as u64)
+        .buffer("Q", (grid * blk) as u64)
         .buffer("K", kv as u64)
         .buffer("V", kv as u64)
-        .buffer("O", (grid * BLOCK) as u64)
-        .shared("sQ", BLOCK as u32)
-        .shared("sK", (pipe * BLOCK) as u32)
-        .shared("sV", (pipe * BLOCK) as u32)
+        .buffer("O", (grid * blk) as u64)
+        .shared("sQ", blk as u32)
+        .shared("sK", (pipe * blk) as u32)
+        .shared("sV", (pipe * blk) as u32)
         .mbarrier("q_full", 1, 1)
         .mbarrier("k_full", pipe as u32, 1)
         .mbarrier("v_full", pipe as u32, 1)
@@ -154,33 +276,42 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         .named_barrier("epi0", 3, 128)
         .named_barrier("epi1", 4, 128)
         .param("TC", tc)
+        .param("QT", shape.qt)
+        .param("SHIFT", shape.shift)
         .param("PIPE", pipe)
-        .work_flops("4 * 128 * 128 * 128 * TC")
-        .work_bytes("32768 * (2 * TC + 2)");
+        .param("BLK", blk)
+        // Per CTA, the grid's average: the useful FLOPs (a causal tile's masked half of
+        // its diagonal block is work done but not counted, as FlashAttention counts),
+        // and Q, O and the K/V blocks each CTA reads.
+        .work_flops(format!("{}", shape.flops() / grid))
+        .work_bytes(format!("{}", (2 * grid + 2 * blocks) * blk / grid));
     let k = if ws {
+        let nb = c.nb.clone();
         b.role("producer", 0, 0, Some(24), |b| {
             load_q(b);
             load(b, "K", "0");
             b.loop_("j", 1, "TC", |b| {
-                load(b, "K", "j");
-                load(b, "V", "(j - 1)");
+                b.if_(format!("j < {nb}"), |b| {
+                    load(b, "K", "j");
+                    load(b, "V", "(j - 1)");
+                });
             });
-            load(b, "V", "(TC - 1)");
+            load(b, "V", &format!("({nb} - 1)"));
             b.ins("EXIT");
         })
         .role("idle", 1, 3, Some(24), |b| {
             b.ins("EXIT");
         })
-        .role("consumer", 4, 11, Some(240), |b| consumer(b, c))
+        .role("consumer", 4, 11, Some(240), |b| consumer(b, &c))
     } else {
-        b.role("consumer", 0, 7, None, |b| consumer(b, c))
+        b.role("consumer", 0, 7, None, |b| consumer(b, &c))
     };
     Ok(k.build())
 }
 
 fn load_q(b: &mut BodyBuilder) {
-    b.ins("SYNCS.ARRIVE.TRANS64.EXPECT_TX q_full[0], bytes=32768");
-    b.ins("UTMALDG.2D sQ[0], Q[cta * 32768], bytes=32768, bar=q_full[0]");
+    b.ins("SYNCS.ARRIVE.TRANS64.EXPECT_TX q_full[0], bytes=BLK");
+    b.ins("UTMALDG.2D sQ[0], Q[cta * BLK], bytes=BLK, bar=q_full[0]");
 }
 
 /// The producer's load of block `j` of `K` or `V` once its stage is free.
@@ -192,19 +323,22 @@ fn load(b: &mut BodyBuilder, t: &str, j: &str) {
     fill(b, t, &format!("{j} % PIPE"), j);
 }
 
+/// Block `block` of the CTA's head's K or V into a stage: every query tile of a head
+/// reads the same blocks (`cta / QT` is the head), so the CTAs of a wave that share a
+/// head share the lines in L2.
 fn fill(b: &mut BodyBuilder, t: &str, stage: &str, block: &str) {
     let l = t.to_lowercase();
     b.ins(format!(
-        "SYNCS.ARRIVE.TRANS64.EXPECT_TX {l}_full[{stage}], bytes=32768"
+        "SYNCS.ARRIVE.TRANS64.EXPECT_TX {l}_full[{stage}], bytes=BLK"
     ));
     b.ins(format!(
-        "UTMALDG.2D s{t}[({stage}) * 32768], {t}[(cta * TC + {block}) * 32768], bytes=32768, bar={l}_full[{stage}]"
+        "UTMALDG.2D s{t}[({stage}) * BLK], {t}[((cta / QT) * TC + {block}) * BLK], bytes=BLK, bar={l}_full[{stage}]"
     ));
 }
 
 /// No-ws: warp 0 refills the K stage of block `a` (when both warpgroups released it) with
 /// block a + PIPE, and the V stage of block `c` with c + PIPE.
-fn static_loads(b: &mut BodyBuilder, c: Cfg, a: Option<&str>, v: Option<&str>) {
+fn static_loads(b: &mut BodyBuilder, c: &Cfg, a: Option<&str>, v: Option<&str>) {
     if c.ws {
         return;
     }
@@ -212,7 +346,7 @@ fn static_loads(b: &mut BodyBuilder, c: Cfg, a: Option<&str>, v: Option<&str>) {
         for (t, j) in [("K", a), ("V", v)] {
             let Some(j) = j else { continue };
             let l = t.to_lowercase();
-            b.if_(format!("{j} + PIPE < TC"), |b| {
+            b.if_(format!("{j} + PIPE < {}", c.nb), |b| {
                 b.ins(format!(
                     "SYNCS.PHASECHK.TRANS64.TRYWAIT {l}_empty[{j} % PIPE], parity=({j} / PIPE) & 1"
                 ));
@@ -232,13 +366,14 @@ fn release(b: &mut BodyBuilder, t: &str, j: &str) {
     b.ins(format!("SYNCS.ARRIVE.TRANS64 {t}_empty[{j} % PIPE]"));
 }
 
-/// GEMM0: S (registers from `s`) = Q_rows K_j^T, eight k-steps over d, one wgmma group.
-fn gemm0(b: &mut BodyBuilder, c: Cfg, s: u32, j: &str) {
+/// GEMM0: S (registers from `s`) = Q_rows K_j^T, d / 16 k-steps, one wgmma group.
+fn gemm0(b: &mut BodyBuilder, c: &Cfg, s: u32, j: &str) {
     b.ins("WARPGROUP.ARRIVE");
-    for k in 0..8 {
-        let gsb = if k == 7 { ", gsb0" } else { "" };
+    let steps = c.d / 16;
+    for k in 0..steps {
+        let gsb = if k == steps - 1 { ", gsb0" } else { "" };
         b.ins(format!(
-            "HGMMA.64x128x16.F32.F16 R{s}, sQ[{} * 16384 + {}], sK[({j} % PIPE) * 32768 + {}]{gsb}",
+            "HGMMA.64x128x16.F32.F16 R{s}, sQ[{} * (BLK / 2) + {}], sK[({j} % PIPE) * BLK + {}]{gsb}",
             c.cw,
             k * 32,
             k * 32
@@ -246,21 +381,23 @@ fn gemm0(b: &mut BodyBuilder, c: Cfg, s: u32, j: &str) {
     }
 }
 
-/// GEMM1: O += P V_j with P (FP16, converted in place in S's registers) as the A operand.
-fn gemm1(b: &mut BodyBuilder, s: u32, j: &str) {
+/// GEMM1: O += P V_j with P (FP16, converted in place in S's registers) as the A operand,
+/// eight k-steps over the block's 128 keys.
+fn gemm1(b: &mut BodyBuilder, c: &Cfg, s: u32, j: &str) {
     b.ins("WARPGROUP.ARRIVE");
     for k in 0..8u32 {
         let gsb = if k == 7 { ", gsb0" } else { "" };
         b.ins(format!(
-            "HGMMA.64x128x16.F32.F16 R{O}, R{}, sV[({j} % PIPE) * 32768 + {}]{gsb}",
+            "HGMMA.64x{}x16.F32.F16 R{O}, R{}, sV[({j} % PIPE) * BLK + {}]{gsb}",
+            c.d,
             s + 4 * k,
-            k * 4096
+            k * 32 * c.d
         ));
     }
 }
 
 /// Pingpong: wait for this warpgroup's turn at the tensor cores.
-fn sched_sync(b: &mut BodyBuilder, c: Cfg) {
+fn sched_sync(b: &mut BodyBuilder, c: &Cfg) {
     if c.pingpong {
         b.ins(format!("BAR.SYNC {} + 1, 256", c.cw));
     }
@@ -269,12 +406,30 @@ fn sched_sync(b: &mut BodyBuilder, c: Cfg) {
 /// Pingpong: hand the turn to the other warpgroup. The second warpgroup skips its last
 /// hand-over (`last` is the condition that this is the last one) so that every barrier
 /// phase completes.
-fn sched_arrive(b: &mut BodyBuilder, c: Cfg, last: &str) {
+fn sched_arrive(b: &mut BodyBuilder, c: &Cfg, last: &str) {
     if c.pingpong {
         b.if_(format!("({} == 0) | ({last} == 0)", c.cw), |b| {
             b.ins(format!("BAR.ARV 2 - {}, 256", c.cw));
         });
     }
+}
+
+/// The causal mask on the diagonal block (`j` the block): each of the thread's 64 S
+/// values is compared with its column's limit (an ISETP per column pair) and set to
+/// -inf past it (a SEL each), before the row max.
+fn mask(b: &mut BodyBuilder, c: &Cfg, s: u32, j: &str) {
+    if !c.causal {
+        return;
+    }
+    b.if_(format!("{j} == {} - 1", c.nb), |b| {
+        for g in 0..32u32 {
+            b.ins("ISETP.GE.AND P0, PT, R18, R19, PT");
+            for t in 0..2u32 {
+                let i = 2 * g + t;
+                b.ins(format!("SEL R{}, R{}, R6, P0", s + i, s + i));
+            }
+        }
+    });
 }
 
 // Per-thread registers of the softmax: R0/R1 row max, R2/R3 row sum, R4/R5 and R22/R23
@@ -396,21 +551,23 @@ fn softmax(b: &mut BodyBuilder, s: u32, first: bool) {
     }
 }
 
-/// O *= the rescale factor of its row.
-fn rescale(b: &mut BodyBuilder) {
-    for i in 0..64u32 {
+/// O *= the rescale factor of its row (the thread's d / 2 accumulator values).
+fn rescale(b: &mut BodyBuilder, c: &Cfg) {
+    for i in 0..c.d / 2 {
         b.ins(format!("FMUL R{}, R{}, R{}", O + i, O + i, scale_reg(i)));
     }
 }
 
-fn consumer(b: &mut BodyBuilder, c: Cfg) {
+fn consumer(b: &mut BodyBuilder, c: &Cfg) {
     if !c.ws {
         // Warp 0 fills the ring: Q, then the first PIPE blocks of K and V.
         b.if_("warp == 0", |b| {
             load_q(b);
             b.loop_("s", 0, "min(PIPE, TC)", |b| {
-                fill(b, "K", "s", "s");
-                fill(b, "V", "s", "s");
+                b.if_(format!("s < {}", c.nb), |b| {
+                    fill(b, "K", "s", "s");
+                    fill(b, "V", "s", "s");
+                });
             });
         });
     }
@@ -433,32 +590,37 @@ fn consumer(b: &mut BodyBuilder, c: Cfg) {
 
 /// fa3 / fa3-no-pingpong / fa3-no-ws: S double-buffered; iteration j issues S_j and
 /// O += P_{j-1} V_{j-1}, then runs softmax(S_j) while they execute.
-fn consumer_pipelined(b: &mut BodyBuilder, c: Cfg) {
+fn consumer_pipelined(b: &mut BodyBuilder, c: &Cfg) {
+    let nb = c.nb.as_str();
     // Block 0: S_0 alone.
     wait_full(b, "k", "0");
     sched_sync(b, c);
     gemm0(b, c, SA, "0");
-    sched_arrive(b, c, "(TC == 1)");
+    sched_arrive(b, c, &format!("({nb} == 1)"));
     b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
     release(b, "k", "0");
+    mask(b, c, SA, "0");
     softmax(b, SA, true);
     static_loads(b, c, Some("0"), None);
     let iter = |b: &mut BodyBuilder, j: &str, cur: u32, next: u32| {
-        wait_full(b, "k", j);
-        sched_sync(b, c);
-        gemm0(b, c, next, j);
-        let jm = format!("({j} - 1)");
-        wait_full(b, "v", &jm);
-        gemm1(b, cur, &jm);
-        sched_arrive(b, c, &format!("({j} == TC - 1)"));
-        // S_j is done once at most one group (GEMM1) is pending.
-        b.ins("WARPGROUP.DEPBAR.LE gsb0, 1");
-        release(b, "k", j);
-        softmax(b, next, false);
-        b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
-        release(b, "v", &jm);
-        rescale(b);
-        static_loads(b, c, Some(j), Some(&jm));
+        b.if_(format!("{j} < {nb}"), |b| {
+            wait_full(b, "k", j);
+            sched_sync(b, c);
+            gemm0(b, c, next, j);
+            let jm = format!("({j} - 1)");
+            wait_full(b, "v", &jm);
+            gemm1(b, c, cur, &jm);
+            sched_arrive(b, c, &format!("({j} == {nb} - 1)"));
+            // S_j is done once at most one group (GEMM1) is pending.
+            b.ins("WARPGROUP.DEPBAR.LE gsb0, 1");
+            release(b, "k", j);
+            mask(b, c, next, j);
+            softmax(b, next, false);
+            b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
+            release(b, "v", &jm);
+            rescale(b, c);
+            static_loads(b, c, Some(j), Some(&jm));
+        });
     };
     // Blocks 1..TC-1 in pairs, so that S_next alternates between the two buffers.
     b.loop_("jj", 0, "(TC - 1) / 2", |b| {
@@ -468,83 +630,93 @@ fn consumer_pipelined(b: &mut BodyBuilder, c: Cfg) {
     b.if_("(TC - 1) % 2 == 1", |b| {
         iter(b, "(TC - 1)", SA, SB);
     });
-    // The last P V: P of block TC-1 is in buffer A when TC is odd, B when even.
-    b.if_("TC % 2 == 1", |b| last_gemm1(b, c, SA));
-    b.if_("TC % 2 == 0", |b| last_gemm1(b, c, SB));
+    // The last P V: P of the last block is in buffer A when the count is odd, B when even.
+    b.if_(format!("{nb} % 2 == 1"), |b| last_gemm1(b, c, SA));
+    b.if_(format!("{nb} % 2 == 0"), |b| last_gemm1(b, c, SB));
 }
 
-fn last_gemm1(b: &mut BodyBuilder, c: Cfg, s: u32) {
-    wait_full(b, "v", "(TC - 1)");
-    gemm1(b, s, "(TC - 1)");
+fn last_gemm1(b: &mut BodyBuilder, c: &Cfg, s: u32) {
+    let last = format!("({} - 1)", c.nb);
+    wait_full(b, "v", &last);
+    gemm1(b, c, s, &last);
     b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
-    release(b, "v", "(TC - 1)");
-    let _ = c;
+    release(b, "v", &last);
 }
 
 /// fa3-no-pipelining: pingpong, one S buffer. The ordered region is GEMM1(j) (waited)
 /// then GEMM0(j+1); the softmax of S_{j+1} follows its wait.
-fn consumer_ordered(b: &mut BodyBuilder, c: Cfg) {
+fn consumer_ordered(b: &mut BodyBuilder, c: &Cfg) {
+    let nb = c.nb.as_str();
     wait_full(b, "k", "0");
     sched_sync(b, c);
     gemm0(b, c, SA, "0");
     sched_arrive(b, c, "0");
     b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
     release(b, "k", "0");
+    mask(b, c, SA, "0");
     softmax(b, SA, true);
     static_loads(b, c, Some("0"), None);
     b.loop_("j", 0, "TC", |b| {
-        wait_full(b, "v", "j");
-        sched_sync(b, c);
-        gemm1(b, SA, "j");
-        b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
-        release(b, "v", "j");
-        b.if_("j + 1 < TC", |b| {
-            wait_full(b, "k", "(j + 1)");
-            gemm0(b, c, SA, "(j + 1)");
-        });
-        sched_arrive(b, c, "(j == TC - 1)");
-        b.if_("j + 1 < TC", |b| {
+        b.if_(format!("j < {nb}"), |b| {
+            wait_full(b, "v", "j");
+            sched_sync(b, c);
+            gemm1(b, c, SA, "j");
             b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
-            release(b, "k", "(j + 1)");
-            softmax(b, SA, false);
-            rescale(b);
+            release(b, "v", "j");
+            b.if_(format!("j + 1 < {nb}"), |b| {
+                wait_full(b, "k", "(j + 1)");
+                gemm0(b, c, SA, "(j + 1)");
+            });
+            sched_arrive(b, c, &format!("(j == {nb} - 1)"));
+            b.if_(format!("j + 1 < {nb}"), |b| {
+                b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
+                release(b, "k", "(j + 1)");
+                mask(b, c, SA, "(j + 1)");
+                softmax(b, SA, false);
+                rescale(b, c);
+            });
+            static_loads(b, c, Some("(j + 1)"), Some("j"));
         });
-        static_loads(b, c, Some("(j + 1)"), Some("j"));
     });
 }
 
 /// fa2-like: GEMM0, wait, softmax, rescale, GEMM1, wait, per block.
-fn consumer_sync(b: &mut BodyBuilder, c: Cfg) {
+fn consumer_sync(b: &mut BodyBuilder, c: &Cfg) {
     b.loop_("j", 0, "TC", |b| {
-        wait_full(b, "k", "j");
-        gemm0(b, c, SA, "j");
-        b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
-        release(b, "k", "j");
-        b.if_("j == 0", |b| softmax(b, SA, true));
-        b.if_("j > 0", |b| {
-            softmax(b, SA, false);
-            rescale(b);
+        b.if_(format!("j < {}", c.nb), |b| {
+            wait_full(b, "k", "j");
+            gemm0(b, c, SA, "j");
+            b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
+            release(b, "k", "j");
+            mask(b, c, SA, "j");
+            b.if_("j == 0", |b| softmax(b, SA, true));
+            b.if_("j > 0", |b| {
+                softmax(b, SA, false);
+                rescale(b, c);
+            });
+            wait_full(b, "v", "j");
+            gemm1(b, c, SA, "j");
+            b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
+            release(b, "v", "j");
+            static_loads(b, c, Some("j"), Some("j"));
         });
-        wait_full(b, "v", "j");
-        gemm1(b, SA, "j");
-        b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
-        release(b, "v", "j");
-        static_loads(b, c, Some("j"), Some("j"));
     });
 }
 
-/// O /= l, staged through this warpgroup's half of sQ (free after its last GEMM0) and
-/// stored with one TMA store per warpgroup.
-fn epilogue(b: &mut BodyBuilder, c: Cfg) {
+/// O /= l, converted to FP16 and staged through this warpgroup's half of sQ (free after
+/// its last GEMM0: a warp's 16 rows x d, 512 bytes a STS.128), stored with one TMA store
+/// per warpgroup.
+fn epilogue(b: &mut BodyBuilder, c: &Cfg) {
     b.ins("MUFU.RCP R4, R2");
     b.ins("MUFU.RCP R22, R3");
     b.ins("MOV R5, R4");
     b.ins("MOV R23, R22");
-    rescale(b);
-    for s in 0..8u32 {
+    rescale(b, c);
+    for s in 0..c.d / 16 {
         b.ins(format!(
-            "STS.128 sQ[{} * 4096 + {s} * 512 + lane * 16], R{}",
+            "STS.128 sQ[{} * {} + {s} * 512 + lane * 16], R{}",
             c.cwarp,
+            32 * c.d,
             O + 4 * s
         ));
     }
@@ -552,7 +724,7 @@ fn epilogue(b: &mut BodyBuilder, c: Cfg) {
     b.ins(format!("BAR.SYNC {} + 3, 128", c.cw));
     b.if_("warp % 4 == 0", |b| {
         b.ins(format!(
-            "UTMASTG.2D O[(cta * 2 + {}) * 16384], sQ[{} * 16384], bytes=16384",
+            "UTMASTG.2D O[(cta * 2 + {}) * (BLK / 2)], sQ[{} * (BLK / 2)], bytes=BLK / 2",
             c.cw, c.cw
         ));
         b.ins("UTMACMDFLUSH");

@@ -84,6 +84,16 @@ pub const FAMILY: Family = Family {
             default: 0,
             help: "0 none, 1 STG of the accumulator, 2 UTMASTG via shared memory",
         },
+        ParamSpec {
+            name: "RASTER",
+            default: 0,
+            help: "CTA raster order, which decides what the wave's CTAs share in L2: 0 along M (consecutive CTAs take consecutive rows of tiles), 1 along N",
+        },
+        ParamSpec {
+            name: "SWIZZLE",
+            default: 1,
+            help: "CUTLASS's swizzle: consecutive CTAs take SWIZZLE tiles across before the raster moves on (divides the tile columns for RASTER=0, rows for 1)",
+        },
     ],
     build,
 };
@@ -121,11 +131,17 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
             "the grid of {grid} CTAs does not divide into clusters of {cluster}"
         ));
     }
-    // Consecutive CTAs take consecutive rows of tiles (m = cta % MT): a pair shares its
-    // B tile when MT is even, its A tile when there is one row of tiles.
+    let raster = Raster::new(p.get("RASTER"), p.get("SWIZZLE"), mt, n / 256)?;
+    // The CTAs of a cluster share their A tile (B tile) when every cluster's CTAs are
+    // on one row (column) of tiles: then it is loaded once, with TMA multicast.
+    let same = |f: &dyn Fn(i64) -> i64| {
+        cluster > 1
+            && (0..grid / cluster)
+                .all(|c| (1..cluster).all(|i| f(c * cluster + i) == f(c * cluster)))
+    };
     let mc = Multicast {
-        a: cluster > 1 && mt == 1,
-        b: cluster > 1 && mt % cluster == 0,
+        a: same(&|c| raster.m(c)),
+        b: same(&|c| raster.n(c)),
     };
     let name = format!("gemm_{}", schedule.replace('-', "_"));
     let ws = schedule.starts_with("ws");
@@ -144,6 +160,9 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         .shared("sB", (pipe * B_STAGE) as u32);
     if epi == 2 {
         b = b.shared("sC", 8 * 4096);
+    }
+    if raster.along_n {
+        b = b.param("NT", n / 256);
     }
     // Arrivals on `empty` per use of a stage: every consumer warp that read it.
     let empty_count = if pingpong { 4 } else { 8 };
@@ -176,7 +195,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
             b.role("main", 0, 7, None, |b| {
                 // Prologue: warp 0 fills every stage.
                 b.if_("warp == 0", |b| {
-                    b.loop_("s", 0, "min(PIPE, KT)", |b| load_stage(b, "s", "s", false, mc));
+                    b.loop_("s", 0, "min(PIPE, KT)", |b| load_stage(b, "s", "s", false, mc, &raster));
                 });
                 b.loop_("k", 0, "KT", |b| {
                     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT full[k % PIPE], parity=(k / PIPE) & 1");
@@ -195,7 +214,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                     b.if_(cond.as_str(), |b| {
                         b.ins("BAR.SYNC 1, 256");
                         b.if_("warp == 0", |b| {
-                            load_stage(b, &format!("{j} % PIPE"), &format!("{j} + PIPE"), false, mc);
+                            load_stage(b, &format!("{j} % PIPE"), &format!("{j} + PIPE"), false, mc, &raster);
                         });
                     });
                 });
@@ -209,7 +228,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
             b.role("producer", 0, 0, Some(40), |b| {
                 b.loop_("k", 0, "KT", |b| {
                     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT empty[k % PIPE], parity=((k / PIPE) & 1) ^ 1");
-                    load_stage(b, "k % PIPE", "k", false, mc);
+                    load_stage(b, "k % PIPE", "k", false, mc, &raster);
                 });
                 b.ins("EXIT");
             })
@@ -240,7 +259,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                 // Stage use i = t * KT + k: tile t's 64 rows of A and the whole B block.
                 b.loop_("i", 0, "2 * KT", |b| {
                     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT empty[i % PIPE], parity=((i / PIPE) & 1) ^ 1");
-                    load_stage(b, "i % PIPE", "i", true, mc);
+                    load_stage(b, "i % PIPE", "i", true, mc, &raster);
                 });
                 b.ins("EXIT");
             })
@@ -277,6 +296,77 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     Ok(k.build())
 }
 
+/// Which output tile each CTA computes: rows of tiles m and columns n as functions of
+/// `cta`, in the raster order (along M or N) with CUTLASS's swizzle of `s` tiles.
+struct Raster {
+    along_n: bool,
+    s: i64,
+    mt: i64,
+    nt: i64,
+}
+
+impl Raster {
+    fn new(raster: i64, s: i64, mt: i64, nt: i64) -> Result<Raster, String> {
+        check_range("RASTER", raster, 0, 1)?;
+        check_range("SWIZZLE", s, 1, 64)?;
+        let across = if raster == 0 { nt } else { mt };
+        if across % s != 0 {
+            return Err(format!(
+                "SWIZZLE={s} must divide the {across} tile {} the raster crosses",
+                if raster == 0 { "columns" } else { "rows" }
+            ));
+        }
+        Ok(Raster {
+            along_n: raster == 1,
+            s,
+            mt,
+            nt,
+        })
+    }
+    /// (along, across) of CTA `c`: `along` walks the raster's dimension of `len` tiles.
+    fn split(&self, c: i64, len: i64) -> (i64, i64) {
+        (
+            (c / self.s) % len,
+            (c / (self.s * len)) * self.s + c % self.s,
+        )
+    }
+    fn m(&self, c: i64) -> i64 {
+        if self.along_n {
+            self.split(c, self.nt).1
+        } else {
+            self.split(c, self.mt).0
+        }
+    }
+    fn n(&self, c: i64) -> i64 {
+        if self.along_n {
+            self.split(c, self.nt).0
+        } else {
+            self.split(c, self.mt).1
+        }
+    }
+    /// `split` as kernel expressions (the plain raster along M as `cta % MT`, `cta / MT`).
+    fn exprs(&self) -> (String, String) {
+        let len = if self.along_n { "NT" } else { "MT" };
+        if self.s == 1 {
+            (format!("(cta % {len})"), format!("(cta / {len})"))
+        } else {
+            let s = self.s;
+            (
+                format!("((cta / {s}) % {len})"),
+                format!("((cta / ({s} * {len})) * {s} + cta % {s})"),
+            )
+        }
+    }
+    fn m_expr(&self) -> String {
+        let (along, across) = self.exprs();
+        if self.along_n { across } else { along }
+    }
+    fn n_expr(&self) -> String {
+        let (along, across) = self.exprs();
+        if self.along_n { along } else { across }
+    }
+}
+
 /// Which operand tiles the CTAs of a cluster share, loaded once with TMA multicast.
 #[derive(Clone, Copy)]
 struct Multicast {
@@ -295,7 +385,8 @@ impl Multicast {
 }
 
 /// Announces a stage's bytes and issues its TMA loads (`half`: only 64 rows of A).
-fn load_stage(b: &mut BodyBuilder, stage: &str, iter: &str, half: bool, mc: Multicast) {
+fn load_stage(b: &mut BodyBuilder, stage: &str, iter: &str, half: bool, mc: Multicast, r: &Raster) {
+    let (tm, tn) = (r.m_expr(), r.n_expr());
     let (op_a, op_b) = (Multicast::op(mc.a), Multicast::op(mc.b));
     if half {
         // iter = t * KT + k: tile t (0 or 1) of 64 rows.
@@ -303,20 +394,20 @@ fn load_stage(b: &mut BodyBuilder, stage: &str, iter: &str, half: bool, mc: Mult
             "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=40960"
         ));
         b.ins(format!(
-            "{op_a} sA[({stage}) * 16384], A[((cta % MT) * 2 * KT + {iter}) * 8192], bytes=8192, bar=full[{stage}]"
+            "{op_a} sA[({stage}) * 16384], A[({tm} * 2 * KT + {iter}) * 8192], bytes=8192, bar=full[{stage}]"
         ));
         b.ins(format!(
-            "{op_b} sB[({stage}) * 32768], B[((cta / MT) * KT + ({iter}) % KT) * 32768], bytes=32768, bar=full[{stage}]"
+            "{op_b} sB[({stage}) * 32768], B[({tn} * KT + ({iter}) % KT) * 32768], bytes=32768, bar=full[{stage}]"
         ));
     } else {
         b.ins(format!(
             "SYNCS.ARRIVE.TRANS64.EXPECT_TX full[{stage}], bytes=49152"
         ));
         b.ins(format!(
-            "{op_a} sA[({stage}) * 16384], A[((cta % MT) * KT + {iter}) * 16384], bytes=16384, bar=full[{stage}]"
+            "{op_a} sA[({stage}) * 16384], A[({tm} * KT + {iter}) * 16384], bytes=16384, bar=full[{stage}]"
         ));
         b.ins(format!(
-            "{op_b} sB[({stage}) * 32768], B[((cta / MT) * KT + {iter}) * 32768], bytes=32768, bar=full[{stage}]"
+            "{op_b} sB[({stage}) * 32768], B[({tn} * KT + {iter}) * 32768], bytes=32768, bar=full[{stage}]"
         ));
     }
 }

@@ -14,6 +14,7 @@ pub mod elementwise;
 pub mod fa3;
 pub mod gemm;
 pub mod latency;
+pub mod seeds;
 pub mod singe;
 
 pub use compare::{Comparison, ScheduleRow, compare};

@@ -48,8 +48,8 @@ pub const FAMILY: Family = Family {
     params: &[
         ParamSpec {
             name: "SPECIES",
-            default: 52,
-            help: "species N (N^2 pairs; the seed's heptane mechanism has 52 after QSSA, DME 30); the data-parallel kernel spills once 4N + 32 registers exceed 255 (N > 55)",
+            default: 30,
+            help: "species N (N^2 pairs; the seed's DME mechanism has 30 after QSSA, heptane 52); the data-parallel kernel spills once 4N + 32 registers exceed 255 (N > 55)",
         },
         ParamSpec {
             name: "WARPS",

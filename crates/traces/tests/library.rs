@@ -33,6 +33,14 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
                 ("N", 256),
             ],
             vec![("K", 64), ("PIPE", 3)],
+            vec![
+                ("K", 128),
+                ("M", 512),
+                ("N", 512),
+                ("RASTER", 1),
+                ("SWIZZLE", 2),
+            ],
+            vec![("K", 128), ("M", 256), ("N", 1024), ("SWIZZLE", 2)],
         ],
         "latency-hiding" => vec![
             vec![("WARPS", 1), ("ITERS", 8)],
@@ -40,29 +48,38 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
             vec![("WARPS", 5), ("K", 0), ("ITERS", 4), ("FOOTPRINT", 128)],
         ],
         "elementwise-add" => vec![
-            vec![("ROWS", 256), ("COLS", 256), ("GRID", 4)],
+            vec![("XNUMEL", 256), ("YNUMEL", 512)],
             vec![
-                ("ROWS", 256),
-                ("COLS", 256),
-                ("GRID", 2),
+                ("XNUMEL", 64),
+                ("YNUMEL", 256),
+                ("XBLOCK", 32),
                 ("NUM_LOAD_BUFFERS", 1),
                 ("NUM_STORE_BUFFERS", 1),
             ],
             vec![
-                ("ROWS", 256),
-                ("COLS", 512),
-                ("GRID", 4),
+                ("XNUMEL", 128),
+                ("YNUMEL", 1024),
+                ("XBLOCK", 32),
                 ("COMPUTE_WARPS", 8),
                 ("NUM_LOAD_BUFFERS", 4),
                 ("NUM_STORE_BUFFERS", 3),
             ],
         ],
         "fa3-forward" => vec![
-            vec![("TC", 1), ("PIPE", 1)],
-            vec![("TC", 2), ("PIPE", 2)],
-            vec![("TC", 3), ("PIPE", 3), ("GRID", 2)],
-            vec![("TC", 4), ("PIPE", 1)],
-            vec![("TC", 5), ("PIPE", 2)],
+            vec![("SEQLEN_K", 128), ("PIPE", 1)],
+            vec![("SEQLEN_K", 256), ("PIPE", 2)],
+            vec![("SEQLEN_K", 384), ("PIPE", 3), ("SEQLEN", 256)],
+            vec![("SEQLEN_K", 512), ("PIPE", 1)],
+            vec![("SEQLEN_K", 640), ("PIPE", 2)],
+            vec![("SEQLEN", 640), ("CAUSAL", 1), ("PIPE", 2)],
+            vec![("SEQLEN", 128), ("CAUSAL", 1), ("PIPE", 1)],
+            vec![
+                ("SEQLEN", 256),
+                ("SEQLEN_K", 640),
+                ("CAUSAL", 1),
+                ("PIPE", 3),
+            ],
+            vec![("SEQLEN_K", 384), ("HEADDIM", 64), ("HEADS", 2)],
         ],
         "singe-viscosity" => vec![
             vec![("SPECIES", 8), ("WARPS", 2), ("POINTS", 256)],
@@ -71,9 +88,16 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
             vec![("SPECIES", 64), ("WARPS", 3), ("POINTS", 256)],
         ],
         "blackwell-matmul" => vec![
-            vec![("TILES", 1), ("K", 64), ("PIPE", 2)],
-            vec![("TILES", 3), ("K", 192), ("PIPE", 3)],
-            vec![("TILES", 2), ("K", 256), ("PIPE", 4), ("GRID", 2)],
+            vec![("M", 128), ("N", 256), ("K", 64), ("PIPE", 2)],
+            vec![("M", 384), ("N", 512), ("K", 192), ("PIPE", 3), ("SMS", 2)],
+            vec![
+                ("M", 1024),
+                ("N", 512),
+                ("K", 256),
+                ("PIPE", 4),
+                ("SMS", 3),
+                ("GROUP", 3),
+            ],
         ],
         other => panic!("no sweep for {other}"),
     }
@@ -286,6 +310,8 @@ fn compare_runs_every_schedule_and_explains() {
     }
     assert!(c.explanation.len() >= 2);
     assert!(c.rows.iter().all(|r| r.diagnosis.is_some()));
+    let text = present::compare::render(&c);
+    assert!(text.contains("static-v1") && text.contains("ws-pingpong"));
     // Serialize works for --json.
     let j = serde_json::to_value(&c).unwrap();
     assert_eq!(j["rows"].as_array().unwrap().len(), 6);
@@ -303,7 +329,7 @@ fn consumer_share(r: &RunResult, s: sim_core::WarpState) -> f64 {
 fn fa3_pingpong_and_pipelining_each_pay() {
     use sim_core::WarpState::Gmma;
     let prof = Profile::builtin("h100").unwrap();
-    let p = [("TC", 8)];
+    let p = [("SEQLEN_K", 1024)];
     let fa3 = run("fa3-forward", "fa3", &p, &prof);
     let no_pp = run("fa3-forward", "fa3-no-pingpong", &p, &prof);
     let no_pipe = run("fa3-forward", "fa3-no-pipelining", &p, &prof);
@@ -349,7 +375,7 @@ fn waits_on(r: &RunResult, role: &str, state: sim_core::WarpState, op: &str) -> 
         .per_pc
         .iter()
         .flat_map(|p| p.waits_on.iter())
-        .filter(|w| w.state == state && w.on.contains(&format!("`{op}")))
+        .filter(|w| w.state == state && w.on.to_string().contains(&format!("`{op}")))
         .map(|w| w.cycles)
         .sum()
 }
@@ -400,7 +426,7 @@ fn singe_data_parallel_waits_on_memory_specialized_does_not() {
 #[test]
 fn blackwell_ws_overlaps_the_epilogue() {
     let prof = Profile::builtin("b200").unwrap();
-    let p = [("K", 512), ("TILES", 4)];
+    let p = [("K", 512), ("M", 1024), ("N", 1024), ("SMS", 8)];
     let ws = run("blackwell-matmul", "ws", &p, &prof);
     let st = run("blackwell-matmul", "static", &p, &prof);
     assert!(

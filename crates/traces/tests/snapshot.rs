@@ -42,15 +42,29 @@ fn library() {
         let profile = Profile::builtin(f.profile).expect("a built-in profile");
         for sch in f.schedules {
             let k = traces::generate(f.name, sch.name, &[]).expect("a library kernel builds");
-            for policy in Policy::ALL {
-                let cfg = RunConfig {
-                    policy,
-                    ..Default::default()
-                };
-                let line = match sim_core::run(&k, &profile, &cfg) {
-                    Ok(r) => summary(&r),
-                    Err(e) => format!("ERROR {e}"),
-                };
+            // The policies' runs side by side (debug builds simulate slowly).
+            let lines: Vec<String> = std::thread::scope(|s| {
+                let runs: Vec<_> = Policy::ALL
+                    .iter()
+                    .map(|&policy| {
+                        let (k, profile) = (&k, &profile);
+                        s.spawn(move || {
+                            let cfg = RunConfig {
+                                policy,
+                                ..Default::default()
+                            };
+                            match sim_core::run(k, profile, &cfg) {
+                                Ok(r) => summary(&r),
+                                Err(e) => format!("ERROR {e}"),
+                            }
+                        })
+                    })
+                    .collect();
+                runs.into_iter()
+                    .map(|h| h.join().expect("a run does not panic"))
+                    .collect()
+            });
+            for (policy, line) in Policy::ALL.iter().zip(lines) {
                 out.push_str(&format!(
                     "{}/{} {} [{}] {line}\n",
                     f.name,

@@ -1,15 +1,16 @@
-//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush] [--flush-settle-us N] [--dump-dir DIR]`
+//! `calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush | --dirty-flush] [--flush-settle-us N] [--dump-dir DIR]`
 //! `calibrate-collect --compile-only DIR [--arch sm_90a]`
 //!
 //! Runs the microbenchmarks on GPU 0 and writes one JSON measurement file (never
-//! overwriting one). `--compile-only` needs only libnvrtc: it compiles every source and
+//! overwriting one). The default protocol is the fit's: 64 launches per HBM copy latency
+//! and clean L2 flushes; `--hbm-launches 1 --dirty-flush` is the original one. `--compile-only` needs only libnvrtc: it compiles every source and
 //! writes the images to DIR (for disassembly), with no GPU.
 
 use calibrate::{CollectOptions, collect, compile_all};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush] [--flush-settle-us N] [--dump-dir DIR]\n       \
+const USAGE: &str = "usage: calibrate-collect [--out FILE | --out-dir DIR] [--quick] [--validation] [--only SECTION[,SECTION...]] [--hbm-launches N] [--clean-flush | --dirty-flush] [--flush-settle-us N] [--dump-dir DIR]\n       \
                      calibrate-collect --compile-only DIR [--arch sm_90a]";
 
 fn main() -> ExitCode {
@@ -54,6 +55,10 @@ fn main() -> ExitCode {
             }),
             "--clean-flush" => {
                 opts.clean_flush = true;
+                Ok(())
+            }
+            "--dirty-flush" => {
+                opts.clean_flush = false;
                 Ok(())
             }
             "--flush-settle-us" => {

@@ -38,8 +38,19 @@ impl<'k> Validator<'k> {
                         let msg = format!("loop variable `{var}` shadows an enclosing loop's");
                         self.error_help(*span, msg, "rename the loop variable");
                     }
-                    self.check_vars(start, *span, scope, Allow::Bounds, "a loop bound");
-                    self.check_vars(end, *span, scope, Allow::Bounds, "a loop bound");
+                    if scope.len() == MAX_LOOP_DEPTH {
+                        let msg = format!(
+                            "this loop is nested {} deep: the simulator runs loops at most {MAX_LOOP_DEPTH} deep",
+                            MAX_LOOP_DEPTH + 1
+                        );
+                        self.error_help(
+                            *span,
+                            msg,
+                            "merge two loops into one (`loop ij 0..M * N` with `ij / N` and `ij % N`), or unroll one",
+                        );
+                    }
+                    self.check_expr(rc, start, *span, scope, Allow::Bounds, "a loop bound");
+                    self.check_expr(rc, end, *span, scope, Allow::Bounds, "a loop bound");
                     let (s, e) = (self.iv(start, rc, scope), self.iv(end, rc, scope));
                     let iv = match (s, e) {
                         (Some(s), Some(e)) if e.hi.checked_sub(1).is_some_and(|h| h >= s.lo) => {
@@ -62,7 +73,7 @@ impl<'k> Validator<'k> {
                     self.ended_loops.push((var.clone(), span.line));
                 }
                 Stmt::If { cond, body, span } => {
-                    self.check_vars(cond, *span, scope, Allow::Uniform, "an `if` condition");
+                    self.check_expr(rc, cond, *span, scope, Allow::Uniform, "an `if` condition");
                     self.conditional += 1;
                     self.block(rc, body, scope);
                     self.conditional -= 1;
@@ -70,6 +81,44 @@ impl<'k> Validator<'k> {
             }
         }
         self.tx_bytes_balance(body);
+    }
+
+    /// Checks an expression the simulator evaluates: the names it may use here, the
+    /// depth of its evaluation, and values that overflow. True when its names are fine.
+    pub(super) fn check_expr(
+        &mut self,
+        rc: &RoleCtx,
+        e: &Expr,
+        span: Span,
+        scope: &[ScopeVar],
+        allow: Allow,
+        what: &str,
+    ) -> bool {
+        if !self.check_vars(e, span, scope, allow, what) {
+            return false;
+        }
+        // As the simulator compiles it: parameters replaced by their values, constant
+        // parts folded.
+        let folded = e.substitute(&|n| {
+            if scope.iter().any(|s| s.name == n) {
+                None
+            } else {
+                self.params.get(n).copied()
+            }
+        });
+        let stack = eval_stack(&folded);
+        if stack > MAX_EXPR_STACK {
+            let msg = format!(
+                "{what} needs {stack} values pending at once to evaluate; the simulator evaluates at most {MAX_EXPR_STACK}"
+            );
+            self.error_help(
+                span,
+                msg,
+                "write the deeper side of an operator first (`(a + b) * c`, not `c * (a + b)`), or simplify the expression",
+            );
+        }
+        self.overflow(e, span, rc, scope);
+        true
     }
 
     /// Reports names an expression may not use here; true when all are fine.
@@ -113,6 +162,8 @@ impl<'k> Validator<'k> {
                         );
                         let help = if what.starts_with("`work`") {
                             "work is counted once per CTA, from the parameters"
+                        } else if what.starts_with("a declaration") {
+                            "declarations are fixed when the kernel is launched: use parameters"
                         } else {
                             "trip counts are fixed when the program starts; put a per-warp choice in an `if`"
                         };
@@ -154,11 +205,15 @@ impl<'k> Validator<'k> {
         ok
     }
 
-    /// The variable environment of a role at a point in its body.
-    pub(super) fn iv(&self, e: &Expr, rc: &RoleCtx, scope: &[ScopeVar]) -> Option<Iv> {
+    /// The values each name can take in a role at a point in its body.
+    fn env<'a>(
+        &'a self,
+        rc: &'a RoleCtx,
+        scope: &'a [ScopeVar],
+    ) -> impl Fn(&str) -> Option<Iv> + 'a {
         let r = rc.role;
         let grid = self.k.launch.grid.max(1) as i64;
-        let env = |n: &str| -> Option<Iv> {
+        move |n: &str| -> Option<Iv> {
             if let Some(v) = scope.iter().rev().find(|s| s.name == n) {
                 return v.iv;
             }
@@ -175,8 +230,12 @@ impl<'k> Validator<'k> {
                 "cta" => Some(Iv::range(0, grid - 1)),
                 _ => None,
             }
-        };
-        let iv = interval(e, &env)?;
+        }
+    }
+
+    /// The values `e` takes in a role at a point in its body.
+    pub(super) fn iv(&self, e: &Expr, rc: &RoleCtx, scope: &[ScopeVar]) -> Option<Iv> {
+        let iv = interval(e, &self.env(rc, scope))?;
         Some(if reuses_a_variable(e) || self.conditional > 0 {
             iv.loose()
         } else {
@@ -184,9 +243,32 @@ impl<'k> Validator<'k> {
         })
     }
 
+    /// Reports an expression whose value leaves the 64-bit integers for values the
+    /// program reaches (a parameter of i64::MAX times 4): the engine would wrap it.
+    pub(super) fn overflow(&mut self, e: &Expr, span: Span, rc: &RoleCtx, scope: &[ScopeVar]) {
+        if reuses_a_variable(e) || self.conditional > 0 {
+            return;
+        }
+        let part = overflowing(e, &self.env(rc, scope));
+        if let Some(part) = part {
+            let msg = if part == e {
+                format!("`{e}` overflows 64-bit integers for values the program reaches")
+            } else {
+                format!(
+                    "`{part}` in `{e}` overflows 64-bit integers for values the program reaches"
+                )
+            };
+            self.error_help(
+                span,
+                msg,
+                "the simulator's integers are 64-bit and would wrap; check the parameters' values",
+            );
+        }
+    }
+
     /// The value of an expression that must be a compile-time constant (after parameters).
     pub(super) fn constant(&self, e: &Expr) -> Option<i64> {
-        e.eval(&|n| self.params.get(n).copied()).ok()
+        e.eval_checked(&|n| self.params.get(n).copied()).ok()
     }
 
     /// Checks that `iv` lies within `0..len`. `subject` says what takes the values

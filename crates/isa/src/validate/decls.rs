@@ -383,4 +383,39 @@ impl<'k> Validator<'k> {
             }
         }
     }
+
+    /// Declaration values written as expressions: parameters only, and a value for the
+    /// parameters given that the declaration can hold. False when one has none (the
+    /// other checks would only see the 0 it was given).
+    pub(super) fn decl_exprs(&mut self) -> bool {
+        let k = self.k;
+        let before = self.diags.len();
+        for d in &k.decl_exprs {
+            let key = d.field.key();
+            let what = format!("a declaration's `{key}`");
+            if !self.check_vars(&d.expr, d.span, &[], Allow::Bounds, &what) {
+                continue;
+            }
+            let e = &d.expr;
+            match k.decl_value(d) {
+                Ok(0) if matches!(d.field, DeclField::MbarrierLen(_)) => {
+                    let msg = format!("the mbarrier array's length `{e}` comes to 0");
+                    self.error_help(d.span, msg, "an mbarrier array needs at least one element");
+                }
+                Ok(_) => {}
+                Err(BindError::Eval(why)) => {
+                    let msg = format!("`{e}` (the declaration's `{key}`) has no value: {why}");
+                    self.error(d.span, msg);
+                }
+                Err(BindError::Range(v)) => {
+                    let msg = format!(
+                        "`{e}` (the declaration's `{key}`) comes to {v}, outside 0..={}",
+                        d.field.max()
+                    );
+                    self.error_help(d.span, msg, "check the parameters' values");
+                }
+            }
+        }
+        self.diags.len() == before
+    }
 }

@@ -1,7 +1,7 @@
 //! Interval arithmetic over expressions: the values an index, offset or bound can take
 //! over every loop trip, warp and lane, and whether its bounds are really reached.
 
-use crate::expr::{BinOp, Expr, Func};
+use crate::expr::{BinOp, EvalError, Expr, Func};
 
 /// The values an expression can take: `lo..=hi`. `exact` when both bounds are really
 /// reached; `dense` when every integer between them is.
@@ -217,4 +217,45 @@ pub(super) fn reuses_a_variable(e: &Expr) -> bool {
         }
     }
     walk(e, &mut Vec::new())
+}
+
+/// The smallest part of `e` whose value certainly leaves the 64-bit integers: an
+/// operation on exactly bounded operands one of whose reached corners overflows.
+pub(super) fn overflowing<'e>(e: &'e Expr, env: &dyn Fn(&str) -> Option<Iv>) -> Option<&'e Expr> {
+    match e {
+        Expr::Int(_) | Expr::Var(_) => None,
+        Expr::Not(a) => overflowing(a, env),
+        Expr::Neg(a) => overflowing(a, env).or_else(|| {
+            let a = interval(a, env)?;
+            (a.exact && a.lo == i64::MIN).then_some(e)
+        }),
+        Expr::Call(_, a, b) => overflowing(a, env).or_else(|| overflowing(b, env)),
+        Expr::Bin(op, a, b) => overflowing(a, env)
+            .or_else(|| overflowing(b, env))
+            .or_else(|| {
+                let (a, b) = (interval(a, env)?, interval(b, env)?);
+                if !(a.exact && b.exact) {
+                    return None;
+                }
+                let corners = [(a.lo, b.lo), (a.lo, b.hi), (a.hi, b.lo), (a.hi, b.hi)];
+                corners
+                    .iter()
+                    .any(|&(x, y)| op.checked_apply(x, y) == Err(EvalError::Overflow))
+                    .then_some(e)
+            }),
+    }
+}
+
+/// How many values evaluating `e` left to right holds at once, as the simulator's
+/// postfix code does: a constant right operand is fused into its operator.
+pub(super) fn eval_stack(e: &Expr) -> usize {
+    match e {
+        Expr::Int(_) | Expr::Var(_) => 1,
+        Expr::Neg(a) | Expr::Not(a) => eval_stack(a),
+        Expr::Bin(op, a, b) => match **b {
+            Expr::Int(c) if op.apply(1, c).is_ok() => eval_stack(a),
+            _ => eval_stack(a).max(1 + eval_stack(b)),
+        },
+        Expr::Call(_, a, b) => eval_stack(a).max(1 + eval_stack(b)),
+    }
 }

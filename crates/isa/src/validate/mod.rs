@@ -13,6 +13,7 @@
 
 mod body;
 mod decls;
+mod hazards;
 mod interval;
 mod operand;
 mod ops;
@@ -26,7 +27,7 @@ use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::expr::{BUILTIN_VARS, Expr};
 use crate::opcode::Op;
-use interval::{Iv, interval, reuses_a_variable};
+use interval::{Iv, eval_stack, interval, overflowing, reuses_a_variable};
 use text::{plural, suggest, warps_text};
 
 pub use crate::limits::*;
@@ -34,6 +35,11 @@ pub use crate::limits::*;
 /// Checks a parsed (or built) kernel; returns every problem found, in source order.
 pub fn validate(k: &Kernel) -> Vec<Diagnostic> {
     let mut v = Validator::new(k);
+    if !v.decl_exprs() {
+        let mut d = v.diags;
+        d.sort_by_key(|d| (d.line, d.col));
+        return d;
+    }
     v.declarations();
     v.launch();
     v.roles();
@@ -42,6 +48,12 @@ pub fn validate(k: &Kernel) -> Vec<Diagnostic> {
     }
     v.barriers();
     v.mbarriers();
+    // The protocol checks read a kernel otherwise valid: the walk evaluates the program,
+    // and a kernel with other errors would get noise.
+    if v.diags.is_empty() {
+        v.arrival_counts();
+        v.hazards();
+    }
     let mut d = v.diags;
     d.sort_by_key(|d| (d.line, d.col));
     d

@@ -26,7 +26,7 @@ impl<'k> Validator<'k> {
                 } else {
                     "an address"
                 };
-                if !self.check_vars(index, span, scope, allow, what) {
+                if !self.check_expr(rc, index, span, scope, allow, what) {
                     return;
                 }
                 let iv = self.iv(index, rc, scope);
@@ -134,7 +134,7 @@ impl<'k> Validator<'k> {
                 Operand::Index { .. } => self.operand(rc, ins, value, span, scope),
                 Operand::Expr(e) => {
                     let what = format!("`{key}=`");
-                    self.check_vars(e, span, scope, Allow::Uniform, &what);
+                    self.check_expr(rc, e, span, scope, Allow::Uniform, &what);
                 }
                 Operand::Word(w) => {
                     let what = format!("`{key}=`");
@@ -143,7 +143,7 @@ impl<'k> Validator<'k> {
                 _ => {}
             },
             Operand::Expr(e) => {
-                self.check_vars(e, span, scope, Allow::Lane, "an operand");
+                self.check_expr(rc, e, span, scope, Allow::Lane, "an operand");
             }
             Operand::Word(w) => {
                 if self.special_word(ins) {

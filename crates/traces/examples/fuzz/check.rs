@@ -498,6 +498,7 @@ fn event_order(events: &[Event], problems: &mut Vec<String>) {
                 warp,
                 state,
                 pc,
+                ..
             } => {
                 let key = (warp.cta, warp.warp);
                 if let Some(&(before, _, _)) = last.get(&key)

@@ -1,0 +1,411 @@
+//! Issue: what a warp's instruction does when its scheduler picks it. The short paths
+//! (plain arithmetic, global loads without a sink) come first; `issue_instr` and
+//! `issue_other` handle every kind, the synchronization and async units in their
+//! own modules.
+
+use super::*;
+
+impl<'a, S: Sink> Engine<'a, S> {
+    /// Issues the warp's instruction and sets when the warp is next looked at. (Inlined
+    /// always: with two short paths, each inlined, it was otherwise left out of the
+    /// cycle loop, and a call per issue cost more than the paths saved.)
+    #[inline(always)]
+    pub(super) fn issue(&mut self, slot: u32) -> Result<(), SimError> {
+        let d = self.instr(slot);
+        if !S::ENABLED {
+            match d.issue {
+                IssueClass::Plain => return self.issue_plain(slot, d),
+                IssueClass::GlobalLoad => return self.issue_global_load(slot, d),
+                IssueClass::General => {}
+            }
+        }
+        let next = self.now + 1;
+        self.issue_general(slot, d)?;
+        self.after_issue(slot, next);
+        Ok(())
+    }
+
+    /// `issue` of a plain instruction (`IssueClass::Plain`) without events: what
+    /// `issue_general` and `after_issue` do for it, with the warp looked up once. Its
+    /// pipe is booked, its one register written, its pc stepped, and a register wait of
+    /// the next instruction is its state from the next cycle on (`Warp::quiet_step`).
+    /// (`start_quiet_issue` on the warp it holds: a look-up of the warp of its own
+    /// measured about 1% more host instructions on the chain.)
+    #[inline(always)]
+    pub(super) fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
+        let now = self.now;
+        let next = now + 1;
+        let w = &mut self.warps[slot as usize];
+        start_quiet_issue(w, &mut self.pcs, &mut self.pipes, &self.intervals, d, now);
+        // (Written whether or not there is a result: `dst_reg` is then a slot nobody
+        // reads.)
+        let (cycles, stall) = d.short_result;
+        w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
+            ready: now + cycles,
+            writer: d.text,
+            stall,
+        };
+        // The pc step and the next instruction's register wait.
+        let due = w.quiet_step(d, next);
+        self.end_quiet_issue(slot, due, next)
+    }
+
+    /// `issue` of a global or local load (`IssueClass::GlobalLoad`) without events:
+    /// its access as `issue_instr`'s load arm makes it, around it what `issue_plain` does
+    /// (`start_quiet_issue` before, `Warp::quiet_step` after).
+    #[inline(always)]
+    pub(super) fn issue_global_load(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
+        let now = self.now;
+        start_quiet_issue(
+            &mut self.warps[slot as usize],
+            &mut self.pcs,
+            &mut self.pipes,
+            &self.intervals,
+            d,
+            now,
+        );
+        let done = self.global_access(slot, d, 0, false, !d.bypass_l1)?;
+        let next = now + 1;
+        let w = &mut self.warps[slot as usize];
+        w.outstanding = w.outstanding.max(done);
+        w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
+            ready: done,
+            writer: d.text,
+            stall: WarpState::LongScoreboard,
+        };
+        // The pc step and the next instruction's register wait, on the warp looked up
+        // once after the access (a look-up of its own cost about 5 host instructions).
+        let due = w.quiet_step(d, next);
+        self.end_quiet_issue(slot, due, next)
+    }
+
+    /// The end of a short issue, after `Warp::quiet_step` gave `due`: the warp is next
+    /// looked at then, or, where the next node is the general loop control (None), the
+    /// warp is settled and `after_issue` finds its next instruction's wait.
+    #[inline(always)]
+    pub(super) fn end_quiet_issue(
+        &mut self,
+        slot: u32,
+        due: Option<u64>,
+        next: u64,
+    ) -> Result<(), SimError> {
+        match due {
+            Some(t) => self.set_until_ahead(slot, t),
+            None => {
+                self.settle(slot)?;
+                self.after_issue(slot, next);
+            }
+        }
+        Ok(())
+    }
+
+    /// `issue` of an instruction that is not a plain one: a branch's fetch, a stall
+    /// count, whatever blocks the warp.
+    pub(super) fn issue_general(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
+        let stall = d.stall;
+        // A branch (the twins' branches are their loops' back branches, taken) has its
+        // target fetched `branch_target_cycles` after the branch entered the instruction
+        // buffer, when the instruction two before it issued: a warp that reaches the
+        // branch while that fetch is under way waits for it, one that waited on an
+        // operand before the branch has had it fetched meanwhile.
+        let fetched = if d.op == Op::Bra {
+            self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64
+        } else {
+            0
+        };
+        self.issue_instr(slot)?;
+        let next = self.now + 1;
+        // The control code's stall count holds the warp (Nsight's `wait`, charged to
+        // the instruction it waits to issue). An instruction that blocked the warp holds
+        // it at least as long: the count takes over if the block ends first.
+        if stall > 1 || fetched > next {
+            let w = &mut self.warps[slot as usize];
+            if w.block != Block::None {
+                w.stall_until = self.now + stall as u64;
+            } else if !w.exited {
+                let waited = self.now + stall as u64;
+                let (t, state) = if fetched > waited {
+                    (fetched, WarpState::NoInstruction)
+                } else {
+                    (waited, WarpState::Wait)
+                };
+                self.block(slot, Block::until(t, state, Cause::OWN));
+            }
+        }
+        Ok(())
+    }
+
+    /// After an issue: the next instruction's registers, and when the warp is next
+    /// looked at.
+    #[inline(always)]
+    pub(super) fn after_issue(&mut self, slot: u32, next: u64) {
+        // The next instruction's registers, from next cycle: only the warp's own
+        // issues change them, so this holds until its next issue.
+        let w = &mut self.warps[slot as usize];
+        // (An exited warp has no instruction.)
+        let wait = match w.cur {
+            Some(d) => {
+                let wait = w.operands_wait(d, next);
+                // A blocked warp (a stall count beyond one cycle blocks it too) has its
+                // registers looked at again once the block ends.
+                w.operands_clear_from = if w.block == Block::None {
+                    wait.map_or(next, |x| x.1)
+                } else {
+                    u64::MAX
+                };
+                wait
+            }
+            _ => {
+                w.operands_clear_from = u64::MAX;
+                None
+            }
+        };
+        // When that is a wait and nothing else holds the warp, it is the state the warp
+        // will be in next cycle (nothing else unblocks or blocks a warp that is not
+        // blocked): knowing it now spares that cycle a visit. With a sink the state
+        // changes next cycle as before, so that events keep their order.
+        let due = match wait {
+            Some((state, until, cause)) if !S::ENABLED && w.block == Block::None => {
+                // Only `charge_issue` starts a span at `next`, so a span from `next` is
+                // its `selected`: the state needs no comparison of its own.
+                if w.state_since == next {
+                    debug_assert!(w.state == WarpState::Selected);
+                    // The issue's `selected` span is charged and empty from `next` on
+                    // (`charge_issue`), and a register wait is never `selected`: what
+                    // `set_state_at` does, without its comparisons.
+                    w.state = state;
+                    w.cause = cause;
+                    w.state_pc = w.pc;
+                } else {
+                    self.set_state_at(slot, state, cause, until, next);
+                }
+                until
+            }
+            _ => next,
+        };
+        self.set_until_ahead(slot, due);
+    }
+
+    /// Issues the warp's instruction: its effects, and its pc stepped to the next one.
+    pub(super) fn issue_instr(&mut self, slot: u32) -> Result<(), SimError> {
+        let now = self.now;
+        let d: &'a DInstr = self.instr(slot);
+        let t = self.t;
+        let sp = self.warps[slot as usize].sp as usize & 3;
+        self.charge_issue(slot, now);
+        {
+            let w = &mut self.warps[slot as usize];
+            w.issued_before = w.last_issue;
+            w.last_issue = now;
+        }
+        if S::ENABLED {
+            let id = self.wid(slot);
+            let w = &self.warps[slot as usize];
+            let (role, pc) = (w.role, self.event_pc(slot, w.pc));
+            self.sink.event(Event::Issue {
+                cycle: now,
+                warp: id,
+                subpartition: sp as u8,
+                role,
+                pc,
+            });
+        }
+        let p = d.pipe.index();
+        let interval = self.intervals[p];
+        self.pipes.book(sp, p, now + interval);
+        if d.bank_conflict_cycles > 0 {
+            self.pipes.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
+        }
+        if S::ENABLED && interval > 1 {
+            let id = self.wid(slot);
+            self.sink.event(Event::UnitBusy {
+                start: now,
+                end: now + interval,
+                unit: Unit::Pipe {
+                    pipe: d.pipe,
+                    subpartition: sp as u8,
+                },
+                warp: id,
+            });
+        }
+        match &d.kind {
+            Kind::Compute | Kind::Plain => {
+                if let Some((cycles, stall)) = d.result {
+                    self.set_dst(slot, d, now + cycles, stall);
+                }
+            }
+            Kind::Load { space } | Kind::Store { space } => {
+                let write = matches!(d.kind, Kind::Store { .. });
+                match space {
+                    Space::Shared => {
+                        let m = &d.mem[0];
+                        self.lane_addrs(slot, m, d.width, true)?;
+                        let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
+                            / t.smem_bytes_per_clk;
+                        let start = self.smem_free.max(now as f64);
+                        self.smem_free = start + waves;
+                        self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
+                        self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
+                        let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
+                        self.emit_mem(slot, MemLevel::Shared, d.width * 32, done, write);
+                        if !write {
+                            self.set_dst(slot, d, done, WarpState::ShortScoreboard);
+                        }
+                    }
+                    Space::Global | Space::Local => {
+                        let through_l1 = !d.bypass_l1;
+                        let done = self.global_access(slot, d, 0, write, through_l1)?;
+                        let w = &mut self.warps[slot as usize];
+                        w.outstanding = w.outstanding.max(done);
+                        if !write {
+                            self.set_dst(slot, d, done, WarpState::LongScoreboard);
+                        }
+                    }
+                    Space::Tmem => {
+                        self.set_dst(
+                            slot,
+                            d,
+                            now + t.lat_tmem_load as u64,
+                            WarpState::ShortScoreboard,
+                        );
+                    }
+                }
+            }
+            Kind::Exit => {
+                let w = &mut self.warps[slot as usize];
+                w.exited = true;
+                w.cur = None;
+                if S::ENABLED {
+                    let id = self.wid(slot);
+                    self.sink.event(Event::WarpExit {
+                        cycle: now,
+                        warp: id,
+                    });
+                }
+                return Ok(());
+            }
+            // The rest, kept out of this function so that the common instructions'
+            // path stays small (a match of every kind here left it spilling registers).
+            _ => self.issue_other(slot, d, now, sp)?,
+        }
+        let w = &mut self.warps[slot as usize];
+        w.pc += 1;
+        // The common cases, straight-line code and the end of a loop's body followed by
+        // an instruction, need no general loop control.
+        let code: &'a [Node] = w.code;
+        if let Some((s, head)) = d.loop_tail {
+            w.loop_tail(s, head);
+        }
+        if let Node::Instr(d) = &code[w.pc as usize] {
+            w.cur = Some(d);
+            return Ok(());
+        }
+        self.settle(slot)
+    }
+
+    /// `issue_instr`'s effects of the instructions other than arithmetic, loads, stores
+    /// and EXIT.
+    #[inline(never)]
+    pub(super) fn issue_other(
+        &mut self,
+        slot: u32,
+        d: &'a DInstr,
+        now: u64,
+        sp: usize,
+    ) -> Result<(), SimError> {
+        let t = self.t;
+        match &d.kind {
+            Kind::Shuffle => {
+                // One wavefront (32 lanes x 4 bytes) through the shared-memory crossbar:
+                // shuffles and shared loads share its bandwidth and the MIO queue.
+                let waves = 128.0 / t.smem_bytes_per_clk;
+                let start = self.smem_free.max(now as f64);
+                self.smem_free = start + waves;
+                self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
+                self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
+                let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
+                self.set_dst(slot, d, done, WarpState::ShortScoreboard);
+            }
+            Kind::Atomic { returns } => {
+                let done = self.global_access(slot, d, 0, false, false)?;
+                let w = &mut self.warps[slot as usize];
+                w.outstanding = w.outstanding.max(done);
+                if *returns {
+                    self.set_dst(slot, d, done, WarpState::LongScoreboard);
+                }
+            }
+            Kind::Ldgsts => {
+                // The data then goes into shared memory; the group completes after that.
+                let done = self.global_access(slot, d, 1, false, true)? + t.lat_ldgsts_fill as u64;
+                let w = &mut self.warps[slot as usize];
+                w.cp_async.add(done);
+                w.outstanding = w.outstanding.max(done);
+            }
+            Kind::CpAsyncCommit => self.warps[slot as usize].cp_async.commit(now),
+            Kind::DepbarCpAsync | Kind::DepbarBulk | Kind::WgDepbar => {
+                let n = self.eval(slot, &d.n)?;
+                if n < 0 {
+                    return Err(self.fault_at(slot, "a wait depth cannot be negative"));
+                }
+                let w = &mut self.warps[slot as usize];
+                let (groups, state, group) = match d.kind {
+                    Kind::DepbarCpAsync => {
+                        (&mut w.cp_async, WarpState::LongScoreboard, GROUP_CP_ASYNC)
+                    }
+                    Kind::DepbarBulk => (&mut w.bulk_store, WarpState::LongScoreboard, GROUP_BULK),
+                    _ => (&mut w.wgmma, WarpState::Gmma, GROUP_WGMMA),
+                };
+                let until = groups.wait_until(now, n as usize);
+                if until > now + 1 {
+                    self.block(slot, Block::until(until, state, Cause::group(group)));
+                }
+            }
+            Kind::TmaLoad | Kind::TmaStore => self.tma_copy(slot, d, now)?,
+            Kind::TmaCommit => self.warps[slot as usize].bulk_store.commit(now),
+            Kind::MbarInit => self.mbar_init(slot, d)?,
+            Kind::MbarArrive { expect_tx } => self.mbar_arrive(slot, d, now, *expect_tx)?,
+            Kind::MbarWait => self.mbar_wait(slot, d, now)?,
+            Kind::Fence => self.block(
+                slot,
+                Block::until(now + t.lat_fence as u64, WarpState::Membar, Cause::OWN),
+            ),
+            Kind::Membar { gpu } => {
+                let until = if *gpu {
+                    (now + t.lat_membar_gpu as u64).max(self.warps[slot as usize].outstanding)
+                } else {
+                    now + t.lat_fence as u64
+                };
+                self.block(slot, Block::until(until, WarpState::Membar, Cause::OWN));
+            }
+            Kind::Nanosleep => {
+                let ns = self.eval(slot, &d.n)?.max(0) as f64;
+                let cycles = (ns * t.clock_mhz / 1000.0).ceil() as u64;
+                self.block(
+                    slot,
+                    Block::until(now + cycles.max(1), WarpState::Sleeping, Cause::OWN),
+                );
+            }
+            Kind::WgArrive => self.warpgroup_arrive(slot, now)?,
+            Kind::Hgmma { commit } => self.hgmma(slot, d, now, sp, *commit)?,
+            Kind::Utcmma => self.utcmma(slot, d, now)?,
+            Kind::Utcbar => {
+                let idx = self.mbar_index(slot, d)?;
+                let w = &self.warps[slot as usize];
+                let (cta, at) = (w.cta, w.utc_done.max(now + 1));
+                self.push_event(at, Ev::Arrive { cta, mbar: idx });
+            }
+            Kind::TmemLoad => self.set_dst(
+                slot,
+                d,
+                now + t.lat_tmem_load as u64,
+                WarpState::ShortScoreboard,
+            ),
+            Kind::TmemStore | Kind::TmemAlloc => {}
+            Kind::BarSync | Kind::BarArrive => self.named_barrier(slot, d, now)?,
+            Kind::Compute | Kind::Plain | Kind::Load { .. } | Kind::Store { .. } | Kind::Exit => {
+                unreachable!("issue_instr issues these itself")
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,351 @@
+//! What a run reports: its result (`finish`), a deadlock's report, the header of its
+//! events.
+
+use super::*;
+
+impl<'a, S: Sink> Engine<'a, S> {
+    /// What the run's events name by number (`Sink::begin`).
+    pub(super) fn header(&mut self, ctas_simulated: u32, ctas_resident: u32) -> RunHeader {
+        let mut lines = lower::instruction_lines(self.kernel);
+        // A kernel built in Rust has no source lines: those of its printed text, which
+        // parses back to the same program (`smsim kernels --emit` prints it).
+        if lines.iter().flatten().any(|&l| l == 0)
+            && let Ok(printed) = isa::parse_kernel(&self.kernel.to_string())
+        {
+            let again = lower::instruction_lines(&printed);
+            if again.iter().map(Vec::len).eq(lines.iter().map(Vec::len)) {
+                lines = again;
+            }
+        }
+        let roles = self
+            .prog
+            .roles
+            .iter()
+            .zip(lines)
+            .map(|(r, lines)| RoleInfo {
+                name: r.name.clone(),
+                first_warp: r.first_warp,
+                last_warp: r.last_warp,
+                instructions: r
+                    .texts
+                    .iter()
+                    .zip(lines.into_iter().chain(std::iter::repeat(0)))
+                    .map(|(text, line)| InstructionInfo {
+                        text: text.clone(),
+                        line,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut units = Vec::new();
+        for pipe in Pipe::ALL {
+            if self.intervals[pipe.index()] > 1 {
+                for subpartition in 0..4 {
+                    units.push(Unit::Pipe { pipe, subpartition });
+                }
+            }
+        }
+        units.extend([Unit::Tma, Unit::SharedMemory, Unit::L1]);
+        RunHeader {
+            kernel: self.kernel.name.clone(),
+            profile: self.profile.name().to_string(),
+            seed: self.cfg.seed,
+            policy: self.policy.as_dyn().name().to_string(),
+            clock_mhz: self.t.clock_mhz,
+            ctas_simulated,
+            ctas_resident,
+            warps_per_cta: self.warps_per_cta,
+            roles,
+            mbarriers: (0..self.prog.mbar_total)
+                .map(|i| {
+                    let (name, el) = self.mbar_name(i);
+                    format!("{name}[{el}]")
+                })
+                .collect(),
+            units,
+        }
+    }
+
+    /// A run that failed ends the lives of its live warps at its last cycle (their
+    /// `WarpFinish`), so that every warp's states end.
+    pub(super) fn end_live_warps(&mut self) {
+        if !S::ENABLED {
+            return;
+        }
+        for slot in 0..self.warps.len() as u32 {
+            if self.warps[slot as usize].live {
+                let id = self.wid(slot);
+                self.sink.event(Event::WarpFinish {
+                    cycle: self.now,
+                    warp: id,
+                });
+            }
+        }
+    }
+
+    pub(super) fn mbar_name(&self, flat: u32) -> (String, u32) {
+        isa::ast::mbarrier_at(&self.kernel.mbarriers, flat)
+            .map_or(("?".into(), flat), |(name, el)| (name.to_string(), el))
+    }
+
+    /// Describes every live warp and what it waits for.
+    pub(super) fn report(&self, headline: &str) -> StuckReport {
+        let mut warps = Vec::new();
+        for (s, w) in self.warps.iter().enumerate() {
+            if !w.live {
+                continue;
+            }
+            let role = &self.prog.roles[w.role as usize];
+            let pc = w.charged_pc() as usize;
+            let text = match &role.code[pc] {
+                Node::Instr(d) => role.texts[d.text as usize].clone(),
+                _ => "(end of role)".into(),
+            };
+            let cta = &self.ctas[w.cta as usize];
+            let waits_for = match w.block {
+                Block::Barrier { id } => {
+                    let b = cta.bars[id as usize];
+                    let per = self.warps_per_cta;
+                    let waiting: Vec<String> = (w.cta * per..(w.cta + 1) * per)
+                        .filter(|&o| {
+                            self.warps[o as usize].live
+                                && self.warps[o as usize].block == (Block::Barrier { id })
+                        })
+                        .map(|o| self.warps[o as usize].warp.to_string())
+                        .collect();
+                    let missing: Vec<String> = (w.cta * per..(w.cta + 1) * per)
+                        .filter(|&o| {
+                            !(self.warps[o as usize].live
+                                && self.warps[o as usize].block == (Block::Barrier { id }))
+                        })
+                        .map(|o| {
+                            let ow = &self.warps[o as usize];
+                            if ow.live {
+                                ow.warp.to_string()
+                            } else {
+                                format!("{} (exited)", ow.warp)
+                            }
+                        })
+                        .collect();
+                    format!(
+                        "named barrier {id}: {} of {} warps arrived (waiting: {}); not arrived: {}",
+                        b.arrived,
+                        b.expected,
+                        waiting.join(", "),
+                        if missing.is_empty() {
+                            "-".into()
+                        } else {
+                            missing.join(", ")
+                        }
+                    )
+                }
+                Block::Mbar { idx, parity } => {
+                    let m = &cta.mbars[idx as usize];
+                    let (name, el) = self.mbar_name(idx);
+                    format!(
+                        "mbarrier {name}[{el}] to complete the phase of parity {parity}: {} phases completed, {} of {} arrivals still missing, {} transaction bytes outstanding",
+                        m.phase, m.pending, m.count, m.tx
+                    )
+                }
+                Block::WgArrive => {
+                    let wg = w.warp / 4;
+                    format!(
+                        "WARPGROUP.ARRIVE of warpgroup {wg}: {} of its 4 warps arrived",
+                        cta.wg_arrived[wg as usize]
+                    )
+                }
+                Block::Until { t, state, .. } => format!("{state} until cycle {t}"),
+                Block::None if w.exited => format!("drain until cycle {}", w.outstanding),
+                Block::None => format!(
+                    "{} (until cycle {})",
+                    w.state,
+                    self.until[self.until_index(s as u32)]
+                ),
+            };
+            warps.push(StuckWarp {
+                cta: cta.id,
+                warp: w.warp,
+                role: role.name.clone(),
+                pc: match &role.code[pc] {
+                    Node::Instr(d) => d.text,
+                    _ => u32::MAX,
+                },
+                instruction: text,
+                waits_for,
+            });
+        }
+        StuckReport {
+            headline: headline.to_string(),
+            cycle: self.now,
+            warps,
+        }
+    }
+
+    /// Each role's totals, per instruction too (from the warps retired).
+    fn role_stats(&self) -> Vec<RoleStats> {
+        let mut roles = Vec::new();
+        for (ri, r) in self.prog.roles.iter().enumerate() {
+            let mut states = [0u64; STATE_COUNT];
+            let mut instrs = 0;
+            let mut warps = 0;
+            for w in self.warp_summaries.iter().filter(|w| w.role == r.name) {
+                warps += 1;
+                instrs += w.instructions;
+                for (i, v) in w.states.to_array().iter().enumerate() {
+                    states[i] += v;
+                }
+            }
+            let mut pcs = Vec::new();
+            for (ti, text) in r.texts.iter().enumerate() {
+                let pc = r.text_pc[ti] as usize;
+                let at = self.role_pc_base[ri] as usize + pc;
+                let mut waits_on: Vec<WaitsOn> = self.pcs[at]
+                    .causes()
+                    .map(|&(state, cause, cycles)| WaitsOn {
+                        state,
+                        on: self.waited(ri, cause),
+                        cycles,
+                    })
+                    .collect();
+                waits_on.sort_by_key(|w| std::cmp::Reverse(w.cycles));
+                pcs.push(PcStats {
+                    pc: ti as u32,
+                    instruction: text.clone(),
+                    issued: self.pcs[at].states[WarpState::Selected.index()],
+                    states: StateCounts::from_array(&self.pcs[at].states),
+                    waits_on,
+                });
+            }
+            roles.push(RoleStats {
+                name: r.name.clone(),
+                warps_per_cta: r.last_warp + 1 - r.first_warp,
+                warps_simulated: warps,
+                instructions: instrs,
+                states: StateCounts::from_array(&states),
+                per_pc: pcs,
+            });
+        }
+        roles
+    }
+
+    /// The run's result, once its loop ended (warps still live retire at its last
+    /// cycle).
+    pub(super) fn finish(
+        mut self,
+        occ: isa::occupancy::Occupancy,
+        resident: u32,
+        ctas_here: u32,
+        grid: u32,
+    ) -> RunResult {
+        let cycles = self.now;
+        let t = self.t;
+        // Close the spans of warps still live (none after a clean run).
+        let live: Vec<u32> = (0..self.warps.len() as u32)
+            .filter(|&s| self.warps[s as usize].live)
+            .collect();
+        for s in live {
+            self.retire(s);
+        }
+        let roles = self.role_stats();
+        // Issues per sub-partition, from the warps' (each warp stays on one).
+        let mut issued = [0u64; 4];
+        for w in &self.warp_summaries {
+            issued[w.subpartition as usize & 3] += w.instructions;
+        }
+        let instructions: u64 = issued.iter().sum();
+        let c = cycles.max(1) as f64;
+        // A pipe is busy for its issue interval at each issue of an instruction on it.
+        let mut pipe_busy = [0u64; NPIPES];
+        for (ri, r) in self.prog.roles.iter().enumerate() {
+            for (pc, node) in r.code.iter().enumerate() {
+                if let Node::Instr(d) = node {
+                    let at = self.role_pc_base[ri] as usize + pc;
+                    let p = d.pipe.index();
+                    pipe_busy[p] +=
+                        self.pcs[at].states[WarpState::Selected.index()] * self.intervals[p];
+                }
+            }
+        }
+        // (The last issue on a pipe may end the run before its interval does: that
+        // part of it lies past the run's end, not in it.)
+        for (p, busy) in pipe_busy.iter_mut().enumerate() {
+            for sp in &self.pipes.slots {
+                *busy = booked_within(*busy, sp[p].free, cycles);
+            }
+        }
+        let mut pipes = Vec::new();
+        for p in [Pipe::Fma, Pipe::Alu, Pipe::Fp64, Pipe::Mufu] {
+            let busy = pipe_busy[p.index()];
+            pipes.push(UnitUse {
+                unit: p.name().to_string(),
+                busy_fraction: busy as f64 / (4.0 * c),
+            });
+        }
+        // (As the pipes': a tcgen05 MMA need not be waited for by a warp of its CTA.)
+        let tensor: u64 = self
+            .tensor_busy
+            .iter()
+            .zip(&self.tensor_free)
+            .map(|(&busy, &free)| booked_within(busy, free, cycles))
+            .sum();
+        pipes.push(UnitUse {
+            unit: "tensor".into(),
+            busy_fraction: tensor as f64 / (4.0 * c),
+        });
+        pipes.push(UnitUse {
+            unit: "tma".into(),
+            busy_fraction: (self.tma_busy / c).min(1.0),
+        });
+        let l2_bytes = self.mem.l2_bw.bytes;
+        let hbm_bytes = self.mem.hbm_bw.bytes;
+        pipes.push(UnitUse {
+            unit: "l2_bandwidth".into(),
+            busy_fraction: (self.mem.l2_busy_cycles() / c).min(1.0),
+        });
+        let waves = grid.div_ceil((t.sm_count as u32) * resident.max(1));
+        let ctas_for_busiest = grid.div_ceil(t.sm_count as u32);
+        // Scale when fewer CTAs were simulated than the busiest SM runs.
+        let scale = ctas_for_busiest as f64 / ctas_here.max(1) as f64;
+        let kernel_cycles = cycles as f64 * scale;
+        let kernel_us = kernel_cycles / t.clock_mhz;
+        let flops = self.prog.flops_per_cta.map(|f| f * grid as f64);
+        let bytes = self.prog.bytes_per_cta.map(|b| b * grid as f64);
+        RunResult {
+            kernel: self.kernel.name.clone(),
+            profile: self.profile.name().to_string(),
+            profile_validated: self.profile.file.validated,
+            profile_note: self.profile.file.note.clone(),
+            overrides: self.profile.overrides.clone(),
+            seed: self.cfg.seed,
+            policy: self.policy.as_dyn().name().to_string(),
+            warm_l2: self.cfg.warm_l2.clone(),
+            cycles,
+            time_us: cycles as f64 / t.clock_mhz,
+            clock_mhz: t.clock_mhz,
+            instructions,
+            issued_per_subpartition: issued,
+            ipc: instructions as f64 / c,
+            ctas_simulated: ctas_here,
+            ctas_resident: resident,
+            occupancy: occ,
+            grid,
+            waves,
+            kernel_time_us: kernel_us,
+            tflops: flops.map(|f| f / (kernel_us * 1e6)),
+            gbps: bytes.map(|b| b / (kernel_us * 1e3)),
+            hbm_gbps: hbm_bytes as f64 * grid as f64 / ctas_here.max(1) as f64 / (kernel_us * 1e3),
+            units: pipes,
+            memory: MemoryStats {
+                requests_l1: self.mem_requests[0],
+                requests_l2_near: self.mem_requests[1],
+                requests_l2_far: self.mem_requests[2],
+                requests_hbm: self.mem_requests[3],
+                requests_shared: self.mem_requests[4],
+                l2_bytes,
+                hbm_bytes,
+            },
+            roles,
+            warps: std::mem::take(&mut self.warp_summaries),
+        }
+    }
+}

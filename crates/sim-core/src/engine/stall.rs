@@ -1,0 +1,489 @@
+//! Stall accounting: every cycle of every warp in exactly one state, charged to one
+//! instruction and, for a stall, to what it waits on. A warp's state lasts a span
+//! (`set_state` closes one and opens the next); spans add to the warp's and the
+//! instruction's totals (`PcTotals`) and, with a sink, become `StateChange` events with
+//! their typed causes. `classify` decides a warp's state each time it is looked at.
+
+use super::*;
+
+/// What a stall waits on, besides the instruction it is charged to, packed in one word
+/// (the kind above 32 bits, its text index, pipe, barrier or mbarrier number below) so
+/// that the span accounting, which compares causes on every issue, compares one word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Cause(pub(super) u64);
+
+/// A `Cause` unpacked.
+pub(super) enum Unpacked {
+    Own,
+    Producer {
+        text: u32,
+    },
+    Pipe(Pipe),
+    Barrier {
+        id: u32,
+    },
+    /// An mbarrier (its flat number) whose phase lacks arrivals.
+    MbarArrivals {
+        mbar: u32,
+    },
+    /// An mbarrier whose arrivals are in, its transaction bytes not.
+    MbarCopies {
+        mbar: u32,
+    },
+    Warpgroup {
+        wg: u32,
+    },
+    Group(GroupKind),
+}
+
+impl Cause {
+    /// The instruction itself (a stall count, a fence, an issue) says what it waits for.
+    pub(super) const OWN: Cause = Cause(0);
+
+    /// A register written by this instruction (text index in the role) is not ready.
+    pub(super) fn producer(text: u32) -> Cause {
+        Cause(1 << 32 | text as u64)
+    }
+
+    /// A busy pipe or a full queue.
+    pub(super) fn pipe(p: Pipe) -> Cause {
+        Cause(2 << 32 | p.index() as u64)
+    }
+
+    pub(super) fn barrier(id: u32) -> Cause {
+        Cause(3 << 32 | id as u64)
+    }
+
+    /// An mbarrier's phase, by what it lacks.
+    pub(super) fn mbar(m: &Mbar, flat: u32) -> Cause {
+        let kind = if m.pending == 0 && m.tx > 0 { 5 } else { 4 };
+        Cause(kind << 32 | flat as u64)
+    }
+
+    pub(super) fn warpgroup(wg: u32) -> Cause {
+        Cause(6 << 32 | wg as u64)
+    }
+
+    /// A wait for async groups (`GROUP_*`).
+    pub(super) fn group(group: u8) -> Cause {
+        Cause(7 << 32 | group as u64)
+    }
+
+    /// An mbarrier's phase that lacked arrivals (`by_copies` false) or copies' bytes.
+    pub(super) fn mbar_lacking(flat: u32, by_copies: bool) -> Cause {
+        Cause(if by_copies { 5 } else { 4 } << 32 | flat as u64)
+    }
+
+    pub(super) fn unpack(self) -> Unpacked {
+        let low = self.0 as u32;
+        match self.0 >> 32 {
+            0 => Unpacked::Own,
+            1 => Unpacked::Producer { text: low },
+            2 => Unpacked::Pipe(
+                *Pipe::ALL
+                    .iter()
+                    .find(|p| p.index() == low as usize)
+                    .expect("a packed pipe"),
+            ),
+            3 => Unpacked::Barrier { id: low },
+            4 => Unpacked::MbarArrivals { mbar: low },
+            5 => Unpacked::MbarCopies { mbar: low },
+            6 => Unpacked::Warpgroup { wg: low },
+            _ => Unpacked::Group(match low as u8 {
+                GROUP_WGMMA => GroupKind::Wgmma,
+                GROUP_CP_ASYNC => GroupKind::CpAsync,
+                _ => GroupKind::BulkStore,
+            }),
+        }
+    }
+}
+
+/// One instruction's totals over every warp that ran it (one host line or so per
+/// update: a span closes into its state's count and, for a stall, what it waited on).
+pub(super) struct PcTotals {
+    /// Per state, its cycles: an issue is one cycle of `selected`, and nothing else
+    /// is, so `selected` counts the instruction's issues.
+    pub(super) states: [u64; STATE_COUNT],
+    /// What its stalls waited on, by state: few distinct entries per instruction. The
+    /// first one (`Cause::OWN`: none yet) is kept here, where most stalls add to it
+    /// without a look at the vector; `more_causes` holds the others, in order.
+    pub(super) first_cause: (WarpState, Cause, u64),
+    pub(super) more_causes: Vec<(WarpState, Cause, u64)>,
+}
+
+impl Default for PcTotals {
+    fn default() -> PcTotals {
+        PcTotals {
+            states: [0; STATE_COUNT],
+            first_cause: (WarpState::Wait, Cause::OWN, 0),
+            more_causes: Vec::new(),
+        }
+    }
+}
+
+impl PcTotals {
+    // Rare next to the span accounting it is called from: kept out of its code.
+    #[inline(never)]
+    pub(super) fn add_cause(&mut self, state: WarpState, cause: Cause, span: u64) {
+        if self.first_cause.1 == Cause::OWN {
+            self.first_cause = (state, cause, span);
+            return;
+        }
+        match self
+            .more_causes
+            .iter_mut()
+            .find(|c| c.0 == state && c.1 == cause)
+        {
+            Some(c) => c.2 += span,
+            None => self.more_causes.push((state, cause, span)),
+        }
+    }
+
+    /// What its stalls waited on, in the order first met.
+    pub(super) fn causes(&self) -> impl Iterator<Item = &(WarpState, Cause, u64)> {
+        let first = (self.first_cause.1 != Cause::OWN).then_some(&self.first_cause);
+        first.into_iter().chain(self.more_causes.iter())
+    }
+}
+
+/// A warp's state span of `span` cycles (not 0) added to its totals and to `at`, the
+/// totals of the instruction it is charged to.
+#[inline(always)]
+pub(super) fn close_into(w: &mut Warp, at: &mut PcTotals, span: u64) {
+    w.stats[w.state.index()] += span;
+    at.states[w.state.index()] += span;
+    if w.cause != Cause::OWN {
+        // Most instructions' stalls wait on one thing: the first entry.
+        let c = &mut at.first_cause;
+        if c.1 == w.cause && c.0 == w.state {
+            c.2 += span;
+        } else {
+            at.add_cause(w.state, w.cause, span);
+        }
+    }
+}
+
+impl<'a, S: Sink> Engine<'a, S> {
+    /// Closes the warp's current state span and opens a new one.
+    /// (`until`: when the state is known to end, for the event's cause.)
+    pub(super) fn set_state(&mut self, slot: u32, state: WarpState, cause: Cause, until: u64) {
+        self.set_state_at(slot, state, cause, until, self.now);
+    }
+
+    /// Closes the warp's current state span at cycle `now` (this cycle, or the next
+    /// when an issue already knows the state the warp will be in then) and opens a new one.
+    pub(super) fn set_state_at(
+        &mut self,
+        slot: u32,
+        state: WarpState,
+        cause: Cause,
+        until: u64,
+        now: u64,
+    ) {
+        let w = &mut self.warps[slot as usize];
+        let pc = w.charged_pc();
+        if w.state == state && w.state_pc == pc && w.cause == cause {
+            return;
+        }
+        self.close_span(slot, now);
+        self.open_span(slot, state, cause, pc, until, now);
+    }
+
+    /// Starts the warp's new state span at `now` (its last one closed).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn open_span(
+        &mut self,
+        slot: u32,
+        state: WarpState,
+        cause: Cause,
+        pc: u32,
+        until: u64,
+        now: u64,
+    ) {
+        let w = &mut self.warps[slot as usize];
+        w.state = state;
+        w.cause = cause;
+        w.state_since = now;
+        w.state_pc = pc;
+        if S::ENABLED {
+            let id = self.wid(slot);
+            let pc = self.event_pc(slot, pc);
+            let cause = self.typed_cause(slot, cause, until);
+            self.sink.event(Event::StateChange {
+                cycle: now,
+                warp: id,
+                state,
+                pc,
+                cause,
+            });
+        }
+    }
+
+    /// The warp issues at `now`: its open span ends and it enters `selected` (as
+    /// `set_state` does, events included), and the issue cycle is charged at once (an
+    /// issue lasts one cycle), so the `selected` span left open starts next cycle and
+    /// whatever state follows closes it empty: one span closed per issue, not two. The
+    /// `selected` cycles are then the issues, per warp and per instruction (no other
+    /// count is kept).
+    pub(super) fn charge_issue(&mut self, slot: u32, now: u64) {
+        let w = &self.warps[slot as usize];
+        // A warp issues only when nothing blocks it: its state is charged to its pc.
+        debug_assert!(w.block == Block::None);
+        let pc = w.pc;
+        if S::ENABLED {
+            let unchanged =
+                w.state == WarpState::Selected && w.state_pc == pc && w.cause == Cause::OWN;
+            self.close_span(slot, now);
+            if !unchanged {
+                self.open_span(slot, WarpState::Selected, Cause::OWN, pc, now + 1, now);
+            }
+        } else {
+            // Without events an unchanged span needs no comparison: the same fields
+            // are written again (and `state_since` below either way).
+            self.close_span(slot, now);
+            let w = &mut self.warps[slot as usize];
+            w.state = WarpState::Selected;
+            w.cause = Cause::OWN;
+            w.state_pc = pc;
+        }
+        let w = &mut self.warps[slot as usize];
+        let selected = WarpState::Selected.index();
+        w.stats[selected] += 1;
+        self.pcs[(w.pc_base + pc) as usize].states[selected] += 1;
+        w.state_since = now + 1;
+    }
+
+    /// Adds the time from the warp's state's start to `now` to its totals.
+    #[inline(always)]
+    pub(super) fn close_span(&mut self, slot: u32, now: u64) {
+        let w = &mut self.warps[slot as usize];
+        let span = now - w.state_since;
+        if span == 0 {
+            return;
+        }
+        close_into(w, &mut self.pcs[(w.pc_base + w.state_pc) as usize], span);
+    }
+
+    /// The warp's state this cycle and the first cycle it might change; None: eligible.
+    pub(super) fn classify(&mut self, slot: u32) -> Option<(WarpState, u64, Cause)> {
+        let now = self.now;
+        let w = &mut self.warps[slot as usize];
+        let d = match w.cur {
+            // Nothing of the warp's own holds it (`operands_clear_from`): only the
+            // sub-partition's pipe, queue and dispatch are left to look at.
+            Some(d) if w.operands_clear_from <= now => {
+                debug_assert!(w.block == Block::None && w.stall_until <= now);
+                d
+            }
+            _ => {
+                match w.block {
+                    Block::None => {}
+                    Block::Barrier { id } => {
+                        return Some((WarpState::Barrier, NEVER, Cause::barrier(id)));
+                    }
+                    Block::Mbar { idx, .. } => {
+                        let m = &self.ctas[w.cta as usize].mbars[idx as usize];
+                        return Some((WarpState::Sleeping, NEVER, Cause::mbar(m, idx)));
+                    }
+                    Block::WgArrive => {
+                        return Some((WarpState::Gmma, NEVER, Cause::warpgroup(w.warp / 4)));
+                    }
+                    Block::Until {
+                        t,
+                        state,
+                        cause_kind,
+                        cause_low,
+                    } => {
+                        if t > now {
+                            let cause = Cause((cause_kind as u64) << 32 | cause_low as u64);
+                            return Some((state, t, cause));
+                        }
+                        w.block = Block::None;
+                    }
+                }
+                if w.stall_until > now {
+                    return Some((WarpState::Wait, w.stall_until, Cause::OWN));
+                }
+                // An exited warp has no instruction: it drains.
+                let Some(d) = w.cur else {
+                    debug_assert!(w.exited);
+                    return Some((WarpState::Drain, w.outstanding.max(now), Cause::OWN));
+                };
+                debug_assert!(!w.exited);
+                // Not known yet (the warp has not issued), not yet ready, or not looked
+                // at while something else held the warp: what is found holds until the
+                // warp's next issue, so later visits need not look again.
+                let wait = w.operands_wait(d, now);
+                w.operands_clear_from = wait.map_or(now, |x| x.1);
+                if let Some(blocked) = wait {
+                    return Some(blocked);
+                }
+                d
+            }
+        };
+        let sp = w.sp as usize & 3;
+        let p = d.pipe.index();
+        // The pipe busy or its queue full: one test for both (most looks find neither).
+        if self.pipes.slots[sp][p].ready > now {
+            return Some(self.pipe_hold(sp, d.pipe, now));
+        }
+        // The sub-partition's dispatch is still collecting the operands of an earlier
+        // instruction whose sources met in one register bank: nobody issues.
+        if self.pipes.dispatch_free[sp] > now {
+            return Some((
+                WarpState::DispatchStall,
+                self.pipes.dispatch_free[sp],
+                Cause::OWN,
+            ));
+        }
+        None
+    }
+
+    /// What holds a warp whose pipe is busy or whose pipe's queue is full at `now`:
+    /// the pipe first (`math_pipe_throttle`), then the queue (its throttle state).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn pipe_hold(&self, sp: usize, pipe: Pipe, now: u64) -> (WarpState, u64, Cause) {
+        let p = pipe.index();
+        if self.pipes.slots[sp][p].free > now {
+            return (
+                WarpState::MathPipeThrottle,
+                self.pipes.slots[sp][p].free,
+                Cause::pipe(pipe),
+            );
+        }
+        let t = self.pipes.slots[sp][p].queue_earliest;
+        let state = match pipe {
+            Pipe::Mio => WarpState::MioThrottle,
+            Pipe::Lsu => WarpState::LgThrottle,
+            _ => WarpState::MathPipeThrottle,
+        };
+        (state, t, Cause::pipe(pipe))
+    }
+
+    /// A packed cause with what the engine knows of it now, for an event: None for
+    /// `Cause::OWN`. (`until`: when the state is known to end; `NEVER`: not known.)
+    #[cold]
+    #[inline(never)]
+    pub(super) fn typed_cause(&self, slot: u32, cause: Cause, until: u64) -> Option<WaitCause> {
+        let w = &self.warps[slot as usize];
+        let cta = &self.ctas[w.cta as usize];
+        let mbarrier = |flat: u32| {
+            let m = &cta.mbars[flat as usize];
+            let (name, el) = self.mbar_name(flat);
+            let parity = match w.block {
+                Block::Mbar { parity, .. } => parity,
+                _ => (m.phase & 1) as u32,
+            };
+            let owed = if m.pending == 0 && m.tx > 0 {
+                // The copies that still count against this mbarrier.
+                let (mut in_flight, mut lands) = (0, 0);
+                for Reverse((t, _, ev)) in self.events.iter() {
+                    if let Ev::TxComplete { cta: c, mbar, .. } = *ev
+                        && c == w.cta
+                        && mbar == flat
+                    {
+                        in_flight += 1;
+                        lands = lands.max(*t);
+                    }
+                }
+                MbarrierOwed::Copies { in_flight, lands }
+            } else {
+                MbarrierOwed::Arrivals {
+                    roles: self.arriving_roles(flat),
+                }
+            };
+            WaitCause::Mbarrier {
+                mbarrier: flat,
+                name: format!("{name}[{el}]"),
+                parity,
+                phases: m.phase,
+                arrivals_missing: m.pending,
+                count: m.count,
+                tx_bytes_missing: m.tx,
+                owed,
+            }
+        };
+        Some(match cause.unpack() {
+            Unpacked::Own => return None,
+            Unpacked::Producer { text } => WaitCause::Producer {
+                pc: ((text as usize) < self.prog.roles[w.role as usize].texts.len())
+                    .then_some(text),
+                ready: until,
+            },
+            Unpacked::Pipe(pipe) => WaitCause::Pipe { pipe, free: until },
+            Unpacked::Barrier { id } => {
+                let b = cta.bars[id as usize];
+                let per = self.warps_per_cta;
+                let not_arrived = (w.cta * per..(w.cta + 1) * per)
+                    .map(|o| &self.warps[o as usize])
+                    .filter(|o| !(o.live && o.block == (Block::Barrier { id })))
+                    .map(|o| o.warp)
+                    .collect();
+                WaitCause::Barrier {
+                    id,
+                    arrived: b.arrived,
+                    expected: b.expected,
+                    not_arrived,
+                }
+            }
+            Unpacked::MbarArrivals { mbar } | Unpacked::MbarCopies { mbar } => mbarrier(mbar),
+            Unpacked::Warpgroup { wg } => WaitCause::WarpgroupArrive {
+                warpgroup: wg,
+                arrived: cta.wg_arrived[wg as usize % 8],
+            },
+            Unpacked::Group(group) => WaitCause::WaitGroup { group, until },
+        })
+    }
+
+    /// A packed cause, for results.
+    pub(super) fn waited(&self, role: usize, cause: Cause) -> Waited {
+        let texts = &self.prog.roles[role].texts;
+        let name = |flat: u32| {
+            let (name, el) = self.mbar_name(flat);
+            format!("{name}[{el}]")
+        };
+        match cause.unpack() {
+            Unpacked::Producer { text } if (text as usize) < texts.len() => Waited::Producer {
+                pc: Some(text),
+                instruction: texts[text as usize].clone(),
+            },
+            Unpacked::Producer { .. } | Unpacked::Own => Waited::Producer {
+                pc: None,
+                instruction: String::new(),
+            },
+            Unpacked::Pipe(pipe) => Waited::Pipe { pipe },
+            Unpacked::Barrier { id } => Waited::Barrier { id },
+            Unpacked::MbarArrivals { mbar } => Waited::MbarrierArrivals {
+                mbarrier: name(mbar),
+                roles: self.arriving_roles(mbar),
+            },
+            Unpacked::MbarCopies { mbar } => Waited::MbarrierCopies {
+                mbarrier: name(mbar),
+            },
+            Unpacked::Warpgroup { wg } => Waited::WarpgroupArrive { warpgroup: wg },
+            Unpacked::Group(group) => Waited::WaitGroup { group },
+        }
+    }
+
+    /// The names of the roles whose code arrives on the mbarrier `flat` (an
+    /// SYNCS.ARRIVE or a tcgen05 commit on its declaration).
+    pub(super) fn arriving_roles(&self, flat: u32) -> Vec<String> {
+        self.prog
+            .roles
+            .iter()
+            .filter(|r| {
+                r.code.iter().any(|n| match n {
+                    Node::Instr(d) => {
+                        matches!(d.kind, Kind::MbarArrive { .. } | Kind::Utcbar)
+                            && d.mbar
+                                .as_ref()
+                                .is_some_and(|(base, len, _)| (*base..base + len).contains(&flat))
+                    }
+                    _ => false,
+                })
+            })
+            .map(|r| r.name.clone())
+            .collect()
+    }
+}

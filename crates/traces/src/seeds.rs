@@ -1,0 +1,482 @@
+//! The seeds' published figures and the library runs that reproduce them: per seed, the
+//! seed's figure, smsim's, the error, and the seed's ratios between schedules against
+//! smsim's. `examples/seed_table.rs` prints the table and writes or checks the committed
+//! copy (`crates/traces/seeds/table.md`); `tests/seed_table.rs` checks it in CI.
+//!
+//! The figures are the seeds' own (`../shared/seeds/`), each with where it is printed.
+//! Seed 001's were measured on a Blackwell GPU: they run on the `b200` profile, which
+//! holds published figures only; none of these kernel timings was used to set it, so
+//! every one of them is held out ([`Use::HeldOut`]) until a fit names the ones it used.
+
+use std::fmt::{self, Write as _};
+
+use sim_core::{Profile, RunConfig};
+
+/// The committed table, relative to the `traces` crate.
+pub const TABLE_PATH: &str = "seeds/table.md";
+
+/// What a figure measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// TFLOP/s (the kernel's declared FLOPs over its time).
+    Tflops,
+    /// TB/s (the kernel's declared bytes over its time).
+    Tbps,
+}
+
+impl Unit {
+    fn name(self) -> &'static str {
+        match self {
+            Unit::Tflops => "TFLOP/s",
+            Unit::Tbps => "TB/s",
+        }
+    }
+}
+
+/// What a figure is for in this table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// A target of issue 30 (the seed's H100 figures).
+    Target,
+    /// A figure a profile parameter was fitted to (none yet).
+    Fit,
+    /// A figure no parameter was fitted to: a prediction.
+    HeldOut,
+}
+
+impl Use {
+    fn name(self) -> &'static str {
+        match self {
+            Use::Target => "target",
+            Use::Fit => "fit",
+            Use::HeldOut => "held out",
+        }
+    }
+}
+
+/// One published figure and the library run that reproduces it.
+#[derive(Clone, Copy, Debug)]
+pub struct Figure {
+    /// Short name, unique in the table (ratios refer to it).
+    pub id: &'static str,
+    /// The seed file's number (`000` .. `004`).
+    pub seed: &'static str,
+    /// What was measured, in the seed's words.
+    pub label: &'static str,
+    pub family: &'static str,
+    pub schedule: &'static str,
+    /// The seed's problem as the family's parameters (the rest at their defaults).
+    pub params: &'static [(&'static str, i64)],
+    /// The built-in profile it runs on.
+    pub profile: &'static str,
+    /// Profile parameters set for the run (a fit's values), by name.
+    pub sets: &'static [(&'static str, f64)],
+    pub published: f64,
+    pub unit: Unit,
+    /// Where the figure is printed.
+    pub source: &'static str,
+    pub use_: Use,
+}
+
+/// A ratio between two figures of one seed (the first over the second): a schedule's
+/// gain in an ablation, as the seed measured it and as smsim predicts it.
+#[derive(Clone, Copy, Debug)]
+pub struct Ratio {
+    pub seed: &'static str,
+    pub label: &'static str,
+    pub over: (&'static str, &'static str),
+}
+
+/// The b200 profile's parameter fitted here, the figure it was fitted to, and its value:
+/// the chip's L2 bandwidth is an estimate in the profile (the H100's scaled by SM count,
+/// no B200 measurement), and the seed's matmul runs bound by it (l2_bandwidth 100% busy,
+/// the tensor pipe 34%). `cargo run --release -p traces --example seed_table -- --fit`
+/// searches it again. (`l2_shared_read_gain`, also unmeasured on Blackwell, moves the
+/// same runs the same way: 1.71 instead of 1 fits the same figure; the matmul alone
+/// cannot tell the two apart.)
+pub const B200_FIT: (&str, &str) = ("l2_bytes_per_clk_chip", "fit-mm-k4096");
+/// The fitted value (bytes per clock, the chip).
+pub const B200_FIT_VALUE: f64 = 8422.0;
+const B200_SETS: &[(&str, f64)] = &[(B200_FIT.0, B200_FIT_VALUE)];
+
+const GEMM: &[(&str, i64)] = &[("M", 8192), ("N", 8192), ("K", 8192), ("EPILOGUE", 2)];
+const FA3: &[(&str, i64)] = &[("BATCH", 4), ("SEQLEN", 8448), ("HEADS", 16)];
+const ADD: &[(&str, i64)] = &[("XNUMEL", 32768), ("YNUMEL", 32768)];
+const S000: &str =
+    "seed 000 (Unweaving Warp Specialization): gemm_nows_v1/v2 --m 8192 --n 8192 --k 8192, MY_GEMM";
+const S001_ADD: &str =
+    "seed 001 (Gluon tutorial): elementwise_add benchmark, 32768 x 32768 FP32, results on GB200";
+const S001_MM: &str = "seed 001 (Gluon tutorial): matmul_warp_specialized, M = N = 8192, FP16, BLOCK 128x256x64, 4 buffers, GroupedPersistentTileScheduler(8)";
+const S002: &str = "seed 002 (FA3 technique card): ablation, batch 4, seqlen 8448, 16 heads, d 128, non-causal FP16";
+
+macro_rules! mm {
+    ($id:literal, $k:literal, $tf:literal) => {
+        mm!($id, $k, $tf, &[], Use::HeldOut)
+    };
+    ($id:literal, $k:literal, $tf:literal, $sets:expr, $use:expr) => {
+        Figure {
+            id: $id,
+            seed: "001",
+            label: concat!("persistent ws matmul, K = ", $k),
+            family: "blackwell-matmul",
+            schedule: "ws",
+            params: &[("M", 8192), ("N", 8192), ("K", $k)],
+            profile: "b200",
+            sets: $sets,
+            published: $tf,
+            unit: Unit::Tflops,
+            source: S001_MM,
+            use_: $use,
+        }
+    };
+}
+
+static FIGURES: &[Figure] = &[
+    Figure {
+        id: "gemm-v1",
+        seed: "000",
+        label: "GEMM 8192^3, no specialization, v1 (wait_group 0)",
+        family: "gemm-mainloop",
+        schedule: "static-v1",
+        params: GEMM,
+        profile: "h100",
+        sets: &[],
+        published: 675.8688,
+        unit: Unit::Tflops,
+        source: S000,
+        use_: Use::Target,
+    },
+    Figure {
+        id: "gemm-v2",
+        seed: "000",
+        label: "GEMM 8192^3, no specialization, v2 (wait_group 1)",
+        family: "gemm-mainloop",
+        schedule: "static-v2",
+        params: GEMM,
+        profile: "h100",
+        sets: &[],
+        published: 815.8817,
+        unit: Unit::Tflops,
+        source: S000,
+        use_: Use::Target,
+    },
+    Figure {
+        id: "gemm-cublas",
+        seed: "000",
+        label: "GEMM 8192^3, cuBLAS (warp-specialized) vs smsim's ws-cooperative",
+        family: "gemm-mainloop",
+        schedule: "ws-cooperative",
+        params: GEMM,
+        profile: "h100",
+        sets: &[],
+        published: 807.708,
+        unit: Unit::Tflops,
+        source: "seed 000: CUBLAS_GEMM beside v2 (805.4 beside v1)",
+        use_: Use::HeldOut,
+    },
+    Figure {
+        id: "add-tma",
+        seed: "001",
+        label: "elementwise add, TMA software-pipelined",
+        family: "elementwise-add",
+        schedule: "tma-pipelined",
+        params: ADD,
+        profile: "b200",
+        sets: &[],
+        published: 5.89,
+        unit: Unit::Tbps,
+        source: S001_ADD,
+        use_: Use::HeldOut,
+    },
+    Figure {
+        id: "add-ws",
+        seed: "001",
+        label: "elementwise add, warp-specialized",
+        family: "elementwise-add",
+        schedule: "warp-specialized",
+        params: ADD,
+        profile: "b200",
+        sets: &[],
+        published: 5.98,
+        unit: Unit::Tbps,
+        source: S001_ADD,
+        use_: Use::HeldOut,
+    },
+    mm!("mm-k512", 512, 1004.18),
+    mm!("mm-k1024", 1024, 1182.61),
+    mm!("mm-k2048", 2048, 1313.71),
+    mm!("mm-k4096", 4096, 1317.58),
+    mm!("mm-k8192", 8192, 1291.56),
+    mm!("mm-k16384", 16384, 1256.74),
+    // The b200 profile with its chip L2 bandwidth fitted to one published figure
+    // (`B200_FIT`), the others held out.
+    mm!("fit-mm-k512", 512, 1004.18, B200_SETS, Use::HeldOut),
+    mm!("fit-mm-k1024", 1024, 1182.61, B200_SETS, Use::HeldOut),
+    mm!("fit-mm-k2048", 2048, 1313.71, B200_SETS, Use::HeldOut),
+    mm!("fit-mm-k4096", 4096, 1317.58, B200_SETS, Use::Fit),
+    mm!("fit-mm-k8192", 8192, 1291.56, B200_SETS, Use::HeldOut),
+    mm!("fit-mm-k16384", 16384, 1256.74, B200_SETS, Use::HeldOut),
+    Figure {
+        id: "fa3",
+        seed: "002",
+        label: "FlashAttention-3 (pingpong + GEMM-softmax pipelining)",
+        family: "fa3-forward",
+        schedule: "fa3",
+        params: FA3,
+        profile: "h100",
+        sets: &[],
+        published: 661.0,
+        unit: Unit::Tflops,
+        source: S002,
+        use_: Use::Target,
+    },
+    Figure {
+        id: "fa3-no-pipelining",
+        seed: "002",
+        label: "no GEMM-softmax pipelining",
+        family: "fa3-forward",
+        schedule: "fa3-no-pipelining",
+        params: FA3,
+        profile: "h100",
+        sets: &[],
+        published: 582.0,
+        unit: Unit::Tflops,
+        source: S002,
+        use_: Use::Target,
+    },
+    Figure {
+        id: "fa3-no-ws",
+        seed: "002",
+        label: "no warp specialization",
+        family: "fa3-forward",
+        schedule: "fa3-no-ws",
+        params: FA3,
+        profile: "h100",
+        sets: &[],
+        published: 570.0,
+        unit: Unit::Tflops,
+        source: S002,
+        use_: Use::Target,
+    },
+];
+
+static RATIOS: &[Ratio] = &[
+    Ratio {
+        seed: "000",
+        label: "v2 over v1 (the wait_group 1 pipelining)",
+        over: ("gemm-v2", "gemm-v1"),
+    },
+    Ratio {
+        seed: "000",
+        label: "cuBLAS over v2",
+        over: ("gemm-cublas", "gemm-v2"),
+    },
+    Ratio {
+        seed: "002",
+        label: "FA3 over no GEMM-softmax pipelining",
+        over: ("fa3", "fa3-no-pipelining"),
+    },
+    Ratio {
+        seed: "002",
+        label: "FA3 over no warp specialization",
+        over: ("fa3", "fa3-no-ws"),
+    },
+    Ratio {
+        seed: "001",
+        label: "elementwise add: warp-specialized over TMA-pipelined",
+        over: ("add-ws", "add-tma"),
+    },
+    Ratio {
+        seed: "001",
+        label: "matmul: K = 4096 over K = 512 (the epilogue's share at small K)",
+        over: ("mm-k4096", "mm-k512"),
+    },
+    Ratio {
+        seed: "001",
+        label: "matmul, L2 bandwidth fitted: K = 4096 over K = 512",
+        over: ("fit-mm-k4096", "fit-mm-k512"),
+    },
+];
+
+/// Every seed figure the table reproduces.
+pub fn figures() -> &'static [Figure] {
+    FIGURES
+}
+
+/// The seeds' ratios between figures.
+pub fn ratios() -> &'static [Ratio] {
+    RATIOS
+}
+
+/// A figure with smsim's value for it.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub figure: Figure,
+    /// smsim's figure in the same unit, or why the run failed.
+    pub smsim: Result<f64, String>,
+}
+
+impl Row {
+    /// (smsim - seed) / seed.
+    pub fn error(&self) -> Option<f64> {
+        self.smsim
+            .as_ref()
+            .ok()
+            .map(|s| (s - self.figure.published) / self.figure.published)
+    }
+}
+
+/// The table: every figure run, and the ratios.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub rows: Vec<Row>,
+}
+
+/// Searches [`B200_FIT`]'s parameter for the value at which smsim gives its figure's
+/// published value (bisection between `lo` and `hi`, to 0.1%; smsim's figure grows with
+/// the bandwidth).
+pub fn fit_b200(lo: f64, hi: f64) -> Result<f64, String> {
+    let base = FIGURES
+        .iter()
+        .find(|f| f.id == B200_FIT.1)
+        .ok_or("the fitted figure is missing")?;
+    let at = |v: f64| run_with(base, &[(B200_FIT.0, v)]);
+    let (mut lo, mut hi) = (lo, hi);
+    while hi - lo > lo * 0.001 {
+        let mid = 0.5 * (lo + hi);
+        if at(mid)? < base.published {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
+
+/// Runs one figure's kernel on its profile at the run's defaults (seed 1, two-level).
+pub fn run_figure(f: &Figure) -> Result<f64, String> {
+    run_with(f, f.sets)
+}
+
+/// [`run_figure`] with these profile parameters set instead of the figure's.
+fn run_with(f: &Figure, sets: &[(&str, f64)]) -> Result<f64, String> {
+    let params: Vec<(String, i64)> = f.params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let k = crate::generate(f.family, f.schedule, &params)?;
+    let mut profile = Profile::builtin(f.profile).map_err(|e| e.to_string())?;
+    for (name, v) in sets {
+        profile.set(name, *v).map_err(|e| e.to_string())?;
+    }
+    let r = sim_core::run(&k, &profile, &RunConfig::default()).map_err(|e| e.to_string())?;
+    let v = match f.unit {
+        Unit::Tflops => r.tflops,
+        Unit::Tbps => r.gbps.map(|g| g / 1000.0),
+    };
+    v.ok_or_else(|| format!("{}/{} declares no {}", f.family, f.schedule, f.unit.name()))
+}
+
+/// Runs every figure (in parallel threads, one per figure).
+pub fn table() -> Table {
+    let rows = std::thread::scope(|s| {
+        let handles: Vec<_> = FIGURES
+            .iter()
+            .map(|f| s.spawn(move || run_figure(f)))
+            .collect();
+        FIGURES
+            .iter()
+            .zip(handles)
+            .map(|(f, h)| Row {
+                figure: *f,
+                smsim: h.join().unwrap_or_else(|_| Err("the run panicked".into())),
+            })
+            .collect()
+    });
+    Table { rows }
+}
+
+impl Table {
+    fn value(&self, id: &str) -> Option<(f64, f64)> {
+        let r = self.rows.iter().find(|r| r.figure.id == id)?;
+        Some((r.figure.published, *r.smsim.as_ref().ok()?))
+    }
+    /// (seed's ratio, smsim's) of a ratio; None when a run failed.
+    pub fn ratio(&self, r: &Ratio) -> Option<(f64, f64)> {
+        let (a, sa) = self.value(r.over.0)?;
+        let (b, sb) = self.value(r.over.1)?;
+        Some((a / b, sa / sb))
+    }
+}
+
+impl fmt::Display for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut seeds: Vec<&str> = self.rows.iter().map(|r| r.figure.seed).collect();
+        seeds.dedup();
+        writeln!(f, "# The seeds' figures against smsim\n")?;
+        writeln!(
+            f,
+            "Generated by `cargo run --release -p traces --example seed_table -- --write`; \
+             checked by `cargo test --release -p traces --test seed_table -- --ignored`. \
+             Every run at seed 1 under the two-level policy, on the built-in profile named; \
+             error = (smsim - seed) / seed. Ratios: the first figure over the second, \
+             difference in points (1 point = 0.01).\n"
+        )?;
+        for seed in seeds {
+            let rows: Vec<&Row> = self.rows.iter().filter(|r| r.figure.seed == seed).collect();
+            writeln!(f, "## Seed {seed}\n")?;
+            writeln!(
+                f,
+                "| figure | kernel | profile | use | seed | smsim | error |\n|---|---|---|---|---:|---:|---:|"
+            )?;
+            for r in &rows {
+                let fig = &r.figure;
+                let params: Vec<String> =
+                    fig.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let mut profile = fig.profile.to_string();
+                for (k, v) in fig.sets {
+                    let _ = write!(profile, " {k}={v}");
+                }
+                let (smsim, err) = match (&r.smsim, r.error()) {
+                    (Ok(v), Some(e)) => (format!("{v:.2}"), format!("{:+.1}%", 100.0 * e)),
+                    (Err(e), _) => (format!("failed: {e}"), "-".into()),
+                    _ => ("-".into(), "-".into()),
+                };
+                writeln!(
+                    f,
+                    "| {} | `{}/{}` {} | {} | {} | {:.2} {} | {smsim} | {err} |",
+                    fig.label,
+                    fig.family,
+                    fig.schedule,
+                    params.join(" "),
+                    profile,
+                    fig.use_.name(),
+                    fig.published,
+                    fig.unit.name(),
+                )?;
+            }
+            let ratios: Vec<&Ratio> = RATIOS.iter().filter(|r| r.seed == seed).collect();
+            if !ratios.is_empty() {
+                writeln!(
+                    f,
+                    "\n| ratio | seed | smsim | difference |\n|---|---:|---:|---:|"
+                )?;
+                for r in ratios {
+                    let (s, m) = match self.ratio(r) {
+                        Some((a, b)) => (
+                            format!("{a:.3}"),
+                            format!("{b:.3} | {:+.1}", 100.0 * (b - a)),
+                        ),
+                        None => ("-".into(), "- | -".into()),
+                    };
+                    writeln!(f, "| {} | {s} | {m} |", r.label)?;
+                }
+            }
+            let mut sources: Vec<&str> = rows.iter().map(|r| r.figure.source).collect();
+            sources.dedup();
+            let mut text = String::new();
+            for s in sources {
+                let _ = writeln!(text, "- {s}");
+            }
+            writeln!(f, "\nSources:\n{text}")?;
+        }
+        Ok(())
+    }
+}
