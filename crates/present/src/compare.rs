@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use traces::compare::Comparison;
 
-use crate::diagnosis::{advice_text, flag_text};
+use crate::diagnosis::{advice_text, flag_text, path_line};
 
 /// A rate in GB/s, marked `!` when the row's diagnosis flags it above the peak.
 fn gbps(x: f64, flagged: bool) -> String {
@@ -127,6 +127,14 @@ pub fn render(c: &Comparison) -> String {
     let mut advised = String::new();
     for r in c.rows.iter().filter(|r| r.error.is_none()) {
         let Some(d) = &r.diagnosis else { continue };
+        if let Some(p) = &d.critical_path {
+            let _ = writeln!(
+                advised,
+                "  {:<w$} critical path {}",
+                r.schedule,
+                path_line(p)
+            );
+        }
         for x in &d.flags {
             let _ = writeln!(advised, "  {:<w$} ! {}", r.schedule, flag_text(x));
         }
@@ -135,7 +143,10 @@ pub fn render(c: &Comparison) -> String {
         }
     }
     if !advised.is_empty() {
-        let _ = writeln!(f, "\nflags and advice (each schedule's first seed):");
+        let _ = writeln!(
+            f,
+            "\ncritical path, flags and advice (each schedule's first seed):"
+        );
         f.push_str(&advised);
     }
     if !c.explanation.is_empty() {

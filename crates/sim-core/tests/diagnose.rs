@@ -283,3 +283,53 @@ fn hopper_mmas_on_blackwell_are_flagged() {
     let (_, d) = diagnosed(&mma_kernel(1, 2, 0), &h100());
     assert!(d.flags.is_empty());
 }
+
+/// The critical path of the 2-stage HBM pipeline runs through the copies: the consumer
+/// waits on each stage's copy, which started when the stage was freed. With the
+/// stages the advice names, the copies are off the path but for the first fill, and
+/// the consumer's own FFMA chain decides the end.
+#[test]
+fn an_hbm_latency_bound_pipelines_path_goes_through_its_copies() {
+    use sim_core::diagnose::{PathCategory, diagnose_run};
+    let p = h100();
+    let cfg = RunConfig::default();
+    let k = kernel(&pipeline(2));
+    let (r, d) = diagnose_run(&k, &p, &cfg).unwrap();
+    let path = d.critical_path.as_ref().unwrap();
+    // The path tiles the run: its categories sum to the last warp's finish.
+    assert_eq!(path.end, r.cycles);
+    assert_eq!(path.by_category.iter().map(|x| x.1).sum::<u64>(), path.end);
+    let copies = path.share_of(PathCategory::TmaCopies);
+    assert!(copies > 0.4, "{path:?}");
+    assert_eq!(path.by_category[0].0, PathCategory::TmaCopies, "{path:?}");
+    assert!(path.hops > 10, "{}", path.hops);
+    let Some(Advice::MoreStages {
+        stages,
+        copy_latency_cycles,
+        ..
+    }) = d
+        .advice
+        .iter()
+        .find(|a| matches!(a, Advice::MoreStages { .. }))
+        .cloned()
+    else {
+        panic!("{:?}", d.advice)
+    };
+    let (r2, d2) = diagnose_run(&kernel(&pipeline(stages as u32)), &p, &cfg).unwrap();
+    let path2 = d2.critical_path.as_ref().unwrap();
+    assert_eq!(
+        path2.by_category.iter().map(|x| x.1).sum::<u64>(),
+        r2.cycles
+    );
+    // The first fill's copy at most, which no depth hides.
+    assert!(
+        path2.cycles_of(PathCategory::TmaCopies) <= copy_latency_cycles,
+        "{path2:?}"
+    );
+    assert!(
+        path2.share_of(PathCategory::FixedLatency) > 0.5,
+        "{path2:?}"
+    );
+    // The same run with and without the recorder.
+    assert_eq!(r.cycles, sim(&pipeline(2), &p).cycles);
+}

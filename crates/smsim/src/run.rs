@@ -184,7 +184,12 @@ fn report(
         Err(_) => return Ok(()),
     };
     let spread = other_seeds(r, kernel, profile, cfg, args.seeds)?;
-    let d = sim_core::diagnose::diagnose(r, kernel, profile);
+    // The critical path comes from a second run with the path recorder: the same
+    // result (runs are deterministic), so the report's figures and the path agree.
+    let d = match sim_core::diagnose::diagnose_run(kernel, profile, cfg) {
+        Ok((_, d)) => d,
+        Err(_) => sim_core::diagnose::diagnose(r, kernel, profile),
+    };
     if args.json {
         return print_json(&present::diagnosis::RunJson {
             result: r,

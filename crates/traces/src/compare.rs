@@ -9,7 +9,7 @@
 //! rendered by the `present` crate.
 
 use serde::Serialize;
-use sim_core::diagnose::{Diagnosis, diagnose};
+use sim_core::diagnose::{CriticalPath, Diagnosis, diagnose, run_with_path};
 use sim_core::{Profile, RunConfig, RunResult, WarpState};
 
 use crate::{family, resolve_params};
@@ -172,31 +172,39 @@ pub fn compare_kernels(
     seeds: u32,
 ) -> Comparison {
     let seed_list = seeds_from(cfg, seeds);
-    let runs: Vec<Result<Vec<RunResult>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = candidates
-            .iter()
-            .map(|c| {
-                let seed_list = &seed_list;
-                s.spawn(move || {
-                    let k = c.kernel.as_ref().map_err(|e| e.clone())?;
-                    seed_list
-                        .iter()
-                        .map(|&seed| {
-                            let cfg = RunConfig {
-                                seed,
-                                ..cfg.clone()
-                            };
-                            sim_core::run(k, &c.profile, &cfg).map_err(|e| e.to_string())
-                        })
-                        .collect()
+    let runs: Vec<Result<Vec<(RunResult, Option<CriticalPath>)>, String>> =
+        std::thread::scope(|s| {
+            let handles: Vec<_> = candidates
+                .iter()
+                .map(|c| {
+                    let seed_list = &seed_list;
+                    s.spawn(move || {
+                        let k = c.kernel.as_ref().map_err(|e| e.clone())?;
+                        // The first seed's run records its critical path.
+                        seed_list
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &seed)| {
+                                let cfg = RunConfig {
+                                    seed,
+                                    ..cfg.clone()
+                                };
+                                let run = if i == 0 {
+                                    run_with_path(k, &c.profile, &cfg).map(|(r, p)| (r, Some(p)))
+                                } else {
+                                    sim_core::run(k, &c.profile, &cfg).map(|r| (r, None))
+                                };
+                                run.map_err(|e| e.to_string())
+                            })
+                            .collect()
+                    })
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("the run panicked".into())))
-            .collect()
-    });
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err("the run panicked".into())))
+                .collect()
+        });
     let mut rows: Vec<ScheduleRow> = candidates
         .iter()
         .zip(runs.iter())
@@ -264,7 +272,10 @@ fn empty_row(c: &Candidate) -> ScheduleRow {
     }
 }
 
-fn row(c: &Candidate, runs: &Result<Vec<RunResult>, String>) -> ScheduleRow {
+fn row(
+    c: &Candidate,
+    runs: &Result<Vec<(RunResult, Option<CriticalPath>)>, String>,
+) -> ScheduleRow {
     let mut out = empty_row(c);
     let runs = match runs {
         Ok(r) => r,
@@ -273,10 +284,11 @@ fn row(c: &Candidate, runs: &Result<Vec<RunResult>, String>) -> ScheduleRow {
             return out;
         }
     };
-    let Some(r) = runs.first() else {
+    let Some((r, path)) = runs.first() else {
         out.error = Some("no seed was run".into());
         return out;
     };
+    let runs: Vec<&RunResult> = runs.iter().map(|x| &x.0).collect();
     let n = runs.len() as f64;
     out.cycles = r.cycles;
     out.cycles_by_seed = runs.iter().map(|x| x.cycles).collect();
@@ -331,7 +343,9 @@ fn row(c: &Candidate, runs: &Result<Vec<RunResult>, String>) -> ScheduleRow {
         })
         .collect();
     if let Ok(k) = &c.kernel {
-        out.diagnosis = Some(diagnose(r, k, &c.profile));
+        let mut d = diagnose(r, k, &c.profile);
+        d.critical_path = path.clone();
+        out.diagnosis = Some(d);
     }
     out
 }

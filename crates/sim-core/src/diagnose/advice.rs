@@ -50,7 +50,8 @@ pub enum Advice {
         role: String,
         /// Its `sleeping` share of warp-cycles.
         share: f64,
-        /// A stage's copies from HBM, issue to landing, estimated from the profile.
+        /// A stage's copies from HBM, issue to landing, at their slowest (a far line in
+        /// a slow window), from the profile.
         copy_latency_cycles: u64,
         /// The CTA's cycles per stage filled when its consumer does not sleep (the
         /// consumer's warp-cycles not sleeping, over the CTA's stage fills).
@@ -60,6 +61,11 @@ pub enum Advice {
         /// Stages in flight that cover the latency: `ceil(latency / stage) + 1`, more
         /// than `stages_now`.
         stages: u64,
+        /// Shared memory a CTA would need with `stages` (its own now, the stages'
+        /// part scaled), bytes.
+        smem_needed: u64,
+        /// The most shared memory a CTA can have, bytes.
+        smem_max: u64,
     },
     /// A role waits at a barrier for a partner that arrives later.
     SlowPartner {
@@ -218,8 +224,10 @@ fn more_stages(
     let tma_cycles = r.unit("tma") * r.cycles as f64;
     let bytes = ((tma_cycles - copies as f64 * t.tma_issue_cycles) * t.tma_bytes_per_clk).max(0.0);
     let per_fill = copies as f64 / fills as f64;
+    // The slowest copy, so that every one is covered: a far line, in a slow window.
     let latency = t.lat_hbm
-        + t.lat_hbm_far_extra / 2.0
+        + t.lat_hbm_far_extra
+        + t.hbm_tail_max
         + t.lat_hbm_tma_extra
         + t.tma_extra_latency
         + per_fill * t.tma_issue_cycles
@@ -231,6 +239,9 @@ fn more_stages(
     if stages <= stages_now {
         return None;
     }
+    // (The shared memory is taken to be all stages: an upper bound on the growth.)
+    let smem = kernel.launch.smem as u64;
+    let smem_needed = smem.div_ceil(stages_now.max(1)) * stages;
     Some(Advice::MoreStages {
         role: role.name.clone(),
         share: sleeping,
@@ -238,6 +249,8 @@ fn more_stages(
         stage_cycles,
         stages_now,
         stages,
+        smem_needed,
+        smem_max: t.max_smem_per_block as u64,
     })
 }
 

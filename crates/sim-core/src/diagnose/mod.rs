@@ -8,6 +8,7 @@
 
 pub mod advice;
 pub mod bounds;
+pub mod critical_path;
 pub mod flags;
 
 use serde::Serialize;
@@ -16,6 +17,7 @@ use crate::{Profile, RunResult};
 
 pub use advice::Advice;
 pub use bounds::{BoundUnit, Bounds, UnitBound};
+pub use critical_path::{CriticalPath, PathCategory, run_with_path};
 pub use flags::Flag;
 
 /// A run's diagnosis: its bounds, the figures flagged, and the advice.
@@ -27,6 +29,9 @@ pub struct Diagnosis {
     pub flags: Vec<Flag>,
     /// What the run's stalls suggest changing (or not).
     pub advice: Vec<Advice>,
+    /// The chain of waits that decided the run's end (from a run with a
+    /// [`critical_path::PathRecorder`]; see [`diagnose_run`]).
+    pub critical_path: Option<CriticalPath>,
 }
 
 /// The diagnosis of `r`, a run of `kernel` on `profile`.
@@ -38,5 +43,19 @@ pub fn diagnose(r: &RunResult, kernel: &isa::Kernel, profile: &Profile) -> Diagn
         bounds,
         flags,
         advice,
+        critical_path: None,
     }
+}
+
+/// Runs `kernel` with a [`critical_path::PathRecorder`]: its result and its whole
+/// diagnosis, the critical path included.
+pub fn diagnose_run(
+    kernel: &isa::Kernel,
+    profile: &Profile,
+    cfg: &crate::RunConfig,
+) -> Result<(RunResult, Diagnosis), crate::SimError> {
+    let (r, path) = run_with_path(kernel, profile, cfg)?;
+    let mut d = diagnose(&r, kernel, profile);
+    d.critical_path = Some(path);
+    Ok((r, d))
 }
