@@ -9,6 +9,7 @@
 //! - [`state`]: the warp states, with Nsight Compute's names and explanations.
 //! - [`sink`]: the event stream the engine pushes into.
 //! - [`result`]: what a run returns.
+//! - [`timeline`]: a sink keeping a run as compact per-warp state intervals, for viewers.
 //!
 //! sim-core knows nothing of files, terminals or CUDA.
 
@@ -23,6 +24,7 @@ pub mod result;
 pub mod scheduler;
 pub mod sink;
 pub mod state;
+pub mod timeline;
 
 pub use engine::{RunConfig, run, run_with};
 pub use profile::Profile;

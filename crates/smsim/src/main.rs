@@ -20,6 +20,7 @@ mod profile_cmd;
 mod run;
 mod sensitivity_cmd;
 mod sweep_cmd;
+mod tui_cmd;
 mod tune_cmd;
 
 #[derive(Parser)]
@@ -56,6 +57,8 @@ enum Command {
     Sensitivity(sensitivity_cmd::Args),
     /// Search a family's schedules and parameters: the best points and the Pareto front.
     Tune(tune_cmd::Args),
+    /// The interactive timeline: every warp, every cycle, and why it waits.
+    Tui(tui_cmd::Args),
     /// Measure a real GPU (collect), fit the profile (fit), report the error (report).
     Calibrate(calibrate_cmd::Args),
 }
@@ -75,5 +78,6 @@ fn main() -> ExitCode {
         Command::Plot(args) => return plot_cmd::run(&args),
         Command::Sensitivity(args) => return sensitivity_cmd::run(&args),
         Command::Tune(args) => return tune_cmd::run(&args),
+        Command::Tui(args) => return tui_cmd::run(&args),
     })
 }
