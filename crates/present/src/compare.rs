@@ -40,7 +40,7 @@ pub fn render(c: &Comparison) -> String {
         .max(18);
     let _ = writeln!(
         f,
-        "{:<w$} {:>9} {:>7} {:>9} {:>11} {:>7} {:>6} {:>4} {:>4} {:>4} {:>4} {:>6} {:>6}  {}",
+        "{:<w$} {:>9} {:>7} {:>9} {:>11} {:>7} {:>6} {:>4} {:>4} {:>4} {:>4} {:>6} {:>6}  bound (cycles)",
         "schedule",
         "cycles",
         "range",
@@ -54,7 +54,6 @@ pub fn render(c: &Comparison) -> String {
         "FP64",
         "L2GB/s",
         "HBMGB/s",
-        "bound (cycles)"
     );
     for r in &c.rows {
         if let Some(e) = &r.error {

@@ -156,6 +156,9 @@ pub fn compare_family(
     Ok(c)
 }
 
+/// One seed's run of a candidate, with its critical path for the first seed.
+type SeedRun = (RunResult, Option<CriticalPath>);
+
 /// The seeds a comparison of `n` seeds from `cfg` runs: `cfg.seed`, `cfg.seed + 1`, ...
 pub fn seeds_from(cfg: &RunConfig, n: u32) -> Vec<u64> {
     (0..n.max(1) as u64)
@@ -172,39 +175,38 @@ pub fn compare_kernels(
     seeds: u32,
 ) -> Comparison {
     let seed_list = seeds_from(cfg, seeds);
-    let runs: Vec<Result<Vec<(RunResult, Option<CriticalPath>)>, String>> =
-        std::thread::scope(|s| {
-            let handles: Vec<_> = candidates
-                .iter()
-                .map(|c| {
-                    let seed_list = &seed_list;
-                    s.spawn(move || {
-                        let k = c.kernel.as_ref().map_err(|e| e.clone())?;
-                        // The first seed's run records its critical path.
-                        seed_list
-                            .iter()
-                            .enumerate()
-                            .map(|(i, &seed)| {
-                                let cfg = RunConfig {
-                                    seed,
-                                    ..cfg.clone()
-                                };
-                                let run = if i == 0 {
-                                    run_with_path(k, &c.profile, &cfg).map(|(r, p)| (r, Some(p)))
-                                } else {
-                                    sim_core::run(k, &c.profile, &cfg).map(|r| (r, None))
-                                };
-                                run.map_err(|e| e.to_string())
-                            })
-                            .collect()
-                    })
+    let runs: Vec<Result<Vec<SeedRun>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = candidates
+            .iter()
+            .map(|c| {
+                let seed_list = &seed_list;
+                s.spawn(move || {
+                    let k = c.kernel.as_ref().map_err(|e| e.clone())?;
+                    // The first seed's run records its critical path.
+                    seed_list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &seed)| {
+                            let cfg = RunConfig {
+                                seed,
+                                ..cfg.clone()
+                            };
+                            let run = if i == 0 {
+                                run_with_path(k, &c.profile, &cfg).map(|(r, p)| (r, Some(p)))
+                            } else {
+                                sim_core::run(k, &c.profile, &cfg).map(|r| (r, None))
+                            };
+                            run.map_err(|e| e.to_string())
+                        })
+                        .collect()
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err("the run panicked".into())))
-                .collect()
-        });
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("the run panicked".into())))
+            .collect()
+    });
     let mut rows: Vec<ScheduleRow> = candidates
         .iter()
         .zip(runs.iter())
