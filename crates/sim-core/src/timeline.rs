@@ -3,7 +3,7 @@
 //! window?" without holding every event.
 //!
 //! Memory grows with the number of state changes, not with cycles: a warp's states are
-//! one [`Span`] (16 bytes) per change, each ending where the next starts, so the spans
+//! one `Span` (16 bytes) per change, each ending where the next starts, so the spans
 //! tile the warp's lifetime from its launch to its finish. Every [`CHECKPOINT`] spans a
 //! warp also keeps its cumulative cycles per state, so the cycles per state within any
 //! window are two binary searches and at most `2 * CHECKPOINT` additions away, whatever
@@ -19,6 +19,20 @@
 use crate::result::RunResult;
 use crate::sink::{Event, MemLevel, Sink, Unit, WarpId};
 use crate::state::{STATE_COUNT, WarpState};
+
+/// The first index at or after `from` where `pred` fails (`pred` holds on a prefix of
+/// `v`): an exponential search from `from`, so that a sweep of increasing targets reads
+/// few elements when they are close and O(log n) when they are far.
+fn gallop<T>(v: &[T], from: usize, pred: impl Fn(&T) -> bool) -> usize {
+    let mut lo = from.min(v.len());
+    let mut step = 1;
+    while lo + step <= v.len() && pred(&v[lo + step - 1]) {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(v.len());
+    lo + v[lo..hi].partition_point(pred)
+}
 
 /// Spans between two cumulative checkpoints of a warp: the most spans a window query
 /// adds up at each of its ends.
@@ -169,12 +183,24 @@ impl WarpTimeline {
 
     /// Cycles per state before `cycle` (clamped to the warp's life).
     fn cumulative(&self, cycle: u64) -> [u64; STATE_COUNT] {
+        self.cumulative_from(cycle, &mut 0)
+    }
+
+    /// [`cumulative`](Self::cumulative), searching from the span `hint` (which it
+    /// moves to the span found): a sweep over increasing cycles costs little per step.
+    fn cumulative_from(&self, cycle: u64, hint: &mut usize) -> [u64; STATE_COUNT] {
         if self.spans.is_empty() || cycle <= self.started {
             return [0; STATE_COUNT];
         }
         let cycle = cycle.min(self.finished);
         // The spans that start before `cycle`: all of them count up to `cycle`.
-        let n = self.spans.partition_point(|s| s.start < cycle);
+        let from = if *hint < self.spans.len() && self.spans[*hint].start < cycle {
+            *hint
+        } else {
+            0
+        };
+        let n = gallop(&self.spans, from, |s| s.start < cycle);
+        *hint = n.saturating_sub(1);
         let k = (n - 1) / CHECKPOINT;
         let mut acc = self.checkpoints[k];
         for i in k * CHECKPOINT..n {
@@ -192,6 +218,22 @@ impl WarpTimeline {
         }
         let (a, b) = (self.cumulative(from), self.cumulative(to));
         std::array::from_fn(|i| b[i] - a[i])
+    }
+
+    /// Cycles per state (indexed by `WarpState::index`) in each of `n` consecutive
+    /// columns of `per_col` cycles from `start`: what [`states_in`](Self::states_in)
+    /// gives column by column, computed in one sweep.
+    pub fn columns(&self, start: u64, per_col: u64, n: usize) -> Vec<[u64; STATE_COUNT]> {
+        let mut hint = 0;
+        let mut prev = self.cumulative_from(start, &mut hint);
+        (1..=n as u64)
+            .map(|i| {
+                let cur = self.cumulative_from(start + i * per_col, &mut hint);
+                let d = std::array::from_fn(|s| cur[s] - prev[s]);
+                prev = cur;
+                d
+            })
+            .collect()
     }
 
     /// The first interval starting at or after `cycle` that satisfies `pred`.
@@ -256,12 +298,37 @@ impl UnitTimeline {
     }
 
     fn busy_before(&self, cycle: u64) -> u64 {
-        let n = self.busy.partition_point(|&(s, _)| s < cycle);
+        self.busy_before_from(cycle, &mut 0)
+    }
+
+    fn busy_before_from(&self, cycle: u64, hint: &mut usize) -> u64 {
+        let from = if *hint < self.busy.len() && self.busy[*hint].0 < cycle {
+            *hint
+        } else {
+            0
+        };
+        let n = gallop(&self.busy, from, |&(s, _)| s < cycle);
+        *hint = n.saturating_sub(1);
         if n == 0 {
             return 0;
         }
         let (s, e) = self.busy[n - 1];
         self.prefix[n - 1] + e.min(cycle) - s
+    }
+
+    /// Busy cycles in each of `n` consecutive columns of `per_col` cycles from `start`,
+    /// in one sweep.
+    pub fn busy_columns(&self, start: u64, per_col: u64, n: usize) -> Vec<u64> {
+        let mut hint = 0;
+        let mut prev = self.busy_before_from(start, &mut hint);
+        (1..=n as u64)
+            .map(|i| {
+                let cur = self.busy_before_from(start + i * per_col, &mut hint);
+                let d = cur - prev;
+                prev = cur;
+                d
+            })
+            .collect()
     }
 
     /// Busy cycles within `[from, to)`, in O(log n).
@@ -662,6 +729,13 @@ mod tests {
                 }
                 assert_eq!(tw.states_in(a, b), direct, "{id:?} window {a}..{b}");
             }
+            // A sweep of columns gives what each column's own query gives.
+            let per = (len / 37).max(1);
+            let cols = tw.columns(w.started, per, 40);
+            for (i, c) in cols.iter().enumerate() {
+                let a = w.started + i as u64 * per;
+                assert_eq!(*c, tw.states_in(a, a + per), "{id:?} column {i}");
+            }
         }
     }
 
@@ -719,5 +793,7 @@ mod tests {
         assert_eq!(u.busy_in(10, 30), 15);
         assert_eq!(u.busy_in(24, 31), 2);
         assert_eq!(u.busy_in(31, 40), 0);
+        assert_eq!(u.busy_columns(0, 8, 4), vec![3, 8, 8, 2]);
+        assert_eq!(u.busy_columns(26, 5, 2), vec![1, 0]);
     }
 }

@@ -37,7 +37,16 @@ pub fn kernels(args: &KernelsArgs) -> Outcome {
             .iter()
             .map(|p| format!("{}={}", p.name, p.default))
             .collect();
-        let _ = writeln!(o, "  params: {}\n", params.join(" "));
+        let _ = writeln!(o, "  params: {}", params.join(" "));
+        if !f.seed_params.is_empty() {
+            let seed: Vec<String> = f
+                .seed_params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let _ = writeln!(o, "  the seed's problem: --param {}", seed.join(" --param "));
+        }
+        let _ = writeln!(o);
     }
     print(&o)
 }

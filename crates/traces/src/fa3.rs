@@ -99,6 +99,7 @@ pub const FAMILY: Family = Family {
             help: "stages of the K and of the V ring in shared memory (1..=3; 128 x d x 2 bytes each)",
         },
     ],
+    seed_params: &[("BATCH", 4), ("HEADS", 16), ("SEQLEN", 8448)],
     build,
 };
 

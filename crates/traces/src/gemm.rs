@@ -95,6 +95,7 @@ pub const FAMILY: Family = Family {
             help: "CUTLASS's swizzle: consecutive CTAs take SWIZZLE tiles across before the raster moves on (divides the tile columns for RASTER=0, rows for 1)",
         },
     ],
+    seed_params: &[("M", 8192), ("N", 8192), ("K", 8192), ("EPILOGUE", 2)],
     build,
 };
 

@@ -222,7 +222,7 @@ struct Watched<'a> {
 impl Sink for Watched<'_> {
     fn event(&mut self, e: Event) {
         self.events = self.events.wrapping_add(1);
-        if self.events % 65536 == 0
+        if self.events.is_multiple_of(65536)
             && let Event::StateChange { cycle, .. } | Event::Issue { cycle, .. } = e
         {
             (self.progress)(cycle);
@@ -238,7 +238,7 @@ pub fn simulate_watched(
     profile: &Profile,
     progress: &mut dyn FnMut(u64),
 ) -> Result<RunData, String> {
-    let texts = sim_core::lower::instruction_texts(kernel)
+    let texts = sim_core::instruction_texts(kernel)
         .map_err(|e| format!("error: line {}:{}: {}\n", e.line, e.col, e.message))?;
     let roles: Vec<String> = kernel.roles.iter().map(|r| r.name.clone()).collect();
     let cfg = spec.config();
