@@ -4,6 +4,7 @@
 //! - [`profile`]: the GPU's parameters, each with its source.
 //! - [`scheduler`]: the warp-scheduling policies ([`scheduler::SchedulerPolicy`] to
 //!   write one's own).
+//! - [`diagnose`]: a finished run's bounds, critical path, flagged figures and advice.
 //! - [`state`]: the warp states, with Nsight Compute's names and explanations.
 //! - [`sink`]: the event stream the engine pushes into: a run's header, its events,
 //!   its end; a sink can stop a run.
@@ -42,6 +43,7 @@
 #![warn(missing_docs)]
 
 pub mod cause;
+pub mod diagnose;
 mod due;
 mod engine;
 mod lower;
