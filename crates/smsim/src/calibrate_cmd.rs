@@ -48,20 +48,52 @@ pub enum Cmd {
         #[arg(long, default_value_t = 4)]
         sweeps: usize,
     },
+    /// Every committed collect grouped by GPU: each benchmark's measured spread beside the
+    /// model, and each GPU scored on the benchmarks the fit never read from it.
+    Across {
+        /// The folder of collects (its *.json, not its subfolders).
+        #[arg(long, default_value = calibrate::DATA_DIR)]
+        data_dir: String,
+        /// More collects to add (e.g. a new GPU's file, with its .env.txt beside it).
+        #[arg(long = "with")]
+        with: Vec<PathBuf>,
+        /// The profile to score (built-in name or TOML file).
+        #[arg(long, default_value = "h100")]
+        profile: String,
+        /// Also write the markdown to this new file (refused if it exists).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The collect (file name) that --profile was fitted to, when it is not the
+        /// committed fit: its GPU's benchmarks count in sample, every other out of sample.
+        #[arg(long)]
+        fitted_on: Option<String>,
+    },
     /// Simulated against measured for every microbenchmark and validation kernel.
+    ///
+    /// Writes into a new folder beside the data (in the temporary folder when the data
+    /// lies in this source tree), never over existing files.
     Report {
         /// The measurement file.
         #[arg(long, default_value = PRIMARY_DATA)]
         data: String,
+        /// The validation kernels' measurement file.
+        #[arg(long, default_value = calibrate::VALIDATION_DATA)]
+        validation_data: String,
         /// The profile to report on (built-in name or TOML file).
         #[arg(long, default_value = "h100")]
         profile: String,
-        /// Where to write report.md, report.json and the scatter plots.
-        #[arg(long, default_value = calibrate::REPORT_DIR)]
-        out_dir: String,
-        /// Recompute and fail if the committed report differs (writes nothing).
-        #[arg(long)]
+        /// A new folder for report.md, report.json and the scatter plots (refused if it
+        /// exists).
+        #[arg(long, conflicts_with_all = ["check", "write_committed"])]
+        out_dir: Option<PathBuf>,
+        /// Recompute and fail if the committed report (crates/calibrate/report) differs
+        /// (writes nothing).
+        #[arg(long, conflicts_with = "write_committed")]
         check: bool,
+        /// Rewrite the committed report, crates/calibrate/report (from the committed data
+        /// only).
+        #[arg(long)]
+        write_committed: bool,
     },
 }
 
@@ -87,12 +119,34 @@ pub fn run(args: &Args) -> ExitCode {
             profile.as_deref(),
             *sweeps,
         ),
+        Cmd::Across {
+            data_dir,
+            with,
+            profile,
+            out,
+            fitted_on,
+        } => across(
+            data_dir,
+            with,
+            profile,
+            out.as_deref(),
+            fitted_on.as_deref(),
+        ),
         Cmd::Report {
             data,
+            validation_data,
             profile,
             out_dir,
             check,
-        } => report(data, profile, out_dir, *check),
+            write_committed,
+        } => report(&ReportArgs {
+            data,
+            validation_data,
+            profile,
+            out_dir: out_dir.as_deref(),
+            check: *check,
+            write_committed: *write_committed,
+        }),
     }
 }
 
@@ -162,7 +216,17 @@ fn fit(
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let r = match calibrate::fit::fit(&m, &prior, &name, sweeps) {
+    // The fit says nothing until it ends (a minute or more): a line every ten seconds.
+    let beat = crate::progress::Heartbeat::start(
+        format!(
+            "calibrate fit: {} benchmarks of {name}, {sweeps} sweeps",
+            m.benchmarks.len()
+        ),
+        std::time::Duration::from_secs(10),
+    );
+    let r = calibrate::fit::fit(&m, &prior, &name, sweeps);
+    drop(beat);
+    let r = match r {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -176,21 +240,82 @@ fn fit(
     ExitCode::SUCCESS
 }
 
-fn report(data: &str, profile: &str, out_dir: &str, check: bool) -> ExitCode {
-    let (m, name) = match load_measurement(data) {
+/// `calibrate report`'s arguments.
+struct ReportArgs<'a> {
+    data: &'a str,
+    validation_data: &'a str,
+    profile: &'a str,
+    out_dir: Option<&'a Path>,
+    check: bool,
+    write_committed: bool,
+}
+
+fn report(a: &ReportArgs<'_>) -> ExitCode {
+    use calibrate::report::Output;
+    let committed_inputs =
+        a.data == PRIMARY_DATA && a.validation_data == calibrate::VALIDATION_DATA;
+    if (a.check || a.write_committed) && !committed_inputs {
+        return fail(
+            "--check and --write-committed are for the committed report, from the committed data; \
+             drop --data/--validation-data or the option",
+        );
+    }
+    let (m, name) = match load_measurement(a.data) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let p = match crate::run::load_profile(profile, &[]) {
+    let val = match calibrate::report::ValidationInput::load(a.validation_data) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let p = match crate::run::load_profile(a.profile, &[]) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let dir = workspace_path(out_dir);
-    match calibrate::report::run(&m, &name, &p, &dir, check) {
+    let (dir, mode) = if a.check {
+        (workspace_path(calibrate::REPORT_DIR), Output::Check)
+    } else if a.write_committed {
+        (workspace_path(calibrate::REPORT_DIR), Output::Replace)
+    } else if let Some(d) = a.out_dir {
+        (d.to_path_buf(), Output::NewDir)
+    } else {
+        let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let data_path = workspace_path(a.data);
+        (
+            calibrate::report::default_out_dir(&data_path, Some(&tree)),
+            Output::NewDir,
+        )
+    };
+    match calibrate::report::run_with(&m, &name, &val, &p, &dir, mode) {
         Ok(summary) => {
             println!("{summary}");
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
     }
+}
+
+fn across(
+    data_dir: &str,
+    with: &[PathBuf],
+    profile: &str,
+    out: Option<&Path>,
+    fitted_on: Option<&str>,
+) -> ExitCode {
+    let p = match crate::run::load_profile(profile, &[]) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let extra: Vec<&Path> = with.iter().map(PathBuf::as_path).collect();
+    let md = match calibrate::across::run(&workspace_path(data_dir), &extra, &p, fitted_on) {
+        Ok(md) => md,
+        Err(e) => return fail(e),
+    };
+    if let Some(o) = out
+        && let Err(e) = calibrate::write_new(o, &md)
+    {
+        return fail(e);
+    }
+    print!("{md}");
+    ExitCode::SUCCESS
 }

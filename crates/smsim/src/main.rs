@@ -15,8 +15,14 @@ mod inputs;
 mod kernel_file;
 mod library;
 mod outcome;
+mod plot_cmd;
 mod profile_cmd;
+mod progress;
 mod run;
+mod sensitivity_cmd;
+mod sweep_cmd;
+mod tui_cmd;
+mod tune_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -44,6 +50,16 @@ enum Command {
     Compare(library::CompareArgs),
     /// Every parameter of a GPU profile: value, unit, meaning and source.
     Profile(profile_cmd::Args),
+    /// Run kernels over many points (a spec file or axes given here) into JSON Lines or CSV.
+    Sweep(sweep_cmd::Args),
+    /// Chart a sweep's results: a metric against an axis, a heatmap, warp-state bars.
+    Plot(plot_cmd::Args),
+    /// Which profile parameters a prediction depends on: each moved down and up in turn.
+    Sensitivity(sensitivity_cmd::Args),
+    /// Search a family's schedules and parameters: the best points and the Pareto front.
+    Tune(tune_cmd::Args),
+    /// The interactive timeline: every warp, every cycle, and why it waits.
+    Tui(tui_cmd::Args),
     /// Measure a real GPU (collect), fit the profile (fit), report the error (report).
     Calibrate(calibrate_cmd::Args),
 }
@@ -57,7 +73,12 @@ fn main() -> ExitCode {
         Command::Kernels(args) => library::kernels(&args),
         Command::Compare(args) => library::compare(&args),
         Command::Profile(args) => profile_cmd::run(&args),
-        // (calibrate's subcommands say their own exit status.)
+        // (these subcommands say their own exit status.)
         Command::Calibrate(args) => return calibrate_cmd::run(&args),
+        Command::Sweep(args) => return sweep_cmd::run(&args),
+        Command::Plot(args) => return plot_cmd::run(&args),
+        Command::Sensitivity(args) => return sensitivity_cmd::run(&args),
+        Command::Tune(args) => return tune_cmd::run(&args),
+        Command::Tui(args) => return tui_cmd::run(&args),
     })
 }

@@ -51,7 +51,9 @@ const NPIPES: usize = Pipe::ALL.len();
 /// How to run.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunConfig {
+    /// The seed of the variable latencies (a run is a function of it).
     pub seed: u64,
+    /// The warp-scheduling policy.
     pub policy: Policy,
     /// The watchdog: a run still going after this many cycles stops with a report.
     pub max_cycles: u64,

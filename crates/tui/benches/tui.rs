@@ -1,0 +1,109 @@
+//! The viewer's speed: launch to first frame (simulation with the timeline attached,
+//! the app, one 200x60 frame), a redraw at 200x60 at full zoom-out and at one cycle
+//! per column, a redraw that pans (a new window: the summary's scan included), and a
+//! what-if round trip (rerun with the next seed, then a frame). Targets (issue 26):
+//! first frame within 0.5 s, a redraw within 16 ms.
+//!
+//! `cargo bench -p tui --bench tui`
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use sim_core::Profile;
+use tui::app::App;
+use tui::model::{Loader, RunSpec, simulate};
+use tui::{Zoom, prepare, render_text};
+
+/// Library kernels, with their family's profile.
+struct Library;
+
+impl Loader for Library {
+    fn load(&self, spec: &RunSpec) -> Result<(isa::Kernel, Profile), String> {
+        let family = spec.kernel.split('/').next().unwrap_or("");
+        let profile = traces::family(family)?.profile;
+        let k = traces::builtin_with(&spec.kernel, &spec.params)?;
+        let mut p = Profile::builtin(profile).map_err(|e| e.to_string())?;
+        for (n, v) in &spec.sets {
+            p.set(n, *v).map_err(|e| e.to_string())?;
+        }
+        Ok((k, p))
+    }
+}
+
+const KERNELS: [&str; 2] = ["gemm-mainloop/ws", "singe-viscosity/data-parallel"];
+
+fn open(kernel: &str) -> App {
+    let loader: Arc<dyn Loader> = Arc::new(Library);
+    let run = simulate(&*loader, &RunSpec::new(kernel)).expect("a library kernel runs");
+    let mut app = App::new(vec![run], Some(loader));
+    app.color = true;
+    app.synchronous = true;
+    app
+}
+
+fn first_frame(c: &mut Criterion) {
+    let mut g = c.benchmark_group("first_frame");
+    g.sample_size(10);
+    for k in KERNELS {
+        g.bench_function(k, |b| {
+            b.iter(|| {
+                let mut app = open(k);
+                prepare(&mut app, 200, None, None, &[]);
+                black_box(render_text(&mut app, 200, 60))
+            })
+        });
+    }
+    g.finish();
+}
+
+fn redraw(c: &mut Criterion) {
+    let mut g = c.benchmark_group("redraw_200x60");
+    for k in KERNELS {
+        let mut app = open(k);
+        let mid = app.view.end / 2;
+        for (name, zoom) in [("fit", Zoom::Fit), ("cycle", Zoom::PerColumn(1))] {
+            prepare(&mut app, 200, Some(mid), Some(zoom), &[]);
+            let mut flip = false;
+            g.bench_function(format!("{k}/{name}"), |b| {
+                b.iter(|| {
+                    // The cursor moves (the window stays): what a key press redraws.
+                    flip = !flip;
+                    app.view.step(if flip { 1 } else { -1 });
+                    black_box(render_text(&mut app, 200, 60))
+                })
+            });
+        }
+        prepare(&mut app, 200, Some(mid), Some(Zoom::PerColumn(64)), &[]);
+        let mut flip = false;
+        g.bench_function(format!("{k}/pan"), |b| {
+            b.iter(|| {
+                // A new window each time: the summary recomputed.
+                flip = !flip;
+                app.view.pan(if flip { 50 } else { -50 });
+                black_box(render_text(&mut app, 200, 60))
+            })
+        });
+    }
+    g.finish();
+}
+
+fn what_if(c: &mut Criterion) {
+    let mut g = c.benchmark_group("what_if");
+    g.sample_size(10);
+    let k = KERNELS[0];
+    let mut app = open(k);
+    prepare(&mut app, 200, None, None, &[]);
+    g.bench_function(k, |b| {
+        b.iter(|| {
+            let mut spec = app.runs[0].spec.clone();
+            spec.seed += 1;
+            app.request(0, spec);
+            black_box(render_text(&mut app, 200, 60))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, first_frame, redraw, what_if);
+criterion_main!(benches);

@@ -1,0 +1,919 @@
+//! Drawing a frame: title, ruler, timeline rows, legend, detail and summary panes,
+//! status line, help. Cells are written straight into ratatui's buffer; every cell's
+//! content comes from the timeline's window queries, so a frame costs the same at any
+//! zoom and never scans the run.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use sim_core::WarpState;
+use sim_core::state::STATE_COUNT;
+use sim_core::timeline::SyncKind;
+
+use crate::app::{App, Hits};
+use crate::compare::{role_states, share};
+use crate::model::{Outcome, RunData};
+use crate::rows::RowKind;
+use crate::view::View;
+
+/// Width of the row labels.
+pub const LABEL_W: u16 = 20;
+
+/// The colour of a state.
+pub fn state_color(s: WarpState) -> Color {
+    use WarpState::*;
+    match s {
+        Selected => Color::Green,
+        NotSelected => Color::LightGreen,
+        Wait => Color::Yellow,
+        LongScoreboard => Color::Red,
+        ShortScoreboard => Color::LightRed,
+        MioThrottle => Color::Magenta,
+        LgThrottle => Color::LightMagenta,
+        TexThrottle => Color::DarkGray,
+        MathPipeThrottle => Color::Cyan,
+        DispatchStall => Color::LightCyan,
+        Barrier => Color::Blue,
+        Membar => Color::LightBlue,
+        BranchResolving => Color::DarkGray,
+        NoInstruction => Color::DarkGray,
+        Sleeping => Color::Indexed(99),
+        Drain => Color::Gray,
+        Gmma => Color::LightYellow,
+        Misc => Color::White,
+        ImcMiss => Color::DarkGray,
+    }
+}
+
+/// The letter of a state where there is no colour (NO_COLOR, `--render`). Lowercase
+/// and punctuation only: uppercase letters are issues (the mnemonic's first letter).
+pub fn state_glyph(s: WarpState) -> char {
+    use WarpState::*;
+    match s {
+        Selected => '#',
+        NotSelected => '+',
+        Wait => 'w',
+        LongScoreboard => 'l',
+        ShortScoreboard => 's',
+        MioThrottle => 'm',
+        LgThrottle => 'q',
+        TexThrottle => 't',
+        MathPipeThrottle => 'p',
+        DispatchStall => 'd',
+        Barrier => 'b',
+        Membar => 'f',
+        BranchResolving => 'r',
+        NoInstruction => 'i',
+        Sleeping => 'z',
+        Drain => '.',
+        Gmma => 'g',
+        Misc => '?',
+        ImcMiss => 'c',
+    }
+}
+
+fn density(frac: f64) -> char {
+    if frac <= 0.0 {
+        ' '
+    } else if frac < 0.25 {
+        '░'
+    } else if frac < 0.5 {
+        '▒'
+    } else if frac < 0.75 {
+        '▓'
+    } else {
+        '█'
+    }
+}
+
+fn dominant(states: &[u64; STATE_COUNT]) -> Option<(WarpState, u64)> {
+    let (i, &v) = states
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))?;
+    (v > 0).then(|| (WarpState::ALL[i], v))
+}
+
+struct Painter<'b> {
+    buf: &'b mut Buffer,
+    color: bool,
+}
+
+impl Painter<'_> {
+    fn style(&self, s: Style) -> Style {
+        if self.color { s } else { Style::default() }
+    }
+    fn text(&mut self, x: u16, y: u16, w: u16, s: &str, style: Style) {
+        let st = self.style(style);
+        self.buf.set_stringn(x, y, s, w as usize, st);
+    }
+    fn cell(&mut self, x: u16, y: u16, c: char, style: Style) {
+        let st = self.style(style);
+        let area = self.buf.area;
+        if x < area.right() && y < area.bottom() {
+            self.buf[(x, y)].set_char(c).set_style(st);
+        }
+    }
+}
+
+/// Draws the whole frame into `buf` over `area`, and records where things are for the
+/// mouse.
+pub fn draw(app: &mut App, area: Rect, buf: &mut Buffer) {
+    let (w, h) = (area.width, area.height);
+    if w < 40 || h < 12 {
+        buf.set_stringn(
+            area.x,
+            area.y,
+            "terminal too small: smsim tui needs at least 40x12",
+            w as usize,
+            Style::default(),
+        );
+        return;
+    }
+    let cols = (w - LABEL_W) as u64;
+    app.view.set_cols(cols);
+    let detail_h = (h / 3).clamp(7, 14);
+    let rows_y = area.y + 2;
+    let rows_h = h - 2 - 1 - 1 - detail_h;
+    app.hits = Hits {
+        cells_x: area.x + LABEL_W,
+        rows_y,
+        rows_h,
+        first_row: app.scroll,
+    };
+    app.keep_selection_visible();
+    app.hits.first_row = app.scroll;
+    let color = app.color;
+    let mut p = Painter { buf, color };
+    title(app, &mut p, area);
+    ruler(app, &mut p, area.x, area.y + 1, w);
+    for i in 0..rows_h as usize {
+        let Some(row) = app.rows.get(app.scroll + i) else {
+            break;
+        };
+        let y = rows_y + i as u16;
+        let sel = app.scroll + i == app.selected;
+        draw_row(app, &mut p, row, area.x, y, w, sel);
+    }
+    let legend_y = rows_y + rows_h;
+    legend(app, &mut p, area.x, legend_y, w);
+    let pane_y = legend_y + 1;
+    let wide = w >= 100;
+    if wide {
+        let half = w / 2;
+        detail(app, &mut p, Rect::new(area.x, pane_y, half - 1, detail_h));
+        for y in pane_y..pane_y + detail_h {
+            p.cell(area.x + half - 1, y, '│', Style::default());
+        }
+        summary(
+            app,
+            &mut p,
+            Rect::new(area.x + half, pane_y, w - half, detail_h),
+        );
+    } else if app.show_summary {
+        summary(app, &mut p, Rect::new(area.x, pane_y, w, detail_h));
+    } else {
+        detail(app, &mut p, Rect::new(area.x, pane_y, w, detail_h));
+    }
+    status(app, &mut p, area.x, area.y + h - 1, w);
+    if app.help {
+        help(&mut p, area);
+    }
+}
+
+fn title(app: &App, p: &mut Painter, area: Rect) {
+    let r = &app.runs[0];
+    let (a, b) = app.view.window();
+    let mut s = format!(
+        " smsim tui │ {}: {} cycles, {}",
+        r.spec.label(),
+        r.timeline.end,
+        r.outcome.word()
+    );
+    if let Some(r2) = app.runs.get(1) {
+        s.push_str(&format!(
+            " │ vs {}: {} cycles, {}",
+            r2.spec.label(),
+            r2.timeline.end,
+            r2.outcome.word()
+        ));
+    }
+    s.push_str(&format!(
+        " │ {a}..{} at {}/col │ {} {} seed {}",
+        b.min(app.view.end),
+        app.view.per_col,
+        r.profile_name,
+        r.spec.policy.name(),
+        r.spec.seed,
+    ));
+    if app.pending.iter().any(|x| x.is_some()) {
+        s.push_str(" │ running…");
+    }
+    let st = Style::default().add_modifier(Modifier::BOLD);
+    p.text(area.x, area.y, area.width, &s, st);
+}
+
+fn ruler(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
+    let v = app.view;
+    p.text(
+        x,
+        y,
+        LABEL_W,
+        &format!("cursor {}", v.cursor),
+        Style::default(),
+    );
+    let cols = (w - LABEL_W) as u64;
+    // Ticks every 10-odd columns, at round cycle numbers where the zoom allows.
+    let mut col = 0u64;
+    while col < cols {
+        let c = v.column(col).0;
+        if c >= v.end {
+            break;
+        }
+        let label = format!("|{c}");
+        if col + label.len() as u64 > cols {
+            break;
+        }
+        p.text(
+            x + LABEL_W + col as u16,
+            y,
+            label.len() as u16,
+            &label,
+            Style::default().fg(Color::DarkGray),
+        );
+        col += (label.len() as u64 + 4).max(12);
+    }
+    if let Some(cc) = v.col_of(v.cursor) {
+        p.cell(
+            x + LABEL_W + cc as u16,
+            y,
+            'v',
+            Style::default()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+        );
+    }
+}
+
+fn stuck_warp(run: &RunData, cta: u32, warp: u32) -> bool {
+    match &run.outcome {
+        Outcome::Deadlock(s) | Outcome::Watchdog(s) => {
+            s.warps.iter().any(|w| w.cta == cta && w.warp == warp)
+        }
+        _ => false,
+    }
+}
+
+fn draw_row(app: &App, p: &mut Painter, row: &crate::rows::Row, x: u16, y: u16, w: u16, sel: bool) {
+    let run = &app.runs[row.run];
+    let t = &run.timeline;
+    let v = app.view_for(row.run);
+    let cols = (w - LABEL_W) as u64;
+    let mark = if sel { '>' } else { ' ' };
+    let label = match &row.kind {
+        RowKind::Title => format!(
+            "{} {}",
+            if row.run == 0 { "A" } else { "B" },
+            run.spec.label()
+        ),
+        RowKind::Group {
+            cta,
+            role,
+            warps,
+            folded,
+        } => format!(
+            "{mark}{} c{cta} {} x{}",
+            if *folded { '+' } else { '-' },
+            run.roles.get(*role as usize).map_or("?", |s| s.as_str()),
+            warps.len()
+        ),
+        RowKind::Warp(i) => {
+            let tw = &t.warps[*i];
+            let stuck = if stuck_warp(run, tw.id.cta, tw.id.warp) {
+                '!'
+            } else {
+                ' '
+            };
+            format!(
+                "{mark} {stuck}c{} w{:<3} sp{}",
+                tw.id.cta, tw.id.warp, tw.subpartition
+            )
+        }
+        RowKind::Units { label, .. } | RowKind::Memory { label, .. } => {
+            format!("{mark} {label}")
+        }
+        RowKind::Sync { mbarrier } => {
+            format!(
+                "{mark} {}",
+                if *mbarrier {
+                    "mbar phases"
+                } else {
+                    "bar releases"
+                }
+            )
+        }
+    };
+    let lstyle = if sel {
+        Style::default().add_modifier(Modifier::REVERSED)
+    } else {
+        Style::default()
+    };
+    p.text(
+        x,
+        y,
+        LABEL_W - 1,
+        &format!("{label:<w$}", w = LABEL_W as usize - 1),
+        lstyle,
+    );
+    let cx = x + LABEL_W;
+    let cursor_col = v.col_of(v.cursor);
+    match &row.kind {
+        RowKind::Title => {
+            let s = format!(
+                "{} cycles, {}{}",
+                t.end,
+                run.outcome.word(),
+                if app.normalize && row.run == 1 {
+                    " (normalized)"
+                } else {
+                    ""
+                }
+            );
+            p.text(
+                cx,
+                y,
+                cols as u16,
+                &s,
+                Style::default().add_modifier(Modifier::BOLD),
+            );
+        }
+        RowKind::Warp(i) => {
+            let tw = &t.warps[*i];
+            if v.per_col == 1 {
+                cycle_cells(run, tw, v, p, cx, y, cols);
+            } else {
+                for col in 0..cols {
+                    let (a, b) = v.column(col);
+                    let s = tw.states_in(a, b);
+                    state_cell(p, cx + col as u16, y, &s, v.per_col);
+                }
+            }
+        }
+        RowKind::Group { warps, .. } => {
+            for col in 0..cols {
+                let (a, b) = v.column(col);
+                let mut s = [0u64; STATE_COUNT];
+                for &wi in warps {
+                    for (acc, x) in s.iter_mut().zip(t.warps[wi].states_in(a, b)) {
+                        *acc += x;
+                    }
+                }
+                state_cell(p, cx + col as u16, y, &s, v.per_col * warps.len() as u64);
+            }
+        }
+        RowKind::Units { units, lanes, .. } => {
+            for col in 0..cols {
+                let (a, b) = v.column(col);
+                let busy: u64 = units.iter().map(|&u| t.units[u].busy_in(a, b)).sum();
+                let f = busy as f64 / (v.per_col * lanes) as f64;
+                p.cell(
+                    cx + col as u16,
+                    y,
+                    density(f),
+                    Style::default().fg(Color::Cyan),
+                );
+            }
+        }
+        RowKind::Memory { levels, .. } => {
+            let bytes: Vec<u64> = (0..cols)
+                .map(|col| {
+                    let (a, b) = v.column(col);
+                    levels.iter().map(|&l| t.memory[l].bytes_in(a, b)).sum()
+                })
+                .collect();
+            let max = bytes.iter().copied().max().unwrap_or(0).max(1);
+            for (col, &b) in bytes.iter().enumerate() {
+                let f = b as f64 / max as f64;
+                p.cell(
+                    cx + col as u16,
+                    y,
+                    density(f),
+                    Style::default().fg(Color::Red),
+                );
+            }
+        }
+        RowKind::Sync { mbarrier } => {
+            let (a, b) = v.window();
+            for e in t.syncs_in(a, b) {
+                let hit = match e.kind {
+                    SyncKind::MbarrierPhase { .. } => *mbarrier,
+                    SyncKind::BarrierRelease { .. } => !*mbarrier,
+                    _ => false,
+                };
+                if hit && let Some(col) = v.col_of(e.cycle) {
+                    p.cell(cx + col as u16, y, '|', Style::default().fg(Color::Blue));
+                }
+            }
+        }
+    }
+    if let Some(cc) = cursor_col
+        && app.color
+    {
+        let c = &mut p.buf[(cx + cc as u16, y)];
+        c.set_style(c.style().add_modifier(Modifier::REVERSED));
+    }
+}
+
+/// A coarse cell: the dominant state's colour (or letter) with its share as density.
+fn state_cell(p: &mut Painter, x: u16, y: u16, s: &[u64; STATE_COUNT], capacity: u64) {
+    let Some((st, v)) = dominant(s) else {
+        p.cell(x, y, ' ', Style::default());
+        return;
+    };
+    if p.color {
+        let f = v as f64 / capacity.max(1) as f64;
+        p.cell(x, y, density(f), Style::default().fg(state_color(st)));
+    } else {
+        p.cell(x, y, state_glyph(st), Style::default());
+    }
+}
+
+/// One cycle per column: each issue shows its mnemonic (in colour: written on over the
+/// following cycles' colours; without colour: its first letter, uppercase).
+fn cycle_cells(
+    run: &RunData,
+    tw: &sim_core::timeline::WarpTimeline,
+    v: View,
+    p: &mut Painter,
+    cx: u16,
+    y: u16,
+    cols: u64,
+) {
+    let mut mnemonic: Vec<char> = Vec::new();
+    let mut k = 0;
+    for col in 0..cols {
+        let c = v.column(col).0;
+        let Some(iv) = tw.at(c) else {
+            p.cell(cx + col as u16, y, ' ', Style::default());
+            mnemonic.clear();
+            continue;
+        };
+        let st = iv.state;
+        if st == WarpState::Selected {
+            mnemonic = run.mnemonic(tw.role, iv.pc).chars().collect();
+            k = 0;
+        }
+        let x = cx + col as u16;
+        if p.color {
+            let ch = mnemonic.get(k).copied().unwrap_or(' ');
+            k += 1;
+            p.cell(
+                x,
+                y,
+                ch,
+                Style::default().bg(state_color(st)).fg(Color::Black),
+            );
+        } else if st == WarpState::Selected {
+            let ch = mnemonic
+                .first()
+                .copied()
+                .unwrap_or('#')
+                .to_ascii_uppercase();
+            p.cell(x, y, ch, Style::default());
+        } else {
+            p.cell(x, y, state_glyph(st), Style::default());
+        }
+    }
+}
+
+fn legend(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
+    // The states present in the window, over every run's warps.
+    let mut present = [0u64; STATE_COUNT];
+    for (i, r) in app.runs.iter().enumerate() {
+        let (a, b) = app.view_for(i).window();
+        for tw in &r.timeline.warps {
+            for (acc, v) in present.iter_mut().zip(tw.states_in(a, b)) {
+                *acc += v;
+            }
+        }
+    }
+    let mut cx = x;
+    let right = x + w;
+    let start = if app.color { "" } else { "issue=MNEMONIC " };
+    p.text(cx, y, w, start, Style::default());
+    cx += start.len() as u16;
+    for s in WarpState::ALL {
+        if present[s.index()] == 0 {
+            continue;
+        }
+        let item = format!(" {}", s.name());
+        if cx + 2 + item.len() as u16 > right {
+            break;
+        }
+        let (g, st) = if app.color {
+            ('█', Style::default().fg(state_color(s)))
+        } else {
+            (state_glyph(s), Style::default())
+        };
+        p.cell(cx, y, g, st);
+        p.text(cx + 1, y, item.len() as u16, &item, Style::default());
+        cx += 2 + item.len() as u16;
+    }
+}
+
+/// Splits `s` into lines of at most `w` characters at spaces.
+pub fn wrap(s: &str, w: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in s.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > w {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+fn put_lines(p: &mut Painter, area: Rect, lines: &[(String, Style)]) {
+    let mut y = area.y;
+    for (l, st) in lines {
+        for part in wrap(l, area.width as usize) {
+            if y >= area.bottom() {
+                return;
+            }
+            p.text(area.x, y, area.width, &part, *st);
+            y += 1;
+        }
+    }
+}
+
+/// The detail pane: the selected warp at the cursor, why it is in its state, what
+/// that state means; a stopped run's report first.
+fn detail(app: &App, p: &mut Painter, area: Rect) {
+    let mut lines: Vec<(String, Style)> = Vec::new();
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let run_i = app.active_run();
+    let run = &app.runs[run_i];
+    let cursor = app.view_for(run_i).cursor;
+    match &run.outcome {
+        Outcome::Deadlock(s) | Outcome::Watchdog(s) => {
+            lines.push((
+                format!("{} (cycle {})", s.headline, s.cycle),
+                bold.fg(Color::Red),
+            ));
+            for w in &s.warps {
+                lines.push((
+                    format!(
+                        "! c{} w{} ({}) at `{}`: waits for {}",
+                        w.cta, w.warp, w.role, w.instruction, w.waits_for
+                    ),
+                    Style::default(),
+                ));
+            }
+        }
+        Outcome::Fault(m) => lines.push((format!("fault: {m}"), bold.fg(Color::Red))),
+        Outcome::Finished => {}
+    }
+    let t = &run.timeline;
+    match app.rows.get(app.selected).map(|r| &r.kind) {
+        Some(RowKind::Warp(_)) | Some(RowKind::Group { .. }) => {
+            let warps = app.selected_warps();
+            if warps.len() > 1 {
+                // A group: how many warps in each state at the cursor.
+                let mut n = [0u32; STATE_COUNT];
+                for &w in &warps {
+                    if let Some(iv) = t.warps[w].at(cursor) {
+                        n[iv.state.index()] += 1;
+                    }
+                }
+                let mut s = format!("cycle {cursor}: ");
+                for st in WarpState::ALL {
+                    if n[st.index()] > 0 {
+                        s.push_str(&format!("{} {}  ", n[st.index()], st.name()));
+                    }
+                }
+                lines.push((s, bold));
+            }
+            if let Some((w, iv)) = app.cursor_interval() {
+                let tw = &t.warps[w];
+                lines.push((
+                    format!(
+                        "cycle {cursor}  CTA {} warp {} ({}, sp {})",
+                        tw.id.cta,
+                        tw.id.warp,
+                        run.roles.get(tw.role as usize).map_or("?", |s| s.as_str()),
+                        tw.subpartition
+                    ),
+                    bold,
+                ));
+                lines.push((
+                    format!(
+                        "{}  cycles {}..{} ({})",
+                        iv.state.name(),
+                        iv.start,
+                        iv.end,
+                        iv.end - iv.start
+                    ),
+                    Style::default()
+                        .fg(state_color(iv.state))
+                        .add_modifier(Modifier::BOLD),
+                ));
+                let line = run
+                    .line(tw.role, iv.pc)
+                    .map_or(String::new(), |l| format!(" (line {l})"));
+                lines.push((
+                    format!("pc {} `{}`{line}", iv.pc, run.text(tw.role, iv.pc)),
+                    Style::default(),
+                ));
+                let e = iv.state.explain();
+                lines.push((format!("means: {}", e.means), Style::default()));
+                lines.push((format!("causes: {}", e.causes), Style::default()));
+                lines.push((format!("fixes: {}", e.fixes), Style::default()));
+            } else if warps.len() == 1 {
+                let tw = &t.warps[warps[0]];
+                lines.push((
+                    format!(
+                        "cycle {cursor}: CTA {} warp {} is not on the SM (cycles {}..{})",
+                        tw.id.cta, tw.id.warp, tw.started, tw.finished
+                    ),
+                    Style::default(),
+                ));
+            }
+        }
+        Some(RowKind::Units {
+            label,
+            units,
+            lanes,
+        }) => {
+            let (a, b) = app.view_for(run_i).window();
+            let busy: u64 = units.iter().map(|&u| t.units[u].busy_in(a, b)).sum();
+            let now: u64 = units
+                .iter()
+                .map(|&u| t.units[u].busy_in(cursor, cursor + 1))
+                .sum();
+            lines.push((
+                format!(
+                    "{label}: {:.1}% busy in the window; at cycle {cursor}: {now} of {lanes} busy",
+                    100.0 * busy as f64 / ((b - a) * lanes).max(1) as f64
+                ),
+                bold,
+            ));
+        }
+        Some(RowKind::Memory { label, levels }) => {
+            let (a, b) = app.view_for(run_i).window();
+            let bytes: u64 = levels.iter().map(|&l| t.memory[l].bytes_in(a, b)).sum();
+            lines.push((
+                format!(
+                    "{label}: {bytes} bytes in the window, {:.1} bytes/cycle",
+                    bytes as f64 / (b - a).max(1) as f64
+                ),
+                bold,
+            ));
+        }
+        Some(RowKind::Sync { mbarrier }) => {
+            let want = *mbarrier;
+            let pred = |e: &sim_core::timeline::SyncEvent| match e.kind {
+                SyncKind::MbarrierPhase { .. } => want,
+                SyncKind::BarrierRelease { .. } => !want,
+                _ => false,
+            };
+            for e in [t.prev_sync(cursor + 1, pred), t.next_sync(cursor, pred)]
+                .into_iter()
+                .flatten()
+            {
+                let what = match e.kind {
+                    SyncKind::MbarrierPhase { mbarrier, phase } => {
+                        format!("{} completes phase {phase}", run.mbarrier_name(mbarrier))
+                    }
+                    SyncKind::BarrierRelease { id } => format!("barrier {id} releases"),
+                    _ => String::new(),
+                };
+                lines.push((
+                    format!("cycle {}: CTA {} {what}", e.cycle, e.cta),
+                    Style::default(),
+                ));
+            }
+        }
+        Some(RowKind::Title) | None => {}
+    }
+    put_lines(p, area, &lines);
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", 100.0 * x)
+}
+
+/// The summary pane: for the visible window, each role's states (share and warps per
+/// issue), unit use, and in compare mode the differences and the divergence cycle.
+fn summary(app: &App, p: &mut Painter, area: Rect) {
+    let mut lines: Vec<(String, Style)> = Vec::new();
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let (a, b) = app.view.window();
+    let b = b.min(app.view.end);
+    lines.push((format!("window {a}..{b} ({} cycles)", b - a), bold));
+    if let [ra, rb] = &app.runs[..] {
+        let vb = app.view_for(1);
+        let (ba, bb) = vb.window();
+        let sa = role_states(ra, a, b);
+        let sb = role_states(rb, ba, bb.min(vb.end));
+        match app.divergence {
+            Some(c) => lines.push((format!("runs diverge at cycle {c} (d: go there)"), bold)),
+            None => lines.push(("runs identical".into(), bold)),
+        }
+        lines.push((
+            format!(
+                "A {} cycles, B {} cycles ({:+.1}%)",
+                ra.timeline.end,
+                rb.timeline.end,
+                100.0 * (rb.timeline.end as f64 / ra.timeline.end.max(1) as f64 - 1.0)
+            ),
+            Style::default(),
+        ));
+        // Every warp together first (the runs' roles may differ), then each role
+        // both runs have.
+        let all = |v: &[(String, [u64; STATE_COUNT])]| {
+            let mut t = [0u64; STATE_COUNT];
+            for (_, s) in v {
+                for (acc, x) in t.iter_mut().zip(s) {
+                    *acc += x;
+                }
+            }
+            ("all warps".to_string(), t)
+        };
+        let (ta, tb) = (all(&sa), all(&sb));
+        let pairs = std::iter::once((&ta.0, &ta.1, &tb.1)).chain(
+            sa.iter()
+                .filter_map(|(n, x)| sb.iter().find(|(m, _)| m == n).map(|(_, y)| (n, x, y))),
+        );
+        for (name, x, y) in pairs {
+            let mut diffs: Vec<(WarpState, f64, f64)> = WarpState::ALL
+                .iter()
+                .map(|&s| (s, share(x, s), share(y, s)))
+                .filter(|d| d.1 > 0.0 || d.2 > 0.0)
+                .collect();
+            diffs.sort_by(|p, q| (q.2 - q.1).abs().total_cmp(&(p.2 - p.1).abs()));
+            let parts: Vec<String> = diffs
+                .iter()
+                .take(3)
+                .map(|(s, u, v)| format!("{} {}→{}", s.name(), pct(*u), pct(*v)))
+                .collect();
+            lines.push((format!("{name}: {}", parts.join("  ")), Style::default()));
+        }
+    } else {
+        let run = &app.runs[0];
+        let roles = role_states(run, a, b);
+        for (name, s) in &roles {
+            let total: u64 = s.iter().sum();
+            if total == 0 {
+                continue;
+            }
+            let issues = s[WarpState::Selected.index()];
+            let mut ranked: Vec<(WarpState, u64)> = WarpState::ALL
+                .iter()
+                .map(|&st| (st, s[st.index()]))
+                .filter(|x| x.1 > 0 && x.0 != WarpState::Selected)
+                .collect();
+            ranked.sort_by(|p, q| q.1.cmp(&p.1));
+            let parts: Vec<String> = ranked
+                .iter()
+                .take(3)
+                .map(|(st, v)| {
+                    format!(
+                        "{} {} {:.1}/iss",
+                        st.name(),
+                        pct(*v as f64 / total as f64),
+                        *v as f64 / issues.max(1) as f64
+                    )
+                })
+                .collect();
+            lines.push((
+                format!("{name}: {issues} issued; {}", parts.join(", ")),
+                Style::default(),
+            ));
+        }
+        let t = &run.timeline;
+        let mut units: Vec<String> = Vec::new();
+        for row in &app.rows {
+            if let RowKind::Units {
+                label,
+                units: u,
+                lanes,
+            } = &row.kind
+            {
+                let busy: u64 = u.iter().map(|&i| t.units[i].busy_in(a, b)).sum();
+                units.push(format!(
+                    "{} {}",
+                    label.trim_end_matches(" pipe"),
+                    pct(busy as f64 / ((b - a) * lanes).max(1) as f64)
+                ));
+            }
+        }
+        if !units.is_empty() {
+            lines.push((format!("units: {}", units.join(", ")), Style::default()));
+        }
+        if let Some(top) = app.waits_most(a, b) {
+            lines.push(("waits most:".into(), bold));
+            for (role, pc, cycles, total) in top.into_iter().take(3) {
+                lines.push((
+                    format!(
+                        " {} `{}` {}",
+                        run.roles.get(role as usize).map_or("?", |s| s.as_str()),
+                        run.text(role, pc),
+                        pct(cycles as f64 / total.max(1) as f64)
+                    ),
+                    Style::default(),
+                ));
+            }
+        }
+    }
+    put_lines(p, area, &lines);
+}
+
+fn status(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
+    let s = if let Some(prompt) = &app.prompt {
+        format!(
+            ":{prompt}_   (param K=V, set NAME=V, policy NAME, seed N; Enter runs, Esc cancels)"
+        )
+    } else if !app.message.is_empty() {
+        app.message.clone()
+    } else {
+        format!(
+            "? help  q quit  ←→ cursor  +- zoom  ]/[ jump to {}  : what-if",
+            app.jump_label()
+        )
+    };
+    p.text(
+        x,
+        y,
+        w,
+        &s,
+        Style::default().add_modifier(Modifier::REVERSED),
+    );
+}
+
+/// Every key, for the help overlay and the README.
+pub const HELP: &[(&str, &str)] = &[
+    ("← → h l", "move the cursor one column"),
+    ("shift+← → H L", "pan a quarter of the window"),
+    ("↑ ↓ j k PgUp PgDn", "select a row"),
+    ("+ = i / - o", "zoom in / out at the cursor"),
+    ("0 / z", "whole run / one cycle per column"),
+    ("Home End", "cursor to the run's start / end"),
+    ("Enter space", "fold or unfold the selected CTA's role"),
+    ("f", "fold or unfold every group"),
+    ("u", "show or hide units, memory and barrier rows"),
+    ("m b", "] [ jump to mbarrier phases / barrier releases"),
+    ("s e", "] [ jump to the cursor's state / instruction"),
+    ("] [", "jump to the next / previous event"),
+    ("d", "compare: go to the first cycle the runs diverge"),
+    ("n", "compare: one cycle axis / each run to its length"),
+    (": w", "what-if: param K=V, set NAME=V, policy NAME, seed N"),
+    ("p r", "what-if: next policy / next seed"),
+    ("S Tab", "summary instead of detail (narrow terminals)"),
+    ("mouse", "wheel zooms, a click moves cursor and row"),
+    ("? / q Esc", "this help / quit"),
+];
+
+fn help(p: &mut Painter, area: Rect) {
+    let w = area.width.min(76);
+    let h = (HELP.len() as u16 + 4).min(area.height);
+    let x = area.x + (area.width - w) / 2;
+    let y = area.y + (area.height - h) / 2;
+    for yy in y..y + h {
+        p.text(
+            x,
+            yy,
+            w,
+            &" ".repeat(w as usize),
+            Style::default().bg(Color::Black),
+        );
+    }
+    p.text(
+        x + 2,
+        y,
+        w - 4,
+        "smsim tui keys (any key closes)",
+        Style::default()
+            .add_modifier(Modifier::BOLD)
+            .bg(Color::Black),
+    );
+    for (i, (k, what)) in HELP.iter().enumerate() {
+        let yy = y + 2 + i as u16;
+        if yy >= y + h {
+            break;
+        }
+        p.text(
+            x + 2,
+            yy,
+            w - 4,
+            &format!("{k:<18} {what}"),
+            Style::default().bg(Color::Black),
+        );
+    }
+}

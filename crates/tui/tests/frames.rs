@@ -1,0 +1,213 @@
+//! The viewer driven through its keys on small hand-checked kernels; frames compared
+//! with insta snapshots (ratatui's test backend, no colour).
+
+use std::sync::Arc;
+
+use sim_core::{Profile, WarpState};
+use tui::app::App;
+use tui::model::{Loader, Outcome, RunSpec, simulate};
+use tui::{parse_keys, prepare, render_text};
+
+/// Kernels by name, from text: the specs' `kernel` names one of them.
+struct Texts(Vec<(&'static str, String)>);
+
+impl Loader for Texts {
+    fn load(&self, spec: &RunSpec) -> Result<(isa::Kernel, Profile), String> {
+        let src = &self
+            .0
+            .iter()
+            .find(|(n, _)| *n == spec.kernel)
+            .ok_or_else(|| format!("error: no kernel `{}`\n", spec.kernel))?
+            .1;
+        let mut k = isa::parse_kernel(src).map_err(|d| d.render("test", src))?;
+        k.set_params(&spec.params)?;
+        let mut p = Profile::builtin("h100").map_err(|e| e.to_string())?;
+        for (n, v) in &spec.sets {
+            p.set(n, *v).map_err(|e| e.to_string())?;
+        }
+        Ok((k, p))
+    }
+}
+
+const CHAIN: &str = "kernel chain
+launch cta_threads=64 regs=32 smem=0 grid=1
+param N=3
+role main warps=0..1
+  loop i 0..N
+    FFMA R1, R1, R2, 0.5
+  EXIT
+";
+
+/// Valid to the checker, stuck at run time: only warp 0 reaches the CTA-wide barrier.
+const DEADLOCK: &str = "kernel stuck
+launch cta_threads=64 regs=32 smem=0 grid=1
+role main warps=0..1
+  FFMA R1, R1, R2, 0.5
+  if warp == 0
+    BAR.SYNC 0
+  EXIT
+";
+
+fn loader() -> Arc<dyn Loader> {
+    Arc::new(Texts(vec![
+        ("chain", CHAIN.to_string()),
+        ("stuck", DEADLOCK.to_string()),
+    ]))
+}
+
+fn app(specs: &[RunSpec]) -> App {
+    let l = loader();
+    let runs = specs
+        .iter()
+        .map(|s| simulate(&*l, s).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let mut a = App::new(runs, Some(l));
+    a.color = false;
+    a.synchronous = true;
+    a
+}
+
+fn keys(a: &mut App, k: &str) {
+    for e in parse_keys(k).unwrap() {
+        a.key(e);
+    }
+}
+
+fn lat_fma() -> u64 {
+    Profile::builtin("h100").unwrap().t.lat_fma as u64
+}
+
+#[test]
+fn cursor_shows_the_warps_state_at_a_known_cycle() {
+    // Two warps on two sub-partitions, each a chain of 3 dependent FFMAs: FFMA i issues
+    // at lat * i, the warp waits (`wait`) in between, EXIT issues at 2 * lat + 1 and
+    // the warp finishes the cycle after.
+    let lat = lat_fma();
+    let mut a = app(&[RunSpec::new("chain")]);
+    prepare(
+        &mut a,
+        80,
+        Some(lat / 2),
+        Some(tui::Zoom::PerColumn(1)),
+        &[],
+    );
+    // Select warp 1 (the rows: the group, warp 0, warp 1).
+    keys(&mut a, "jj");
+    let (w, iv) = a.cursor_interval().expect("warp 1 is on the SM");
+    assert_eq!(a.runs[0].timeline.warps[w].id.warp, 1);
+    assert_eq!(iv.state, WarpState::Wait);
+    assert_eq!(
+        (iv.start, iv.end),
+        (1, lat),
+        "waits from its first issue to the next"
+    );
+    assert_eq!(a.runs[0].text(0, iv.pc), "FFMA R1, R1, R2, 0.5");
+    assert_eq!(a.runs[0].timeline.end, 2 * lat + 2);
+    insta::assert_snapshot!("chain_cursor_80x24", render_text(&mut a, 80, 24));
+}
+
+#[test]
+fn zoom_and_pan_keys_move_the_window_by_the_arithmetic() {
+    let lat = lat_fma();
+    let mut a = app(&[RunSpec::new("chain")]);
+    prepare(&mut a, 80, None, None, &[]);
+    let end = 2 * lat + 2;
+    let cols = 80 - tui::draw::LABEL_W as u64;
+    assert_eq!(a.view.per_col, end.div_ceil(cols).max(1));
+    // Cycle zoom: the run fits in 60 columns, so the whole run is one cycle per column
+    // already (`+` cannot go below 1).
+    keys(&mut a, "+");
+    assert_eq!(a.view.per_col, 1);
+    keys(&mut a, "<Right><Right><Right>");
+    assert_eq!(a.view.cursor, 3);
+    keys(&mut a, "<End>");
+    assert_eq!(a.view.cursor, end - 1);
+    keys(&mut a, "<Home>");
+    assert_eq!(a.view.cursor, 0);
+    // `s` picks the cursor's state (selected) to jump to: the next issue of warp 0 is
+    // the second FFMA, at lat.
+    keys(&mut a, "j");
+    keys(&mut a, "s]");
+    assert_eq!(a.view.cursor, lat);
+    keys(&mut a, "]");
+    assert_eq!(a.view.cursor, 2 * lat);
+    keys(&mut a, "[");
+    assert_eq!(a.view.cursor, lat);
+    insta::assert_snapshot!("chain_jumped_100x24", render_text(&mut a, 100, 24));
+}
+
+#[test]
+fn compare_finds_the_first_cycle_the_runs_differ() {
+    // N=2 against N=3: both issue FFMA at 0 and lat; at lat + 1 the first issues EXIT
+    // (selected, pc 1) while the second waits for its third FFMA (wait, pc 0).
+    let lat = lat_fma();
+    let mut b = RunSpec::new("chain");
+    b.set_param("N", 2);
+    let mut a = app(&[b, RunSpec::new("chain")]);
+    assert_eq!(a.divergence, Some(lat + 1));
+    prepare(&mut a, 100, None, None, &parse_keys("d").unwrap());
+    assert_eq!(a.view.cursor, lat + 1);
+    insta::assert_snapshot!("compare_100x30", render_text(&mut a, 100, 30));
+    // Identical runs never diverge.
+    let a = app(&[RunSpec::new("chain"), RunSpec::new("chain")]);
+    assert_eq!(a.divergence, None);
+}
+
+#[test]
+fn a_deadlocked_run_opens_at_the_deadlock_with_its_report() {
+    let mut a = app(&[RunSpec::new("stuck")]);
+    let Outcome::Deadlock(report) = &a.runs[0].outcome else {
+        panic!("the kernel deadlocks")
+    };
+    // Warp 0 issues FFMA at 0 and BAR.SYNC at 1; warp 1 FFMA at 0 and EXIT at 1, and
+    // leaves at 2: from then on nothing can move.
+    let cycle = report.cycle;
+    assert_eq!(cycle, 2);
+    assert_eq!(a.view.cursor, cycle);
+    let (w, iv) = a.cursor_interval().expect("the stuck warp is selected");
+    assert_eq!(a.runs[0].timeline.warps[w].id.warp, 0);
+    assert_eq!(iv.state, WarpState::Barrier);
+    assert_eq!(a.runs[0].text(0, iv.pc), "BAR.SYNC 0");
+    prepare(&mut a, 100, None, None, &[]);
+    let frame = render_text(&mut a, 100, 24);
+    assert!(frame.contains("deadlock"), "{frame}");
+    insta::assert_snapshot!("deadlock_100x24", frame);
+}
+
+#[test]
+fn resize_keeps_the_place_and_small_terminals_still_draw() {
+    let lat = lat_fma();
+    let mut a = app(&[RunSpec::new("chain")]);
+    prepare(&mut a, 120, Some(lat), Some(tui::Zoom::PerColumn(1)), &[]);
+    let wide = render_text(&mut a, 120, 30);
+    assert_eq!(a.view.cursor, lat);
+    let narrow = render_text(&mut a, 80, 24);
+    assert_eq!((a.view.cursor, a.view.per_col), (lat, 1));
+    assert_eq!(a.view.cols, 80 - tui::draw::LABEL_W as u64);
+    insta::assert_snapshot!("resize_120x30", wide);
+    insta::assert_snapshot!("resize_80x24", narrow);
+    let tiny = render_text(&mut a, 30, 8);
+    assert!(tiny.contains("too small"));
+    // The help lists every key, at 80x24 too.
+    keys(&mut a, "?");
+    insta::assert_snapshot!("help_80x24", render_text(&mut a, 80, 24));
+}
+
+#[test]
+fn what_if_reruns_in_place() {
+    let lat = lat_fma();
+    let mut a = app(&[RunSpec::new("chain")]);
+    prepare(&mut a, 100, Some(lat), None, &[]);
+    keys(&mut a, ":param N=5<Enter>");
+    assert_eq!(a.runs[0].spec.params, vec![("N".to_string(), 5)]);
+    assert_eq!(a.runs[0].timeline.end, 4 * lat + 2);
+    assert_eq!(a.view.cursor, lat, "the cursor keeps its place");
+    keys(&mut a, ":param N=x<Enter>");
+    assert!(a.message.contains("not an integer"), "{}", a.message);
+    keys(&mut a, ":set lat_fma=8<Enter>");
+    assert_eq!(a.runs[0].timeline.end, 4 * 8 + 2);
+    keys(&mut a, ":policy gto<Enter>");
+    assert_eq!(a.runs[0].spec.policy.name(), "gto");
+    keys(&mut a, ":nonsense<Enter>");
+    assert!(a.message.contains("try `param K=V`"), "{}", a.message);
+}
