@@ -103,7 +103,8 @@ fn tui_starts_answers_keys_and_restores_the_terminal() {
     t.keys(&["Right", "Right"]);
     t.wait_for("cursor 840");
     t.keys(&["q"]);
-    let after = t.wait_for("exit=");
+    // stty's line comes after the exit status: wait for it, not for the status alone.
+    let after = t.wait_for("icanon");
     assert!(after.contains("exit=0"), "{after}");
     let modes = after
         .lines()
