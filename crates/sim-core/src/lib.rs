@@ -55,7 +55,7 @@ pub mod sink;
 pub mod state;
 pub mod timeline;
 
-pub use engine::{RunConfig, run, run_with};
+pub use engine::{MAX_SIMULATED_WARPS, RunConfig, run, run_with, watchdog_cycles};
 pub use lower::{IMPLICIT_EXIT, LowerError, instruction_texts};
 pub use profile::Profile;
 pub use result::{RunResult, SimError};
