@@ -3,10 +3,12 @@
 //! saturated is the pipe's own time (no wait_group change helps), one with the pipe
 //! idle half the time is a pipelining problem.
 
+use isa::Pipe;
 use isa::occupancy::Limiter;
 use serde::Serialize;
 
 use super::bounds::{BoundUnit, Bounds};
+use crate::cause::Waited;
 use crate::result::{RoleStats, RunResult};
 use crate::{Profile, WarpState};
 
@@ -146,23 +148,42 @@ fn mma_waits(role: &RoleStats, b: &Bounds, out: &mut Vec<Advice>) {
         }
     }
     let throttle = share(role, WarpState::MathPipeThrottle);
-    let busiest = [
+    // The pipe the role's throttle waited on most (its typed causes), else the busiest.
+    let mut on = [0u64; 5];
+    let units = [
         BoundUnit::Tensor,
         BoundUnit::Fma,
         BoundUnit::Alu,
         BoundUnit::Fp64,
         BoundUnit::Mufu,
-    ]
-    .into_iter()
-    .max_by(|x, y| b.use_of(*x).total_cmp(&b.use_of(*y)))
-    .expect("five pipes");
-    if throttle >= WORTH && b.use_of(busiest) >= SATURATED {
+    ];
+    for w in role.per_pc.iter().flat_map(|p| &p.waits_on) {
+        if let (WarpState::MathPipeThrottle, Waited::Pipe { pipe }) = (w.state, &w.on) {
+            let i = match pipe {
+                Pipe::Tensor => 0,
+                Pipe::Fma => 1,
+                Pipe::Alu => 2,
+                Pipe::Fp64 => 3,
+                Pipe::Mufu => 4,
+                _ => continue,
+            };
+            on[i] += w.cycles;
+        }
+    }
+    let unit = match (0..5).max_by_key(|&i| on[i]) {
+        Some(i) if on[i] > 0 => units[i],
+        _ => units
+            .into_iter()
+            .max_by(|x, y| b.use_of(*x).total_cmp(&b.use_of(*y)))
+            .expect("five pipes"),
+    };
+    if throttle >= WORTH && b.use_of(unit) >= SATURATED {
         out.push(Advice::PipeSaturated {
             role: role.name.clone(),
             state: WarpState::MathPipeThrottle,
             share: throttle,
-            unit: busiest,
-            use_fraction: b.use_of(busiest),
+            unit,
+            use_fraction: b.use_of(unit),
         });
     }
 }

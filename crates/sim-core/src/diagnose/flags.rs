@@ -64,7 +64,12 @@ pub fn flags(r: &RunResult, profile: &Profile, b: &Bounds) -> Vec<Flag> {
             for p in &role.per_pc {
                 let op = p.instruction.split_whitespace().next().unwrap_or("");
                 let hopper_only = op.starts_with("HGMMA") || op.starts_with("WARPGROUP.");
-                if hopper_only && p.issued > 0 {
+                // (One flag per role and opcode: the first instruction names it.)
+                let seen = out.iter().any(|f| {
+                    matches!(f, Flag::MissingInstruction { role: r, instruction, .. }
+                        if *r == role.name && instruction.split_whitespace().next() == Some(op))
+                });
+                if hopper_only && p.issued > 0 && !seen {
                     out.push(Flag::MissingInstruction {
                         role: role.name.clone(),
                         instruction: p.instruction.clone(),
