@@ -471,7 +471,8 @@ pub struct Timeline {
     pub warps: Vec<WarpTimeline>,
     /// Every unit that was busy, in first-use order.
     pub units: Vec<UnitTimeline>,
-    /// Memory traffic per level that served requests, in first-use order.
+    /// Memory traffic per level that served requests beyond the SM (L2 near and far,
+    /// HBM), in first-use order.
     pub memory: Vec<MemoryTimeline>,
     /// Synchronisation events, in cycle order.
     pub syncs: Vec<SyncEvent>,
@@ -789,6 +790,12 @@ impl Sink for Timeline {
                     self.units[i].busy.push((start, end));
                 }
             }
+            // L1 hits and shared-memory accesses are the SM's own traffic, as many as
+            // its loads: the viewer shows what crosses to L2 and HBM.
+            Event::Memory {
+                level: MemLevel::L1 | MemLevel::Shared,
+                ..
+            } => {}
             Event::Memory {
                 done, level, bytes, ..
             } => {
