@@ -1,4 +1,4 @@
-//! A 1,000-run sweep: five gemm-mainloop schedules x PIPE 1..4 x ten HBM latencies x
+//! A 1,000-run sweep: five gemm-mainloop schedules x PIPE 3, 4 x twenty HBM latencies x
 //! five seeds (200 points of five seeds each), written to a results file, on one worker
 //! thread and on two. The ratio is the sweep's parallel speed-up; the two-thread time is
 //! what a user waits for.
@@ -14,9 +14,9 @@ kernels = ["gemm-mainloop/static-v1", "gemm-mainloop/static-v2", "gemm-mainloop/
            "gemm-mainloop/ws-wait1", "gemm-mainloop/ws-pingpong"]
 seeds = "1..5"
 [param]
-PIPE = "1..4"
+PIPE = "3..4"
 [set]
-lat_hbm = "400..1300:100"
+lat_hbm = "400..2300:100"
 "#;
 
 fn sweep(c: &mut Criterion) {
