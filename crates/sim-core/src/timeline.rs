@@ -24,6 +24,7 @@
 //! their `WarpFinish`), so that the stop cycle shows what each warp is stuck in.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -470,7 +471,8 @@ pub struct Timeline {
     pub warps: Vec<WarpTimeline>,
     /// Every unit that was busy, in first-use order.
     pub units: Vec<UnitTimeline>,
-    /// Memory traffic per level that served requests, in first-use order.
+    /// Memory traffic per level that served requests beyond the SM (L2 near and far,
+    /// HBM), in first-use order.
     pub memory: Vec<MemoryTimeline>,
     /// Synchronisation events, in cycle order.
     pub syncs: Vec<SyncEvent>,
@@ -485,9 +487,31 @@ pub struct Timeline {
     causes: Vec<WaitCause>,
     /// Causes already kept that recur (a producer, a pipe, a wait group at the same
     /// distance from their span's start), by a key of their fields.
-    cause_keys: HashMap<(u8, u64, u64), u32>,
+    cause_keys: HashMap<(u8, u64, u64), u32, BuildHasherDefault<MixHasher>>,
     /// Set by the viewer to stop the run (a newer what-if supersedes it).
     stop: Option<Arc<AtomicBool>>,
+}
+
+/// A hasher for the cause keys (a few integers): a multiply and a rotate per word, as
+/// rustc's FxHasher does. The default SipHash cost a tenth of a long run's time.
+#[derive(Default)]
+struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(u64::from(x));
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
 
 /// Moves a cause's cycles by `f` (to and from their span's start).
@@ -653,7 +677,7 @@ impl Timeline {
         self.outcome = Some(end.outcome.clone());
         self.close_units();
         self.causes.shrink_to_fit();
-        self.cause_keys = HashMap::new();
+        self.cause_keys = HashMap::default();
     }
 
     fn close_units(&mut self) {
@@ -766,6 +790,12 @@ impl Sink for Timeline {
                     self.units[i].busy.push((start, end));
                 }
             }
+            // L1 hits and shared-memory accesses are the SM's own traffic, as many as
+            // its loads: the viewer shows what crosses to L2 and HBM.
+            Event::Memory {
+                level: MemLevel::L1 | MemLevel::Shared,
+                ..
+            } => {}
             Event::Memory {
                 done, level, bytes, ..
             } => {

@@ -655,6 +655,28 @@ impl App {
 
     fn scan_waits(&self, from: u64, to: u64) -> Option<Vec<WaitRow>> {
         let t = &self.runs[0].timeline;
+        // The whole run: the result's per-instruction totals say it without a scan.
+        if from == 0
+            && to >= t.end
+            && let Some(r) = &self.runs[0].result
+        {
+            let mut v: Vec<WaitRow> = Vec::new();
+            for (role, rs) in r.roles.iter().enumerate() {
+                for p in &rs.per_pc {
+                    let stalled = p.states.total() - p.states.get(WarpState::Selected);
+                    if stalled > 0 {
+                        v.push((role as u16, p.pc, stalled, 0));
+                    }
+                }
+            }
+            let total: u64 = v.iter().map(|x| x.2).sum();
+            for x in &mut v {
+                x.3 = total;
+            }
+            v.sort_by(|a, b| b.2.cmp(&a.2).then((a.0, a.1).cmp(&(b.0, b.1))));
+            v.truncate(5);
+            return Some(v);
+        }
         let ranges: Vec<(usize, usize, usize)> = t
             .warps
             .iter()
