@@ -72,9 +72,8 @@ pub fn load_profile(name: &str, set: &[(String, f64)]) -> Result<sim_core::Profi
 }
 
 /// A kernel as `run` loads it, its refusal as stderr's text (`error: ...` or the
-/// kernel's diagnostics with their carets), for subcommands that say their own errors.
-// (Branch tui's `smsim tui` calls it; until that merges, nothing here does.)
-#[allow(dead_code)]
+/// kernel's diagnostics with their carets), for subcommands that say their own errors
+/// (`tui`).
 pub fn load_kernel(name: &str, params: &[(String, i64)]) -> Result<isa::Kernel, String> {
     crate::inputs::load_kernel(name, params).map_err(|e| match e {
         Fail::Rendered(text) => text,
@@ -306,7 +305,10 @@ fn other_seeds(
         return Ok(None);
     }
     let mut runs = vec![first.clone()];
-    for seed in traces::compare::seeds_from(run.cfg, seeds).into_iter().skip(1) {
+    for seed in traces::compare::seeds_from(run.cfg, seeds)
+        .into_iter()
+        .skip(1)
+    {
         let cfg = RunConfig {
             seed,
             ..run.cfg.clone()
