@@ -37,9 +37,11 @@ pub struct Args {
     #[arg(long = "param", short = 'p', value_name = "NAME=VALUE", value_parser = kernel_file::parse_param)]
     pub params: Vec<(String, i64)>,
     /// The watchdog: a run still going after this many simulated cycles stops with a
-    /// report of every warp and what it waits on.
-    #[arg(long, default_value_t = 2_000_000_000)]
-    pub max_cycles: u64,
+    /// report of every warp and what it waits on. By default sized to the kernel: 64
+    /// times its longest warp's instructions at the profile's worst latency, for every
+    /// wave, and at least a million.
+    #[arg(long, value_name = "CYCLES")]
+    pub max_cycles: Option<u64>,
     /// Simulate at most this many CTAs (the whole-kernel estimate scales from them).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_ctas: Option<u32>,
@@ -70,9 +72,8 @@ pub fn load_profile(name: &str, set: &[(String, f64)]) -> Result<sim_core::Profi
 }
 
 /// A kernel as `run` loads it, its refusal as stderr's text (`error: ...` or the
-/// kernel's diagnostics with their carets), for subcommands that say their own errors.
-// (Branch tui's `smsim tui` calls it; until that merges, nothing here does.)
-#[allow(dead_code)]
+/// kernel's diagnostics with their carets), for subcommands that say their own errors
+/// (`tui`).
 pub fn load_kernel(name: &str, params: &[(String, i64)]) -> Result<isa::Kernel, String> {
     crate::inputs::load_kernel(name, params).map_err(|e| match e {
         Fail::Rendered(text) => text,
@@ -94,10 +95,14 @@ pub fn run(args: &Args) -> Outcome {
         .unwrap_or_else(|| default_profile(&args.kernel));
     let profile = crate::inputs::load_profile(name, &args.set)?;
     let kernel = crate::inputs::load_kernel(&args.kernel, &args.params)?;
+    // (A kernel the watchdog cannot size fails the run itself, with the same error.)
+    let max_cycles = args.max_cycles.unwrap_or_else(|| {
+        sim_core::watchdog_cycles(&kernel, &profile, args.max_ctas).unwrap_or(u64::MAX / 2)
+    });
     let cfg = RunConfig {
         seed: args.seed,
         policy: args.policy,
-        max_cycles: args.max_cycles,
+        max_cycles,
         fast_forward: true,
         max_ctas: args.max_ctas,
         warm_l2: args.warm_l2.clone(),
@@ -176,6 +181,10 @@ fn conclude(
             }
             if args.json {
                 Err(Fail::Reported)
+            } else if let (SimError::Watchdog(_), None) = (&e, args.max_cycles) {
+                Err(Fail::Rendered(format!(
+                    "error: {e}note: the watchdog's default for this kernel: 64 times its longest warp's instructions at the profile's worst latency, for every wave (at least 1,000,000 cycles)\n"
+                )))
             } else {
                 Err(Fail::Rendered(format!("error: {e}\n")))
             }

@@ -333,3 +333,31 @@ fn the_watchdog_names_max_cycles() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Without `--max-cycles` the watchdog is sized to the kernel (at least a million
+/// cycles): a warp asleep for 100 ms (176 M cycles) meets it at 1,000,000, and the
+/// message says where that bound came from.
+#[test]
+fn the_default_watchdog_is_sized_to_the_kernel() {
+    let dir = scratch("nap");
+    let kernel = dir.join("nap.smk");
+    std::fs::write(
+        &kernel,
+        "kernel nap\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  NANOSLEEP 100000000\n  EXIT\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["run", kernel.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.starts_with(
+            "error: watchdog: the run passed 1000000 cycles (raise it with --max-cycles)"
+        ),
+        "{err}"
+    );
+    assert!(err.ends_with("note: the watchdog's default for this kernel: 64 times its longest warp's instructions at the profile's worst latency, for every wave (at least 1,000,000 cycles)\n"), "{err}");
+    // Named, the bound is the one given, and the note is left out.
+    let (code, _, err) = run(&["run", kernel.to_str().unwrap(), "--max-cycles", "200000000"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
