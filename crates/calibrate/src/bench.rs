@@ -195,7 +195,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
     let list = if opts.validation {
         sources::validation()
     } else {
-        sources::all()
+        sources::for_arch(&arch)
     };
     for (sname, text, res) in crate::compile_sources(list, &arch, opts.dump_dir.as_deref())? {
         let (log, kind) = match &res {
@@ -321,6 +321,9 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("regbank", Runner::regbank);
         r.section("clock.tensor", Runner::clock_tensor);
         r.section("clock.light_after", Runner::clock_light_after);
+        if sources::is_blackwell(&arch) {
+            r.section("tcgen05", Runner::tcgen05);
+        }
         // Opt-in (`--only map.hbm`, `--only tp.own_lines`): exploratory, not fitted.
         if opts.only.iter().any(|o| o.starts_with("map.hbm")) {
             r.section("map.hbm", Runner::map_hbm);
@@ -412,6 +415,7 @@ pub(crate) fn kernel_names(text: &str) -> Vec<String> {
             ("MIO_TP(", 0),
             ("UNI_LAT(", 0),
             ("CHASE_OWN(", 0),
+            ("TC_MMA_LAT(", 0),
         ] {
             if let Some(rest) = line.strip_prefix(mac)
                 && let Some(end) = rest.find(',')
@@ -698,6 +702,16 @@ mod tests {
                 "lat_ulop3",
                 "lat_usel",
                 "lat_ushf"
+            ]
+        );
+        let tc = kernel_names(sources::TCGEN05);
+        assert_eq!(
+            tc,
+            [
+                "tc_mma_lat_n128_k1",
+                "tc_mma_lat_n256_k1",
+                "tc_mma_lat_n256_k8",
+                "tc_mma_lat_n64_k1"
             ]
         );
         let val = kernel_names(sources::VALIDATION);

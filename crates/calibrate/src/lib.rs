@@ -9,6 +9,7 @@
 //! Without a driver (no libcuda) nothing panics: [`collect`] returns
 //! [`CollectError::NoDriver`].
 
+pub mod across;
 mod bench;
 mod families;
 pub mod fit;
@@ -464,8 +465,10 @@ pub fn compile_all(
     arch: &str,
     dump_dir: Option<&Path>,
 ) -> Result<Vec<CompileResult>, CollectError> {
-    let mut all = sources::all();
-    all.extend(sources::validation());
+    let mut all = sources::for_arch(arch);
+    if !sources::is_blackwell(arch) {
+        all.extend(sources::validation());
+    }
     compile_sources(all, arch, dump_dir)
 }
 

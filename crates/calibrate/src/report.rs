@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -185,8 +185,66 @@ fn schedule_ranking(v: &[(GemmCase, f64, f64)]) -> Ranking {
     }
 }
 
-/// Computes the report (no files).
+/// The validation measurements a report scores: the file's measurement, its name as the
+/// report cites it, and Nsight Compute's warp-state ratios for the same kernels (the CSV
+/// committed beside the committed file; none for another file).
+pub struct ValidationInput {
+    /// The validation kernels' measurement file.
+    pub measurement: Measurement,
+    /// Its file name, as the report cites it.
+    pub file: String,
+    /// The Nsight Compute CSV taken on the same kernels, if any.
+    pub ncu_csv: Option<String>,
+}
+
+impl ValidationInput {
+    /// Reads a validation measurement file (workspace-relative or absolute); the committed
+    /// one ([`crate::VALIDATION_DATA`]) comes with its Nsight Compute ratios.
+    pub fn load(rel: &str) -> Result<Self, String> {
+        let path = crate::workspace_path(rel);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let measurement =
+            Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = path
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| rel.to_string());
+        let committed = Path::new(crate::VALIDATION_DATA).file_name();
+        let ncu_csv = if path.file_name() == committed {
+            let ncu_path = crate::workspace_path(crate::VALIDATION_NCU);
+            Some(
+                std::fs::read_to_string(&ncu_path)
+                    .map_err(|e| format!("{}: {e}", ncu_path.display()))?,
+            )
+        } else {
+            None
+        };
+        Ok(ValidationInput {
+            measurement,
+            file,
+            ncu_csv,
+        })
+    }
+}
+
+/// Computes the report (no files) against the committed validation measurements.
 pub fn compute(m: &Measurement, data_file: &str, p: &Profile) -> Result<Report, String> {
+    compute_with(
+        m,
+        data_file,
+        &ValidationInput::load(crate::VALIDATION_DATA)?,
+        p,
+    )
+}
+
+/// Computes the report (no files) against the validation measurements `val`.
+pub fn compute_with(
+    m: &Measurement,
+    data_file: &str,
+    val: &ValidationInput,
+    p: &Profile,
+) -> Result<Report, String> {
     let ts = targets(m);
     let vals: Vec<Result<f64, String>> = ts.par_iter().map(|t| t.twin.eval(p)).collect();
     let mut micro = Vec::new();
@@ -214,10 +272,8 @@ pub fn compute(m: &Measurement, data_file: &str, p: &Profile) -> Result<Report, 
         })
         .collect();
 
-    let vpath = crate::workspace_path(crate::VALIDATION_DATA);
-    let vtext = std::fs::read_to_string(&vpath).map_err(|e| format!("{}: {e}", vpath.display()))?;
-    let vm = Measurement::from_json(&vtext).map_err(|e| e.to_string())?;
-    let vc = cases(&vm);
+    let vm = &val.measurement;
+    let vc = cases(vm);
     let sims: Vec<Result<(f64, sim_core::RunResult), String>> =
         vc.par_iter().map(|(c, _)| simulate(c, p)).collect();
     let mut validation = Vec::new();
@@ -241,7 +297,7 @@ pub fn compute(m: &Measurement, data_file: &str, p: &Profile) -> Result<Report, 
         let func = format!("vh_chase_{}_k{}", if c.l1 { "l1" } else { "l2" }, c.k);
         runs.insert((func, c.warps), run);
     }
-    let gc = gemm_cases(&vm);
+    let gc = gemm_cases(vm);
     let gsims: Vec<Result<(f64, sim_core::RunResult), String>> =
         gc.par_iter().map(|(c, _)| simulate_gemm(c, p)).collect();
     let mut gtriples = Vec::new();
@@ -270,11 +326,9 @@ pub fn compute(m: &Measurement, data_file: &str, p: &Profile) -> Result<Report, 
             gruns.insert(kernel, run);
         }
     }
-    let ncu_path = crate::workspace_path(crate::VALIDATION_NCU);
-    let ncu =
-        std::fs::read_to_string(&ncu_path).map_err(|e| format!("{}: {e}", ncu_path.display()))?;
+    let ncu = val.ncu_csv.as_deref().unwrap_or("");
     let mut warp_states = Vec::new();
-    for (kernel, warps, reason, meas) in ncu_ratios(&ncu) {
+    for (kernel, warps, reason, meas) in ncu_ratios(ncu) {
         let Some(run) = runs.get(&(kernel.clone(), warps)) else {
             continue;
         };
@@ -296,7 +350,7 @@ pub fn compute(m: &Measurement, data_file: &str, p: &Profile) -> Result<Report, 
             });
         }
     }
-    for (kernel, reason, meas) in ncu_gemm_pipe4_cta1(&ncu) {
+    for (kernel, reason, meas) in ncu_gemm_pipe4_cta1(ncu) {
         let Some(run) = gruns.get(&kernel) else {
             continue;
         };
@@ -321,7 +375,7 @@ pub fn compute(m: &Measurement, data_file: &str, p: &Profile) -> Result<Report, 
     }
     Ok(Report {
         data_file: data_file.into(),
-        validation_file: Path::new(crate::VALIDATION_DATA).file_name().unwrap().to_string_lossy().into(),
+        validation_file: val.file.clone(),
         profile: p.file.name.clone(),
         profile_validated: p.file.validated,
         micro_overall: group_of(&micro, "all microbenchmarks"),
@@ -549,8 +603,20 @@ fn scatter(r: &Report, dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// What [`run_with`] does with the report it computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Compare report.md and report.json with those in the folder; write nothing.
+    Check,
+    /// Write into the folder, replacing the files there (the committed report only).
+    Replace,
+    /// Create the folder, which must not exist, and write into it.
+    NewDir,
+}
+
 /// Writes (or, with `check`, compares) report.md and report.json in `dir`, and the
-/// plots (not compared: they are drawn from the same numbers). Returns a summary line.
+/// plots (not compared: they are drawn from the same numbers), against the committed
+/// validation measurements. Returns a summary line.
 pub fn run(
     m: &Measurement,
     data_file: &str,
@@ -558,7 +624,60 @@ pub fn run(
     dir: &Path,
     check: bool,
 ) -> Result<String, String> {
-    let r = compute(m, data_file, p)?;
+    let val = ValidationInput::load(crate::VALIDATION_DATA)?;
+    let mode = if check {
+        Output::Check
+    } else {
+        Output::Replace
+    };
+    run_with(m, data_file, &val, p, dir, mode)
+}
+
+/// The folder a report goes to by default: `<stem>-report` beside the data file (`-2`,
+/// `-3`, ... if that exists), unless the data file lies inside `source_tree` (the
+/// checkout the program was built from), where a report would be written into the
+/// repository: then the same name in the system's temporary folder.
+pub fn default_out_dir(data: &Path, source_tree: Option<&Path>) -> PathBuf {
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let data_abs = abs(data);
+    let stem = data_abs
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "data".into());
+    let beside = data_abs.parent().map(Path::to_path_buf).unwrap_or_default();
+    let inside_tree = source_tree.is_some_and(|t| beside.starts_with(abs(t)));
+    let base = if inside_tree {
+        std::env::temp_dir()
+    } else {
+        beside
+    };
+    let mut dir = base.join(format!("{stem}-report"));
+    let mut i = 2;
+    while dir.exists() {
+        dir = base.join(format!("{stem}-report-{i}"));
+        i += 1;
+    }
+    dir
+}
+
+/// [`run`] against the validation measurements `val`, with the output `mode`.
+pub fn run_with(
+    m: &Measurement,
+    data_file: &str,
+    val: &ValidationInput,
+    p: &Profile,
+    dir: &Path,
+    mode: Output,
+) -> Result<String, String> {
+    let check = mode == Output::Check;
+    if mode == Output::NewDir && dir.exists() {
+        // refused before the minutes of simulation, not after
+        return Err(format!(
+            "{} exists; a report goes into a new folder (name another with --out-dir)",
+            dir.display()
+        ));
+    }
+    let r = compute_with(m, data_file, val, p)?;
     let md = markdown(&r);
     let json = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())? + "\n";
     let summary = format!(
@@ -579,7 +698,7 @@ pub fn run(
             let path = dir.join(name);
             let old = std::fs::read_to_string(&path).map_err(|e| {
                 format!(
-                    "{}: {e} (run `smsim calibrate report` and commit it)",
+                    "{}: {e} (run `smsim calibrate report --write-committed` and commit it)",
                     path.display()
                 )
             })?;
@@ -591,16 +710,33 @@ pub fn run(
                     .map(|i| i + 1)
                     .unwrap_or(old.lines().count().min(text.lines().count()) + 1);
                 return Err(format!(
-                    "{} differs from what the code computes (first at line {line}); run `smsim calibrate report` and commit the result",
+                    "{} differs from what the code computes (first at line {line}); run `smsim calibrate report --write-committed` and commit the result",
                     path.display()
                 ));
             }
         }
         return Ok(format!("the committed report matches: {summary}"));
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    std::fs::write(dir.join("report.md"), &md).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("report.json"), &json).map_err(|e| e.to_string())?;
+    if mode == Output::NewDir {
+        if let Some(parent) = dir.parent()
+            && !parent.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        // create_dir, not create_dir_all: an existing folder is refused, never written into
+        std::fs::create_dir(dir).map_err(|e| {
+            format!(
+                "{}: {e} (a report goes into a new folder; name another with --out-dir)",
+                dir.display()
+            )
+        })?;
+        crate::write_new(&dir.join("report.md"), &md).map_err(|e| e.to_string())?;
+        crate::write_new(&dir.join("report.json"), &json).map_err(|e| e.to_string())?;
+    } else {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::write(dir.join("report.md"), &md).map_err(|e| e.to_string())?;
+        std::fs::write(dir.join("report.json"), &json).map_err(|e| e.to_string())?;
+    }
     scatter(&r, dir)?;
     Ok(format!(
         "wrote {}/report.md, report.json, scatter.svg, scatter.png\n{summary}",

@@ -59,7 +59,40 @@ pub fn gemm_smem(pipe: u32) -> u32 {
 /// u64 slots of `times` per CTA in the gemm validation kernels.
 pub const GEMM_TIMES_PER_CTA: usize = 64;
 
-/// (name, text) of every microbenchmark source, in compile order.
+/// Blackwell tensor memory and tcgen05.mma (`kernels/tcgen05.cu`), for sm_100a and later.
+pub const TCGEN05: &str = include_str!("../kernels/tcgen05.cu");
+
+/// The tcgen05 kernels' N (columns of the accumulator) and K (MMAs per commit).
+pub const TCGEN05_CASES: [(u32, u32); 4] = [(64, 1), (128, 1), (256, 1), (256, 8)];
+
+/// Bytes of dynamic shared memory a tcgen05 kernel for N needs (A 128x16, B Nx16, bf16).
+pub fn tcgen05_smem(n: u32) -> u32 {
+    (128 + n) * 16 * 2
+}
+
+/// True for the Blackwell targets (sm_100a and later), which have tcgen05 and no wgmma.
+pub fn is_blackwell(arch: &str) -> bool {
+    arch.strip_prefix("sm_")
+        .and_then(|s| {
+            s.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .parse::<u32>()
+                .ok()
+        })
+        .is_some_and(|cc| cc >= 100)
+}
+
+/// The microbenchmark sources for `arch`: on Hopper every source of [`all`]; on Blackwell
+/// the tcgen05 source in place of the wgmma one (wgmma is sm_90a only).
+pub fn for_arch(arch: &str) -> Vec<(&'static str, String)> {
+    let mut v = all();
+    if is_blackwell(arch) {
+        v.retain(|(name, _)| *name != "wgmma");
+        v.push(("tcgen05", TCGEN05.to_string()));
+    }
+    v
+}
+
+/// (name, text) of every Hopper microbenchmark source, in compile order.
 pub fn all() -> Vec<(&'static str, String)> {
     vec![
         ("micro", MICRO.to_string()),

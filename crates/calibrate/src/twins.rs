@@ -362,6 +362,11 @@ pub fn untwinned(bench: &str) -> Option<&'static str> {
     if bench.ends_with(".gbps") {
         return Some("the same run as the `.bytes_per_clk` entry, in GB/s at the measured clock");
     }
+    if bench.starts_with("lat.tcgen05.") {
+        return Some(
+            "Blackwell only (tensor memory and tcgen05.mma): for the b200 profile, which is not fitted yet",
+        );
+    }
     if bench.starts_with("clock.") && bench != "clock.sm.tensor.globaltimer" {
         return Some("a clock reading; the profile takes the clock under tensor load");
     }

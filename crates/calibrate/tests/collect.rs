@@ -226,3 +226,44 @@ fn default_collect_uses_the_fits_protocol() {
     }
     assert_eq!(d.flush_settle_us, 0);
 }
+
+/// A report's default folder is new and beside the data, except for data inside the
+/// source tree, whose report goes to the temporary folder; an existing folder is refused
+/// before anything is computed.
+#[test]
+fn report_goes_into_a_new_folder_outside_the_source_tree() {
+    use calibrate::report::{Output, ValidationInput, default_out_dir, run_with};
+    let dir = temp_dir("report-dir");
+    let data = dir.join("h100-x.json");
+    std::fs::write(&data, "{}").unwrap();
+    let tree = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let first = default_out_dir(&data, Some(&tree));
+    assert_eq!(first.file_name().unwrap(), "h100-x-report");
+    assert_eq!(
+        std::fs::canonicalize(first.parent().unwrap()).unwrap(),
+        std::fs::canonicalize(&dir).unwrap()
+    );
+    std::fs::create_dir(&first).unwrap();
+    let second = default_out_dir(&data, Some(&tree));
+    assert_eq!(second.file_name().unwrap(), "h100-x-report-2");
+    // the committed primary lies in the source tree: its report goes elsewhere
+    let primary = calibrate::workspace_path(calibrate::PRIMARY_DATA);
+    let out = default_out_dir(&primary, Some(&tree));
+    assert!(
+        !std::fs::canonicalize(out.parent().unwrap())
+            .unwrap()
+            .starts_with(std::fs::canonicalize(&tree).unwrap()),
+        "{}",
+        out.display()
+    );
+    // an existing folder is refused, and nothing in it is touched
+    std::fs::write(first.join("report.md"), "mine").unwrap();
+    let val = ValidationInput::load(calibrate::VALIDATION_DATA).unwrap();
+    let p = sim_core::Profile::builtin("h100").unwrap();
+    let e = run_with(&sample(), "x.json", &val, &p, &first, Output::NewDir).unwrap_err();
+    assert!(e.contains("exists"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(first.join("report.md")).unwrap(),
+        "mine"
+    );
+}

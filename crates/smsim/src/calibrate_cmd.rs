@@ -47,21 +47,68 @@ pub enum Cmd {
         /// Sweeps of the joint refinement.
         #[arg(long, default_value_t = 4)]
         sweeps: usize,
+        /// Fit to the median over GPUs of every committed collect (crates/calibrate/data,
+        /// grouped by GPU as `calibrate across` does) instead of one file.
+        #[arg(long, conflicts_with = "write_builtin")]
+        median_across_gpus: bool,
+        /// With --median-across-gpus: leave this GPU out (UUID or its first 8
+        /// characters), to score it out of sample afterwards.
+        #[arg(long, requires = "median_across_gpus")]
+        leave_out: Option<String>,
+    },
+    /// Every committed collect grouped by GPU: each benchmark's measured spread beside the
+    /// model, and each GPU scored on the benchmarks the fit never read from it.
+    Across {
+        /// The folder of collects (its *.json, not its subfolders).
+        #[arg(long, default_value = calibrate::DATA_DIR)]
+        data_dir: String,
+        /// More collects to add (e.g. a new GPU's file, with its .env.txt beside it).
+        #[arg(long = "with")]
+        with: Vec<PathBuf>,
+        /// The profile to score (built-in name or TOML file).
+        #[arg(long, default_value = "h100")]
+        profile: String,
+        /// Also write the markdown to this new file (refused if it exists).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The collect (file name) that --profile was fitted to, when it is not the
+        /// committed fit: its GPU's benchmarks count in sample, every other out of sample.
+        #[arg(long, conflicts_with = "median_fit")]
+        fitted_on: Option<String>,
+        /// --profile was fitted with `fit --median-across-gpus`: every GPU but
+        /// --leave-out counts in sample.
+        #[arg(long)]
+        median_fit: bool,
+        /// The GPU (UUID or its first 8 characters) the median fit left out.
+        #[arg(long, requires = "median_fit")]
+        leave_out: Option<String>,
     },
     /// Simulated against measured for every microbenchmark and validation kernel.
+    ///
+    /// Writes into a new folder beside the data (in the temporary folder when the data
+    /// lies in this source tree), never over existing files.
     Report {
         /// The measurement file.
         #[arg(long, default_value = PRIMARY_DATA)]
         data: String,
+        /// The validation kernels' measurement file.
+        #[arg(long, default_value = calibrate::VALIDATION_DATA)]
+        validation_data: String,
         /// The profile to report on (built-in name or TOML file).
         #[arg(long, default_value = "h100")]
         profile: String,
-        /// Where to write report.md, report.json and the scatter plots.
-        #[arg(long, default_value = calibrate::REPORT_DIR)]
-        out_dir: String,
-        /// Recompute and fail if the committed report differs (writes nothing).
-        #[arg(long)]
+        /// A new folder for report.md, report.json and the scatter plots (refused if it
+        /// exists).
+        #[arg(long, conflicts_with_all = ["check", "write_committed"])]
+        out_dir: Option<PathBuf>,
+        /// Recompute and fail if the committed report (crates/calibrate/report) differs
+        /// (writes nothing).
+        #[arg(long, conflicts_with = "write_committed")]
         check: bool,
+        /// Rewrite the committed report, crates/calibrate/report (from the committed data
+        /// only).
+        #[arg(long)]
+        write_committed: bool,
     },
 }
 
@@ -79,6 +126,8 @@ pub fn run(args: &Args) -> ExitCode {
             force,
             profile,
             sweeps,
+            median_across_gpus,
+            leave_out,
         } => fit(
             data,
             out.as_deref(),
@@ -86,13 +135,40 @@ pub fn run(args: &Args) -> ExitCode {
             *force,
             profile.as_deref(),
             *sweeps,
+            median_across_gpus.then_some(leave_out.as_deref()),
         ),
+        Cmd::Across {
+            data_dir,
+            with,
+            profile,
+            out,
+            fitted_on,
+            median_fit,
+            leave_out,
+        } => {
+            use calibrate::across::FittedOn;
+            let f = match (fitted_on, median_fit) {
+                (Some(f), _) => FittedOn::File(f),
+                (None, true) => FittedOn::MedianWithout(leave_out.as_deref()),
+                (None, false) => FittedOn::Committed,
+            };
+            across(data_dir, with, profile, out.as_deref(), f)
+        }
         Cmd::Report {
             data,
+            validation_data,
             profile,
             out_dir,
             check,
-        } => report(data, profile, out_dir, *check),
+            write_committed,
+        } => report(&ReportArgs {
+            data,
+            validation_data,
+            profile,
+            out_dir: out_dir.as_deref(),
+            check: *check,
+            write_committed: *write_committed,
+        }),
     }
 }
 
@@ -127,6 +203,29 @@ fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), Stri
     Ok((m, name))
 }
 
+/// The fit's data with every benchmark at its median over the committed collects' GPUs,
+/// less `leave_out`, and the name the fitted profile's sources give it.
+fn median_measurement(leave_out: Option<&str>) -> Result<(calibrate::Measurement, String), String> {
+    use calibrate::across;
+    let (collects, fit_data) = across::load_all(&workspace_path(calibrate::DATA_DIR), &[])?;
+    let reference = across::fit_reference(&collects);
+    let (m, kept) = across::median_measurement(&collects, &reference, &fit_data, leave_out);
+    if !kept.is_empty() {
+        eprintln!(
+            "note: no GPU but the one left out measured {}; kept as the fit's file has them",
+            kept.join(", ")
+        );
+    }
+    let name = match leave_out {
+        Some(g) => format!(
+            "the median over the GPUs of {} but {g}",
+            calibrate::DATA_DIR
+        ),
+        None => format!("the median over the GPUs of {}", calibrate::DATA_DIR),
+    };
+    Ok((m, name))
+}
+
 fn fit(
     data: &str,
     out: Option<&Path>,
@@ -134,6 +233,7 @@ fn fit(
     force: bool,
     profile: Option<&str>,
     sweeps: usize,
+    median: Option<Option<&str>>,
 ) -> ExitCode {
     let target: PathBuf = match (out, write_builtin) {
         (Some(p), _) => p.to_path_buf(),
@@ -150,7 +250,11 @@ fn fit(
             target.display()
         ));
     }
-    let (m, name) = match load_measurement(data) {
+    let loaded = match median {
+        None => load_measurement(data),
+        Some(leave_out) => median_measurement(leave_out),
+    };
+    let (m, name) = match loaded {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
@@ -162,7 +266,17 @@ fn fit(
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let r = match calibrate::fit::fit(&m, &prior, &name, sweeps) {
+    // The fit says nothing until it ends (a minute or more): a line every ten seconds.
+    let beat = crate::progress::Heartbeat::start(
+        format!(
+            "calibrate fit: {} benchmarks of {name}, {sweeps} sweeps",
+            m.benchmarks.len()
+        ),
+        std::time::Duration::from_secs(10),
+    );
+    let r = calibrate::fit::fit(&m, &prior, &name, sweeps);
+    drop(beat);
+    let r = match r {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -176,21 +290,82 @@ fn fit(
     ExitCode::SUCCESS
 }
 
-fn report(data: &str, profile: &str, out_dir: &str, check: bool) -> ExitCode {
-    let (m, name) = match load_measurement(data) {
+/// `calibrate report`'s arguments.
+struct ReportArgs<'a> {
+    data: &'a str,
+    validation_data: &'a str,
+    profile: &'a str,
+    out_dir: Option<&'a Path>,
+    check: bool,
+    write_committed: bool,
+}
+
+fn report(a: &ReportArgs<'_>) -> ExitCode {
+    use calibrate::report::Output;
+    let committed_inputs =
+        a.data == PRIMARY_DATA && a.validation_data == calibrate::VALIDATION_DATA;
+    if (a.check || a.write_committed) && !committed_inputs {
+        return fail(
+            "--check and --write-committed are for the committed report, from the committed data; \
+             drop --data/--validation-data or the option",
+        );
+    }
+    let (m, name) = match load_measurement(a.data) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let p = match crate::run::load_profile(profile, &[]) {
+    let val = match calibrate::report::ValidationInput::load(a.validation_data) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let p = match crate::run::load_profile(a.profile, &[]) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let dir = workspace_path(out_dir);
-    match calibrate::report::run(&m, &name, &p, &dir, check) {
+    let (dir, mode) = if a.check {
+        (workspace_path(calibrate::REPORT_DIR), Output::Check)
+    } else if a.write_committed {
+        (workspace_path(calibrate::REPORT_DIR), Output::Replace)
+    } else if let Some(d) = a.out_dir {
+        (d.to_path_buf(), Output::NewDir)
+    } else {
+        let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let data_path = workspace_path(a.data);
+        (
+            calibrate::report::default_out_dir(&data_path, Some(&tree)),
+            Output::NewDir,
+        )
+    };
+    match calibrate::report::run_with(&m, &name, &val, &p, &dir, mode) {
         Ok(summary) => {
             println!("{summary}");
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
     }
+}
+
+fn across(
+    data_dir: &str,
+    with: &[PathBuf],
+    profile: &str,
+    out: Option<&Path>,
+    fitted_on: calibrate::across::FittedOn<'_>,
+) -> ExitCode {
+    let p = match crate::run::load_profile(profile, &[]) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let extra: Vec<&Path> = with.iter().map(PathBuf::as_path).collect();
+    let md = match calibrate::across::run(&workspace_path(data_dir), &extra, &p, fitted_on) {
+        Ok(md) => md,
+        Err(e) => return fail(e),
+    };
+    if let Some(o) = out
+        && let Err(e) = calibrate::write_new(o, &md)
+    {
+        return fail(e);
+    }
+    print!("{md}");
+    ExitCode::SUCCESS
 }

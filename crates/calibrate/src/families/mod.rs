@@ -12,6 +12,7 @@ pub(crate) mod ldgsts;
 pub(crate) mod lds;
 pub(crate) mod mio;
 pub(crate) mod sync;
+pub(crate) mod tcgen05;
 pub(crate) mod uni;
 pub(crate) mod validation;
 pub(crate) mod wgmma;
