@@ -5,7 +5,7 @@
 //! parser, the validator, the diagnostics' rendering and the printer
 //! (`isa::textgen::check`). A case that breaks a promise is written to
 //! `target/fuzz_text/SEED-CASE.smk` (a new file) with the problem in its first lines, and
-//! counted. The end prints the cases run, parse errors, invalid and valid kernels, and
+//! counted. Every 10,000 cases, and at the end, it prints the cases run, parse errors, invalid and valid kernels, and
 //! problems found.
 
 use std::io::Write;
@@ -53,9 +53,9 @@ fn main() {
                 }
             }
         }
-        if (case + 1) % 100_000 == 0 {
+        if (case + 1) % 10_000 == 0 {
             eprintln!(
-                "{} cases, {found} found, {:.0} s",
+                "{} cases, {parse_errors} parse errors, {invalid} invalid, {valid} valid, {found} found, {:.0} s",
                 case + 1,
                 started.elapsed().as_secs_f64()
             );

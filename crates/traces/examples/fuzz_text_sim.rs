@@ -75,9 +75,9 @@ fn main() {
                 Err(e) => eprintln!("case {case}: {problem} (not written: {e})"),
             }
         }
-        if (case + 1) % 100_000 == 0 {
+        if (case + 1) % 10_000 == 0 {
             eprintln!(
-                "{} cases, {found} found, {:.0} s",
+                "{} cases, {parse_errors} parse errors, {invalid} invalid, {ran} valid and run, {found} found, {:.0} s",
                 case + 1,
                 started.elapsed().as_secs_f64()
             );

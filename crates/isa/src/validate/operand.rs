@@ -50,82 +50,7 @@ impl<'k> Validator<'k> {
                         self.check_range(span, iv, len, &subject, &container, &help);
                     }
                     Some(Target::Mem(space)) => {
-                        if space == Space::Local {
-                            return;
-                        }
-                        if let Some((size, unit)) = self.mem_size(name) {
-                            let width = match ins.op {
-                                Op::Utmaldg | Op::Ublkcp | Op::Utmastg => ins
-                                    .key_expr("bytes")
-                                    .and_then(|e| self.constant(e))
-                                    .or(match ins.key("bytes") {
-                                        Some(Operand::Int(v)) => Some(*v),
-                                        Some(Operand::Word(w)) => {
-                                            self.params.get(w.as_str()).copied()
-                                        }
-                                        _ => None,
-                                    })
-                                    .unwrap_or(1),
-                                _ if space == Space::Tmem => 1,
-                                Op::Ldg
-                                | Op::Stg
-                                | Op::Lds
-                                | Op::Sts
-                                | Op::Ldgsts
-                                | Op::Atom
-                                | Op::Red => ins.width_bytes() as i64,
-                                _ => 1,
-                            }
-                            .max(1);
-                            let Some(raw) = iv else { return };
-                            if raw.lo < 0 && (raw.exact || raw.hi < 0) {
-                                let subject = if raw.is_point() {
-                                    "the byte offset".to_string()
-                                } else {
-                                    format!("byte offset `{index}`")
-                                };
-                                let container = format!(
-                                    "`{name}` starts at offset 0; offsets may not be negative"
-                                );
-                                self.check_range(span, iv, i64::MAX, &subject, &container, "");
-                                return;
-                            }
-                            // The last byte touched must be inside: offset + width - 1.
-                            let iv = raw.hi.checked_add(width - 1).map(|hi| Iv {
-                                lo: raw.lo.max(0),
-                                hi,
-                                ..raw
-                            });
-                            let (subject, container) = if space == Space::Tmem {
-                                (
-                                    format!("tensor-memory column `{index}`"),
-                                    format!("the CTA allocates {size} {unit} (0..={})", size - 1),
-                                )
-                            } else {
-                                let kind = if space == Space::Global {
-                                    "buffer"
-                                } else {
-                                    "shared region"
-                                };
-                                let subject = if width > 1 {
-                                    format!(
-                                        "the last byte of `{name}[{index}]` ({width} bytes from the offset)"
-                                    )
-                                } else {
-                                    format!("byte offset `{index}`")
-                                };
-                                (
-                                    subject,
-                                    format!("{kind} `{name}` has {size} {unit} (0..={})", size - 1),
-                                )
-                            };
-                            let help = if space == Space::Tmem {
-                                "allocate more columns (tmem= on the launch line) or use lower columns"
-                            } else {
-                                "grow the declaration's size= or keep the offsets inside it; the range covers every loop trip, warp and lane"
-                            };
-                            self.check_range(span, iv, size, &subject, &container, help);
-                        }
+                        self.memory_offset(ins, name, index, space, iv, span);
                     }
                     None => {}
                 }
@@ -310,6 +235,85 @@ impl<'k> Validator<'k> {
                 )
             };
             self.error_help(ins.operand_span(i), msg, help);
+        }
+    }
+
+    /// A memory operand's byte offset (or tensor-memory column), plus the bytes the
+    /// instruction moves, against the size of what it names.
+    fn memory_offset(
+        &mut self,
+        ins: &Instr,
+        name: &str,
+        index: &Expr,
+        space: Space,
+        iv: Option<Iv>,
+        span: Span,
+    ) {
+        if space == Space::Local {
+            return;
+        }
+        if let Some((size, unit)) = self.mem_size(name) {
+            let width = match ins.op {
+                Op::Utmaldg | Op::Ublkcp | Op::Utmastg => ins
+                    .key_expr("bytes")
+                    .and_then(|e| self.constant(e))
+                    .or(match ins.key("bytes") {
+                        Some(Operand::Int(v)) => Some(*v),
+                        Some(Operand::Word(w)) => self.params.get(w.as_str()).copied(),
+                        _ => None,
+                    })
+                    .unwrap_or(1),
+                _ if space == Space::Tmem => 1,
+                Op::Ldg | Op::Stg | Op::Lds | Op::Sts | Op::Ldgsts | Op::Atom | Op::Red => {
+                    ins.width_bytes() as i64
+                }
+                _ => 1,
+            }
+            .max(1);
+            let Some(raw) = iv else { return };
+            if raw.lo < 0 && (raw.exact || raw.hi < 0) {
+                let subject = if raw.is_point() {
+                    "the byte offset".to_string()
+                } else {
+                    format!("byte offset `{index}`")
+                };
+                let container = format!("`{name}` starts at offset 0; offsets may not be negative");
+                self.check_range(span, iv, i64::MAX, &subject, &container, "");
+                return;
+            }
+            // The last byte touched must be inside: offset + width - 1.
+            let iv = raw.hi.checked_add(width - 1).map(|hi| Iv {
+                lo: raw.lo.max(0),
+                hi,
+                ..raw
+            });
+            let (subject, container) = if space == Space::Tmem {
+                (
+                    format!("tensor-memory column `{index}`"),
+                    format!("the CTA allocates {size} {unit} (0..={})", size - 1),
+                )
+            } else {
+                let kind = if space == Space::Global {
+                    "buffer"
+                } else {
+                    "shared region"
+                };
+                let subject = if width > 1 {
+                    format!("the last byte of `{name}[{index}]` ({width} bytes from the offset)")
+                } else {
+                    format!("byte offset `{index}`")
+                };
+                (
+                    subject,
+                    format!("{kind} `{name}` has {size} {unit} (0..={})", size - 1),
+                )
+            };
+            let help = if space == Space::Tmem {
+                "allocate more columns (tmem= on the launch line) or use lower columns"
+            } else {
+                "grow the declaration's size= or keep the offsets inside it; the range covers every loop trip, warp and lane"
+            };
+            self.check_range(span, iv, size, &subject, &container, help);
         }
     }
 }
