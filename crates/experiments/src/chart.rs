@@ -194,9 +194,14 @@ fn compare_at_each_x(series: &[Series], higher_better: bool) -> Vec<String> {
         let (best, b) = at[0];
         let (next, n) = at[1];
         let clear = if higher_better { b.2 > n.3 } else { b.3 < n.2 };
+        // Said as the better line's lead: a time's share below, a rate's above, and
+        // the ratio either way.
         let gap = (b.1 - n.1).abs() / n.1.abs().max(f64::MIN_POSITIVE) * 100.0;
+        let ratio = if higher_better { b.1 / n.1 } else { n.1 / b.1 };
         notes.push(format!(
-            "at {x}: {best} best, {gap:.1}% ahead of {next}{}",
+            "at {}: {best} best, {gap:.1}% {} {next} ({ratio:.2}x){}",
+            fmt_num(x),
+            if higher_better { "above" } else { "below" },
             if clear {
                 ""
             } else {
@@ -717,24 +722,22 @@ pub fn draw(chart: &Chart, stem: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(written)
 }
 
-/// The default chart of a results table: the main metric against the first numeric
-/// axis that varies, a line per kernel.
-pub fn default_line(t: &Table, title: &str) -> Result<LineChart, String> {
+/// The default chart of a results table: `metric` (by default TFLOP/s where the kernels
+/// declare flops, else the time) against the first numeric axis that varies, a line per
+/// value of `by`.
+pub fn default_line(t: &Table, metric: Option<&str>, by: &str) -> Result<LineChart, String> {
     let x = t
         .varying_axes()
         .into_iter()
         .find(|&i| is_axis(&t.columns[i]) && t.rows.iter().any(|r| num(&r[i]).is_some()))
         .ok_or("no numeric axis varies in these results; name one with --x")?;
-    let metric = if t
-        .rows
-        .iter()
-        .any(|r| t.column("tflops").is_ok_and(|c| num(&r[c]).is_some()))
-    {
-        "tflops"
-    } else {
-        "time_us"
-    };
-    line_chart(t, &t.columns[x].clone(), metric, "kernel", title)
+    let metric = metric.unwrap_or_else(|| {
+        let has_flops = t
+            .column("tflops")
+            .is_ok_and(|c| t.rows.iter().any(|r| num(&r[c]).is_some()));
+        if has_flops { "tflops" } else { "time_us" }
+    });
+    line_chart(t, &t.columns[x].clone(), metric, by, "")
 }
 
 /// A chart a spec (or `smsim plot`'s options) describes, built from results, with the
@@ -750,12 +753,9 @@ pub fn from_spec(
     let title = |what: String| c.title.clone().unwrap_or(format!("{base}: {what}"));
     let (chart, name) = match kind {
         "line" => {
-            let l = match (&c.x, &c.y) {
-                (Some(x), y) => {
-                    let y = y.as_deref().unwrap_or("time_us");
-                    line_chart(t, x, y, by, "")?
-                }
-                (None, _) => default_line(t, "")?,
+            let l = match &c.x {
+                Some(x) => line_chart(t, x, c.y.as_deref().unwrap_or("time_us"), by, "")?,
+                None => default_line(t, c.y.as_deref(), by)?,
             };
             let name = format!("{}-vs-{}", short(&l.y), short(&l.x));
             let l = LineChart {

@@ -80,9 +80,9 @@ fn a_line_per_kernel_and_other_axis_with_bands_and_noise_said() {
     assert_eq!(
         l.notes,
         [
-            "at 500: ws PIPE=2 best, 6.2% ahead of ws PIPE=3",
-            "at 700: ws PIPE=2 best, 5.6% ahead of ws PIPE=3",
-            "at 900: ws PIPE=2 best, 2.6% ahead of static PIPE=2 (within the seeds' band: not a difference)",
+            "at 500: ws PIPE=2 best, 6.2% below ws PIPE=3 (1.07x)",
+            "at 700: ws PIPE=2 best, 5.6% below ws PIPE=3 (1.06x)",
+            "at 900: ws PIPE=2 best, 2.6% below static PIPE=2 (1.03x) (within the seeds' band: not a difference)",
         ]
     );
 }

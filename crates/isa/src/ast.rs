@@ -54,7 +54,7 @@ pub struct Kernel {
 }
 
 /// Which declaration value a [`DeclExpr`] gives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum DeclField {
     /// `launch cta_threads=`.
     CtaThreads,
@@ -698,6 +698,8 @@ impl Kernel {
     /// declarations. A value that does not evaluate becomes 0 (validation reports it,
     /// with its position). [`Kernel::set_params`] calls this.
     pub fn bind(&mut self) {
+        // One order whatever the order of the lines, so that equal kernels compare equal.
+        self.decl_exprs.sort_by_key(|d| d.field);
         for i in 0..self.decl_exprs.len() {
             let d = &self.decl_exprs[i];
             let field = d.field;

@@ -12,6 +12,7 @@
 //! - [`occupancy`]: CTAs per SM by the CUDA occupancy calculator's rules.
 //!
 //! - [`limits`]: the hardware limits validation checks against.
+//! - [`textgen`]: a grammar-aware generator of kernel text, for fuzzing.
 //!
 //! The kernel grammar is described in `docs/grammar.md`. This crate depends on nothing
 //! else of smsim's.
@@ -50,6 +51,7 @@ pub mod occupancy;
 pub mod opcode;
 pub mod parse;
 pub mod print;
+pub mod textgen;
 pub mod validate;
 
 pub use ast::{Instr, Kernel, Operand, Reg, Role, Span, Stmt};

@@ -387,6 +387,8 @@ pub enum Kind {
     Pred,
     /// A register, an immediate or an expression: anything but memory.
     Value,
+    /// An integer: a number or an expression (the simulator evaluates it).
+    Int,
     /// Memory in one of these spaces: `NAME[offset]`.
     Mem(&'static [Space]),
     /// A register when written as one, else memory in these spaces (HGMMA's A operand).
@@ -770,7 +772,7 @@ pub const FORMS: &[Form] = &[
     },
     Form {
         when: &["EXCH"],
-        keys: &[key("count")],
+        keys: &[needed("count")],
         ..plain(
             Op::Syncs,
             ops(
@@ -948,7 +950,7 @@ pub const FORMS: &[Form] = &[
     },
     plain(
         Op::Nanosleep,
-        ops(1, 1, "NANOSLEEP NS", &[(Kind::Value, "duration")]),
+        ops(1, 1, "NANOSLEEP NS", &[(Kind::Int, "duration")]),
     ),
     plain(Op::Bra, ops(0, 1, "BRA target", &[])),
 ];

@@ -46,7 +46,9 @@ impl Display for Operand {
             {
                 write!(f, "-({inner})")
             }
-            // A bare expression that is one name prints like a word and parses back as one.
+            // One name alone would parse back as a word: keep the parentheses that made
+            // it an expression.
+            Operand::Expr(e @ Expr::Var(_)) => write!(f, "({e})"),
             Operand::Expr(e) => write!(f, "{e}"),
             Operand::Word(w) => f.write_str(w),
         }

@@ -145,3 +145,13 @@ fn an_expression_the_simulator_cannot_evaluate_is_an_error_in_check() {
         ""
     );
 }
+
+#[test]
+fn an_or_with_i64_max_does_not_panic_the_interval_arithmetic() {
+    // Found by the text fuzzer: the bound of `a | b` was 2^63 - 1 computed through
+    // i64::MIN - 1, an overflow. The offset's range is now unknown, not a panic.
+    let src = format!(
+        "{HEAD}param N=9223372036854775807\nrole r warps=0..0\n  LDG.E R0, A[(N | lane) & 4092]\n"
+    );
+    assert_eq!(first_error(&src), "");
+}

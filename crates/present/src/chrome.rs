@@ -1,54 +1,39 @@
 //! The run's timeline as a Chrome trace (`smsim run --trace FILE`) (JSON Trace Event
 //! Format), which chrome://tracing and ui.perfetto.dev open. One process per CTA, one
 //! thread per warp (named with its role), one slice per warp state (its arguments name
-//! the instruction it is charged to); the CTA's barrier and mbarrier phases on a thread
+//! the instruction it is charged to, with its source line, and what it waits on); the CTA's barrier and mbarrier phases on a thread
 //! of their own; the units in a process of their own. Timestamps are SM cycles (shown as
 //! microseconds by the viewers).
 //!
 //! Written as the run goes: a slice when its state ends, so a long run's trace never
-//! sits in memory (only each warp's open state does, until the trace is finished).
+//! sits in memory (only each warp's open state does). Each warp's last slice ends at its
+//! `WarpFinish`, where the run's result says it finished.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, Write};
 
 use sim_core::WarpState;
-use sim_core::result::WarpSummary;
-use sim_core::sink::{Event, Sink, Unit, WarpId};
+use sim_core::sink::{Event, RoleInfo, RunHeader, Sink, Unit, WaitCause, WarpId};
 
-/// What the events name by number, in the kernel's words.
-pub struct Labels {
-    /// Each role: its first and last warp, its name, its instructions by pc.
-    roles: Vec<(u32, u32, String, Vec<String>)>,
-    /// The mbarrier declarations (events number their elements in one sequence).
-    mbarriers: Vec<isa::ast::MbarrierDecl>,
+/// What the events name by number, in the kernel's words: the run's header.
+#[derive(Default)]
+struct Labels {
+    /// The roles, their warps and their instructions with source lines.
+    roles: Vec<RoleInfo>,
+    /// Each mbarrier of a CTA by its number: `full[0]`.
+    mbarriers: Vec<String>,
 }
 
 impl Labels {
-    /// The kernel's roles, instruction texts and mbarrier names; an error where the
-    /// kernel cannot be lowered (the run would refuse it too).
-    pub fn of(kernel: &isa::Kernel) -> Result<Labels, String> {
-        let texts = sim_core::lower::instruction_texts(kernel)
-            .map_err(|e| format!("line {}:{}: {}", e.line, e.col, e.message))?;
-        Ok(Labels {
-            roles: kernel
-                .roles
-                .iter()
-                .zip(texts)
-                .map(|(r, t)| (r.first_warp, r.last_warp, r.name.clone(), t))
-                .collect(),
-            mbarriers: kernel.mbarriers.clone(),
-        })
-    }
-
-    fn role(&self, warp: u32) -> Option<&(u32, u32, String, Vec<String>)> {
+    fn role(&self, warp: u32) -> Option<&RoleInfo> {
         self.roles
             .iter()
-            .find(|(first, last, ..)| (*first..=*last).contains(&warp))
+            .find(|r| (r.first_warp..=r.last_warp).contains(&warp))
     }
 
     fn mbarrier(&self, flat: u32) -> String {
-        match isa::ast::mbarrier_at(&self.mbarriers, flat) {
-            Some((name, el)) => format!("{name}[{el}]"),
+        match self.mbarriers.get(flat as usize) {
+            Some(name) => name.clone(),
             None => format!("mbarrier {flat}"),
         }
     }
@@ -86,15 +71,17 @@ impl<W: Write> EventList<W> {
 pub struct ChromeTrace<W: Write> {
     list: EventList<W>,
     labels: Labels,
-    /// Each warp's state since its last change: from when, which, charged to which pc.
-    open: HashMap<WarpId, (u64, WarpState, u32)>,
+    /// Each warp's state since its last change: from when, which, charged to which pc,
+    /// waiting on what.
+    open: HashMap<WarpId, (u64, WarpState, u32, Option<WaitCause>)>,
     warps: BTreeSet<(u32, u32)>,
     ctas: BTreeSet<u32>,
 }
 
 impl<W: Write> ChromeTrace<W> {
-    /// Starts the trace (its opening is written at once).
-    pub fn new(mut out: W, labels: Labels) -> io::Result<ChromeTrace<W>> {
+    /// Starts the trace (its opening is written at once); the run's header names what
+    /// its events number.
+    pub fn new(mut out: W) -> io::Result<ChromeTrace<W>> {
         out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
         Ok(ChromeTrace {
             list: EventList {
@@ -102,16 +89,17 @@ impl<W: Write> ChromeTrace<W> {
                 any: false,
                 error: None,
             },
-            labels,
+            labels: Labels::default(),
             open: HashMap::new(),
             warps: BTreeSet::new(),
             ctas: BTreeSet::new(),
         })
     }
 
-    /// Ends the warp's open state at `at`: its slice, if it lasted.
+    /// Ends the warp's open state at `at`: its slice, if it lasted. Its arguments: the
+    /// instruction it is charged to (pc, text, source line) and what it waits on.
     fn close(&mut self, warp: WarpId, at: u64) {
-        let Some((start, state, pc)) = self.open.remove(&warp) else {
+        let Some((start, state, pc, cause)) = self.open.remove(&warp) else {
             return;
         };
         if at <= start {
@@ -120,18 +108,22 @@ impl<W: Write> ChromeTrace<W> {
         let instruction = self
             .labels
             .role(warp.warp)
-            .and_then(|r| r.3.get(pc as usize))
-            .map_or("", String::as_str);
+            .and_then(|r| r.instructions.get(pc as usize));
+        let (text, line) = instruction.map_or(("", 0), |i| (i.text.as_str(), i.line));
         self.list.emit(|o| {
             write!(
                 o,
-                "{{\"name\":\"{}\",\"cat\":\"warp\",\"ph\":\"X\",\"ts\":{start},\"dur\":{},\"pid\":{},\"tid\":{},\"args\":{{\"pc\":{pc},\"instruction\":",
+                "{{\"name\":\"{}\",\"cat\":\"warp\",\"ph\":\"X\",\"ts\":{start},\"dur\":{},\"pid\":{},\"tid\":{},\"args\":{{\"pc\":{pc},\"line\":{line},\"instruction\":",
                 state.name(),
                 at - start,
                 warp.cta,
                 warp.warp
             )?;
-            serde_json::to_writer(&mut *o, instruction)?;
+            serde_json::to_writer(&mut *o, text)?;
+            if let Some(c) = &cause {
+                o.write_all(b",\"waits_on\":")?;
+                serde_json::to_writer(&mut *o, c)?;
+            }
             o.write_all(b"}}")
         });
     }
@@ -168,21 +160,14 @@ impl<W: Write> ChromeTrace<W> {
     }
 
     /// Ends the trace at cycle `end` with the names of its processes and threads, and
-    /// returns the writer, flushed; or the first write that failed. Each warp's last state ends where the warp
-    /// finished, as `finished` says (a finished run's `RunResult::warps`), and at `end`
-    /// for a warp it does not name (a run that stopped with the warp still running).
-    pub fn finish(mut self, end: u64, finished: &[WarpSummary]) -> io::Result<W> {
-        // The events say when a warp's last state begins but not when the warp leaves
-        // (its EXIT issues before its stores drain): the run's summary does.
-        let at: HashMap<(u32, u32), u64> = finished
-            .iter()
-            .map(|w| ((w.cta, w.warp), w.finished))
-            .collect();
+    /// returns the writer, flushed; or the first write that failed. (Each warp's last
+    /// state ended at its `WarpFinish`; a state still open, of a run that did not say
+    /// its warps' ends, ends at `end`.)
+    pub fn finish(mut self, end: u64) -> io::Result<W> {
         let mut open: Vec<WarpId> = self.open.keys().copied().collect();
         open.sort_by_key(|w| (w.cta, w.warp));
         for w in open {
-            let finish = at.get(&(w.cta, w.warp)).copied().unwrap_or(end);
-            self.close(w, finish);
+            self.close(w, end);
         }
         for c in std::mem::take(&mut self.ctas) {
             self.meta("process_name", c, None, format!("CTA {c}").into());
@@ -196,7 +181,7 @@ impl<W: Write> ChromeTrace<W> {
         }
         for (c, w) in std::mem::take(&mut self.warps) {
             let name = match self.labels.role(w) {
-                Some(r) => format!("warp {w} ({})", r.2),
+                Some(r) => format!("warp {w} ({})", r.name),
                 None => format!("warp {w}"),
             };
             self.meta("thread_name", c, Some(w), name.into());
@@ -213,6 +198,13 @@ impl<W: Write> ChromeTrace<W> {
 }
 
 impl<W: Write> Sink for ChromeTrace<W> {
+    fn begin(&mut self, header: &RunHeader) {
+        self.labels = Labels {
+            roles: header.roles.clone(),
+            mbarriers: header.mbarriers.clone(),
+        };
+    }
+
     fn event(&mut self, e: Event) {
         match e {
             Event::StateChange {
@@ -220,11 +212,11 @@ impl<W: Write> Sink for ChromeTrace<W> {
                 warp,
                 state,
                 pc,
-                ..
+                cause,
             } => {
                 self.close(warp, cycle);
                 self.warps.insert((warp.cta, warp.warp));
-                self.open.insert(warp, (cycle, state, pc));
+                self.open.insert(warp, (cycle, state, pc, cause));
             }
             Event::WarpExit { .. } => {}
             // The warp's last state ends where it finished, not at its CTA's end.
@@ -232,8 +224,7 @@ impl<W: Write> Sink for ChromeTrace<W> {
             Event::CtaLaunch { cta, .. } => {
                 self.ctas.insert(cta);
             }
-            // A CTA's warps have all finished by its end, each at its own cycle, which
-            // `finish` learns from the run's summary: their last states stay open.
+            // A CTA's warps have all finished by its end, each at its `WarpFinish`.
             Event::CtaDone { .. } => {}
             Event::UnitBusy {
                 start, end, unit, ..

@@ -199,6 +199,18 @@ fn top_instructions(r: &RunResult, o: &mut String) {
     }
 }
 
+/// The report of a run stopped before its end (by `who`: `Ctrl-C`), marked partial
+/// at its top: its figures cover the cycles simulated so far, and its CTAs' unfinished
+/// work is missing from the whole-kernel estimate.
+pub fn render_partial(r: &RunResult, who: &str) -> String {
+    format!(
+        "PARTIAL: {who} stopped the run at cycle {}; the figures below cover cycles 0 to {} only, and the kernel estimate is not the kernel's.\n{}",
+        r.cycles,
+        r.cycles,
+        render(r)
+    )
+}
+
 /// A failed run as `smsim run --json` prints it: `ok: false`, the error's text, and
 /// for a deadlock or the watchdog the `stuck` report (every blocked warp and what it
 /// waits for).

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// One parameter as written in a profile file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ParamEntry {
+    /// The value, in the parameter's unit (`ParamDoc`).
     pub value: f64,
     /// A citation, or the measurement file and benchmarks a fitted value came from.
     pub source: String,
@@ -18,27 +19,42 @@ pub struct ParamEntry {
 /// A profile as stored in TOML.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProfileFile {
+    /// Its name (`h100`, `b200`).
     pub name: String,
+    /// The GPU it describes.
     pub gpu: String,
     /// True once the parameters have been fitted to measurements of this GPU.
     pub validated: bool,
+    /// How far to trust it (reports print it).
     pub note: String,
+    /// Every parameter, by name.
     pub params: BTreeMap<String, ParamEntry>,
 }
 
+/// Why a profile cannot be loaded or a parameter set.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ProfileError {
+    /// The file is not valid TOML (or not a profile's shape): the parser's message.
     Toml(String),
+    /// Parameters the file lacks.
     Missing(Vec<String>),
+    /// A parameter no profile has.
     Unknown {
+        /// The name given.
         name: String,
+        /// Every parameter's name (the message suggests close ones).
         known: Vec<String>,
     },
+    /// A value outside its parameter's range.
     Invalid {
+        /// The parameter.
         name: String,
+        /// The value given.
         value: f64,
+        /// What the parameter accepts.
         why: String,
     },
+    /// No built-in profile of that name.
     NoSuchBuiltin(String),
 }
 
@@ -199,6 +215,16 @@ fn count(v: f64) -> Result<(), &'static str> {
         Err("must be a whole number of at least 1")
     }
 }
+/// A queue's depth: a whole number from 1 to 65536. The engine keeps each entry of each
+/// sub-partition's queue in host memory, so a depth sizes an allocation (a depth of
+/// 2^32 asked for 32 GiB and aborted).
+fn queue_depth(v: f64) -> Result<(), &'static str> {
+    if (1.0..=65536.0).contains(&v) && v.fract() == 0.0 {
+        Ok(())
+    } else {
+        Err("must be a whole number of entries from 1 to 65536")
+    }
+}
 /// A cache's or the L1's and shared memory's bytes: a whole number up to 4 GiB (80 times
 /// the H100's L2). The cache model keeps every line's tag and arrival time in host
 /// memory, and its set count below 2^32 (`memory::Cache`).
@@ -209,9 +235,14 @@ fn cache_bytes(v: f64) -> Result<(), &'static str> {
         Err("must be a whole number of bytes from 1 to 4 GiB (4294967296)")
     }
 }
-/// A cache's associativity (`memory::MAX_WAYS`: a set's recency ranks are bytes).
+/// The most ways a cache of the model may have: a set's recency ranks are bytes below
+/// 128 (the memory model's `SetLayout`). Declared here, where profile values are
+/// checked, so that the memory model depends on the profile and not the reverse.
+pub const MAX_WAYS: usize = 128;
+
+/// A cache's associativity (at most `MAX_WAYS`).
 fn ways(v: f64) -> Result<(), &'static str> {
-    if (1.0..=crate::memory::MAX_WAYS as f64).contains(&v) && v.fract() == 0.0 {
+    if (1.0..=MAX_WAYS as f64).contains(&v) && v.fract() == 0.0 {
         Ok(())
     } else {
         Err("must be a whole number of ways from 1 to 128")
@@ -330,10 +361,10 @@ timing! {
         smem_bytes_per_clk: positive => "bytes per cycle",
         /// The MIO queue per sub-partition (shared-memory loads and stores, shuffles): full,
         /// the next such instruction waits (`mio_throttle`).
-        mio_queue_depth: count => "instructions",
+        mio_queue_depth: queue_depth => "instructions",
         /// The LSU / L1TEX queue per sub-partition (global and local loads and stores): full,
         /// the next waits (`lg_throttle`).
-        lsu_queue_depth: count => "instructions",
+        lsu_queue_depth: queue_depth => "instructions",
     }
     section "global loads: L1TEX, L2 and HBM" {
         /// 128-byte lines the L1TEX tag stage takes per cycle: a request of n lines holds it n
@@ -446,7 +477,7 @@ timing! {
         hgmma_latency: whole => "cycles",
         /// MMAs a sub-partition's tensor pipe accepts ahead of the one running; full, the next
         /// waits (`math_pipe_throttle`).
-        tensor_queue_depth: count => "instructions",
+        tensor_queue_depth: queue_depth => "instructions",
     }
     section "barriers, mbarriers and fences" {
         /// A named barrier (BAR.SYNC) releases its warps this long after its last arrival is
@@ -488,13 +519,16 @@ timing! {
 /// A loaded profile: the file (for provenance) and its parameters in typed form.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
+    /// The file as loaded (values with their sources, overrides noted).
     pub file: ProfileFile,
+    /// The parameters in typed form, as the engine reads them.
     pub t: Timing,
     /// Parameters overridden for this run with `set`, in order.
     pub overrides: Vec<(String, f64)>,
 }
 
 impl Profile {
+    /// A built-in profile by name (`h100`, `b200`; any case).
     pub fn builtin(name: &str) -> Result<Profile, ProfileError> {
         let text = BUILTIN
             .iter()
@@ -504,10 +538,12 @@ impl Profile {
         Profile::from_toml(text)
     }
 
+    /// The built-in profiles' names.
     pub fn builtin_names() -> impl Iterator<Item = &'static str> {
         BUILTIN.iter().map(|b| b.0)
     }
 
+    /// A profile from a TOML file's text: every parameter present, known and in range.
     pub fn from_toml(text: &str) -> Result<Profile, ProfileError> {
         let file: ProfileFile =
             toml::from_str(text).map_err(|e| ProfileError::Toml(e.to_string()))?;
@@ -530,10 +566,12 @@ impl Profile {
         })
     }
 
+    /// The profile as TOML (overrides included, their sources noting them).
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(&self.file).unwrap_or_default()
     }
 
+    /// The profile's name.
     pub fn name(&self) -> &str {
         &self.file.name
     }
@@ -564,6 +602,7 @@ impl Profile {
         }
     }
 
+    /// Where a parameter's value came from (a citation or a measurement).
     pub fn source(&self, name: &str) -> Option<&str> {
         self.file.params.get(name).map(|p| p.source.as_str())
     }
@@ -586,6 +625,7 @@ impl Profile {
         }
     }
 
+    /// The result latency of a fixed-latency class, in cycles.
     pub fn fixed_latency(&self, c: FixedClass) -> u64 {
         (match c {
             FixedClass::Fma => self.t.lat_fma,
@@ -595,6 +635,7 @@ impl Profile {
         }) as u64
     }
 
+    /// SM cycles in microseconds at the profile's clock.
     pub fn cycles_to_us(&self, cycles: u64) -> f64 {
         cycles as f64 / self.t.clock_mhz
     }

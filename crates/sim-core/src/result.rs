@@ -12,15 +12,19 @@ use crate::state::{STATE_COUNT, WarpState};
 pub struct StateCounts(pub [u64; STATE_COUNT]);
 
 impl StateCounts {
+    /// The counts of an array indexed by `WarpState::index`.
     pub fn from_array(a: &[u64; STATE_COUNT]) -> StateCounts {
         StateCounts(*a)
     }
+    /// The counts as an array indexed by `WarpState::index`.
     pub fn to_array(&self) -> [u64; STATE_COUNT] {
         self.0
     }
+    /// One state's cycles.
     pub fn get(&self, s: WarpState) -> u64 {
         self.0[s.index()]
     }
+    /// Every state's cycles summed.
     pub fn total(&self) -> u64 {
         self.0.iter().sum()
     }
@@ -47,12 +51,16 @@ impl Serialize for StateCounts {
     }
 }
 
+/// One instruction of a role, over every warp that ran it.
 #[derive(Clone, Debug, Serialize)]
 pub struct PcStats {
     /// Index of the instruction in its role's text.
     pub pc: u32,
+    /// Its text, as printed.
     pub instruction: String,
+    /// How many times a warp issued it.
     pub issued: u64,
+    /// Cycles charged to it, per state (`selected` counts its issues).
     pub states: StateCounts,
     /// Stalls charged to this instruction that wait on something besides it: the
     /// instruction whose result it needs, the busy pipe, the barrier, the mbarrier
@@ -72,13 +80,20 @@ pub struct WaitsOn {
     pub cycles: u64,
 }
 
+/// One role's totals over its simulated warps.
 #[derive(Clone, Debug, Serialize)]
 pub struct RoleStats {
+    /// The role's name.
     pub name: String,
+    /// Its warps per CTA.
     pub warps_per_cta: u32,
+    /// Its warps over every simulated CTA.
     pub warps_simulated: u32,
+    /// Instructions its warps issued.
     pub instructions: u64,
+    /// Cycles its warps spent per state.
     pub states: StateCounts,
+    /// Per instruction, in source order (`pc`).
     pub per_pc: Vec<PcStats>,
 }
 
@@ -89,61 +104,99 @@ impl RoleStats {
     }
 }
 
+/// One warp of one simulated CTA.
 #[derive(Clone, Debug, Serialize)]
 pub struct WarpSummary {
+    /// Its CTA's launch order on the SM.
     pub cta: u32,
+    /// Its index in the CTA.
     pub warp: u32,
+    /// Its role's name.
     pub role: String,
+    /// Its sub-partition's scheduler (0 to 3).
     pub subpartition: u8,
+    /// The cycle it launched.
     pub started: u64,
+    /// The cycle it left the SM (after its drain), or the run ended.
     pub finished: u64,
+    /// Instructions it issued.
     pub instructions: u64,
+    /// Its cycles per state (they sum to `finished - started`).
     pub states: StateCounts,
 }
 
+/// A unit's use over the run.
 #[derive(Clone, Debug, Serialize)]
 pub struct UnitUse {
+    /// The unit: fma, alu, fp64, mufu, tensor, tma, l2_bandwidth.
     pub unit: String,
     /// Share of the run's cycles the unit was busy (averaged over sub-partitions for pipes).
     pub busy_fraction: f64,
 }
 
+/// Memory requests by the level that served them, and bytes moved.
 #[derive(Clone, Debug, Serialize)]
 pub struct MemoryStats {
+    /// Line requests that hit L1.
     pub requests_l1: u64,
+    /// Line requests served by the near L2 partition.
     pub requests_l2_near: u64,
+    /// Line requests served by the far L2 partition.
     pub requests_l2_far: u64,
+    /// Line requests served from HBM.
     pub requests_hbm: u64,
+    /// Shared-memory accesses.
     pub requests_shared: u64,
+    /// Bytes through the SM's L2 bandwidth.
     pub l2_bytes: u64,
+    /// Bytes read from or written to HBM.
     pub hbm_bytes: u64,
 }
 
+/// What a run returns: its configuration, its time, the whole-kernel estimate, unit use, and states per role, instruction and warp.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
+    /// The kernel's name.
     pub kernel: String,
+    /// The profile's name.
     pub profile: String,
+    /// Whether the profile was fitted to measurements.
     pub profile_validated: bool,
+    /// The profile's note on how far to trust it.
     pub profile_note: String,
+    /// Profile parameters overridden for the run (`--set`).
     pub overrides: Vec<(String, f64)>,
+    /// The seed of its variable latencies.
     pub seed: u64,
+    /// The scheduling policy's name.
     pub policy: String,
     /// Buffers whose lines started in L2 (`RunConfig::warm_l2`).
     pub warm_l2: Vec<String>,
     /// Cycles the simulated SM took for its CTAs.
     pub cycles: u64,
+    /// `cycles` in microseconds at the profile's clock.
     pub time_us: f64,
+    /// The SM clock.
     pub clock_mhz: f64,
+    /// Warp-instructions issued.
     pub instructions: u64,
+    /// Per sub-partition's scheduler, warp-instructions it issued.
     pub issued_per_subpartition: [u64; 4],
+    /// Warp-instructions issued per cycle, over the SM.
     pub ipc: f64,
+    /// CTAs simulated on the SM.
     pub ctas_simulated: u32,
+    /// CTAs resident at once.
     pub ctas_resident: u32,
+    /// What the kernel's resources allow, by the CUDA occupancy rules.
     pub occupancy: isa::occupancy::Occupancy,
+    /// The launch's CTAs.
     pub grid: u32,
+    /// Waves of the grid over the whole chip.
     pub waves: u32,
     /// Whole-kernel estimate: the busiest SM's CTAs.
     pub kernel_time_us: f64,
+    /// The kernel's declared flops (`work flops=`) over the whole-kernel estimate.
     pub tflops: Option<f64>,
     /// The kernel's declared bytes (`work bytes=`) over the whole-kernel estimate:
     /// what it reads and writes as its source counts them, re-reads from L2 included.
@@ -151,13 +204,18 @@ pub struct RunResult {
     /// HBM traffic over the whole-kernel estimate: the simulated SM's share of HBM
     /// bytes, for every CTA of the grid.
     pub hbm_gbps: f64,
+    /// Unit use.
     pub units: Vec<UnitUse>,
+    /// Memory requests and bytes.
     pub memory: MemoryStats,
+    /// Per role, in the kernel's order.
     pub roles: Vec<RoleStats>,
+    /// Per warp, in the order they finished.
     pub warps: Vec<WarpSummary>,
 }
 
 impl RunResult {
+    /// A unit's busy fraction by name (0 for a unit not reported).
     pub fn unit(&self, name: &str) -> f64 {
         self.units
             .iter()
@@ -165,6 +223,7 @@ impl RunResult {
             .map(|u| u.busy_fraction)
             .unwrap_or(0.0)
     }
+    /// A role by name.
     pub fn role(&self, name: &str) -> Option<&RoleStats> {
         self.roles.iter().find(|r| r.name == name)
     }
@@ -180,22 +239,31 @@ impl RunResult {
     }
 }
 
+/// A live warp when a run could not go on, and what it waits for.
 #[derive(Clone, Debug, Serialize)]
 pub struct StuckWarp {
+    /// Its CTA's launch order.
     pub cta: u32,
+    /// Its index in the CTA.
     pub warp: u32,
+    /// Its role's name.
     pub role: String,
     /// Index of the instruction in its role's text.
     pub pc: u32,
+    /// The instruction it is on (its text).
     pub instruction: String,
+    /// What it waits for, in words (the barrier and who has not arrived, the mbarrier phase and what it lacks...).
     pub waits_for: String,
 }
 
 /// Which warps were waiting, on what, when a run could not go on.
 #[derive(Clone, Debug, Serialize)]
 pub struct StuckReport {
+    /// What happened (deadlock, watchdog).
     pub headline: String,
+    /// The cycle it was found.
     pub cycle: u64,
+    /// Every live warp.
     pub warps: Vec<StuckWarp>,
 }
 
@@ -213,13 +281,16 @@ impl fmt::Display for StuckReport {
     }
 }
 
+/// Why a run did not finish.
 #[derive(Clone, Debug)]
 pub enum SimError {
     /// The kernel cannot run: it does not fit, or an operand cannot be resolved.
     Invalid(String),
     /// A warp did something impossible at run time (an address out of bounds...).
     Fault(String),
+    /// No warp could make progress: what each live warp waits for.
     Deadlock(StuckReport),
+    /// The run passed `RunConfig::max_cycles`: what each live warp was doing.
     Watchdog(StuckReport),
     /// The sink asked the run to stop (`Sink::keep_going`): the result so far, its
     /// `cycles` the last cycle simulated (warps still live end there).

@@ -19,8 +19,42 @@ pub struct Candidate {
 
 /// A scheduling policy. Implement it to try your own; `pick` must return an index into
 /// `eligible` (which is never empty).
+///
+/// ```
+/// use sim_core::scheduler::{Candidate, SchedulerPolicy};
+///
+/// /// Always the youngest eligible warp (the opposite of `oldest`).
+/// struct Youngest;
+///
+/// impl SchedulerPolicy for Youngest {
+///     fn name(&self) -> &str {
+///         "youngest"
+///     }
+///     fn pick(&mut self, _subpartition: usize, _now: u64, eligible: &[Candidate]) -> usize {
+///         (0..eligible.len()).max_by_key(|&i| eligible[i].age).unwrap()
+///     }
+///     // It keeps no state between picks.
+///     fn wants_issued(&self) -> bool {
+///         false
+///     }
+/// }
+///
+/// let kernel = isa::parse_kernel(
+///     "kernel k\nlaunch cta_threads=256 regs=32 grid=1\nrole main warps=0..7\n  FFMA R0, R1, R2, R3\n  EXIT\n",
+/// )
+/// .unwrap();
+/// let profile = sim_core::Profile::builtin("h100").unwrap();
+/// let cfg = sim_core::RunConfig::default();
+/// let mut sink = sim_core::sink::NoSink;
+/// let r = sim_core::run_with(&kernel, &profile, &cfg, Box::new(Youngest), &mut sink).unwrap();
+/// assert_eq!(r.policy, "youngest");
+/// assert_eq!(r.instructions, 16);
+/// ```
 pub trait SchedulerPolicy: Send {
+    /// Its name, as results report it.
     fn name(&self) -> &str;
+    /// Which of the sub-partition's eligible warps issues at cycle `now`: an index into
+    /// `eligible` (in position order, never empty).
     fn pick(&mut self, subpartition: usize, now: u64, eligible: &[Candidate]) -> usize;
     /// Told after every issue, so policies can remember who went last.
     fn issued(&mut self, _subpartition: usize, _slot: u32) {}
@@ -189,6 +223,7 @@ pub struct TwoLevel {
 }
 
 impl TwoLevel {
+    /// Groups of `group` warps (at least 1; the default policy's is 2).
     pub fn new(group: u32) -> TwoLevel {
         let group = std::num::NonZeroU32::new(group).unwrap_or(std::num::NonZeroU32::MIN);
         TwoLevel {
@@ -396,8 +431,11 @@ impl Scheduler {
 /// The built-in policies by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
 pub enum Policy {
+    /// Greedy then oldest (`Gto`).
     Gto,
+    /// Loose round robin (`RoundRobin`).
     Lrr,
+    /// The oldest eligible warp (`OldestFirst`).
     Oldest,
     /// The default: the order the H100 shows (calibrate: `sched.first_finish.*`).
     #[default]
@@ -405,8 +443,10 @@ pub enum Policy {
 }
 
 impl Policy {
+    /// Every built-in policy.
     pub const ALL: [Policy; 4] = [Policy::Gto, Policy::Lrr, Policy::Oldest, Policy::TwoLevel];
 
+    /// Its name on the command line and in results.
     pub fn name(self) -> &'static str {
         match self {
             Policy::Gto => "gto",
@@ -416,6 +456,7 @@ impl Policy {
         }
     }
 
+    /// The policy of a name (`two_level` accepted too), or a message naming the choices.
     pub fn from_name(s: &str) -> Result<Policy, String> {
         Policy::ALL
             .iter()
@@ -426,6 +467,7 @@ impl Policy {
             })
     }
 
+    /// The policy as a trait object, for `run_with`.
     pub fn build(self) -> Box<dyn SchedulerPolicy> {
         match self.scheduler() {
             Scheduler::Gto(p) => Box::new(p),

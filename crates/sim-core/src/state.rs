@@ -5,40 +5,65 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+/// A warp's state in one cycle, by Nsight Compute's stall-reason names (`name`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WarpState {
+    /// Issued an instruction this cycle (the only state that is not a stall).
     Selected,
+    /// Eligible, but its scheduler issued another warp.
     NotSelected,
+    /// Held by a fixed latency: the previous instruction's stall count, or a fixed-latency result.
     Wait,
+    /// Waiting for a result from L1TEX: global, local or texture memory, or an mbarrier probe.
     LongScoreboard,
+    /// Waiting for a result from the MIO: shared memory, a shuffle, MUFU, tensor memory.
     ShortScoreboard,
+    /// Its MIO queue (shared memory, special math) is full.
     MioThrottle,
+    /// Its LSU queue (global and local memory) is full.
     LgThrottle,
+    /// Its texture pipe is full (not modelled: never charged).
     TexThrottle,
+    /// Its instruction's pipe (FMA, ALU, FP64, MUFU, tensor) is busy.
     MathPipeThrottle,
+    /// The dispatch is still reading an earlier instruction's conflicting register operands.
     DispatchStall,
+    /// Waiting at a named barrier (BAR.SYNC) for the other warps.
     Barrier,
+    /// Waiting for a memory fence or barrier (MEMBAR, FENCE).
     Membar,
+    /// Waiting for a branch target to resolve (not charged by this model: see `NoInstruction`).
     BranchResolving,
+    /// No instruction to issue: a taken branch's target is still being fetched.
     NoInstruction,
+    /// Asleep: on an mbarrier phase (SYNCS.PHASECHK.TRYWAIT) or NANOSLEEP.
     Sleeping,
+    /// Exited, its stores and loads still in flight.
     Drain,
+    /// Waiting on warpgroup MMAs: WARPGROUP.ARRIVE, WARPGROUP.DEPBAR.
     Gmma,
+    /// Anything else (not charged by this model).
     Misc,
+    /// An immediate-constant cache miss (not modelled: never charged).
     ImcMiss,
 }
 
+/// How many warp states there are (`WarpState::ALL`'s length).
 pub const STATE_COUNT: usize = 19;
 
 /// What a state means, what usually causes it, what usually fixes it.
 pub struct Explanation {
+    /// What the state means.
     pub means: &'static str,
+    /// What usually puts a warp in it.
     pub causes: &'static str,
+    /// What usually gets it out.
     pub fixes: &'static str,
 }
 
 impl WarpState {
+    /// Every state, in `index` order.
     pub const ALL: [WarpState; STATE_COUNT] = [
         WarpState::Selected,
         WarpState::NotSelected,
@@ -61,6 +86,7 @@ impl WarpState {
         WarpState::ImcMiss,
     ];
 
+    /// The state's position in `ALL` (and in per-state count arrays).
     pub fn index(self) -> usize {
         self as usize
     }
@@ -90,6 +116,8 @@ impl WarpState {
         }
     }
 
+    /// The state of a name, as Nsight Compute writes it (`long_scoreboard`, with or
+    /// without a `stall_` prefix, dashes for underscores, any case).
     pub fn from_name(s: &str) -> Option<WarpState> {
         let s = s.trim().to_ascii_lowercase().replace('-', "_");
         let s = s.strip_prefix("stall_").unwrap_or(&s);
@@ -101,6 +129,7 @@ impl WarpState {
         !matches!(self, WarpState::Selected)
     }
 
+    /// What the state means, causes and fixes (`smsim explain`).
     pub fn explain(self) -> Explanation {
         use WarpState::*;
         let (means, causes, fixes) = match self {

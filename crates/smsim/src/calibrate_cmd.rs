@@ -266,7 +266,17 @@ fn fit(
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let r = match calibrate::fit::fit(&m, &prior, &name, sweeps) {
+    // The fit says nothing until it ends (a minute or more): a line every ten seconds.
+    let beat = crate::progress::Heartbeat::start(
+        format!(
+            "calibrate fit: {} benchmarks of {name}, {sweeps} sweeps",
+            m.benchmarks.len()
+        ),
+        std::time::Duration::from_secs(10),
+    );
+    let r = calibrate::fit::fit(&m, &prior, &name, sweeps);
+    drop(beat);
+    let r = match r {
         Ok(r) => r,
         Err(e) => return fail(e),
     };

@@ -17,6 +17,7 @@ mod library;
 mod outcome;
 mod plot_cmd;
 mod profile_cmd;
+mod progress;
 mod run;
 mod sensitivity_cmd;
 mod sweep_cmd;

@@ -4,7 +4,8 @@
 //! (a kernel that cannot be read, parsed, validated or built, a run that deadlocks,
 //! faults or meets the watchdog, a result that could not be written); 2 the command
 //! line is wrong (clap's own errors, an unknown `--set` or `--param` name, a profile
-//! that does not exist or load, an output file that exists).
+//! that does not exist or load, an output file that exists); 130 Ctrl-C stopped the
+//! run (its report so far printed, marked partial).
 //!
 //! Every write to stdout goes through [`print`]: a reader that closes the pipe early
 //! (`smsim ... | head`) ends the command quietly instead of a panic.
@@ -26,6 +27,9 @@ pub enum Fail {
     Reported,
     /// stdout's reader went away (a pipe into `head`): stop quietly (exit 0).
     Closed,
+    /// Ctrl-C stopped the run; its partial report is printed (exit 130, as a shell
+    /// reports a command that SIGINT ended).
+    Interrupted,
 }
 
 impl std::fmt::Display for Fail {
@@ -35,6 +39,7 @@ impl std::fmt::Display for Fail {
             Fail::Usage(m) | Fail::Failed(m) => f.write_str(m),
             Fail::Rendered(m) => f.write_str(m.trim_end()),
             Fail::Reported | Fail::Closed => Ok(()),
+            Fail::Interrupted => f.write_str("stopped by Ctrl-C"),
         }
     }
 }
@@ -46,6 +51,8 @@ pub type Outcome = Result<(), Fail>;
 pub const FAILED: u8 = 1;
 /// Exit status 2: the command line is wrong.
 pub const USAGE: u8 = 2;
+/// Exit status 130: Ctrl-C stopped the run (its partial report printed).
+pub const INTERRUPTED: u8 = 130;
 
 /// Writes `text` to stdout and flushes it; a closed pipe is [`Fail::Closed`], any
 /// other failure to write is a failure (exit 1).
@@ -87,5 +94,6 @@ pub fn exit(o: Outcome) -> ExitCode {
             ExitCode::from(FAILED)
         }
         Err(Fail::Reported) => ExitCode::from(FAILED),
+        Err(Fail::Interrupted) => ExitCode::from(INTERRUPTED),
     }
 }

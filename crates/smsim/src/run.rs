@@ -1,14 +1,16 @@
 //! `smsim run KERNEL`: simulate a kernel on one SM and report where its warps spent
 //! their cycles, in Nsight Compute's terms.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 
-use present::chrome::{ChromeTrace, Labels};
+use present::chrome::ChromeTrace;
 use sim_core::RunConfig;
 use sim_core::result::{RunResult, SimError};
 use sim_core::scheduler::Policy;
+use sim_core::sink::{NoSink, Sink};
 
 use crate::files::Pending;
+use crate::progress::{Watched, interrupt_flag};
 // (`parse_set` and `default_profile` are named here too, for the other subcommands.)
 pub use crate::inputs::{default_profile, parse_set};
 use crate::kernel_file;
@@ -34,7 +36,8 @@ pub struct Args {
     /// Override a kernel parameter: `--param KT=512` (repeatable).
     #[arg(long = "param", short = 'p', value_name = "NAME=VALUE", value_parser = kernel_file::parse_param)]
     pub params: Vec<(String, i64)>,
-    /// Stop runs that go on longer than this many cycles.
+    /// The watchdog: a run still going after this many simulated cycles stops with a
+    /// report of every warp and what it waits on.
     #[arg(long, default_value_t = 2_000_000_000)]
     pub max_cycles: u64,
     /// Simulate at most this many CTAs (the whole-kernel estimate scales from them).
@@ -44,9 +47,16 @@ pub struct Args {
     /// wrote it (repeatable): `--warm-l2 A --warm-l2 B`.
     #[arg(long = "warm-l2", value_name = "BUFFER")]
     pub warm_l2: Vec<String>,
+    /// Run on this many seeds (from `--seed` on) and report their mean and range; the
+    /// report and the trace are the first seed's.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub seeds: u32,
     /// Print the result as JSON (documented in the README).
     #[arg(long)]
     pub json: bool,
+    /// Say no progress on stderr (a run longer than a second says how far it got).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Also write the timeline as a Chrome trace (open in ui.perfetto.dev). Refuses to
     /// overwrite an existing file.
     #[arg(long, value_name = "FILE")]
@@ -70,12 +80,13 @@ pub fn load_kernel(name: &str, params: &[(String, i64)]) -> Result<isa::Kernel, 
     })
 }
 
-/// A trace being written: its file under a temporary name and the sink writing it.
-type Trace = (Pending, ChromeTrace<std::io::BufWriter<std::fs::File>>);
+/// A trace's file, under a temporary name until it is complete.
+type TraceFile = BufWriter<std::fs::File>;
 
 /// `smsim run`: the report (or the failure) on stdout first, then the trace, if any,
 /// finished and given its name; a trace that cannot be written is said after the
-/// report, which stays complete.
+/// report, which stays complete. Ctrl-C stops the run: its report so far is printed,
+/// marked partial, and the trace ends there too.
 pub fn run(args: &Args) -> Outcome {
     let name = args
         .profile
@@ -91,21 +102,74 @@ pub fn run(args: &Args) -> Outcome {
         max_ctas: args.max_ctas,
         warm_l2: args.warm_l2.clone(),
     };
-    let mut trace = match &args.trace {
-        None => None,
-        Some(path) => Some(start_trace(path, &kernel)?),
+    let run = Run {
+        kernel: &kernel,
+        profile: &profile,
+        cfg: &cfg,
+        show: !args.quiet && !args.json,
     };
-    let result = match &mut trace {
-        None => sim_core::run(&kernel, &profile, &cfg),
-        Some((_, sink)) => sim_core::run_with(&kernel, &profile, &cfg, cfg.policy.build(), sink),
+    let (result, interrupted, written) = match &args.trace {
+        None => {
+            let (result, _, interrupted) = run.watched(NoSink);
+            (result, interrupted, Ok(()))
+        }
+        Some(path) => {
+            let (pending, sink) = start_trace(path)?;
+            let (result, sink, interrupted) = run.watched(sink);
+            // The report goes out before the trace is finished (below).
+            let printed = report(args, &result, interrupted, &run);
+            let written = finish_trace(pending, sink, &result);
+            return conclude(args, result, interrupted, printed, written);
+        }
     };
-    let printed = report(args, &result);
-    let written = match trace {
-        Some(t) => finish_trace(t, &result),
-        None => Ok(()),
-    };
+    let printed = report(args, &result, interrupted, &run);
+    conclude(args, result, interrupted, printed, written)
+}
+
+/// What one run needs, whatever its sink.
+struct Run<'a> {
+    kernel: &'a isa::Kernel,
+    profile: &'a sim_core::Profile,
+    cfg: &'a RunConfig,
+    /// Whether progress is said on stderr.
+    show: bool,
+}
+
+impl Run<'_> {
+    /// Runs with `sink` watched (progress, Ctrl-C); the result, the sink, and whether
+    /// Ctrl-C stopped it.
+    fn watched<S: Sink>(&self, sink: S) -> (Result<RunResult, SimError>, S, bool) {
+        let mut w = Watched::new(sink, self.show, interrupt_flag());
+        let r = sim_core::run_with(
+            self.kernel,
+            self.profile,
+            self.cfg,
+            self.cfg.policy.build(),
+            &mut w,
+        );
+        let interrupted = w.interrupted();
+        (r, w.inner, interrupted)
+    }
+}
+
+/// The exit: the run's failure first (a trace that also failed said before it), then a
+/// stop by Ctrl-C (status 130), then the report's own failure (a closed pipe), then the
+/// trace's.
+fn conclude(
+    args: &Args,
+    result: Result<RunResult, SimError>,
+    interrupted: bool,
+    printed: Outcome,
+    written: Outcome,
+) -> Outcome {
     match result {
-        // The run's failure is the news; a trace that also failed is said before it.
+        Err(SimError::Stopped(_)) if interrupted => {
+            if let Err(Fail::Failed(m)) = written {
+                say(&format!("error: {m}\n"));
+            }
+            printed?;
+            Err(Fail::Interrupted)
+        }
         Err(e) => {
             if let Err(Fail::Failed(m)) = written {
                 say(&format!("error: {m}\n"));
@@ -122,10 +186,9 @@ pub fn run(args: &Args) -> Outcome {
 
 /// Creates the trace's temporary file and its sink, before the run: a path that cannot
 /// be written is refused before any work.
-fn start_trace(path: &std::path::Path, kernel: &isa::Kernel) -> Result<Trace, Fail> {
-    let labels = Labels::of(kernel).map_err(Fail::Failed)?;
+fn start_trace(path: &std::path::Path) -> Result<(Pending, ChromeTrace<TraceFile>), Fail> {
     let (pending, file) = Pending::create(path, false)?;
-    let sink = ChromeTrace::new(std::io::BufWriter::new(file), labels)
+    let sink = ChromeTrace::new(BufWriter::new(file))
         .map_err(|e| Fail::Failed(format!("writing {}: {e}", path.display())))?;
     Ok((pending, sink))
 }
@@ -133,15 +196,20 @@ fn start_trace(path: &std::path::Path, kernel: &isa::Kernel) -> Result<Trace, Fa
 /// Ends the trace where the run stopped and gives it its name. A run that fails ends
 /// its trace where it stopped (a deadlock's, the watchdog's cycle): the timeline up to
 /// there is what explains it.
-fn finish_trace((pending, sink): Trace, result: &Result<RunResult, SimError>) -> Outcome {
-    let (end, finished) = match result {
-        Ok(r) => (r.cycles, &r.warps[..]),
-        Err(SimError::Deadlock(s) | SimError::Watchdog(s)) => (s.cycle, &[][..]),
-        Err(_) => (0, &[][..]),
+fn finish_trace(
+    pending: Pending,
+    sink: ChromeTrace<TraceFile>,
+    result: &Result<RunResult, SimError>,
+) -> Outcome {
+    let end = match result {
+        Ok(r) => r.cycles,
+        Err(SimError::Stopped(r)) => r.cycles,
+        Err(SimError::Deadlock(s) | SimError::Watchdog(s)) => s.cycle,
+        Err(_) => 0,
     };
     let path = pending.path().display().to_string();
     let written = sink
-        .finish(end, finished)
+        .finish(end)
         .and_then(|out| out.into_inner().map_err(|e| e.into_error()))
         .and_then(|mut file| file.flush().and_then(|()| file.sync_all()))
         .and_then(|()| {
@@ -165,12 +233,77 @@ fn finish_trace((pending, sink): Trace, result: &Result<RunResult, SimError>) ->
 }
 
 /// Prints the run's report, or its failure as JSON under `--json` (a failure's text
-/// goes to stderr, from [`run`]).
-fn report(args: &Args, result: &Result<RunResult, SimError>) -> Outcome {
+/// goes to stderr, from [`run`]). A run stopped by Ctrl-C prints its report so far,
+/// marked partial (`"partial": true` in JSON).
+fn report(
+    args: &Args,
+    result: &Result<RunResult, SimError>,
+    interrupted: bool,
+    run: &Run,
+) -> Outcome {
     match result {
-        Ok(r) if args.json => print_json(r),
-        Ok(r) => print(&present::report::render(r)),
+        Err(SimError::Stopped(r)) if interrupted => {
+            if args.json {
+                let mut v = serde_json::to_value(r.as_ref())
+                    .map_err(|e| Fail::Failed(format!("the result does not serialize: {e}")))?;
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("partial".into(), true.into());
+                }
+                print_json(&v)
+            } else {
+                print(&present::report::render_partial(r, "Ctrl-C"))
+            }
+        }
+        Ok(r) => diagnosed(args, r, run),
         Err(e) if args.json => print_json(&present::report::failure_json(e)),
         Err(_) => Ok(()),
     }
+}
+
+/// A finished run's report with its diagnosis (and, with `--seeds`, the other seeds'
+/// spread); in JSON, the result with `diagnosis` and `seeds` added.
+fn diagnosed(args: &Args, r: &RunResult, run: &Run) -> Outcome {
+    let spread = other_seeds(r, run, args.seeds)?;
+    // The critical path comes from a second run with the path recorder: the same
+    // result (runs are deterministic), so the report's figures and the path agree.
+    let d = match sim_core::diagnose::diagnose_run(run.kernel, run.profile, run.cfg) {
+        Ok((_, d)) => d,
+        Err(_) => sim_core::diagnose::diagnose(r, run.kernel, run.profile),
+    };
+    if args.json {
+        return print_json(&present::diagnosis::RunJson {
+            result: r,
+            diagnosis: &d,
+            seeds: spread.as_ref(),
+        });
+    }
+    let mut o = present::report::render(r);
+    if let Some(s) = &spread {
+        o.push_str(&format!("\nSeeds       {}\n", s.line()));
+    }
+    o.push_str(&present::diagnosis::render(&d));
+    print(&o)
+}
+
+/// With `--seeds N` above 1: the first seed's run `first` and the next N - 1 seeds'
+/// (without a trace), as their spread.
+fn other_seeds(
+    first: &RunResult,
+    run: &Run,
+    seeds: u32,
+) -> Result<Option<present::diagnosis::SeedSpread>, Fail> {
+    if seeds <= 1 {
+        return Ok(None);
+    }
+    let mut runs = vec![first.clone()];
+    for seed in traces::compare::seeds_from(run.cfg, seeds).into_iter().skip(1) {
+        let cfg = RunConfig {
+            seed,
+            ..run.cfg.clone()
+        };
+        let r = sim_core::run(run.kernel, run.profile, &cfg)
+            .map_err(|e| Fail::Rendered(format!("error: seed {seed}: {e}\n")))?;
+        runs.push(r);
+    }
+    Ok(Some(present::diagnosis::SeedSpread::of(&runs)))
 }

@@ -221,3 +221,115 @@ fn trace_paths_are_checked_before_the_run() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A kernel whose four warps run a dependent FFMA chain about forever (10^9 trips).
+fn endless_kernel(dir: &Path) -> PathBuf {
+    let path = dir.join("endless.smk");
+    std::fs::write(
+        &path,
+        "kernel endless\nlaunch cta_threads=128 regs=32 smem=0 grid=1\nparam N=1000000000\nrole main warps=0..3\n  loop i 0..N\n    FFMA R1, R1, R2, R3\n  EXIT\n",
+    )
+    .unwrap();
+    path
+}
+
+/// Sends SIGINT (what Ctrl-C sends) to a child.
+fn interrupt(child: &std::process::Child) {
+    let ok = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+/// A run longer than a second says how far it got on stderr; Ctrl-C stops it, and its
+/// report so far is printed, marked partial, with status 130.
+#[test]
+fn a_long_run_shows_progress_and_ctrl_c_reports_it() {
+    let dir = scratch("endless");
+    let kernel = endless_kernel(&dir);
+    let mut child = smsim()
+        .args(["run", kernel.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first progress line comes after a second, however fast the host.
+    let mut err = child.stderr.take().unwrap();
+    let mut first = Vec::new();
+    let mut byte = [0u8; 1];
+    while err.read(&mut byte).unwrap() == 1 && byte[0] != b'\n' {
+        first.push(byte[0]);
+    }
+    let first = String::from_utf8(first).unwrap();
+    assert!(
+        first.starts_with("smsim: ") && first.contains(" cycles simulated so far (1 CTA), "),
+        "{first}"
+    );
+    interrupt(&child);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "{rest}");
+    assert!(
+        out.starts_with("PARTIAL: Ctrl-C stopped the run at cycle "),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nWarp State: role main (4 warps per CTA"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--quiet` and `--json` say no progress; Ctrl-C's partial result in JSON says so.
+#[test]
+fn quiet_and_json_runs_say_no_progress() {
+    let dir = scratch("endless-quiet");
+    let kernel = endless_kernel(&dir);
+    for flag in ["--quiet", "--json"] {
+        let child = smsim()
+            .args(["run", kernel.to_str().unwrap(), flag])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(2500));
+        interrupt(&child);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(130), "{flag}");
+        assert_eq!(String::from_utf8(o.stderr).unwrap(), "", "{flag}");
+        let out = String::from_utf8(o.stdout).unwrap();
+        if flag == "--json" {
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["partial"], true);
+            assert!(v["cycles"].as_u64().unwrap() > 0);
+        } else {
+            assert!(out.starts_with("PARTIAL: "), "{out}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The watchdog's message names the option that moves it.
+#[test]
+fn the_watchdog_names_max_cycles() {
+    let dir = scratch("endless-watchdog");
+    let kernel = endless_kernel(&dir);
+    let (code, out, err) = run(&["run", kernel.to_str().unwrap(), "--max-cycles", "20000"]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.starts_with(
+            "error: watchdog: the run passed 20000 cycles (raise it with --max-cycles)"
+        ),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

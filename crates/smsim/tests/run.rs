@@ -243,6 +243,8 @@ fn a_deadlocked_runs_trace_ends_at_the_deadlock() {
     let last = warp0.last().unwrap();
     assert_eq!(last["name"], "barrier");
     assert_eq!(last["args"]["instruction"], "BAR.SYNC 0");
+    // The slice points at the instruction's line in the kernel file.
+    assert_eq!(last["args"]["line"], 6);
     let end = last["ts"].as_u64().unwrap() + last["dur"].as_u64().unwrap();
     assert_eq!(end, cycle);
     // Warp 0's slices cover its whole life to there: it issued its BAR.SYNC first, at

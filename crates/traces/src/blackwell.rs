@@ -70,6 +70,7 @@ pub const FAMILY: Family = Family {
             help: "ring stages (2..=4; 48 KiB each)",
         },
     ],
+    seed_params: &[("M", 8192), ("N", 8192), ("K", 4096)],
     build,
 };
 

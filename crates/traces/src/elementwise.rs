@@ -68,6 +68,7 @@ pub const FAMILY: Family = Family {
             help: "warps of the compute partition (4 or 8; the seed's num_warps: 4)",
         },
     ],
+    seed_params: &[("XNUMEL", 32768), ("YNUMEL", 32768)],
     build,
 };
 

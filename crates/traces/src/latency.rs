@@ -46,6 +46,7 @@ pub const FAMILY: Family = Family {
             help: "loads per thread",
         },
     ],
+    seed_params: &[],
     build,
 };
 

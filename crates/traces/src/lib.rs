@@ -43,6 +43,9 @@ pub struct Family {
     pub profile: &'static str,
     pub schedules: &'static [Schedule],
     pub params: &'static [ParamSpec],
+    /// The seed's own problem as parameter values (the rest at their defaults): what
+    /// `smsim compare FAMILY --param ...` takes to run the kernel the seed measured.
+    pub seed_params: &'static [(&'static str, i64)],
     pub build: fn(&str, &Params) -> Result<isa::Kernel, String>,
 }
 

@@ -62,6 +62,7 @@ pub const FAMILY: Family = Family {
             help: "grid points (the seed's grids are 32^3, 64^3 and 128^3); CTAs = POINTS / (WARPS x 32), rounded up",
         },
     ],
+    seed_params: &[("SPECIES", 52), ("POINTS", 262144)],
     build,
 };
 

@@ -3,8 +3,8 @@
 //! and finished what-if runs.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -12,8 +12,8 @@ use sim_core::WarpState;
 use sim_core::scheduler::Policy;
 use sim_core::timeline::{Interval, SyncKind};
 
-use crate::model::{Loader, Outcome, RunData, RunSpec, simulate};
-use crate::rows::{Row, RowKind, build_rows};
+use crate::model::{Loader, Outcome, RunData, RunSpec, simulate, simulate_stoppable};
+use crate::rows::{Folds, Row, RowKind, build_rows};
 use crate::view::View;
 
 /// What the jump keys (`]`, `[`) look for.
@@ -65,8 +65,8 @@ pub struct App {
     pub view: View,
     /// Compare mode: each run normalized to its own length (else one cycle axis).
     pub normalize: bool,
-    /// Folded groups: (run, CTA, role).
-    pub folded: HashSet<(usize, u32, u16)>,
+    /// Folded groups and expanded pipes.
+    pub folds: Folds,
     /// The rows, rebuilt when folding changes or a run is replaced.
     pub rows: Vec<Row>,
     /// Index in `rows` of the selected row.
@@ -99,13 +99,24 @@ pub struct App {
     generation: [u64; 2],
     /// What-ifs in flight, per run slot: their request numbers.
     pub pending: [Option<u64>; 2],
+    /// The cycle the newest what-if in flight has reached, for the title bar.
+    pub progress: Arc<AtomicU64>,
+    /// The stop flag of the newest what-if per run slot.
+    stops: [Option<Arc<AtomicBool>>; 2],
     tx: Sender<Finished>,
     rx: Receiver<Finished>,
     /// Bumped whenever a run is replaced, to invalidate caches.
     loads: u64,
     /// `waits_most` of the last window asked: (window, loads) and the answer.
-    waits_cache: RefCell<Option<((u64, u64, u64), Option<Vec<(u16, u32, u64, u64)>>)>>,
+    waits_cache: RefCell<Option<WaitsCache>>,
 }
+
+/// An instruction's stalled cycles in a window: `(role, pc, its stalled cycles, every
+/// instruction's stalled cycles)`.
+pub type WaitRow = (u16, u32, u64, u64);
+
+/// `waits_most`'s last answer: (window start, end, runs loaded) and the rows.
+type WaitsCache = ((u64, u64, u64), Option<Vec<WaitRow>>);
 
 /// Windows holding more intervals than this get no "waits most" list (it would scan
 /// them all on every change of window).
@@ -126,7 +137,7 @@ impl App {
             runs,
             view: View::fit(end, 80),
             normalize: false,
-            folded: HashSet::new(),
+            folds: Folds::default(),
             rows: Vec::new(),
             selected: 0,
             scroll: 0,
@@ -144,6 +155,8 @@ impl App {
             synchronous: false,
             generation: [0; 2],
             pending: [None; 2],
+            progress: Arc::new(AtomicU64::new(0)),
+            stops: [None, None],
             tx,
             rx,
             loads: 0,
@@ -154,7 +167,7 @@ impl App {
             for (i, r) in app.runs.iter().enumerate() {
                 for w in &r.timeline.warps {
                     if w.id.cta != 0 {
-                        app.folded.insert((i, w.id.cta, w.role));
+                        app.folds.groups.insert((i, w.id.cta, w.role));
                     }
                 }
             }
@@ -202,7 +215,7 @@ impl App {
     /// Rebuilds the row list (folding changed, a run replaced), keeping the selection
     /// on a valid row.
     pub fn rebuild(&mut self) {
-        self.rows = build_rows(&self.runs, &self.folded, self.show_units);
+        self.rows = build_rows(&self.runs, &self.folds, self.show_units);
         self.selected = self.selected.min(self.rows.len().saturating_sub(1));
     }
 
@@ -390,10 +403,27 @@ impl App {
                 let tw = &self.runs[row.run].timeline.warps[*w];
                 (row.run, tw.id.cta, tw.role)
             }
+            RowKind::Units { label, lanes, .. } => {
+                // A pipe's row opens into a row per sub-partition (and closes again
+                // from any of them).
+                let pipe = label.trim().split(' ').next().unwrap_or("").to_string() + " pipe";
+                let key = (row.run, if *lanes > 1 { label.clone() } else { pipe });
+                if !self.folds.pipes.remove(&key) && *lanes > 1 {
+                    self.folds.pipes.insert(key.clone());
+                }
+                self.rebuild();
+                if let Some(i) = self.rows.iter().position(|r| {
+                    r.run == key.0
+                        && matches!(&r.kind, RowKind::Units { label, .. } if *label == key.1)
+                }) {
+                    self.selected = i;
+                }
+                return;
+            }
             _ => return,
         };
-        if !self.folded.remove(&key) {
-            self.folded.insert(key);
+        if !self.folds.groups.remove(&key) {
+            self.folds.groups.insert(key);
         }
         self.rebuild();
         // Keep the selection on the group's row.
@@ -414,10 +444,10 @@ impl App {
                 _ => None,
             })
             .collect();
-        if groups.iter().all(|g| self.folded.contains(g)) {
-            self.folded.clear();
+        if groups.iter().all(|g| self.folds.groups.contains(g)) {
+            self.folds.groups.clear();
         } else {
-            self.folded.extend(groups);
+            self.folds.groups.extend(groups);
         }
         self.rebuild();
     }
@@ -518,8 +548,18 @@ impl App {
             return;
         }
         let tx = self.tx.clone();
+        let progress = self.progress.clone();
+        progress.store(0, Ordering::Relaxed);
+        // The request this one supersedes stops at the engine's next poll.
+        let stop = Arc::new(AtomicBool::new(false));
+        if let Some(old) = self.stops[slot].replace(stop.clone()) {
+            old.store(true, Ordering::Relaxed);
+        }
         std::thread::spawn(move || {
-            let run = simulate(&*loader, &spec);
+            let run = loader.load(&spec).and_then(|(k, p)| {
+                let mut tell = |c| progress.store(c, Ordering::Relaxed);
+                simulate_stoppable(&spec, &k, &p, &mut tell, Some(stop))
+            });
             // The viewer may have quit: nobody to tell.
             let _ = tx.send(Finished {
                 slot,
@@ -583,12 +623,12 @@ impl App {
                     self.view.zoom_out();
                 }
             }
-            MouseEventKind::Down(MouseButton::Left) => {
-                if m.row >= h.rows_y && m.row < h.rows_y + h.rows_h {
-                    self.select(h.first_row + (m.row - h.rows_y) as usize);
-                    if in_cells && col < self.view.cols {
-                        self.view.goto(self.view.column(col).0);
-                    }
+            MouseEventKind::Down(MouseButton::Left)
+                if m.row >= h.rows_y && m.row < h.rows_y + h.rows_h =>
+            {
+                self.select(h.first_row + (m.row - h.rows_y) as usize);
+                if in_cells && col < self.view.cols {
+                    self.view.goto(self.view.column(col).0);
                 }
             }
             _ => {}
@@ -601,7 +641,7 @@ impl App {
     /// `[from, to)`: `(role, pc, stalled cycles, all stalled cycles)`, largest first.
     /// None when the window holds more than [`WAITS_SCAN_LIMIT`] intervals. Cached per
     /// window: redraws that keep the window cost nothing here.
-    pub fn waits_most(&self, from: u64, to: u64) -> Option<Vec<(u16, u32, u64, u64)>> {
+    pub fn waits_most(&self, from: u64, to: u64) -> Option<Vec<WaitRow>> {
         let key = (from, to, self.loads);
         if let Some((k, v)) = &*self.waits_cache.borrow()
             && *k == key
@@ -613,7 +653,7 @@ impl App {
         v
     }
 
-    fn scan_waits(&self, from: u64, to: u64) -> Option<Vec<(u16, u32, u64, u64)>> {
+    fn scan_waits(&self, from: u64, to: u64) -> Option<Vec<WaitRow>> {
         let t = &self.runs[0].timeline;
         let ranges: Vec<(usize, usize, usize)> = t
             .warps
@@ -643,7 +683,7 @@ impl App {
                 total += c;
             }
         }
-        let mut v: Vec<(u16, u32, u64, u64)> = by
+        let mut v: Vec<WaitRow> = by
             .into_iter()
             .map(|((r, pc), c)| (r, pc, c, total))
             .collect();

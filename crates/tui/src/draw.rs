@@ -3,6 +3,8 @@
 //! content comes from the timeline's window queries, so a frame costs the same at any
 //! zoom and never scans the run.
 
+use std::collections::HashMap;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -147,13 +149,14 @@ pub fn draw(app: &mut App, area: Rect, buf: &mut Buffer) {
     let mut p = Painter { buf, color };
     title(app, &mut p, area);
     ruler(app, &mut p, area.x, area.y + 1, w);
+    let mut cache = Columns::default();
     for i in 0..rows_h as usize {
         let Some(row) = app.rows.get(app.scroll + i) else {
             break;
         };
         let y = rows_y + i as u16;
         let sel = app.scroll + i == app.selected;
-        draw_row(app, &mut p, row, area.x, y, w, sel);
+        draw_row(app, &mut p, &mut cache, row, area.x, y, w, sel);
     }
     let legend_y = rows_y + rows_h;
     legend(app, &mut p, area.x, legend_y, w);
@@ -207,7 +210,8 @@ fn title(app: &App, p: &mut Painter, area: Rect) {
         r.spec.seed,
     ));
     if app.pending.iter().any(|x| x.is_some()) {
-        s.push_str(" │ running…");
+        let c = app.progress.load(std::sync::atomic::Ordering::Relaxed);
+        s = format!(" running… cycle {c} │{s}");
     }
     let st = Style::default().add_modifier(Modifier::BOLD);
     p.text(area.x, area.y, area.width, &s, st);
@@ -264,7 +268,34 @@ fn stuck_warp(run: &RunData, cta: u32, warp: u32) -> bool {
     }
 }
 
-fn draw_row(app: &App, p: &mut Painter, row: &crate::rows::Row, x: u16, y: u16, w: u16, sel: bool) {
+/// Each warp's cycles per state per column, computed once a frame (a group's row and
+/// its warps' rows read the same).
+#[derive(Default)]
+struct Columns {
+    warps: HashMap<(usize, usize), Vec<[u64; STATE_COUNT]>>,
+}
+
+impl Columns {
+    fn of(&mut self, app: &App, run: usize, warp: usize) -> &[[u64; STATE_COUNT]] {
+        self.warps.entry((run, warp)).or_insert_with(|| {
+            let v = app.view_for(run);
+            app.runs[run].timeline.warps[warp].columns(v.start, v.per_col, v.cols as usize)
+        })
+    }
+}
+
+// One match arm per row kind; each is short, the match is what is long.
+#[allow(clippy::too_many_arguments)]
+fn draw_row(
+    app: &App,
+    p: &mut Painter,
+    cache: &mut Columns,
+    row: &crate::rows::Row,
+    x: u16,
+    y: u16,
+    w: u16,
+    sel: bool,
+) {
     let run = &app.runs[row.run];
     let t = &run.timeline;
     let v = app.view_for(row.run);
@@ -352,30 +383,34 @@ fn draw_row(app: &App, p: &mut Painter, row: &crate::rows::Row, x: u16, y: u16, 
             if v.per_col == 1 {
                 cycle_cells(run, tw, v, p, cx, y, cols);
             } else {
-                for col in 0..cols {
-                    let (a, b) = v.column(col);
-                    let s = tw.states_in(a, b);
-                    state_cell(p, cx + col as u16, y, &s, v.per_col);
+                for (col, s) in cache.of(app, row.run, *i).iter().enumerate() {
+                    state_cell(p, cx + col as u16, y, s, v.per_col);
                 }
             }
         }
         RowKind::Group { warps, .. } => {
-            for col in 0..cols {
-                let (a, b) = v.column(col);
-                let mut s = [0u64; STATE_COUNT];
-                for &wi in warps {
-                    for (acc, x) in s.iter_mut().zip(t.warps[wi].states_in(a, b)) {
+            let mut sums = vec![[0u64; STATE_COUNT]; cols as usize];
+            for &wi in warps {
+                for (sum, s) in sums.iter_mut().zip(cache.of(app, row.run, wi)) {
+                    for (acc, x) in sum.iter_mut().zip(s) {
                         *acc += x;
                     }
                 }
-                state_cell(p, cx + col as u16, y, &s, v.per_col * warps.len() as u64);
+            }
+            for (col, s) in sums.iter().enumerate() {
+                state_cell(p, cx + col as u16, y, s, v.per_col * warps.len() as u64);
             }
         }
         RowKind::Units { units, lanes, .. } => {
-            for col in 0..cols {
-                let (a, b) = v.column(col);
-                let busy: u64 = units.iter().map(|&u| t.units[u].busy_in(a, b)).sum();
-                let f = busy as f64 / (v.per_col * lanes) as f64;
+            let mut busy = vec![0u64; cols as usize];
+            for &u in units {
+                let b = t.units[u].busy_columns(v.start, v.per_col, cols as usize);
+                for (acc, x) in busy.iter_mut().zip(b) {
+                    *acc += x;
+                }
+            }
+            for (col, b) in busy.iter().enumerate() {
+                let f = *b as f64 / (v.per_col * lanes) as f64;
                 p.cell(
                     cx + col as u16,
                     y,
@@ -578,7 +613,7 @@ fn detail(app: &App, p: &mut Painter, area: Rect) {
             }
         }
         Outcome::Fault(m) => lines.push((format!("fault: {m}"), bold.fg(Color::Red))),
-        Outcome::Finished => {}
+        Outcome::Finished | Outcome::Stopped => {}
     }
     let t = &run.timeline;
     match app.rows.get(app.selected).map(|r| &r.kind) {
@@ -631,6 +666,12 @@ fn detail(app: &App, p: &mut Painter, area: Rect) {
                     format!("pc {} `{}`{line}", iv.pc, run.text(tw.role, iv.pc)),
                     Style::default(),
                 ));
+                if let Some(c) = t.cause(&iv) {
+                    lines.push((
+                        format!("waits on: {}", run.cause_text(tw.role, cursor, &c)),
+                        Style::default().add_modifier(Modifier::BOLD),
+                    ));
+                }
                 let e = iv.state.explain();
                 lines.push((format!("means: {}", e.means), Style::default()));
                 lines.push((format!("causes: {}", e.causes), Style::default()));
@@ -779,7 +820,7 @@ fn summary(app: &App, p: &mut Painter, area: Rect) {
                 .map(|&st| (st, s[st.index()]))
                 .filter(|x| x.1 > 0 && x.0 != WarpState::Selected)
                 .collect();
-            ranked.sort_by(|p, q| q.1.cmp(&p.1));
+            ranked.sort_by_key(|x| std::cmp::Reverse(x.1));
             let parts: Vec<String> = ranked
                 .iter()
                 .take(3)
@@ -806,6 +847,9 @@ fn summary(app: &App, p: &mut Painter, area: Rect) {
                 lanes,
             } = &row.kind
             {
+                if label.starts_with(' ') {
+                    continue; // a sub-partition's row: its pipe's row counts it
+                }
                 let busy: u64 = u.iter().map(|&i| t.units[i].busy_in(a, b)).sum();
                 units.push(format!(
                     "{} {}",
@@ -865,7 +909,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("+ = i / - o", "zoom in / out at the cursor"),
     ("0 / z", "whole run / one cycle per column"),
     ("Home End", "cursor to the run's start / end"),
-    ("Enter space", "fold or unfold the selected CTA's role"),
+    (
+        "Enter space",
+        "fold a CTA's role; open a pipe per sub-partition",
+    ),
     ("f", "fold or unfold every group"),
     ("u", "show or hide units, memory and barrier rows"),
     ("m b", "] [ jump to mbarrier phases / barrier releases"),

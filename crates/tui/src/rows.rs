@@ -57,8 +57,19 @@ pub enum RowKind {
     },
 }
 
-/// The rows of `runs` with `folded` groups folded.
-pub fn build_rows(runs: &[RunData], folded: &HashSet<(usize, u32, u16)>, units: bool) -> Vec<Row> {
+/// Which groups are folded and which pipes show their sub-partitions.
+#[derive(Clone, Debug, Default)]
+pub struct Folds {
+    /// Folded groups: (run, CTA, role).
+    pub groups: HashSet<(usize, u32, u16)>,
+    /// Pipes shown one row per sub-partition: (run, the pipe row's label).
+    pub pipes: HashSet<(usize, String)>,
+}
+
+/// The rows of `runs` with `folds` applied; `units` adds the unit, memory and barrier
+/// rows.
+pub fn build_rows(runs: &[RunData], folds: &Folds, units: bool) -> Vec<Row> {
+    let folded = &folds.groups;
     let mut rows = Vec::new();
     for (r, run) in runs.iter().enumerate() {
         let push = |rows: &mut Vec<Row>, kind| rows.push(Row { run: r, kind });
@@ -93,7 +104,7 @@ pub fn build_rows(runs: &[RunData], folded: &HashSet<(usize, u32, u16)>, units: 
             }
         }
         if units {
-            unit_rows(run, &mut rows, r);
+            unit_rows(run, &mut rows, r, folds);
         }
     }
     rows
@@ -101,7 +112,7 @@ pub fn build_rows(runs: &[RunData], folded: &HashSet<(usize, u32, u16)>, units: 
 
 /// A row per pipe (its sub-partitions averaged), TMA, L2 and HBM traffic, and the
 /// barriers.
-fn unit_rows(run: &RunData, rows: &mut Vec<Row>, r: usize) {
+fn unit_rows(run: &RunData, rows: &mut Vec<Row>, r: usize, folds: &Folds) {
     let t = &run.timeline;
     let mut pipes: Vec<(isa::Pipe, Vec<usize>)> = Vec::new();
     let mut others: Vec<(String, Vec<usize>)> = Vec::new();
@@ -131,14 +142,37 @@ fn unit_rows(run: &RunData, rows: &mut Vec<Row>, r: usize) {
         // sub-partition that uses it): busy is averaged over the four, as
         // `RunResult::units` does.
         let lanes = 4;
+        let label = format!("{} pipe", pipe.name());
+        let expanded = folds.pipes.contains(&(r, label.clone()));
         rows.push(Row {
             run: r,
             kind: RowKind::Units {
-                label: format!("{} pipe", pipe.name()),
-                units,
+                label,
+                units: units.clone(),
                 lanes,
             },
         });
+        if expanded {
+            let mut units = units;
+            units.sort_by_key(|&u| match t.units[u].unit {
+                Unit::Pipe { subpartition, .. } => subpartition,
+                _ => 0,
+            });
+            for u in units {
+                let sp = match t.units[u].unit {
+                    Unit::Pipe { subpartition, .. } => subpartition,
+                    _ => 0,
+                };
+                rows.push(Row {
+                    run: r,
+                    kind: RowKind::Units {
+                        label: format!(" {} sp{sp}", pipe.name()),
+                        units: vec![u],
+                        lanes: 1,
+                    },
+                });
+            }
+        }
     }
     for (label, units) in others {
         rows.push(Row {

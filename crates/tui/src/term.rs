@@ -72,7 +72,8 @@ pub fn run(mut app: App) -> io::Result<()> {
             }
             dirty = true;
         }
-        dirty |= app.poll();
+        // A what-if in flight: redraw its progress; one finished: the new run.
+        dirty |= app.poll() || app.pending.iter().any(Option::is_some);
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! line's limits, and the roles' warp ranges and register budgets.
 
 use super::*;
+use crate::expr::EvalError;
 
 impl<'k> Validator<'k> {
     pub(super) fn declarations(&mut self) {
@@ -133,7 +134,12 @@ impl<'k> Validator<'k> {
                 let Some(e) = e else { continue };
                 self.check_vars(e, w.span, &[], Allow::Bounds, "`work`");
                 // (Expressions wrap on overflow, as a 64-bit register does.)
-                if let Ok(v) = e.eval(&|n| k.param(n))
+                let value = e.eval(&|n| k.param(n));
+                if let Err(why @ (EvalError::DivideByZero | EvalError::BadShift(_))) = &value {
+                    let msg = format!("`work {what}=` has no value: {why}");
+                    self.error(w.span, msg);
+                }
+                if let Ok(v) = value
                     && v < 0
                 {
                     self.error(

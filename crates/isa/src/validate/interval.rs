@@ -181,8 +181,9 @@ pub(super) fn interval(e: &Expr, env: &dyn Fn(&str) -> Option<Iv>) -> Option<Iv>
                     let hi = if *op == BinOp::And {
                         a.hi.min(b.hi)
                     } else {
+                        // The bits up to the highest set one; i64::MAX's are 2^63 - 1.
                         let m = a.hi.max(b.hi) as u64;
-                        (m + 1).checked_next_power_of_two()? as i64 - 1
+                        i64::try_from((m + 1).checked_next_power_of_two()? - 1).ok()?
                     };
                     Iv::range(0, hi).loose()
                 }

@@ -223,6 +223,7 @@ impl<'k> Validator<'k> {
                 }
             ),
             Kind::Value => !matches!(o, Operand::Index { .. }),
+            Kind::Int => matches!(o, Operand::Int(_) | Operand::Expr(_) | Operand::Word(_)),
             Kind::Mem(spaces) => match o {
                 Operand::Index { name, .. } => {
                     self.k.space_of(name).is_some_and(|s| spaces.contains(&s))
@@ -242,6 +243,7 @@ impl<'k> Validator<'k> {
             Kind::Reg => "a register".to_string(),
             Kind::Pred => "a predicate (P0..P6, PT)".to_string(),
             Kind::Value => "a register or an immediate".to_string(),
+            Kind::Int => "an integer (a number or an expression)".to_string(),
             Kind::Mbar => "an mbarrier (`bar[i]`)".to_string(),
             Kind::Mem(spaces) | Kind::RegOrMem(spaces) => {
                 let names: Vec<&str> = spaces.iter().map(|s| s.wanted()).collect();

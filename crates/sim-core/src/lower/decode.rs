@@ -1,0 +1,483 @@
+//! Decoding one role's body: each instruction's operands resolved (registers to
+//! indices, names to barriers and buffers, expressions compiled), loops and ifs into
+//! flat control nodes.
+
+use super::*;
+
+pub(super) struct Lowerer<'k> {
+    pub(super) k: &'k Kernel,
+    pub(super) scope: Vec<String>,
+    pub(super) mbar_base: Vec<u32>,
+}
+
+impl<'k> Lowerer<'k> {
+    pub(super) fn cexpr(&self, e: &Expr, span: isa::Span) -> Result<CExpr, LowerError> {
+        let params = |n: &str| {
+            if self.scope.iter().any(|s| s == n) {
+                None
+            } else {
+                self.k.param(n)
+            }
+        };
+        let e = e.substitute(&params);
+        if let Expr::Int(v) = e {
+            return Ok(CExpr::Const(v));
+        }
+        let mut code = Vec::new();
+        compile(&e, self.k, &self.scope, &mut code).map_err(|m| err(span, m))?;
+        if depth(&code) > 16 {
+            return Err(err(
+                span,
+                "expression nested too deeply (more than 16 pending operands)",
+            ));
+        }
+        Ok(CExpr::code(code))
+    }
+
+    pub(super) fn operand_expr(&self, o: &Operand, span: isa::Span) -> Result<CExpr, LowerError> {
+        match o.as_expr() {
+            Some(e) => self.cexpr(&e, span),
+            None => Err(err(
+                span,
+                format!("expected a number or an expression, found `{o}`"),
+            )),
+        }
+    }
+
+    pub(super) fn key(&self, i: &Instr, key: &str) -> Result<Option<CExpr>, LowerError> {
+        match i.key(key) {
+            Some(o) => Ok(Some(self.operand_expr(o, i.span)?)),
+            None => Ok(None),
+        }
+    }
+
+    pub(super) fn need_key(&self, i: &Instr, key: &str) -> Result<CExpr, LowerError> {
+        self.key(i, key)?
+            .ok_or_else(|| err(i.span, format!("{} needs {key}=", i.mnemonic())))
+    }
+
+    pub(super) fn mbar_ref(
+        &self,
+        o: &Operand,
+        span: isa::Span,
+    ) -> Result<(u32, u32, CExpr), LowerError> {
+        match o {
+            Operand::Index { name, index } => {
+                let d = self
+                    .k
+                    .mbarriers
+                    .iter()
+                    .position(|m| &m.name == name)
+                    .ok_or_else(|| err(span, format!("`{name}` is not a declared mbarrier")))?;
+                Ok((
+                    self.mbar_base[d],
+                    self.k.mbarriers[d].len,
+                    self.cexpr(index, span)?,
+                ))
+            }
+            Operand::Word(name) => {
+                let d = self
+                    .k
+                    .mbarriers
+                    .iter()
+                    .position(|m| &m.name == name)
+                    .ok_or_else(|| err(span, format!("`{name}` is not a declared mbarrier")))?;
+                Ok((self.mbar_base[d], self.k.mbarriers[d].len, CExpr::Const(0)))
+            }
+            _ => Err(err(
+                span,
+                format!("expected an mbarrier such as full[i], found `{o}`"),
+            )),
+        }
+    }
+
+    /// One instruction decoded. (Over 150 lines: one match over the opcodes' operand
+    /// forms, each arm a few lines that read that form's operands; split by family,
+    /// the shared decoding of registers and results would be spread over several.)
+    pub(super) fn decode(&self, i: &Instr, text: u32) -> Result<DInstr, LowerError> {
+        let span = i.span;
+        let op = i.op;
+        let mut d = DInstr {
+            kind: Kind::Plain,
+            op,
+            pipe: op.pipe(),
+            latency: op.result_latency(),
+            dst: None,
+            waw: None,
+            srcs: Box::new([]),
+            bank_conflict_cycles: 0,
+            operand_regs: Box::new([]),
+            width: i.width_bytes(),
+            mem: Box::new([]),
+            mbar: None,
+            n: CExpr::Const(0),
+            n2: CExpr::Const(0),
+            tensor_box: None,
+            mma: None,
+            mma_a_not_smem: false,
+            bypass_l1: i.has_mod("CG") || i.has_mod("BYPASS"),
+            multicast: i.has_mod("MULTICAST"),
+            text,
+            result: None,
+            own_latency: 0,
+            issue: IssueClass::General,
+            dst_reg: 0,
+            short_result: (0, WarpState::Wait),
+            loop_tail: None,
+            stall: match self.key(i, "stall")? {
+                None => 1,
+                Some(CExpr::Const(c)) if (0..=isa::validate::MAX_STALL).contains(&c) => {
+                    c.max(1) as u8
+                }
+                Some(_) => {
+                    return Err(err(
+                        span,
+                        format!(
+                            "`stall=` must be a constant from 0 to {}",
+                            isa::validate::MAX_STALL
+                        ),
+                    ));
+                }
+            },
+        };
+        if let Some((r, n)) = i.dest_reg()
+            && let Some(idx) = reg_index(r)
+        {
+            d.dst = Some((idx, n.min(255) as u8));
+        }
+        let mut srcs = Vec::new();
+        let mut operand_regs = Vec::new();
+        for r in i.bank_reads() {
+            if let Some(idx) = reg_index(r)
+                && !operand_regs.contains(&idx)
+            {
+                operand_regs.push(idx);
+            }
+        }
+        for (r, n) in i.source_regs() {
+            if let Some(idx) = reg_index(r) {
+                for j in 0..n as u16 {
+                    if idx + j < REG_SLOTS as u16 {
+                        srcs.push(idx + j);
+                    }
+                }
+            }
+        }
+        let mut mem = Vec::new();
+        for (name, index) in i.memory_operands() {
+            let Some(space) = self.k.space_of(name) else {
+                if self.k.mbarrier(name).is_some() {
+                    continue;
+                }
+                return Err(err(
+                    span,
+                    format!("`{name}` is not a declared buffer, shared region, `local` or `tmem`"),
+                ));
+            };
+            let base = match space {
+                Space::Global => self
+                    .k
+                    .buffers
+                    .iter()
+                    .position(|b| b.name == name)
+                    .unwrap_or(0) as u64,
+                Space::Shared => self.k.shared_offset(name).unwrap_or(0) as u64,
+                _ => 0,
+            };
+            mem.push(MemOperand::new(space, base, self.cexpr(index, span)?));
+        }
+        let word_n = |w: &str| -> Option<&Operand> {
+            // The operand after a word such as SB0 or gsb0: `DEPBAR.LE SB0, 2`.
+            let pos: Vec<&Operand> = i.positional().collect();
+            let at = pos
+                .iter()
+                .position(|o| matches!(o, Operand::Word(x) if x.eq_ignore_ascii_case(w)))?;
+            pos.get(at + 1).copied()
+        };
+        use Kind::*;
+        d.kind = match op {
+            Op::Ldg | Op::Ldl | Op::Lds | Op::Ldsm => {
+                let m = mem.first().ok_or_else(|| {
+                    err(
+                        span,
+                        format!(
+                            "{} needs a memory operand such as A[lane * 4]",
+                            i.mnemonic()
+                        ),
+                    )
+                })?;
+                Load { space: m.space }
+            }
+            Op::Stg | Op::Stl | Op::Sts => {
+                let m = mem.first().ok_or_else(|| {
+                    err(
+                        span,
+                        format!(
+                            "{} needs a memory operand such as A[lane * 4]",
+                            i.mnemonic()
+                        ),
+                    )
+                })?;
+                Store { space: m.space }
+            }
+            Op::Atom | Op::Red => {
+                if mem.is_empty() {
+                    return Err(err(
+                        span,
+                        format!("{} needs a memory operand", i.mnemonic()),
+                    ));
+                }
+                Atomic {
+                    returns: op == Op::Atom,
+                }
+            }
+            Op::Ldgsts => {
+                if mem.len() != 2 || mem[0].space != Space::Shared || mem[1].space != Space::Global
+                {
+                    return Err(err(
+                        span,
+                        "LDGSTS takes a shared destination and a global source: LDGSTS.E.128 stage[off], A[off]",
+                    ));
+                }
+                Ldgsts
+            }
+            Op::Ldgdepbar => CpAsyncCommit,
+            Op::Depbar => {
+                let (kind, n) = if let Some(n) = word_n("SB0") {
+                    (DepbarCpAsync, n)
+                } else if let Some(n) = word_n("SB1") {
+                    (DepbarBulk, n)
+                } else {
+                    return Err(err(
+                        span,
+                        "DEPBAR.LE needs SB0, N (cp.async groups) or SB1, N (bulk-store groups)",
+                    ));
+                };
+                d.n = self.operand_expr(n, span)?;
+                kind
+            }
+            Op::Ublkcp | Op::Utmaldg => {
+                if mem.len() != 2 || mem[0].space != Space::Shared || mem[1].space != Space::Global
+                {
+                    return Err(err(
+                        span,
+                        format!(
+                            "{} copies global to shared: {} stage[off], A[off], bytes=N, bar=full[i]",
+                            i.mnemonic(),
+                            op
+                        ),
+                    ));
+                }
+                d.n = self.need_key(i, "bytes")?;
+                if let (Some(row), Some(pitch)) = (self.key(i, "row")?, self.key(i, "pitch")?) {
+                    d.tensor_box = Some((row, pitch));
+                }
+                let bar = i.key("bar").ok_or_else(|| {
+                    err(span, format!("{} needs bar=MBARRIER[i] to complete on", op))
+                })?;
+                d.mbar = Some(self.mbar_ref(bar, span)?);
+                TmaLoad
+            }
+            Op::Utmastg => {
+                if mem.len() != 2 || mem[0].space != Space::Global || mem[1].space != Space::Shared
+                {
+                    return Err(err(
+                        span,
+                        "UTMASTG copies shared to global: UTMASTG C[off], stage[off], bytes=N",
+                    ));
+                }
+                d.n = self.need_key(i, "bytes")?;
+                TmaStore
+            }
+            Op::Utmacmdflush => TmaCommit,
+            Op::Syncs => {
+                let target = i.positional().next().ok_or_else(|| {
+                    err(span, format!("{} needs an mbarrier operand", i.mnemonic()))
+                })?;
+                d.mbar = Some(self.mbar_ref(target, span)?);
+                if i.has_mod("EXCH") {
+                    d.n = self.need_key(i, "count")?;
+                    MbarInit
+                } else if i.has_mod("ARRIVE") {
+                    let expect_tx = i.has_mod("EXPECT_TX");
+                    d.n = if expect_tx {
+                        self.need_key(i, "bytes")?
+                    } else {
+                        CExpr::Const(0)
+                    };
+                    d.n2 = self.key(i, "count")?.unwrap_or(CExpr::Const(1));
+                    MbarArrive { expect_tx }
+                } else if i.has_mod("PHASECHK") || i.has_mod("TRYWAIT") {
+                    d.n = self.need_key(i, "parity")?;
+                    MbarWait
+                } else {
+                    return Err(err(
+                        span,
+                        "SYNCS needs .EXCH (init), .ARRIVE or .PHASECHK.TRANS64.TRYWAIT",
+                    ));
+                }
+            }
+            Op::Fence => Fence,
+            Op::Warpgroup => {
+                if i.has_mod("ARRIVE") {
+                    WgArrive
+                } else if i.has_mod("DEPBAR") {
+                    let n = word_n("gsb0")
+                        .ok_or_else(|| err(span, "WARPGROUP.DEPBAR.LE needs gsb0, N"))?;
+                    d.n = self.operand_expr(n, span)?;
+                    WgDepbar
+                } else {
+                    return Err(err(span, "WARPGROUP needs .ARRIVE or .DEPBAR.LE"));
+                }
+            }
+            Op::Hgmma => {
+                let shape = i
+                    .mma_shape()
+                    .unwrap_or_else(|| Err("no shape".into()))
+                    .map_err(|m| err(span, m))?;
+                d.mma = Some(shape);
+                // The accumulator is read and written; A may come from registers.
+                let pos: Vec<&Operand> = i.positional().collect();
+                if let Some(Operand::Reg { reg, .. }) = pos.get(1) {
+                    d.mma_a_not_smem = true;
+                    if let Some(idx) = reg_index(*reg) {
+                        for j in 0..4 {
+                            srcs.push(idx + j);
+                        }
+                    }
+                }
+                Hgmma {
+                    commit: i.has_word("gsb0"),
+                }
+            }
+            Op::Utcmma => {
+                let shape = i
+                    .mma_shape()
+                    .unwrap_or_else(|| Err("no shape".into()))
+                    .map_err(|m| err(span, m))?;
+                d.mma = Some(shape);
+                d.mma_a_not_smem = mem.get(1).map(|m| m.space == Space::Tmem).unwrap_or(false);
+                Utcmma
+            }
+            Op::Utcbar => {
+                let target = i
+                    .positional()
+                    .next()
+                    .ok_or_else(|| err(span, "UTCBAR needs an mbarrier operand"))?;
+                d.mbar = Some(self.mbar_ref(target, span)?);
+                Utcbar
+            }
+            Op::Ldtm => TmemLoad,
+            Op::Sttm => TmemStore,
+            Op::Tmemalloc => TmemAlloc,
+            Op::Bar => {
+                let first = i.positional().next().ok_or_else(|| {
+                    err(
+                        span,
+                        "BAR needs a barrier id (0..15) or a declared barrier name",
+                    )
+                })?;
+                let all = self.k.launch.cta_threads as i64;
+                match first {
+                    Operand::Word(w) if self.k.named_barrier(w).is_some() => {
+                        let b = self.k.named_barrier(w).expect("checked");
+                        d.n = CExpr::Const(b.id as i64);
+                        d.n2 = CExpr::Const(b.threads as i64);
+                    }
+                    o => {
+                        d.n = self.operand_expr(o, span)?;
+                        d.n2 = match i.positional().nth(1) {
+                            Some(t) => self.operand_expr(t, span)?,
+                            None => CExpr::Const(all),
+                        };
+                    }
+                }
+                if i.has_mod("ARV") { BarArrive } else { BarSync }
+            }
+            Op::Membar => Membar {
+                gpu: !i.has_mod("CTA"),
+            },
+            Op::Nanosleep => {
+                d.n = match i.positional().next() {
+                    Some(o) => self.operand_expr(o, span)?,
+                    None => return Err(err(span, "NANOSLEEP needs a duration in nanoseconds")),
+                };
+                Nanosleep
+            }
+            Op::Exit => Exit,
+            Op::Shfl => Shuffle,
+            Op::Bra | Op::Nop | Op::Setmaxnreg | Op::Tmemdealloc => Plain,
+            _ => Compute,
+        };
+        srcs.sort_unstable();
+        srcs.dedup();
+        if let Some((base, n)) = d.dst {
+            let end = (base as usize + n as usize).min(REG_SLOTS) as u16;
+            let base = base.min(end);
+            if !(base..end).all(|r| srcs.binary_search(&r).is_ok()) {
+                d.waw = Some((base, end));
+            }
+        }
+        d.srcs = srcs.into_boxed_slice();
+        d.operand_regs = operand_regs.into_boxed_slice();
+        d.mem = mem.into_boxed_slice();
+        Ok(d)
+    }
+
+    pub(super) fn body(&mut self, stmts: &[Stmt], rc: &mut RoleCode) -> Result<(), LowerError> {
+        for s in stmts {
+            match s {
+                Stmt::Instr(i) => {
+                    let text = rc.texts.len() as u32;
+                    rc.texts.push(i.to_string());
+                    rc.text_pc.push(rc.code.len() as u32);
+                    let d = self.decode(i, text)?;
+                    rc.code.push(Node::Instr(Box::new(d)));
+                }
+                Stmt::Loop {
+                    var,
+                    start,
+                    end,
+                    body,
+                    span,
+                } => {
+                    if self.scope.len() >= MAX_LOOP_DEPTH {
+                        return Err(err(
+                            *span,
+                            format!("loops nest at most {MAX_LOOP_DEPTH} deep"),
+                        ));
+                    }
+                    let start = self.cexpr(start, *span)?;
+                    let end = self.cexpr(end, *span)?;
+                    let slot = self.scope.len() as u8;
+                    let head = rc.code.len() as u32;
+                    rc.code.push(Node::LoopHead {
+                        slot,
+                        start,
+                        end,
+                        exit: 0,
+                    });
+                    self.scope.push(var.clone());
+                    self.body(body, rc)?;
+                    self.scope.pop();
+                    rc.code.push(Node::LoopTail { slot, head });
+                    let exit = rc.code.len() as u32;
+                    if let Node::LoopHead { exit: e, .. } = &mut rc.code[head as usize] {
+                        *e = exit;
+                    }
+                }
+                Stmt::If { cond, body, span } => {
+                    let cond = self.cexpr(cond, *span)?;
+                    let at = rc.code.len();
+                    rc.code.push(Node::If { cond, exit: 0 });
+                    self.body(body, rc)?;
+                    let exit = rc.code.len() as u32;
+                    if let Node::If { exit: e, .. } = &mut rc.code[at] {
+                        *e = exit;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
