@@ -296,7 +296,10 @@ fn other_seeds(
         return Ok(None);
     }
     let mut runs = vec![first.clone()];
-    for seed in traces::compare::seeds_from(run.cfg, seeds).into_iter().skip(1) {
+    for seed in traces::compare::seeds_from(run.cfg, seeds)
+        .into_iter()
+        .skip(1)
+    {
         let cfg = RunConfig {
             seed,
             ..run.cfg.clone()
