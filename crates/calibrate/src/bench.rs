@@ -161,6 +161,10 @@ pub(crate) struct Rec<'a> {
     pub(crate) extra: Vec<(&'a str, Value)>,
 }
 
+/// Opens GPU 0, compiles and loads the sources, runs the sections and returns the
+/// measurement. Long because it is one sequence whose order is part of the protocol (the
+/// sections' order decides the GPU's state before each one); the sections themselves
+/// live in `families/`.
 pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement> {
     let t_start = Instant::now();
     let gpu = Gpu::open()?;

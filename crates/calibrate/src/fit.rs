@@ -244,6 +244,8 @@ fn descend(
     }
 }
 
+/// Every fitted quantity with its range and the benchmarks that see it, in the order the
+/// 1-D searches take them (a table as code: the order changes the fit's result).
 fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
     let pv = |n: &str| prior.file.params[n].value;
     let int = |name: &'static str, lo: f64, hi: f64, benches: &'static [&'static str]| Var {
@@ -455,6 +457,8 @@ fn pct(m: &Measurement, bench: &str, key: &str) -> Option<f64> {
 }
 
 /// Fits the profile `prior` to the measurements `m` (`data_file` names them in sources).
+/// Long because its numbered steps (read off, bank grid, 1-D searches, joint refinement,
+/// HBM by address) share the evolving profile and its record of sources.
 pub fn fit(
     m: &Measurement,
     prior: &Profile,

@@ -238,7 +238,9 @@ pub fn compute(m: &Measurement, data_file: &str, p: &Profile) -> Result<Report, 
     )
 }
 
-/// Computes the report (no files) against the validation measurements `val`.
+/// Computes the report (no files) against the validation measurements `val`. One pass
+/// over the microbenchmarks, the validation kernels and Nsight's ratios, in the order
+/// the report shows them.
 pub fn compute_with(
     m: &Measurement,
     data_file: &str,

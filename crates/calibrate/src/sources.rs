@@ -169,7 +169,7 @@ DEV void fill_operands(unsigned char* sm, int bytes) {
 }
 "#;
 
-/// The generated wgmma source.
+/// The generated wgmma source. Long because it is mostly the CUDA text it emits.
 pub fn wgmma_source() -> String {
     let mut s = String::from(WGMMA_PRELUDE);
     for n in WGMMA_N {

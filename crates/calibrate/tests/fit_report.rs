@@ -192,3 +192,24 @@ fn added_benchmarks_join_the_primary() {
     let e = calibrate::add_benchmarks(&mut lacking, "other", &other, &["lat.ffma"]).unwrap_err();
     assert!(e.contains("another source"), "{e}");
 }
+
+/// The committed across-GPU figures (report/across-gpus.md) are what the code computes
+/// from the committed collects and profile (`smsim calibrate across` rewrites them).
+#[test]
+fn committed_across_gpus_matches() {
+    let p = Profile::builtin("h100").unwrap();
+    let md = calibrate::across::run(
+        &workspace_path(calibrate::DATA_DIR),
+        &[],
+        &p,
+        calibrate::across::FittedOn::Committed,
+    )
+    .unwrap();
+    let path = workspace_path(REPORT_DIR).join("across-gpus.md");
+    let committed = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        md == committed,
+        "{} is stale: remove it and run `smsim calibrate across --out` it",
+        path.display()
+    );
+}
