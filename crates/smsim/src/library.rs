@@ -43,7 +43,11 @@ pub fn kernels(args: &KernelsArgs) -> Outcome {
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect();
-            let _ = writeln!(o, "  the seed's problem: --param {}", seed.join(" --param "));
+            let _ = writeln!(
+                o,
+                "  the seed's problem: --param {}",
+                seed.join(" --param ")
+            );
         }
         let _ = writeln!(o);
     }
