@@ -435,21 +435,88 @@ pub fn markdown(
     s
 }
 
+/// The fit's data with each benchmark's median replaced by the median over GPUs of the
+/// per-GPU values (comparable collects only, as in [`spreads`]), leaving out the GPU
+/// `leave_out` (a UUID or its first characters) if given: what a fit to the median GPU
+/// reads. Each benchmark's repetitions become its per-GPU values; everything else (the
+/// per-step percentiles the fit reads off the L2 chase) stays the fit's file's. Returns
+/// the measurement and the benchmarks no other GPU measured (kept as the fit's file has
+/// them).
+pub fn median_measurement(
+    collects: &[Collect],
+    reference: &BTreeMap<String, (String, String)>,
+    fit_data: &Measurement,
+    leave_out: Option<&str>,
+) -> (Measurement, Vec<String>) {
+    let left_out = |gpu: &str| leave_out.is_some_and(|l| gpu == l || short(gpu) == l);
+    let mut m = fit_data.clone();
+    let mut kept = Vec::new();
+    let names: Vec<(String, String, f64)> = m
+        .benchmarks
+        .iter()
+        .map(|b| (b.name.clone(), String::new(), b.median))
+        .collect();
+    let sp = spreads(collects, reference, &names);
+    for s in sp {
+        let values: Vec<f64> = s
+            .per_gpu
+            .iter()
+            .filter(|(g, _)| !left_out(g))
+            .map(|(_, v)| *v)
+            .collect();
+        let Some(b) = m.benchmarks.iter_mut().find(|b| b.name == s.bench) else {
+            continue;
+        };
+        match crate::schema::median(&values) {
+            Some(med) => {
+                b.median = med;
+                b.method = format!(
+                    "{}; the median over {} GPUs of each GPU's median",
+                    b.method,
+                    values.len()
+                );
+                b.reps = values;
+            }
+            None => kept.push(s.bench.clone()),
+        }
+    }
+    (m, kept)
+}
+
 /// The whole comparison: the collects of `dir` (and `extra`), the model's value of each
 /// twinned benchmark under `p`, the spreads and the scores, as markdown.
-/// `fitted_on` names the collect a profile other than the committed one was fitted to
-/// (`calibrate fit --data FILE`); without it, the committed fit's files are in sample.
+/// What the scored profile was fitted to, which decides what is in sample.
+#[derive(Clone, Copy, Debug)]
+pub enum FittedOn<'a> {
+    /// The committed fit: the primary, the pooled HBM copies' files, the added benchmarks.
+    Committed,
+    /// One collect (`calibrate fit --data FILE`): its GPU's benchmarks.
+    File(&'a str),
+    /// The median over GPUs (`calibrate fit --median-across-gpus`), leaving out a GPU (a
+    /// UUID or its first 8 characters) or none: every other GPU is in sample.
+    MedianWithout(Option<&'a str>),
+}
+
+/// The collects of `dir` and `extra`, and the fit's data as the committed fit reads it.
+pub fn load_all(dir: &Path, extra: &[&Path]) -> Result<(Vec<Collect>, Measurement), String> {
+    Ok((
+        load_collects(dir, extra)?,
+        crate::load_data(crate::PRIMARY_DATA)?,
+    ))
+}
+
+/// The comparison for a profile fitted as `fitted_on` says.
 pub fn run(
     dir: &Path,
     extra: &[&Path],
     p: &sim_core::Profile,
-    fitted_on: Option<&str>,
+    fitted_on: FittedOn<'_>,
 ) -> Result<String, String> {
     use rayon::prelude::*;
     let collects = load_collects(dir, extra)?;
     let reference = match fitted_on {
-        Some(f) => single_file_reference(&collects, f)?,
-        None => fit_reference(&collects),
+        FittedOn::File(f) => single_file_reference(&collects, f)?,
+        _ => fit_reference(&collects),
     };
     let fit_data = crate::load_data(crate::PRIMARY_DATA)?;
     let targets = crate::fit::targets(&fit_data);
@@ -463,7 +530,17 @@ pub fn run(
         })
         .collect();
     let sims = sims.into_iter().collect::<Result<Vec<_>, String>>()?;
-    let sp = spreads(&collects, &reference, &sims);
+    let mut sp = spreads(&collects, &reference, &sims);
+    if let FittedOn::MedianWithout(leave_out) = fitted_on {
+        for s in &mut sp {
+            s.fitted_on = s
+                .per_gpu
+                .keys()
+                .filter(|g| leave_out.is_none_or(|l| g.as_str() != l && short(g) != l))
+                .cloned()
+                .collect();
+        }
+    }
     let scores = score_gpus(&collects, &sp);
     Ok(markdown(&collects, &sp, &scores, &p.file.name))
 }

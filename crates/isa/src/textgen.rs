@@ -87,6 +87,8 @@ struct Decls {
     warps: u32,
     /// The launch allocates tensor memory.
     tmem: bool,
+    /// Only plain instructions, written correctly.
+    plain: bool,
 }
 
 /// A number: usually small, sometimes at an edge.
@@ -125,7 +127,7 @@ fn expr(rng: &mut Rng, vars: &[String], depth: u32) -> String {
 
 /// A byte offset: mostly the aligned, in-range kind kernels write.
 fn offset(rng: &mut Rng, vars: &[String]) -> String {
-    if rng.chance(70) {
+    if rng.chance(90) {
         let lane = if rng.chance(50) { " + lane * 4" } else { "" };
         let v = if vars.is_empty() {
             "0".to_string()
@@ -144,7 +146,7 @@ fn register(rng: &mut Rng) -> String {
         1 => format!("R{}", rng.below(255)),
         2 => format!("-R{}", rng.below(32)),
         3 => format!("R{}.reuse", rng.below(32)),
-        _ => format!("R{}", rng.below(40) & !1),
+        _ => format!("R{}", rng.below(24) & !1),
     }
 }
 
@@ -156,10 +158,11 @@ fn operand(rng: &mut Rng, kind: Kind, d: &Decls, vars: &[String]) -> String {
                 Space::Global => d.buffers.clone(),
                 Space::Shared => d.shared.clone(),
                 Space::Local => vec!["local".into()],
-                Space::Tmem => vec!["tmem".into()],
+                Space::Tmem if d.tmem || rng.chance(5) => vec!["tmem".into()],
+                Space::Tmem => vec![],
             })
             .collect();
-        let name = if names.is_empty() || rng.chance(5) {
+        let name = if names.is_empty() || rng.chance(1) {
             "nowhere".to_string()
         } else {
             rng.pick(&names).clone()
@@ -188,7 +191,11 @@ fn mbar(rng: &mut Rng, d: &Decls, vars: &[String]) -> String {
         rng.pick(&d.mbarriers).clone()
     };
     let index = if vars.is_empty() || rng.chance(30) {
-        rng.below(3).to_string()
+        if rng.chance(90) {
+            "0".to_string()
+        } else {
+            rng.below(3).to_string()
+        }
     } else {
         format!("{} % 2", rng.pick(vars))
     };
@@ -201,7 +208,7 @@ fn key_value(rng: &mut Rng, key: &str, d: &Decls, vars: &[String]) -> String {
         "bar" => mbar(rng, d, vars),
         "bytes" | "row" | "pitch" => {
             if rng.chance(80) {
-                (16 * (1 + rng.below(64))).to_string()
+                (128 * (1 + rng.below(8))).to_string()
             } else {
                 expr(rng, vars, 2)
             }
@@ -220,6 +227,9 @@ fn key_value(rng: &mut Rng, key: &str, d: &Decls, vars: &[String]) -> String {
 
 /// One instruction, from the opcode table's form for a random op.
 fn instr(rng: &mut Rng, d: &Decls, vars: &[String]) -> String {
+    if d.plain {
+        return plain_instr(rng, d, vars);
+    }
     let mut op = *rng.pick(Op::ALL);
     let tensor_memory = matches!(
         op,
@@ -231,7 +241,12 @@ fn instr(rng: &mut Rng, d: &Decls, vars: &[String]) -> String {
     let mut mods: Vec<String> = Vec::new();
     if matches!(op, Op::Hgmma | Op::Utcmma) {
         let m = if op == Op::Hgmma { 64 } else { 128 };
-        mods.push(format!("{m}x{}x16", 8 * (1 + rng.below(32))));
+        let n = if rng.chance(90) {
+            8 * (1 + rng.below(2))
+        } else {
+            8 * (1 + rng.below(32))
+        };
+        mods.push(format!("{m}x{n}x16"));
         mods.push("F32".into());
         mods.push("BF16".into());
     }
@@ -244,13 +259,19 @@ fn instr(rng: &mut Rng, d: &Decls, vars: &[String]) -> String {
         mods.push(rng.pick(&["SYNC", "ARV"]).to_string());
     }
     if let Some(rule) = row.modifier
-        && rng.chance(90)
+        && rng.chance(97)
     {
         mods.push(rng.pick(rule.one_of).to_string());
     }
     for _ in 0..rng.below(3) {
         if let Some(m) = op.modifiers().get(rng.below(op.modifiers().len() + 1)) {
-            mods.push(m.to_string());
+            // A second mode modifier (SETMAXNREG.INC.DEC) only now and then.
+            let mode = row
+                .modifier
+                .is_some_and(|r| r.exactly && r.one_of.contains(m));
+            if !mode || rng.chance(5) {
+                mods.push(m.to_string());
+            }
         }
     }
     mods.dedup();
@@ -299,19 +320,64 @@ fn instr(rng: &mut Rng, d: &Decls, vars: &[String]) -> String {
         }
         (None, _) => {}
     }
+    // A tensor box has both of row= and pitch=, or neither.
+    let tensor_box = rng.chance(30);
     for k in row.keys {
-        if k.required.is_some() || rng.chance(40) {
-            ops.push(format!("{}={}", k.key, key_value(rng, k.key, d, vars)));
+        let allowed = k.only_with.is_none_or(|m| mods.iter().any(|x| x == m)) || rng.chance(5);
+        let wanted = match k.key {
+            "row" | "pitch" => tensor_box,
+            _ => k.required.is_some() || rng.chance(40),
+        };
+        if allowed && wanted {
+            let value = match k.key {
+                "row" => "128".to_string(),
+                "pitch" => "256".to_string(),
+                _ => key_value(rng, k.key, d, vars),
+            };
+            ops.push(format!("{}={value}", k.key));
         }
     }
     if rng.chance(10) {
-        ops.push(format!("stall={}", rng.below(17)));
+        let top = if rng.chance(95) { 16 } else { 17 };
+        ops.push(format!("stall={}", rng.below(top)));
     }
     if !ops.is_empty() {
         text.push(' ');
         text.push_str(&ops.join(", "));
     }
     text
+}
+
+/// An instruction of the kind most kernels are made of, written correctly: so that
+/// plain kernels validate and reach the simulator.
+fn plain_instr(rng: &mut Rng, d: &Decls, vars: &[String]) -> String {
+    let r = |rng: &mut Rng| format!("R{}", rng.below(12) * 2);
+    let lanes = "lane * 4";
+    let global = |rng: &mut Rng| {
+        let b = rng.pick(&d.buffers).clone();
+        let v = vars.iter().find(|v| v.starts_with('v'));
+        match v {
+            Some(v) if rng.chance(50) => format!("{b}[({v} % 4) * 128 + {lanes}]"),
+            _ => format!("{b}[{lanes}]"),
+        }
+    };
+    match rng.below(12) {
+        0 | 1 => format!("FFMA {}, {}, {}, {}", r(rng), r(rng), r(rng), r(rng)),
+        2 => format!("FADD {}, {}, 1.5", r(rng), r(rng)),
+        3 => format!("IADD3 {}, {}, {}, RZ", r(rng), r(rng), r(rng)),
+        4 => format!("MOV {}, {}", r(rng), r(rng)),
+        5 => format!("LDG.E {}, {}", r(rng), global(rng)),
+        6 => format!("STG.E {}, {}", global(rng), r(rng)),
+        7 if !d.shared.is_empty() => {
+            format!("LDS {}, {}[{lanes}]", r(rng), rng.pick(&d.shared))
+        }
+        8 if !d.shared.is_empty() => {
+            format!("STS {}[{lanes}], {}", rng.pick(&d.shared), r(rng))
+        }
+        9 => format!("NANOSLEEP {}", 1 + rng.below(100)),
+        10 => format!("MUFU.EX2 {}, {}, stall={}", r(rng), r(rng), rng.below(16)),
+        _ => "NOP".to_string(),
+    }
 }
 
 /// A block's statements at `indent`, with `vars` in scope.
@@ -412,9 +478,10 @@ pub fn kernel(rng: &mut Rng) -> String {
         barriers: Vec::new(),
         warps,
         tmem,
+        plain: rng.chance(40),
     };
     for i in 0..1 + rng.below(2) {
-        let size = rng.pick(&["64MiB", "64MiB", "1MiB", "16"]).to_string();
+        let size = if rng.chance(97) { "64MiB" } else { "16" }.to_string();
         let size = decl(rng, size);
         out.push_str(&format!("buffer B{i} size={size}\n"));
         d.buffers.push(format!("B{i}"));

@@ -7,7 +7,9 @@
 //!
 //! - [`report`]: the run report (`smsim run`), its Warp State tables, a failed run as
 //!   JSON.
-//! - [`compare`]: a kernel family's schedules side by side (`smsim compare`).
+//! - [`compare`]: kernels side by side over seeds (`smsim compare`), with the tie
+//!   calls, bounds and advice.
+//! - [`diagnosis`]: a run's bound, flagged figures, advice and spread over seeds.
 //! - [`describe`]: a kernel's description with its occupancy (`smsim check`).
 //! - [`explain`]: a warp state's meaning, causes and fixes (`smsim explain`).
 //! - [`profile`]: a GPU profile's parameters with value, unit, meaning and source
@@ -21,6 +23,7 @@
 pub mod chrome;
 pub mod compare;
 pub mod describe;
+pub mod diagnosis;
 pub mod explain;
 pub mod profile;
 pub mod report;

@@ -4,6 +4,7 @@
 //! - [`profile`]: the GPU's parameters, each with its source.
 //! - [`scheduler`]: the warp-scheduling policies ([`scheduler::SchedulerPolicy`] to
 //!   write one's own).
+//! - [`diagnose`]: a finished run's bounds, critical path, flagged figures and advice.
 //! - [`state`]: the warp states, with Nsight Compute's names and explanations.
 //! - [`sink`]: the event stream the engine pushes into: a run's header, its events,
 //!   its end; a sink can stop a run.
@@ -42,6 +43,7 @@
 #![warn(missing_docs)]
 
 pub mod cause;
+pub mod diagnose;
 mod due;
 mod engine;
 mod lower;
@@ -53,7 +55,7 @@ pub mod sink;
 pub mod state;
 pub mod timeline;
 
-pub use engine::{RunConfig, run, run_with};
+pub use engine::{MAX_SIMULATED_WARPS, RunConfig, run, run_with, watchdog_cycles};
 pub use lower::{IMPLICIT_EXIT, LowerError, instruction_texts};
 pub use profile::Profile;
 pub use result::{RunResult, SimError};

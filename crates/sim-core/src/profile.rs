@@ -215,6 +215,16 @@ fn count(v: f64) -> Result<(), &'static str> {
         Err("must be a whole number of at least 1")
     }
 }
+/// A queue's depth: a whole number from 1 to 65536. The engine keeps each entry of each
+/// sub-partition's queue in host memory, so a depth sizes an allocation (a depth of
+/// 2^32 asked for 32 GiB and aborted).
+fn queue_depth(v: f64) -> Result<(), &'static str> {
+    if (1.0..=65536.0).contains(&v) && v.fract() == 0.0 {
+        Ok(())
+    } else {
+        Err("must be a whole number of entries from 1 to 65536")
+    }
+}
 /// A cache's or the L1's and shared memory's bytes: a whole number up to 4 GiB (80 times
 /// the H100's L2). The cache model keeps every line's tag and arrival time in host
 /// memory, and its set count below 2^32 (`memory::Cache`).
@@ -351,10 +361,10 @@ timing! {
         smem_bytes_per_clk: positive => "bytes per cycle",
         /// The MIO queue per sub-partition (shared-memory loads and stores, shuffles): full,
         /// the next such instruction waits (`mio_throttle`).
-        mio_queue_depth: count => "instructions",
+        mio_queue_depth: queue_depth => "instructions",
         /// The LSU / L1TEX queue per sub-partition (global and local loads and stores): full,
         /// the next waits (`lg_throttle`).
-        lsu_queue_depth: count => "instructions",
+        lsu_queue_depth: queue_depth => "instructions",
     }
     section "global loads: L1TEX, L2 and HBM" {
         /// 128-byte lines the L1TEX tag stage takes per cycle: a request of n lines holds it n
@@ -467,7 +477,7 @@ timing! {
         hgmma_latency: whole => "cycles",
         /// MMAs a sub-partition's tensor pipe accepts ahead of the one running; full, the next
         /// waits (`math_pipe_throttle`).
-        tensor_queue_depth: count => "instructions",
+        tensor_queue_depth: queue_depth => "instructions",
     }
     section "barriers, mbarriers and fences" {
         /// A named barrier (BAR.SYNC) releases its warps this long after its last arrival is

@@ -11,13 +11,24 @@
 //! intervals are merged and prefix-summed likewise; memory traffic per level is kept
 //! as completion cycles with prefix sums of bytes.
 //!
-//! A timeline is built in two steps: the engine pushes events, then [`Timeline::close`]
-//! (with the run's result) or [`Timeline::close_at`] (a run that stopped, with the
-//! cycle it stopped at) ends every warp's last span and builds the indexes. Queries
-//! are meant for a closed timeline.
+//! What a state waits on ([`WaitCause`]) is kept once per distinct cause, its cycles
+//! relative to its span's start, so that the many spans that wait the same way (a
+//! load's latency, a pipe's interval) share one entry; [`Timeline::cause`] gives it
+//! back with its cycles.
+//!
+//! The engine fills a timeline in the order the sink API promises: [`Sink::begin`]
+//! (the header: roles, instruction texts and lines, mbarrier names), the events, then
+//! [`Sink::finish`], which ends every warp's last span at its `WarpFinish` and builds
+//! the indexes. Queries are meant for a finished timeline. A run that deadlocks or meets
+//! the watchdog keeps its live warps' last state through the stop cycle (one cycle past
+//! their `WarpFinish`), so that the stop cycle shows what each warp is stuck in.
 
-use crate::result::RunResult;
-use crate::sink::{Event, MemLevel, Sink, Unit, WarpId};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::cause::WaitCause;
+use crate::sink::{Event, MemLevel, Outcome, RunEnd, RunHeader, Sink, Unit, WarpId};
 use crate::state::{STATE_COUNT, WarpState};
 
 /// The first index at or after `from` where `pred` fails (`pred` holds on a prefix of
@@ -40,13 +51,31 @@ pub const CHECKPOINT: usize = 32;
 
 /// One stretch of a warp in one state: from `start` to the next span's start (or the
 /// warp's finish), charged to the instruction `pc` of its role (numbered as reports
-/// number them: `PcStats::pc`). Packed into 16 bytes; read through [`Interval`].
+/// number them: `PcStats::pc`), waiting on `cause` (an index in the timeline's causes,
+/// `NO_CAUSE` for none). Packed into 16 bytes; read through [`Interval`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Span {
     start: u64,
-    pc: u32,
-    state: u8,
+    /// `pc << STATE_BITS | state`.
+    pc_state: u32,
+    cause: u32,
 }
+
+const STATE_BITS: u32 = 5;
+const NO_CAUSE: u32 = u32::MAX;
+
+impl Span {
+    fn state(&self) -> usize {
+        (self.pc_state & ((1 << STATE_BITS) - 1)) as usize
+    }
+    fn pc(&self) -> u32 {
+        self.pc_state >> STATE_BITS
+    }
+}
+
+/// What a state waits on, as the timeline keeps it: [`Timeline::cause`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CauseId(u32);
 
 /// A warp's state over `[start, end)`, as the queries return it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +88,8 @@ pub struct Interval {
     pub state: WarpState,
     /// The instruction the state is charged to, numbered as in `PcStats::pc`.
     pub pc: u32,
+    /// What it waits on, if the engine said ([`Timeline::cause`] reads it).
+    pub cause: Option<CauseId>,
 }
 
 /// One warp's life as state intervals.
@@ -73,8 +104,10 @@ pub struct WarpTimeline {
     /// Its launch cycle.
     pub started: u64,
     /// Its finish: the cycle it left the SM (its last span ends here). Until the
-    /// timeline is closed, the start of its last span.
+    /// timeline is finished, its launch.
     pub finished: u64,
+    /// Its `WarpFinish` cycle, once seen.
+    finish_seen: Option<u64>,
     /// The cycle it executed EXIT (it may drain after), if it did.
     pub exited: Option<u64>,
     spans: Vec<Span>,
@@ -90,6 +123,7 @@ impl WarpTimeline {
             subpartition: 0,
             started: start,
             finished: start,
+            finish_seen: None,
             exited: None,
             spans: Vec::new(),
             checkpoints: Vec::new(),
@@ -99,24 +133,25 @@ impl WarpTimeline {
     /// Opens a span at `cycle`. A change at the cycle of the last span's start replaces
     /// it (the engine may classify a warp more than once in a cycle); a change to the
     /// state and instruction already open is no change.
-    fn change(&mut self, cycle: u64, state: WarpState, pc: u32) {
+    fn change(&mut self, cycle: u64, state: WarpState, pc: u32, cause: u32) {
         // The engine never goes back in time for a warp; a span opened in the future (an
         // issue that knows next cycle's state) that an earlier change supersedes is
         // dropped the same way as one replaced at its own cycle.
         while self.spans.last().is_some_and(|s| s.start >= cycle) {
             self.spans.pop();
         }
+        let pc_state = pc << STATE_BITS | state as u32;
         if self
             .spans
             .last()
-            .is_some_and(|s| s.state == state as u8 && s.pc == pc)
+            .is_some_and(|s| s.pc_state == pc_state && s.cause == cause)
         {
             return;
         }
         self.spans.push(Span {
             start: cycle,
-            pc,
-            state: state as u8,
+            pc_state,
+            cause,
         });
     }
 
@@ -133,7 +168,7 @@ impl WarpTimeline {
                 self.checkpoints.push(acc);
             }
             let end = self.spans.get(i + 1).map_or(self.finished, |n| n.start);
-            acc[s.state as usize] += end - s.start;
+            acc[s.state()] += end - s.start;
         }
         self.spans.shrink_to_fit();
     }
@@ -143,8 +178,9 @@ impl WarpTimeline {
         Interval {
             start: s.start,
             end: self.spans.get(i + 1).map_or(self.finished, |n| n.start),
-            state: WarpState::ALL[s.state as usize],
-            pc: s.pc,
+            state: WarpState::ALL[s.state()],
+            pc: s.pc(),
+            cause: (s.cause != NO_CAUSE).then_some(CauseId(s.cause)),
         }
     }
 
@@ -201,8 +237,10 @@ impl WarpTimeline {
         };
         let n = gallop(&self.spans, from, |s| s.start < cycle);
         *hint = n.saturating_sub(1);
-        let k = (n - 1) / CHECKPOINT;
-        let mut acc = self.checkpoints[k];
+        // (Before the timeline is finished there are no checkpoints: add from the start.)
+        let k = ((n - 1) / CHECKPOINT).min(self.checkpoints.len().saturating_sub(1));
+        let mut acc = self.checkpoints.get(k).copied().unwrap_or([0; STATE_COUNT]);
+        let k = if self.checkpoints.is_empty() { 0 } else { k };
         for i in k * CHECKPOINT..n {
             let iv = self.interval(i);
             acc[iv.state.index()] += iv.end.min(cycle) - iv.start;
@@ -417,11 +455,16 @@ pub struct SyncEvent {
 }
 
 /// A run as intervals: every warp's states, every unit's busy time, the memory levels'
-/// traffic and the synchronisation events. Attach it to a run as its sink, then
-/// [`close`](Timeline::close) it.
+/// traffic and the synchronisation events. Attach it to a run as its sink; the run's
+/// end finishes it.
 #[derive(Clone, Debug, Default)]
 pub struct Timeline {
-    /// Role names, in the kernel's role order (known once closed with a result).
+    /// What the run's events name: roles and their instructions (texts, source lines),
+    /// mbarriers, units (from [`Sink::begin`]).
+    pub header: Option<RunHeader>,
+    /// How the run ended (from [`Sink::finish`]).
+    pub outcome: Option<Outcome>,
+    /// Role names, in the kernel's role order.
     pub roles: Vec<String>,
     /// Every warp, in launch order.
     pub warps: Vec<WarpTimeline>,
@@ -437,6 +480,31 @@ pub struct Timeline {
     slots: Vec<Vec<u32>>,
     /// Index in `units` by [`unit_code`], `u32::MAX` where none yet.
     unit_slots: Vec<u32>,
+    /// Distinct causes, their cycles relative to the start of the span that first had
+    /// them.
+    causes: Vec<WaitCause>,
+    /// Causes already kept that recur (a producer, a pipe, a wait group at the same
+    /// distance from their span's start), by a key of their fields.
+    cause_keys: HashMap<(u8, u64, u64), u32>,
+    /// Set by the viewer to stop the run (a newer what-if supersedes it).
+    stop: Option<Arc<AtomicBool>>,
+}
+
+/// Moves a cause's cycles by `f` (to and from their span's start).
+fn shift_cycles(c: &mut WaitCause, f: impl Fn(u64) -> u64) {
+    use crate::cause::MbarrierOwed;
+    match c {
+        WaitCause::Producer { ready, .. } => *ready = f(*ready),
+        WaitCause::Pipe { free, .. } => *free = f(*free),
+        WaitCause::WaitGroup { until, .. } => *until = f(*until),
+        WaitCause::Mbarrier {
+            owed: MbarrierOwed::Copies { lands, .. },
+            ..
+        } => *lands = f(*lands),
+        WaitCause::Mbarrier { .. }
+        | WaitCause::Barrier { .. }
+        | WaitCause::WarpgroupArrive { .. } => {}
+    }
 }
 
 /// A small number per unit, for a table lookup per `UnitBusy` event.
@@ -453,6 +521,56 @@ impl Timeline {
     /// An empty timeline, to attach to a run.
     pub fn new() -> Timeline {
         Timeline::default()
+    }
+
+    /// An empty timeline whose run stops (at the engine's next poll) once `stop` is set.
+    pub fn with_stop(stop: Arc<AtomicBool>) -> Timeline {
+        Timeline {
+            stop: Some(stop),
+            ..Timeline::default()
+        }
+    }
+
+    /// What an interval waits on, with its cycles (its producer's ready cycle, the
+    /// pipe's free cycle...).
+    pub fn cause(&self, iv: &Interval) -> Option<WaitCause> {
+        let mut c = self.causes.get(iv.cause?.0 as usize)?.clone();
+        shift_cycles(&mut c, |x| x.wrapping_add(iv.start));
+        Some(c)
+    }
+
+    /// Keeps a cause of a span starting at `start`; its index.
+    fn intern(&mut self, cause: WaitCause, start: u64) -> u32 {
+        let rel = |x: u64| x.wrapping_sub(start);
+        let key = match &cause {
+            WaitCause::Producer { pc, ready } => {
+                Some((0, pc.map_or(u64::MAX, u64::from), rel(*ready)))
+            }
+            WaitCause::Pipe { pipe, free } => Some((1, *pipe as u64, rel(*free))),
+            WaitCause::WaitGroup { group, until } => Some((2, *group as u64, rel(*until))),
+            WaitCause::WarpgroupArrive { warpgroup, arrived } => {
+                Some((3, u64::from(*warpgroup), u64::from(*arrived)))
+            }
+            _ => None,
+        };
+        if let Some(k) = key
+            && let Some(&i) = self.cause_keys.get(&k)
+        {
+            return i;
+        }
+        let mut c = cause;
+        shift_cycles(&mut c, rel);
+        let i = self.causes.len() as u32;
+        self.causes.push(c);
+        if let Some(k) = key {
+            self.cause_keys.insert(k, i);
+        }
+        i
+    }
+
+    /// Distinct causes kept.
+    pub fn cause_count(&self) -> usize {
+        self.causes.len()
     }
 
     /// The index in [`warps`](Timeline::warps) of a warp.
@@ -500,44 +618,42 @@ impl Timeline {
         }
         if row[w] == u32::MAX {
             row[w] = self.warps.len() as u32;
-            self.warps.push(WarpTimeline::new(id, cycle));
+            let mut tw = WarpTimeline::new(id, cycle);
+            // Its role, by the warp ranges the header gives.
+            if let Some(h) = &self.header
+                && let Some(r) = h
+                    .roles
+                    .iter()
+                    .position(|r| (r.first_warp..=r.last_warp).contains(&id.warp))
+            {
+                tw.role = r as u16;
+            }
+            self.warps.push(tw);
         }
         let i = row[w] as usize;
         &mut self.warps[i]
     }
 
-    /// Ends a finished run: every warp's last span at its finish (from the result's
-    /// warps), role names from the result, and the indexes built.
-    pub fn close(&mut self, result: &RunResult) {
-        self.roles = result.roles.iter().map(|r| r.name.clone()).collect();
-        for w in &result.warps {
-            let id = WarpId {
-                cta: w.cta,
-                warp: w.warp,
-            };
-            let role = self.roles.iter().position(|r| *r == w.role).unwrap_or(0) as u16;
-            let tw = self.warp_mut(id, w.started);
-            tw.role = role;
-            tw.subpartition = w.subpartition;
-            tw.started = w.started;
-            tw.close(w.finished);
-        }
-        self.end = result.cycles;
-        self.close_units();
-    }
-
-    /// Ends a run that stopped at `cycle` (a deadlock, the watchdog): warps still on
-    /// the SM end there. `roles` names the kernel's roles in order.
-    pub fn close_at(&mut self, cycle: u64, roles: Vec<String>) {
-        self.roles = roles;
+    /// Ends the run at `end`: every warp's last span at its `WarpFinish` (a stopped
+    /// run's blocked warps one cycle past, so that the stop cycle shows their state),
+    /// and the indexes built.
+    fn finish_all(&mut self, end: &RunEnd) {
+        let stuck = matches!(end.outcome, Outcome::Deadlock(_) | Outcome::Watchdog(_));
         for w in &mut self.warps {
-            // A warp already closed keeps its finish.
-            if w.checkpoints.is_empty() {
-                w.close(cycle);
-            }
+            let at = w.finish_seen.unwrap_or(end.cycles);
+            // Blocked warps (live at the stop, not exited) show their state through it.
+            let blocked = stuck && at >= end.cycles && w.exited.is_none();
+            let at = if blocked { at + 1 } else { at };
+            w.close(at);
         }
-        self.end = cycle;
+        if let Some(h) = &self.header {
+            self.roles = h.roles.iter().map(|r| r.name.clone()).collect();
+        }
+        self.end = end.cycles;
+        self.outcome = Some(end.outcome.clone());
         self.close_units();
+        self.causes.shrink_to_fit();
+        self.cause_keys = HashMap::new();
     }
 
     fn close_units(&mut self) {
@@ -597,6 +713,21 @@ impl Timeline {
 }
 
 impl Sink for Timeline {
+    fn begin(&mut self, header: &RunHeader) {
+        self.header = Some(header.clone());
+        self.roles = header.roles.iter().map(|r| r.name.clone()).collect();
+    }
+
+    fn finish(&mut self, end: &RunEnd) {
+        self.finish_all(end);
+    }
+
+    fn keep_going(&mut self) -> bool {
+        self.stop
+            .as_ref()
+            .is_none_or(|s| !s.load(Ordering::Relaxed))
+    }
+
     fn event(&mut self, e: Event) {
         match e {
             Event::StateChange {
@@ -604,8 +735,14 @@ impl Sink for Timeline {
                 warp,
                 state,
                 pc,
-                ..
-            } => self.warp_mut(warp, cycle).change(cycle, state, pc),
+                cause,
+            } => {
+                let cause = match cause {
+                    Some(c) => self.intern(c, cycle),
+                    None => NO_CAUSE,
+                };
+                self.warp_mut(warp, cycle).change(cycle, state, pc, cause)
+            }
             Event::Issue {
                 cycle,
                 warp,
@@ -618,8 +755,9 @@ impl Sink for Timeline {
                 w.subpartition = subpartition;
             }
             Event::WarpExit { cycle, warp } => self.warp_mut(warp, cycle).exited = Some(cycle),
-            // The warp's end comes from the run's result, in `close`.
-            Event::WarpFinish { .. } => {}
+            Event::WarpFinish { cycle, warp } => {
+                self.warp_mut(warp, cycle).finish_seen = Some(cycle)
+            }
             Event::UnitBusy {
                 start, end, unit, ..
             } => {
@@ -678,14 +816,67 @@ mod tests {
     use super::*;
     use crate::RunConfig;
     use crate::profile::Profile;
+    use crate::result::RunResult;
+
+    /// The timeline, and every state change as the engine sent it.
+    #[derive(Default)]
+    struct Tee {
+        t: Timeline,
+        changes: Vec<(WarpId, u64, WarpState, u32, Option<WaitCause>)>,
+    }
+
+    impl Sink for Tee {
+        fn begin(&mut self, h: &RunHeader) {
+            self.t.begin(h);
+        }
+        fn finish(&mut self, end: &RunEnd) {
+            self.t.finish(end);
+        }
+        fn event(&mut self, e: Event) {
+            if let Event::StateChange {
+                cycle,
+                warp,
+                state,
+                pc,
+                cause,
+            } = &e
+            {
+                self.changes
+                    .push((*warp, *cycle, *state, *pc, cause.clone()));
+            }
+            self.t.event(e);
+        }
+    }
 
     fn run(src: &str) -> (Timeline, RunResult) {
         let k = isa::parse_kernel(src).unwrap_or_else(|e| panic!("{}", e.render("t", src)));
         let p = Profile::builtin("h100").unwrap();
         let cfg = RunConfig::default();
-        let mut t = Timeline::new();
-        let r = crate::run_with(&k, &p, &cfg, cfg.policy.build(), &mut t).unwrap();
-        t.close(&r);
+        let mut tee = Tee::default();
+        let r = crate::run_with(&k, &p, &cfg, cfg.policy.build(), &mut tee).unwrap();
+        // Every interval reads back the state, instruction and cause of the last change
+        // the engine sent for its warp at its start cycle (causes kept once, relative to
+        // their span, come back with their own cycles).
+        let t = tee.t;
+        let last: HashMap<(WarpId, u64), usize> = tee
+            .changes
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ((c.0, c.1), i))
+            .collect();
+        for tw in &t.warps {
+            for iv in tw.intervals() {
+                let sent = &tee.changes[last[&(tw.id, iv.start)]];
+                assert_eq!(
+                    (sent.2, sent.3),
+                    (iv.state, iv.pc),
+                    "{:?} at {}",
+                    tw.id,
+                    iv.start
+                );
+                assert_eq!(sent.4, t.cause(&iv), "{:?} at {}", tw.id, iv.start);
+            }
+        }
         (t, r)
     }
 
@@ -757,6 +948,38 @@ mod tests {
     }
 
     #[test]
+    fn a_consumers_mbarrier_wait_names_who_owes_the_phase() {
+        use crate::cause::MbarrierOwed;
+        let (t, _) = run(include_str!("../../../examples/mbarrier_pingpong.smk"));
+        let consumer = t.roles.iter().position(|r| r == "consumer").unwrap() as u16;
+        let mut owed_by_producer = 0;
+        let mut owed_by_copies = 0;
+        for tw in t.warps.iter().filter(|w| w.role == consumer) {
+            for iv in tw.intervals().filter(|iv| iv.state == WarpState::Sleeping) {
+                match t.cause(&iv) {
+                    Some(WaitCause::Mbarrier { name, owed, .. }) => {
+                        assert!(name.starts_with("full["), "{name}");
+                        match owed {
+                            MbarrierOwed::Arrivals { roles } => {
+                                assert_eq!(roles, vec!["producer".to_string()]);
+                                owed_by_producer += 1;
+                            }
+                            MbarrierOwed::Copies { in_flight, lands } => {
+                                assert!(in_flight == 0 || lands >= iv.start, "{iv:?}");
+                                owed_by_copies += 1;
+                            }
+                        }
+                    }
+                    other => panic!("a consumer's sleep waits on full: {other:?}"),
+                }
+            }
+        }
+        assert!(owed_by_producer + owed_by_copies > 0);
+        // Causes are kept once per distinct wait, not per interval.
+        assert!(t.cause_count() < t.interval_count());
+    }
+
+    #[test]
     fn a_dependent_chain_reads_back_cycle_by_cycle() {
         // One warp: FFMA chain of 3, then EXIT. FFMA i issues at lat * i, the warp
         // waits (`wait`) in between, EXIT issues the cycle after the last FFMA and the
@@ -778,6 +1001,23 @@ mod tests {
         let s = w.states_in(0, lat);
         assert_eq!(s[WarpState::Selected.index()], 1);
         assert_eq!(s[WarpState::Wait.index()], lat - 1);
+    }
+
+    #[test]
+    fn a_set_stop_flag_stops_the_run_and_finishes_the_timeline() {
+        let src = include_str!("../../../examples/gemm_ws.smk");
+        let k = isa::parse_kernel(src).unwrap();
+        let p = Profile::builtin("h100").unwrap();
+        let cfg = RunConfig::default();
+        let stop = Arc::new(AtomicBool::new(true));
+        let mut t = Timeline::with_stop(stop);
+        let r = crate::run_with(&k, &p, &cfg, cfg.policy.build(), &mut t);
+        let Err(crate::SimError::Stopped(partial)) = r else {
+            panic!("the run stops")
+        };
+        assert!(matches!(t.outcome, Some(Outcome::Stopped)));
+        assert_eq!(t.end, partial.cycles);
+        assert!(t.warps.iter().all(|w| w.finished <= t.end));
     }
 
     #[test]

@@ -47,6 +47,14 @@ pub enum Cmd {
         /// Sweeps of the joint refinement.
         #[arg(long, default_value_t = 4)]
         sweeps: usize,
+        /// Fit to the median over GPUs of every committed collect (crates/calibrate/data,
+        /// grouped by GPU as `calibrate across` does) instead of one file.
+        #[arg(long, conflicts_with = "write_builtin")]
+        median_across_gpus: bool,
+        /// With --median-across-gpus: leave this GPU out (UUID or its first 8
+        /// characters), to score it out of sample afterwards.
+        #[arg(long, requires = "median_across_gpus")]
+        leave_out: Option<String>,
     },
     /// Every committed collect grouped by GPU: each benchmark's measured spread beside the
     /// model, and each GPU scored on the benchmarks the fit never read from it.
@@ -65,8 +73,15 @@ pub enum Cmd {
         out: Option<PathBuf>,
         /// The collect (file name) that --profile was fitted to, when it is not the
         /// committed fit: its GPU's benchmarks count in sample, every other out of sample.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "median_fit")]
         fitted_on: Option<String>,
+        /// --profile was fitted with `fit --median-across-gpus`: every GPU but
+        /// --leave-out counts in sample.
+        #[arg(long)]
+        median_fit: bool,
+        /// The GPU (UUID or its first 8 characters) the median fit left out.
+        #[arg(long, requires = "median_fit")]
+        leave_out: Option<String>,
     },
     /// Simulated against measured for every microbenchmark and validation kernel.
     ///
@@ -111,6 +126,8 @@ pub fn run(args: &Args) -> ExitCode {
             force,
             profile,
             sweeps,
+            median_across_gpus,
+            leave_out,
         } => fit(
             data,
             out.as_deref(),
@@ -118,6 +135,7 @@ pub fn run(args: &Args) -> ExitCode {
             *force,
             profile.as_deref(),
             *sweeps,
+            median_across_gpus.then_some(leave_out.as_deref()),
         ),
         Cmd::Across {
             data_dir,
@@ -125,13 +143,17 @@ pub fn run(args: &Args) -> ExitCode {
             profile,
             out,
             fitted_on,
-        } => across(
-            data_dir,
-            with,
-            profile,
-            out.as_deref(),
-            fitted_on.as_deref(),
-        ),
+            median_fit,
+            leave_out,
+        } => {
+            use calibrate::across::FittedOn;
+            let f = match (fitted_on, median_fit) {
+                (Some(f), _) => FittedOn::File(f),
+                (None, true) => FittedOn::MedianWithout(leave_out.as_deref()),
+                (None, false) => FittedOn::Committed,
+            };
+            across(data_dir, with, profile, out.as_deref(), f)
+        }
         Cmd::Report {
             data,
             validation_data,
@@ -181,6 +203,29 @@ fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), Stri
     Ok((m, name))
 }
 
+/// The fit's data with every benchmark at its median over the committed collects' GPUs,
+/// less `leave_out`, and the name the fitted profile's sources give it.
+fn median_measurement(leave_out: Option<&str>) -> Result<(calibrate::Measurement, String), String> {
+    use calibrate::across;
+    let (collects, fit_data) = across::load_all(&workspace_path(calibrate::DATA_DIR), &[])?;
+    let reference = across::fit_reference(&collects);
+    let (m, kept) = across::median_measurement(&collects, &reference, &fit_data, leave_out);
+    if !kept.is_empty() {
+        eprintln!(
+            "note: no GPU but the one left out measured {}; kept as the fit's file has them",
+            kept.join(", ")
+        );
+    }
+    let name = match leave_out {
+        Some(g) => format!(
+            "the median over the GPUs of {} but {g}",
+            calibrate::DATA_DIR
+        ),
+        None => format!("the median over the GPUs of {}", calibrate::DATA_DIR),
+    };
+    Ok((m, name))
+}
+
 fn fit(
     data: &str,
     out: Option<&Path>,
@@ -188,6 +233,7 @@ fn fit(
     force: bool,
     profile: Option<&str>,
     sweeps: usize,
+    median: Option<Option<&str>>,
 ) -> ExitCode {
     let target: PathBuf = match (out, write_builtin) {
         (Some(p), _) => p.to_path_buf(),
@@ -204,7 +250,11 @@ fn fit(
             target.display()
         ));
     }
-    let (m, name) = match load_measurement(data) {
+    let loaded = match median {
+        None => load_measurement(data),
+        Some(leave_out) => median_measurement(leave_out),
+    };
+    let (m, name) = match loaded {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
@@ -300,7 +350,7 @@ fn across(
     with: &[PathBuf],
     profile: &str,
     out: Option<&Path>,
-    fitted_on: Option<&str>,
+    fitted_on: calibrate::across::FittedOn<'_>,
 ) -> ExitCode {
     let p = match crate::run::load_profile(profile, &[]) {
         Ok(p) => p,

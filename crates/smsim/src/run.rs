@@ -47,6 +47,10 @@ pub struct Args {
     /// wrote it (repeatable): `--warm-l2 A --warm-l2 B`.
     #[arg(long = "warm-l2", value_name = "BUFFER")]
     pub warm_l2: Vec<String>,
+    /// Run on this many seeds (from `--seed` on) and report their mean and range; the
+    /// report and the trace are the first seed's.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub seeds: u32,
     /// Print the result as JSON (documented in the README).
     #[arg(long)]
     pub json: bool,
@@ -113,12 +117,12 @@ pub fn run(args: &Args) -> Outcome {
             let (pending, sink) = start_trace(path)?;
             let (result, sink, interrupted) = run.watched(sink);
             // The report goes out before the trace is finished (below).
-            let printed = report(args, &result, interrupted);
+            let printed = report(args, &result, interrupted, &run);
             let written = finish_trace(pending, sink, &result);
             return conclude(args, result, interrupted, printed, written);
         }
     };
-    let printed = report(args, &result, interrupted);
+    let printed = report(args, &result, interrupted, &run);
     conclude(args, result, interrupted, printed, written)
 }
 
@@ -231,7 +235,12 @@ fn finish_trace(
 /// Prints the run's report, or its failure as JSON under `--json` (a failure's text
 /// goes to stderr, from [`run`]). A run stopped by Ctrl-C prints its report so far,
 /// marked partial (`"partial": true` in JSON).
-fn report(args: &Args, result: &Result<RunResult, SimError>, interrupted: bool) -> Outcome {
+fn report(
+    args: &Args,
+    result: &Result<RunResult, SimError>,
+    interrupted: bool,
+    run: &Run,
+) -> Outcome {
     match result {
         Err(SimError::Stopped(r)) if interrupted => {
             if args.json {
@@ -245,9 +254,59 @@ fn report(args: &Args, result: &Result<RunResult, SimError>, interrupted: bool) 
                 print(&present::report::render_partial(r, "Ctrl-C"))
             }
         }
-        Ok(r) if args.json => print_json(r),
-        Ok(r) => print(&present::report::render(r)),
+        Ok(r) => diagnosed(args, r, run),
         Err(e) if args.json => print_json(&present::report::failure_json(e)),
         Err(_) => Ok(()),
     }
+}
+
+/// A finished run's report with its diagnosis (and, with `--seeds`, the other seeds'
+/// spread); in JSON, the result with `diagnosis` and `seeds` added.
+fn diagnosed(args: &Args, r: &RunResult, run: &Run) -> Outcome {
+    let spread = other_seeds(r, run, args.seeds)?;
+    // The critical path comes from a second run with the path recorder: the same
+    // result (runs are deterministic), so the report's figures and the path agree.
+    let d = match sim_core::diagnose::diagnose_run(run.kernel, run.profile, run.cfg) {
+        Ok((_, d)) => d,
+        Err(_) => sim_core::diagnose::diagnose(r, run.kernel, run.profile),
+    };
+    if args.json {
+        return print_json(&present::diagnosis::RunJson {
+            result: r,
+            diagnosis: &d,
+            seeds: spread.as_ref(),
+        });
+    }
+    let mut o = present::report::render(r);
+    if let Some(s) = &spread {
+        o.push_str(&format!("\nSeeds       {}\n", s.line()));
+    }
+    o.push_str(&present::diagnosis::render(&d));
+    print(&o)
+}
+
+/// With `--seeds N` above 1: the first seed's run `first` and the next N - 1 seeds'
+/// (without a trace), as their spread.
+fn other_seeds(
+    first: &RunResult,
+    run: &Run,
+    seeds: u32,
+) -> Result<Option<present::diagnosis::SeedSpread>, Fail> {
+    if seeds <= 1 {
+        return Ok(None);
+    }
+    let mut runs = vec![first.clone()];
+    for seed in traces::compare::seeds_from(run.cfg, seeds)
+        .into_iter()
+        .skip(1)
+    {
+        let cfg = RunConfig {
+            seed,
+            ..run.cfg.clone()
+        };
+        let r = sim_core::run(run.kernel, run.profile, &cfg)
+            .map_err(|e| Fail::Rendered(format!("error: seed {seed}: {e}\n")))?;
+        runs.push(r);
+    }
+    Ok(Some(present::diagnosis::SeedSpread::of(&runs)))
 }

@@ -1,15 +1,31 @@
-//! Runs every schedule of a family on the same parameters and puts them side by side,
-//! with an explanation derived from this run's stall accounting.
+//! Runs several kernels on several seeds and puts them side by side: every schedule of
+//! a family ([`compare`], [`compare_family`]), or any kernels at all ([`compare_kernels`]:
+//! kernel files, built-in schedules, variants with other parameters or profile values).
+//!
+//! Each kernel runs on every seed; a row holds its mean and range, and the kernels whose
+//! ranges overlap the fastest's are a tie with it: their difference is the variable
+//! latencies' noise, and the explanation says so rather than giving a reason. Each row
+//! carries the diagnosis of its first seed's run (bounds, flags, advice). The text is
+//! rendered by the `present` crate.
 
 use serde::Serialize;
+use sim_core::diagnose::{CriticalPath, Diagnosis, diagnose, run_with_path};
 use sim_core::{Profile, RunConfig, RunResult, WarpState};
 
 use crate::{family, resolve_params};
 
+/// Seeds a comparison runs by default: enough to see the spread of the variable
+/// latencies (gemm-mainloop's schedules move by about 0.5% across five).
+pub const DEFAULT_SEEDS: u32 = 5;
+
+/// One role of a row's first run.
 #[derive(Clone, Debug, Serialize)]
 pub struct RoleRow {
+    /// The role's name.
     pub role: String,
+    /// Its warps per CTA.
     pub warps_per_cta: u32,
+    /// Its warp-instructions.
     pub instructions: u64,
     /// Share of the role's warp-cycles spent issuing (`selected`).
     pub issue_share: f64,
@@ -18,53 +34,171 @@ pub struct RoleRow {
     pub top_stalls: Vec<(String, f64)>,
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct ScheduleRow {
-    pub schedule: String,
+/// A kernel to compare: its name in the table, and what to run.
+pub struct Candidate {
+    /// Its name in the table (`ws`, `gemm.smk@PIPE=2`).
+    pub name: String,
+    /// A line saying what it is.
     pub description: String,
-    /// Set when the schedule could not be built or run; the numbers are then zero.
-    pub error: Option<String>,
-    pub cycles: u64,
-    pub time_us: f64,
-    pub kernel_time_us: f64,
-    pub tflops: Option<f64>,
-    pub gbps: Option<f64>,
-    /// Kernel time of the slowest schedule over this one's.
-    pub speedup: f64,
-    pub tensor: f64,
-    pub tma: f64,
-    pub mufu: f64,
-    pub fma: f64,
-    pub roles: Vec<RoleRow>,
+    /// The kernel, or why it could not be built.
+    pub kernel: Result<isa::Kernel, String>,
+    /// The profile it runs on.
+    pub profile: Profile,
 }
 
+/// One kernel's figures over the seeds.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScheduleRow {
+    /// Its name.
+    pub schedule: String,
+    /// What it is.
+    pub description: String,
+    /// The profile it ran on.
+    pub profile: String,
+    /// Set when the kernel could not be built or run; the numbers are then zero.
+    pub error: Option<String>,
+    /// The first seed's cycles on the simulated SM.
+    pub cycles: u64,
+    /// Cycles on each seed, in the order of [`Comparison::seeds`].
+    pub cycles_by_seed: Vec<u64>,
+    /// Mean cycles over the seeds.
+    pub cycles_mean: f64,
+    /// Least and most cycles over the seeds.
+    pub cycles_min: u64,
+    /// (See `cycles_min`.)
+    pub cycles_max: u64,
+    /// The first seed's SM time, µs.
+    pub time_us: f64,
+    /// Mean whole-kernel estimate over the seeds, µs.
+    pub kernel_time_us: f64,
+    /// Least whole-kernel estimate over the seeds, µs.
+    pub kernel_time_min_us: f64,
+    /// Most whole-kernel estimate over the seeds, µs.
+    pub kernel_time_max_us: f64,
+    /// TFLOP/s at the mean kernel time (for kernels that declare flops).
+    pub tflops: Option<f64>,
+    /// Declared bytes per second at the mean kernel time, GB/s.
+    pub gbps: Option<f64>,
+    /// Kernel time of the slowest row over this one's (means).
+    pub speedup: f64,
+    /// Busy shares of the first run's units.
+    pub tensor: f64,
+    /// (See `tensor`.)
+    pub tma: f64,
+    /// (See `tensor`.)
+    pub mufu: f64,
+    /// (See `tensor`.)
+    pub fma: f64,
+    /// (See `tensor`.)
+    pub fp64: f64,
+    /// L2 traffic over the first run's kernel time, for the whole grid, GB/s.
+    pub l2_gbps: f64,
+    /// HBM traffic over the first run's kernel time, for the whole grid, GB/s.
+    pub hbm_gbps: f64,
+    /// Its range of kernel times overlaps the fastest row's (the fastest itself too).
+    pub ties_fastest: bool,
+    /// The first run's roles.
+    pub roles: Vec<RoleRow>,
+    /// The first run's diagnosis.
+    pub diagnosis: Option<Diagnosis>,
+}
+
+/// Kernels side by side.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
+    /// What was compared: the family, or the kernels' names.
     pub family: String,
+    /// The profiles the rows ran on, as named, without repeats.
     pub profile: String,
+    /// The family's parameters (empty for a comparison of kernels).
     pub params: Vec<(String, i64)>,
+    /// The seeds every row ran on.
+    pub seeds: Vec<u64>,
+    /// One row per kernel, in the order given.
     pub rows: Vec<ScheduleRow>,
+    /// Which row is fastest (by mean kernel time) and which tie with it, what bounds
+    /// them, and each row's main stall.
     pub explanation: Vec<String>,
 }
 
-/// Runs every schedule of `family` (in parallel threads) and compares them.
+/// Runs every schedule of `family` on `cfg.seed` alone; see [`compare_family`].
 pub fn compare(
     family_name: &str,
     overrides: &[(String, i64)],
     profile: &Profile,
     cfg: &RunConfig,
 ) -> Result<Comparison, String> {
+    compare_family(family_name, overrides, profile, cfg, 1)
+}
+
+/// Runs every schedule of `family` on `seeds` seeds from `cfg.seed` and compares them.
+pub fn compare_family(
+    family_name: &str,
+    overrides: &[(String, i64)],
+    profile: &Profile,
+    cfg: &RunConfig,
+    seeds: u32,
+) -> Result<Comparison, String> {
     let f = family(family_name)?;
     let params = resolve_params(f, overrides)?;
-    let results: Vec<Result<RunResult, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = f
-            .schedules
+    let candidates = f
+        .schedules
+        .iter()
+        .map(|sch| Candidate {
+            name: sch.name.into(),
+            description: sch.description.into(),
+            kernel: (f.build)(sch.name, &params),
+            profile: profile.clone(),
+        })
+        .collect();
+    let mut c = compare_kernels(f.name, candidates, cfg, seeds);
+    c.params = params.0.into_iter().collect();
+    Ok(c)
+}
+
+/// One seed's run of a candidate, with its critical path for the first seed.
+type SeedRun = (RunResult, Option<CriticalPath>);
+
+/// The seeds a comparison of `n` seeds from `cfg` runs: `cfg.seed`, `cfg.seed + 1`, ...
+pub fn seeds_from(cfg: &RunConfig, n: u32) -> Vec<u64> {
+    (0..n.max(1) as u64)
+        .map(|i| cfg.seed.wrapping_add(i))
+        .collect()
+}
+
+/// Runs every candidate on `seeds` seeds from `cfg.seed` (a thread per candidate) and
+/// compares them.
+pub fn compare_kernels(
+    title: &str,
+    candidates: Vec<Candidate>,
+    cfg: &RunConfig,
+    seeds: u32,
+) -> Comparison {
+    let seed_list = seeds_from(cfg, seeds);
+    let runs: Vec<Result<Vec<SeedRun>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = candidates
             .iter()
-            .map(|sch| {
-                let params = &params;
+            .map(|c| {
+                let seed_list = &seed_list;
                 s.spawn(move || {
-                    let k = (f.build)(sch.name, params)?;
-                    sim_core::run(&k, profile, cfg).map_err(|e| e.to_string())
+                    let k = c.kernel.as_ref().map_err(|e| e.clone())?;
+                    // The first seed's run records its critical path.
+                    seed_list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &seed)| {
+                            let cfg = RunConfig {
+                                seed,
+                                ..cfg.clone()
+                            };
+                            let run = if i == 0 {
+                                run_with_path(k, &c.profile, &cfg).map(|(r, p)| (r, Some(p)))
+                            } else {
+                                sim_core::run(k, &c.profile, &cfg).map(|r| (r, None))
+                            };
+                            run.map_err(|e| e.to_string())
+                        })
+                        .collect()
                 })
             })
             .collect();
@@ -73,42 +207,57 @@ pub fn compare(
             .map(|h| h.join().unwrap_or_else(|_| Err("the run panicked".into())))
             .collect()
     });
-    let mut rows: Vec<ScheduleRow> = f
-        .schedules
+    let mut rows: Vec<ScheduleRow> = candidates
         .iter()
-        .zip(results.iter())
-        .map(|(sch, r)| row(sch.name, sch.description, r))
+        .zip(runs.iter())
+        .map(|(c, r)| row(c, r))
         .collect();
+    let ok = |r: &&mut ScheduleRow| r.error.is_none();
     let slowest = rows
-        .iter()
-        .filter(|r| r.error.is_none())
+        .iter_mut()
+        .filter(ok)
         .map(|r| r.kernel_time_us)
         .fold(0.0, f64::max);
-    for r in rows.iter_mut().filter(|r| r.error.is_none()) {
+    for r in rows.iter_mut().filter(ok) {
         r.speedup = if r.kernel_time_us > 0.0 {
             slowest / r.kernel_time_us
         } else {
             0.0
         };
     }
-    let explanation = explain(&rows);
-    Ok(Comparison {
-        family: f.name.to_string(),
-        profile: profile.name().to_string(),
-        params: params.0.into_iter().collect(),
+    mark_ties(&mut rows);
+    let explanation = explain(&rows, &seed_list);
+    let mut profiles: Vec<String> = Vec::new();
+    for c in &candidates {
+        if !profiles.iter().any(|p| p == c.profile.name()) {
+            profiles.push(c.profile.name().to_string());
+        }
+    }
+    Comparison {
+        family: title.to_string(),
+        profile: profiles.join(", "),
+        params: vec![],
+        seeds: seed_list,
         rows,
         explanation,
-    })
+    }
 }
 
-fn row(name: &str, description: &str, r: &Result<RunResult, String>) -> ScheduleRow {
-    let mut out = ScheduleRow {
-        schedule: name.into(),
-        description: description.into(),
+fn empty_row(c: &Candidate) -> ScheduleRow {
+    ScheduleRow {
+        schedule: c.name.clone(),
+        description: c.description.clone(),
+        profile: c.profile.name().to_string(),
         error: None,
         cycles: 0,
+        cycles_by_seed: vec![],
+        cycles_mean: 0.0,
+        cycles_min: 0,
+        cycles_max: 0,
         time_us: 0.0,
         kernel_time_us: 0.0,
+        kernel_time_min_us: 0.0,
+        kernel_time_max_us: 0.0,
         tflops: None,
         gbps: None,
         speedup: 0.0,
@@ -116,24 +265,63 @@ fn row(name: &str, description: &str, r: &Result<RunResult, String>) -> Schedule
         tma: 0.0,
         mufu: 0.0,
         fma: 0.0,
+        fp64: 0.0,
+        l2_gbps: 0.0,
+        hbm_gbps: 0.0,
+        ties_fastest: false,
         roles: vec![],
-    };
-    let r = match r {
+        diagnosis: None,
+    }
+}
+
+fn row(
+    c: &Candidate,
+    runs: &Result<Vec<(RunResult, Option<CriticalPath>)>, String>,
+) -> ScheduleRow {
+    let mut out = empty_row(c);
+    let runs = match runs {
         Ok(r) => r,
         Err(e) => {
             out.error = Some(e.clone());
             return out;
         }
     };
+    let Some((r, path)) = runs.first() else {
+        out.error = Some("no seed was run".into());
+        return out;
+    };
+    let runs: Vec<&RunResult> = runs.iter().map(|x| &x.0).collect();
+    let n = runs.len() as f64;
     out.cycles = r.cycles;
+    out.cycles_by_seed = runs.iter().map(|x| x.cycles).collect();
+    out.cycles_mean = out.cycles_by_seed.iter().sum::<u64>() as f64 / n;
+    out.cycles_min = out.cycles_by_seed.iter().copied().min().unwrap_or(0);
+    out.cycles_max = out.cycles_by_seed.iter().copied().max().unwrap_or(0);
     out.time_us = r.time_us;
-    out.kernel_time_us = r.kernel_time_us;
-    out.tflops = r.tflops;
-    out.gbps = r.gbps;
+    let times = runs.iter().map(|x| x.kernel_time_us);
+    out.kernel_time_us = times.clone().sum::<f64>() / n;
+    out.kernel_time_min_us = times.clone().fold(f64::INFINITY, f64::min);
+    out.kernel_time_max_us = times.fold(0.0, f64::max);
+    // Rates at the mean time: the first run's work over the mean.
+    let at_mean = if out.kernel_time_us > 0.0 {
+        r.kernel_time_us / out.kernel_time_us
+    } else {
+        0.0
+    };
+    out.tflops = r.tflops.map(|t| t * at_mean);
+    out.gbps = r.gbps.map(|g| g * at_mean);
     out.tensor = r.unit("tensor");
     out.tma = r.unit("tma");
     out.mufu = r.unit("mufu");
     out.fma = r.unit("fma");
+    out.fp64 = r.unit("fp64");
+    let grid_share = r.grid as f64 / r.ctas_simulated.max(1) as f64;
+    out.l2_gbps = if r.kernel_time_us > 0.0 {
+        r.memory.l2_bytes as f64 * grid_share / (r.kernel_time_us * 1e3)
+    } else {
+        0.0
+    };
+    out.hbm_gbps = r.hbm_gbps;
     out.roles = r
         .roles
         .iter()
@@ -156,7 +344,29 @@ fn row(name: &str, description: &str, r: &Result<RunResult, String>) -> Schedule
             }
         })
         .collect();
+    if let Ok(k) = &c.kernel {
+        let mut d = diagnose(r, k, &c.profile);
+        d.critical_path = path.clone();
+        out.diagnosis = Some(d);
+    }
     out
+}
+
+/// The fastest row by mean kernel time, among those that ran.
+pub fn fastest(rows: &[ScheduleRow]) -> Option<&ScheduleRow> {
+    rows.iter()
+        .filter(|r| r.error.is_none())
+        .min_by(|a, b| a.kernel_time_us.total_cmp(&b.kernel_time_us))
+}
+
+/// A row ties the fastest when their ranges of kernel times over the seeds overlap.
+fn mark_ties(rows: &mut [ScheduleRow]) {
+    let Some((lo, hi)) = fastest(rows).map(|f| (f.kernel_time_min_us, f.kernel_time_max_us)) else {
+        return;
+    };
+    for r in rows.iter_mut().filter(|r| r.error.is_none()) {
+        r.ties_fastest = r.kernel_time_min_us <= hi && r.kernel_time_max_us >= lo;
+    }
 }
 
 /// What a stall state means for a schedule, in a few words.
@@ -187,7 +397,18 @@ fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
 
-fn explain(rows: &[ScheduleRow]) -> Vec<String> {
+fn seeds_text(seeds: &[u64]) -> String {
+    match seeds {
+        [one] => format!("seed {one}"),
+        [first, .., last] => format!("seeds {first}-{last}"),
+        [] => "no seeds".into(),
+    }
+}
+
+/// The explanation: who is fastest and who ties, what bounds the fastest, the units
+/// that differ between the fastest and the slowest (only when they do not tie), and
+/// each row's main stall, contrasted with the fastest's only when they do not tie.
+fn explain(rows: &[ScheduleRow], seeds: &[u64]) -> Vec<String> {
     let mut out = vec![];
     for r in rows.iter().filter(|r| r.error.is_some()) {
         out.push(format!(
@@ -197,36 +418,73 @@ fn explain(rows: &[ScheduleRow]) -> Vec<String> {
         ));
     }
     let ok: Vec<&ScheduleRow> = rows.iter().filter(|r| r.error.is_none()).collect();
+    let Some(fastest) = fastest(rows) else {
+        return out;
+    };
+    if let Some(d) = &fastest.diagnosis {
+        let b = &d.bounds;
+        out.push(format!(
+            "{} is bound by the {}: at least {} cycles whatever the schedule, {} busy; it runs {:.1}% above that bound.",
+            fastest.schedule,
+            b.binding.label(),
+            b.lower_bound_cycles,
+            pct(b.use_of(b.binding)),
+            b.above_bound * 100.0
+        ));
+    }
     if ok.len() < 2 {
         return out;
     }
-    let fastest = ok
-        .iter()
-        .copied()
-        .min_by(|a, b| a.kernel_time_us.total_cmp(&b.kernel_time_us))
-        .unwrap();
     let slowest = ok
         .iter()
         .copied()
         .max_by(|a, b| a.kernel_time_us.total_cmp(&b.kernel_time_us))
-        .unwrap();
-    out.push(format!(
-        "{} is fastest: {:.2}x the slowest, {} ({} vs {} cycles on the simulated SM).",
-        fastest.schedule, fastest.speedup, slowest.schedule, fastest.cycles, slowest.cycles
-    ));
-    // The unit whose utilisation differs most between fastest and slowest.
-    let units = [
-        ("tensor pipe", fastest.tensor, slowest.tensor),
-        ("TMA", fastest.tma, slowest.tma),
-        ("MUFU", fastest.mufu, slowest.mufu),
-        ("FMA pipe", fastest.fma, slowest.fma),
-    ];
-    if let Some((u, a, b)) = units
+        .expect("two rows");
+    let tied: Vec<&str> = ok
         .iter()
-        .copied()
-        .max_by(|x, y| (x.1 - x.2).abs().total_cmp(&(y.1 - y.2).abs()))
-        && (a - b).abs() >= 0.02
-    {
+        .filter(|r| r.ties_fastest && r.schedule != fastest.schedule)
+        .map(|r| r.schedule.as_str())
+        .collect();
+    let over = seeds_text(seeds);
+    if slowest.ties_fastest {
+        out.push(format!(
+            "tie: all {} are within each other's range over {over} ({:.0} to {:.0} mean cycles); none is faster beyond the variable latencies' noise.",
+            ok.len(),
+            fastest.cycles_mean,
+            slowest.cycles_mean
+        ));
+    } else {
+        out.push(format!(
+            "{} is fastest: {:.2}x the slowest, {} ({:.0} vs {:.0} mean cycles over {over}).",
+            fastest.schedule,
+            fastest.speedup,
+            slowest.schedule,
+            fastest.cycles_mean,
+            slowest.cycles_mean
+        ));
+        if !tied.is_empty() {
+            out.push(format!(
+                "tie: {} {} within {}'s range over {over} ({} to {} cycles): which of them is fastest is noise.",
+                tied.join(", "),
+                if tied.len() == 1 { "is" } else { "are" },
+                fastest.schedule,
+                fastest.cycles_min,
+                fastest.cycles_max
+            ));
+        }
+        // The unit whose use differs most between the fastest and the slowest.
+        let units = [
+            ("tensor pipe", fastest.tensor, slowest.tensor),
+            ("TMA", fastest.tma, slowest.tma),
+            ("MUFU", fastest.mufu, slowest.mufu),
+            ("FMA pipe", fastest.fma, slowest.fma),
+            ("FP64 pipe", fastest.fp64, slowest.fp64),
+        ];
+        if let Some((u, a, b)) = units
+            .iter()
+            .copied()
+            .max_by(|x, y| (x.1 - x.2).abs().total_cmp(&(y.1 - y.2).abs()))
+            && (a - b).abs() >= 0.02
         {
             out.push(format!(
                 "{} keeps the {u} {} busy; {} keeps it {} busy.",
@@ -237,7 +495,8 @@ fn explain(rows: &[ScheduleRow]) -> Vec<String> {
             ));
         }
     }
-    // Each schedule's main role: its largest stall, compared with the fastest's share of it.
+    // Each row's main role: its largest stall; contrasted with the fastest's only for
+    // a row that does not tie with it (a tie has no reason to give).
     let fast_main = main_role(fastest);
     for r in &ok {
         let Some(m) = main_role(r) else { continue };
@@ -253,10 +512,10 @@ fn explain(rows: &[ScheduleRow]) -> Vec<String> {
             gloss(state),
             pct(m.issue_share)
         );
-        if r.schedule != fastest.schedule
-            && let Some(fm) = fast_main
-        {
-            {
+        if r.schedule != fastest.schedule {
+            if r.ties_fastest {
+                line.push_str(&format!("; it ties {}", fastest.schedule));
+            } else if let Some(fm) = fast_main {
                 let fs = fm.top_stalls.iter().find(|(s, _)| s == state).map(|x| x.1);
                 match fs {
                     Some(fs) => line.push_str(&format!(

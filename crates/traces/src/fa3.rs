@@ -1,6 +1,10 @@
-//! fa3-forward (seed 002, FlashAttention-3): attention forward for one query tile of
-//! B_r = 128 rows over TC key/value blocks of B_c = 128 keys, head dimension d = 128, FP16
-//! operands with FP32 accumulators.
+//! fa3-forward (seed 002, FlashAttention-3): attention forward over BATCH x HEADS heads
+//! of SEQLEN queries and SEQLEN_K keys, head dimension d (64 or 128), FP16 operands with
+//! FP32 accumulators. A CTA is one query tile of B_r = 128 rows (grid = BATCH x HEADS x
+//! SEQLEN / 128, a head's tiles consecutive) over its head's T_c = SEQLEN_K / 128
+//! key/value blocks of B_c = 128 keys, which every tile of the head reads (so the CTAs
+//! of a wave that share a head share those lines in L2); under CAUSAL=1 tile i reads
+//! blocks up to its diagonal, masked. (The figures below are for d = 128.)
 //!
 //! Two consumer warpgroups each own 64 query rows. Per key/value block a warpgroup runs
 //! GEMM0 S = Q K_j^T (eight HGMMA.64x128x16 over d), the online softmax of its 64 x 128
@@ -38,7 +42,7 @@ use crate::{Family, ParamSpec, Params, Schedule, check_range};
 
 pub const FAMILY: Family = Family {
     name: "fa3-forward",
-    description: "FlashAttention-3 forward, one 128-row query tile over TC K/V blocks, d=128 (seed 002)",
+    description: "FlashAttention-3 forward: batch x heads x seqlen, 128-row query tiles over their head's K/V blocks, d=64/128, causal or not (seed 002)",
     profile: "h100",
     schedules: &[
         Schedule {

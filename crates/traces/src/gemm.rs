@@ -94,6 +94,11 @@ pub const FAMILY: Family = Family {
             default: 1,
             help: "CUTLASS's swizzle: consecutive CTAs take SWIZZLE tiles across before the raster moves on (divides the tile columns for RASTER=0, rows for 1)",
         },
+        ParamSpec {
+            name: "PEER_WAIT_NS",
+            default: 0,
+            help: "what-if for the static schedules: ns each CTA-wide stage barrier also waits for the cluster's other CTA, as the seed's v1/v2 do (\"this MMA wait will also include waiting on the paired cluster thread block\"); the engine has no cross-SM barrier, so a NANOSLEEP stands in for it (100 puts v1 and v2 within 3% of the seed)",
+        },
     ],
     seed_params: &[("M", 8192), ("N", 8192), ("K", 8192), ("EPILOGUE", 2)],
     build,
@@ -108,6 +113,8 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     let m = p.get("M");
     let n = p.get("N");
     let epi = p.get("EPILOGUE");
+    let peer_wait = p.get("PEER_WAIT_NS");
+    check_range("PEER_WAIT_NS", peer_wait, 0, 100_000)?;
     check_range("PIPE", pipe, 1, 4)?;
     check_range("EPILOGUE", epi, 0, 2)?;
     if k < 64 || k % 64 != 0 {
@@ -214,6 +221,9 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                     // refills it.
                     b.if_(cond.as_str(), |b| {
                         b.ins("BAR.SYNC 1, 256");
+                        if peer_wait > 0 {
+                            b.ins(format!("NANOSLEEP {peer_wait}"));
+                        }
                         b.if_("warp == 0", |b| {
                             load_stage(b, &format!("{j} % PIPE"), &format!("{j} + PIPE"), false, mc, &raster);
                         });

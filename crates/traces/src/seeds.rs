@@ -42,6 +42,9 @@ pub enum Use {
     Fit,
     /// A figure no parameter was fitted to: a prediction.
     HeldOut,
+    /// A run with a family's what-if parameter standing in for something the engine
+    /// does not model (named in the figure's label): what that model change would give.
+    WhatIf,
 }
 
 impl Use {
@@ -50,6 +53,7 @@ impl Use {
             Use::Target => "target",
             Use::Fit => "fit",
             Use::HeldOut => "held out",
+            Use::WhatIf => "what-if",
         }
     }
 }
@@ -100,6 +104,13 @@ pub const B200_FIT_VALUE: f64 = 8422.0;
 const B200_SETS: &[(&str, f64)] = &[(B200_FIT.0, B200_FIT_VALUE)];
 
 const GEMM: &[(&str, i64)] = &[("M", 8192), ("N", 8192), ("K", 8192), ("EPILOGUE", 2)];
+const GEMM_PEER: &[(&str, i64)] = &[
+    ("M", 8192),
+    ("N", 8192),
+    ("K", 8192),
+    ("EPILOGUE", 2),
+    ("PEER_WAIT_NS", 100),
+];
 const FA3: &[(&str, i64)] = &[("BATCH", 4), ("SEQLEN", 8448), ("HEADS", 16)];
 const ADD: &[(&str, i64)] = &[("XNUMEL", 32768), ("YNUMEL", 32768)];
 const S000: &str =
@@ -159,6 +170,34 @@ static FIGURES: &[Figure] = &[
         unit: Unit::Tflops,
         source: S000,
         use_: Use::Target,
+    },
+    Figure {
+        id: "gemm-v1-peer",
+        seed: "000",
+        label: "v1, what-if: each stage barrier waits 100 ns for the cluster's other CTA (no cross-SM barrier in the engine)",
+        family: "gemm-mainloop",
+        schedule: "static-v1",
+        params: GEMM_PEER,
+        profile: "h100",
+        sets: &[],
+        published: 675.8688,
+        unit: Unit::Tflops,
+        source: S000,
+        use_: Use::WhatIf,
+    },
+    Figure {
+        id: "gemm-v2-peer",
+        seed: "000",
+        label: "v2, the same what-if",
+        family: "gemm-mainloop",
+        schedule: "static-v2",
+        params: GEMM_PEER,
+        profile: "h100",
+        sets: &[],
+        published: 815.8817,
+        unit: Unit::Tflops,
+        source: S000,
+        use_: Use::WhatIf,
     },
     Figure {
         id: "gemm-cublas",
@@ -265,6 +304,11 @@ static RATIOS: &[Ratio] = &[
         seed: "000",
         label: "v2 over v1 (the wait_group 1 pipelining)",
         over: ("gemm-v2", "gemm-v1"),
+    },
+    Ratio {
+        seed: "000",
+        label: "v2 over v1, what-if with the cluster peer's wait",
+        over: ("gemm-v2-peer", "gemm-v1-peer"),
     },
     Ratio {
         seed: "000",

@@ -309,6 +309,7 @@ fn compare_runs_every_schedule_and_explains() {
         assert!((r.speedup - slowest / r.kernel_time_us).abs() < 1e-9);
     }
     assert!(c.explanation.len() >= 2);
+    assert!(c.rows.iter().all(|r| r.diagnosis.is_some()));
     let text = present::compare::render(&c);
     assert!(text.contains("static-v1") && text.contains("ws-pingpong"));
     // Serialize works for --json.

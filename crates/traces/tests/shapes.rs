@@ -212,3 +212,40 @@ fn every_familys_seed_problem_builds_and_validates() {
         }
     }
 }
+
+/// The cluster-peer what-if costs v1 (which waits for each MMA before its barrier) and
+/// not v2 (whose barrier is covered by the MMA group still in flight): the seed's story.
+#[test]
+fn gemm_peer_wait_costs_v1_not_v2() {
+    let p = |w: i64| {
+        [
+            ("K", 2048),
+            ("M", 128),
+            ("N", 256),
+            ("CLUSTER", 1),
+            ("PEER_WAIT_NS", w),
+        ]
+    };
+    let (v1, v1w) = (
+        run("gemm-mainloop", "static-v1", &p(0)),
+        run("gemm-mainloop", "static-v1", &p(100)),
+    );
+    let (v2, v2w) = (
+        run("gemm-mainloop", "static-v2", &p(0)),
+        run("gemm-mainloop", "static-v2", &p(100)),
+    );
+    // v1: every one of the K/64 - PIPE refills waits 100 ns more, about 176 cycles each
+    // at the profile's clock, mostly exposed.
+    assert!(
+        v1w.cycles > v1.cycles + 28 * 100,
+        "v1 {} -> {}",
+        v1.cycles,
+        v1w.cycles
+    );
+    assert!(
+        v2w.cycles < v2.cycles + v2.cycles / 100,
+        "v2 {} -> {}",
+        v2.cycles,
+        v2w.cycles
+    );
+}

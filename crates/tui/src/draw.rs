@@ -613,7 +613,7 @@ fn detail(app: &App, p: &mut Painter, area: Rect) {
             }
         }
         Outcome::Fault(m) => lines.push((format!("fault: {m}"), bold.fg(Color::Red))),
-        Outcome::Finished => {}
+        Outcome::Finished | Outcome::Stopped => {}
     }
     let t = &run.timeline;
     match app.rows.get(app.selected).map(|r| &r.kind) {
@@ -666,6 +666,12 @@ fn detail(app: &App, p: &mut Painter, area: Rect) {
                     format!("pc {} `{}`{line}", iv.pc, run.text(tw.role, iv.pc)),
                     Style::default(),
                 ));
+                if let Some(c) = t.cause(&iv) {
+                    lines.push((
+                        format!("waits on: {}", run.cause_text(tw.role, cursor, &c)),
+                        Style::default().add_modifier(Modifier::BOLD),
+                    ));
+                }
                 let e = iv.state.explain();
                 lines.push((format!("means: {}", e.means), Style::default()));
                 lines.push((format!("causes: {}", e.causes), Style::default()));

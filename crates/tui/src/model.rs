@@ -4,7 +4,11 @@
 
 use sim_core::result::{RunResult, SimError, StuckReport};
 use sim_core::scheduler::Policy;
-use sim_core::sink::{Event, Sink};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use sim_core::cause::{MbarrierOwed, WaitCause};
+use sim_core::sink::{Event, RunEnd, RunHeader, Sink};
 use sim_core::timeline::Timeline;
 use sim_core::{Profile, RunConfig};
 
@@ -109,6 +113,8 @@ pub enum Outcome {
     Watchdog(StuckReport),
     /// A warp did something impossible (an address out of bounds...).
     Fault(String),
+    /// The viewer stopped it (a newer what-if superseded it).
+    Stopped,
 }
 
 impl Outcome {
@@ -127,6 +133,7 @@ impl Outcome {
             Outcome::Deadlock(_) => "DEADLOCK",
             Outcome::Watchdog(_) => "WATCHDOG",
             Outcome::Fault(_) => "FAULT",
+            Outcome::Stopped => "stopped",
         }
     }
 }
@@ -146,8 +153,8 @@ pub struct RunData {
     /// Each role's instructions' 1-based source lines (of the kernel text, or the
     /// `--emit` text of a built-in kernel), by pc; empty where unknown.
     pub lines: Vec<Vec<u32>>,
-    /// The kernel's mbarrier declarations, to name mbarriers by their numbers.
-    pub mbarriers: Vec<isa::ast::MbarrierDecl>,
+    /// Each mbarrier of a CTA by its number: `full[0]`.
+    pub mbarriers: Vec<String>,
     /// The run as intervals.
     pub timeline: Timeline,
     /// The run's result, if it finished.
@@ -185,12 +192,99 @@ impl RunData {
             .filter(|&l| l > 0)
     }
 
+    /// What a warp of role `role` waits on, in words, with its cycles counted from
+    /// `cursor`.
+    pub fn cause_text(&self, role: u16, cursor: u64, c: &WaitCause) -> String {
+        let when = |t: u64| {
+            if t > cursor {
+                format!("cycle {t}, {} from the cursor", t - cursor)
+            } else {
+                format!("cycle {t}")
+            }
+        };
+        match c {
+            WaitCause::Producer {
+                pc: Some(pc),
+                ready,
+            } => {
+                let line = self
+                    .line(role, *pc)
+                    .map_or(String::new(), |l| format!(" (line {l})"));
+                format!(
+                    "the result of pc {pc} `{}`{line}, ready at {}",
+                    self.text(role, *pc),
+                    when(*ready)
+                )
+            }
+            WaitCause::Producer { pc: None, ready } => {
+                format!(
+                    "a register written before the loop, ready at {}",
+                    when(*ready)
+                )
+            }
+            WaitCause::Pipe { pipe, free } => format!(
+                "the {} pipe (busy, or its queue full), taking it at {}",
+                pipe.name(),
+                when(*free)
+            ),
+            WaitCause::Barrier {
+                id,
+                arrived,
+                expected,
+                not_arrived,
+            } => {
+                let who: Vec<String> = not_arrived.iter().map(|w| format!("w{w}")).collect();
+                format!(
+                    "barrier {id}: {arrived} of {expected} warps arrived; not arrived: {}",
+                    if who.is_empty() {
+                        "none".into()
+                    } else {
+                        who.join(" ")
+                    }
+                )
+            }
+            WaitCause::Mbarrier {
+                name,
+                parity,
+                phases,
+                arrivals_missing,
+                count,
+                tx_bytes_missing,
+                owed,
+                ..
+            } => {
+                let by = match owed {
+                    MbarrierOwed::Arrivals { roles } => {
+                        format!("owed by {}", roles.join(", "))
+                    }
+                    MbarrierOwed::Copies { in_flight: 0, .. } => {
+                        "owed by copies not yet issued".to_string()
+                    }
+                    MbarrierOwed::Copies { in_flight, lands } => format!(
+                        "owed by {in_flight} cop{} in flight, the last landing at {}",
+                        if *in_flight == 1 { "y" } else { "ies" },
+                        when(*lands)
+                    ),
+                };
+                format!(
+                    "{name} phase of parity {parity} ({phases} completed): {arrivals_missing} of {count} arrivals and {tx_bytes_missing} bytes missing; {by}"
+                )
+            }
+            WaitCause::WarpgroupArrive { warpgroup, arrived } => format!(
+                "warpgroup {warpgroup}'s WARPGROUP.ARRIVE: {arrived} of its 4 warps arrived"
+            ),
+            WaitCause::WaitGroup { group, until } => {
+                format!("its {group} groups, done at {}", when(*until))
+            }
+        }
+    }
+
     /// A name for an mbarrier number: `full[2]`.
     pub fn mbarrier_name(&self, flat: u32) -> String {
-        match isa::ast::mbarrier_at(&self.mbarriers, flat) {
-            Some((name, i)) => format!("{name}[{i}]"),
-            None => format!("mbarrier {flat}"),
-        }
+        self.mbarriers
+            .get(flat as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("mbarrier {flat}"))
     }
 }
 
@@ -220,6 +314,15 @@ struct Watched<'a> {
 }
 
 impl Sink for Watched<'_> {
+    fn begin(&mut self, h: &RunHeader) {
+        self.timeline.begin(h);
+    }
+    fn finish(&mut self, end: &RunEnd) {
+        self.timeline.finish(end);
+    }
+    fn keep_going(&mut self) -> bool {
+        self.timeline.keep_going()
+    }
     fn event(&mut self, e: Event) {
         self.events = self.events.wrapping_add(1);
         if self.events.is_multiple_of(65536)
@@ -238,58 +341,60 @@ pub fn simulate_watched(
     profile: &Profile,
     progress: &mut dyn FnMut(u64),
 ) -> Result<RunData, String> {
-    let texts = sim_core::instruction_texts(kernel)
-        .map_err(|e| format!("error: line {}:{}: {}\n", e.line, e.col, e.message))?;
-    let roles: Vec<String> = kernel.roles.iter().map(|r| r.name.clone()).collect();
+    simulate_stoppable(spec, kernel, profile, progress, None)
+}
+
+/// [`simulate_watched`] that stops early (outcome [`Outcome::Stopped`]) once `stop` is
+/// set: a what-if that a newer one supersedes.
+pub fn simulate_stoppable(
+    spec: &RunSpec,
+    kernel: &isa::Kernel,
+    profile: &Profile,
+    progress: &mut dyn FnMut(u64),
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<RunData, String> {
     let cfg = spec.config();
-    let mut timeline = Timeline::new();
+    let mut timeline = match stop {
+        Some(s) => Timeline::with_stop(s),
+        None => Timeline::new(),
+    };
     let mut sink = Watched {
         timeline: &mut timeline,
         progress,
         events: 0,
     };
     let r = sim_core::run_with(kernel, profile, &cfg, cfg.policy.build(), &mut sink);
+    // The timeline is finished (the engine's `finish`) whatever the outcome.
     let (result, outcome) = match r {
-        Ok(r) => {
-            timeline.close(&r);
-            (Some(r), Outcome::Finished)
-        }
+        Ok(r) => (Some(r), Outcome::Finished),
         Err(SimError::Invalid(m)) => return Err(format!("error: cannot run this kernel: {m}\n")),
-        // A stopped run's timeline runs through its stop cycle, so that the cycle
-        // shows every blocked warp in the state it is stuck in.
-        Err(SimError::Deadlock(s)) => {
-            timeline.close_at(s.cycle + 1, roles.clone());
-            (None, Outcome::Deadlock(s))
-        }
-        Err(SimError::Watchdog(s)) => {
-            timeline.close_at(s.cycle + 1, roles.clone());
-            (None, Outcome::Watchdog(s))
-        }
-        // The viewer's sink never asks to stop: a stopped run is shown as far as it went.
-        Err(SimError::Stopped(r)) => {
-            timeline.close(&r);
-            (Some(*r), Outcome::Finished)
-        }
-        Err(SimError::Fault(m)) => {
-            let last = timeline
-                .warps
-                .iter()
-                .filter_map(|w| w.last_start())
-                .max()
-                .unwrap_or(0);
-            timeline.close_at(last + 1, roles.clone());
-            (None, Outcome::Fault(m))
-        }
+        Err(SimError::Deadlock(s)) => (None, Outcome::Deadlock(s)),
+        Err(SimError::Watchdog(s)) => (None, Outcome::Watchdog(s)),
+        Err(SimError::Stopped(r)) => (Some(*r), Outcome::Stopped),
+        Err(SimError::Fault(m)) => (None, Outcome::Fault(m)),
     };
-    let lines = texts.iter().map(|t| vec![0; t.len()]).collect();
+    let header = timeline
+        .header
+        .clone()
+        .ok_or("error: the run ended before it started\n")?;
+    let texts = header
+        .roles
+        .iter()
+        .map(|r| r.instructions.iter().map(|i| i.text.clone()).collect())
+        .collect();
+    let lines = header
+        .roles
+        .iter()
+        .map(|r| r.instructions.iter().map(|i| i.line).collect())
+        .collect();
     Ok(RunData {
         spec: spec.clone(),
-        kernel_name: kernel.name.clone(),
-        profile_name: profile.name().to_string(),
-        roles,
+        kernel_name: header.kernel.clone(),
+        profile_name: header.profile.clone(),
+        roles: header.roles.iter().map(|r| r.name.clone()).collect(),
         texts,
         lines,
-        mbarriers: kernel.mbarriers.clone(),
+        mbarriers: header.mbarriers.clone(),
         timeline,
         result,
         outcome,

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use sim_core::cause::WaitCause;
 use sim_core::{Profile, WarpState};
 use tui::app::App;
 use tui::model::{Loader, Outcome, RunSpec, simulate};
@@ -102,6 +103,15 @@ fn cursor_shows_the_warps_state_at_a_known_cycle() {
         "waits from its first issue to the next"
     );
     assert_eq!(a.runs[0].text(0, iv.pc), "FFMA R1, R1, R2, 0.5");
+    // It waits on its own FFMA's result (the loop's previous iteration), ready at lat.
+    assert_eq!(
+        a.runs[0].timeline.cause(&iv),
+        Some(WaitCause::Producer {
+            pc: Some(0),
+            ready: lat
+        })
+    );
+    assert_eq!(a.runs[0].line(0, iv.pc), Some(6));
     assert_eq!(a.runs[0].timeline.end, 2 * lat + 2);
     insta::assert_snapshot!("chain_cursor_80x24", render_text(&mut a, 80, 24));
 }

@@ -16,6 +16,7 @@ mod report;
 mod stall;
 mod sync;
 mod warp;
+mod watchdog;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -43,8 +44,14 @@ use crate::state::{STATE_COUNT, WarpState};
 use pipes::*;
 use stall::*;
 use warp::*;
+pub use watchdog::watchdog_cycles;
 
 const NEVER: u64 = u64::MAX;
+
+/// The most warps one run simulates (over every CTA of the SM's share of the grid):
+/// each retired warp keeps its summary in the result, so a grid of 2^32 CTAs would
+/// keep gigabytes. Beyond, the run refuses and suggests `max_ctas`.
+pub const MAX_SIMULATED_WARPS: u64 = 1 << 20;
 
 const NPIPES: usize = Pipe::ALL.len();
 
@@ -146,6 +153,12 @@ fn run_scheduled<S: Sink>(
     let mut ctas_here = grid.div_ceil(sms);
     if let Some(m) = cfg.max_ctas {
         ctas_here = ctas_here.min(m.max(1));
+    }
+    let warps_simulated = u64::from(ctas_here) * u64::from(occ.warps_per_cta);
+    if warps_simulated > MAX_SIMULATED_WARPS {
+        return Err(SimError::Invalid(format!(
+            "the busiest SM runs {ctas_here} CTAs of this grid ({grid} CTAs over {sms} SMs), {warps_simulated} warps: more than the {MAX_SIMULATED_WARPS} one run simulates (each keeps its summary); simulate fewer with --max-ctas N (RunConfig::max_ctas), and the whole-kernel estimate scales them to the grid"
+        )));
     }
     let resident = resident.min(ctas_here);
     if resident as usize * occ.warps_per_cta as usize > 4 * due::MAX_POSITIONS {

@@ -1,0 +1,316 @@
+//! Advice conditioned on what a run found. `smsim explain` says what a stall means in
+//! general; this says what it means in this run: a `gmma` stall with the tensor pipe
+//! saturated is the pipe's own time (no wait_group change helps), one with the pipe
+//! idle half the time is a pipelining problem.
+
+use isa::occupancy::Limiter;
+use serde::Serialize;
+
+use super::bounds::{BoundUnit, Bounds};
+use crate::result::{RoleStats, RunResult};
+use crate::{Profile, WarpState};
+
+/// A stall this large a share of a role's warp-cycles is worth advice.
+const WORTH: f64 = 0.2;
+/// A unit this busy is saturated: waiting on it is its own time.
+const SATURATED: f64 = 0.9;
+
+/// One piece of advice, with the figures it follows from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Advice {
+    /// A role waits on a unit that is saturated: the wait is the unit's own time, and
+    /// only less work on it (or a faster unit) shortens the run.
+    PipeSaturated {
+        /// The waiting role.
+        role: String,
+        /// Its stall.
+        state: WarpState,
+        /// The stall's share of the role's warp-cycles.
+        share: f64,
+        /// The saturated unit.
+        unit: BoundUnit,
+        /// Its use against its peak.
+        use_fraction: f64,
+    },
+    /// A role waits on its own warpgroup MMAs while the tensor pipe has room: keeping a
+    /// group in flight (`WARPGROUP.DEPBAR.LE gsb0, 1`) overlaps the wait with the next.
+    KeepMmaInFlight {
+        /// The waiting role.
+        role: String,
+        /// Its `gmma` share of warp-cycles.
+        share: f64,
+        /// The tensor pipe's use.
+        tensor_use: f64,
+    },
+    /// A consumer sleeps on full stages while the copies come from HBM: the pipeline's
+    /// depth does not cover a copy's latency.
+    MoreStages {
+        /// The sleeping role.
+        role: String,
+        /// Its `sleeping` share of warp-cycles.
+        share: f64,
+        /// A stage's copies from HBM, issue to landing, at their slowest (a far line in
+        /// a slow window), from the profile.
+        copy_latency_cycles: u64,
+        /// The CTA's cycles per stage filled when its consumer does not sleep (the
+        /// consumer's warp-cycles not sleeping, over the CTA's stage fills).
+        stage_cycles: u64,
+        /// The stages the kernel has: the length of the mbarrier array waited on.
+        stages_now: u64,
+        /// Stages in flight that cover the latency: `ceil(latency / stage) + 1`, more
+        /// than `stages_now`.
+        stages: u64,
+        /// Shared memory a CTA would need with `stages` (its own now, the stages'
+        /// part scaled), bytes.
+        smem_needed: u64,
+        /// The most shared memory a CTA can have, bytes.
+        smem_max: u64,
+    },
+    /// A role waits at a barrier for a partner that arrives later.
+    SlowPartner {
+        /// The waiting role.
+        role: String,
+        /// The barrier instruction it waits at most.
+        instruction: String,
+        /// Its `barrier` share of warp-cycles.
+        share: f64,
+        /// The barrier's participant (CTA 0) that waits least: the one the others wait for.
+        partner_role: String,
+        /// That warp.
+        partner_warp: u32,
+        /// Its `barrier` share of its own cycles.
+        partner_share: f64,
+    },
+    /// Registers limit the CTAs per SM below what the other resources allow while the
+    /// warps wait on memory latency: more resident warps would hide it.
+    RegisterLimited {
+        /// CTAs per SM the registers allow.
+        ctas_by_regs: u32,
+        /// CTAs per SM the other resources allow.
+        ctas_otherwise: u32,
+        /// Registers per thread at most for one more CTA per SM.
+        regs_for_one_more: u32,
+        /// The global-memory stalls' share of all warp-cycles (`long_scoreboard`,
+        /// `lg_throttle`).
+        latency_share: f64,
+    },
+}
+
+fn share(role: &RoleStats, s: WarpState) -> f64 {
+    role.states.get(s) as f64 / role.states.total().max(1) as f64
+}
+
+fn opcode(text: &str) -> &str {
+    text.split_whitespace().next().unwrap_or("")
+}
+
+/// The advice for `r`, a run on `profile` with bounds `b`.
+pub fn advice(r: &RunResult, kernel: &isa::Kernel, profile: &Profile, b: &Bounds) -> Vec<Advice> {
+    let mut out = Vec::new();
+    for role in &r.roles {
+        mma_waits(role, b, &mut out);
+        if let Some(a) = more_stages(r, kernel, role, profile, b) {
+            out.push(a);
+        }
+        if let Some(a) = slow_partner(r, role) {
+            out.push(a);
+        }
+    }
+    if let Some(a) = register_limited(r, profile) {
+        out.push(a);
+    }
+    out
+}
+
+/// `gmma` and `math_pipe_throttle`: the pipe's own time when it is saturated, else
+/// (for `gmma`) MMA groups waited for too early.
+fn mma_waits(role: &RoleStats, b: &Bounds, out: &mut Vec<Advice>) {
+    let tensor = b.use_of(BoundUnit::Tensor);
+    let gmma = share(role, WarpState::Gmma);
+    if gmma >= WORTH {
+        if tensor >= SATURATED {
+            out.push(Advice::PipeSaturated {
+                role: role.name.clone(),
+                state: WarpState::Gmma,
+                share: gmma,
+                unit: BoundUnit::Tensor,
+                use_fraction: tensor,
+            });
+        } else {
+            out.push(Advice::KeepMmaInFlight {
+                role: role.name.clone(),
+                share: gmma,
+                tensor_use: tensor,
+            });
+        }
+    }
+    let throttle = share(role, WarpState::MathPipeThrottle);
+    let busiest = [
+        BoundUnit::Tensor,
+        BoundUnit::Fma,
+        BoundUnit::Alu,
+        BoundUnit::Fp64,
+        BoundUnit::Mufu,
+    ]
+    .into_iter()
+    .max_by(|x, y| b.use_of(*x).total_cmp(&b.use_of(*y)))
+    .expect("five pipes");
+    if throttle >= WORTH && b.use_of(busiest) >= SATURATED {
+        out.push(Advice::PipeSaturated {
+            role: role.name.clone(),
+            state: WarpState::MathPipeThrottle,
+            share: throttle,
+            unit: busiest,
+            use_fraction: b.use_of(busiest),
+        });
+    }
+}
+
+/// A consumer sleeping in mbarrier waits while TMA brings stages from HBM: how many
+/// stages would cover a stage's latency. Not when HBM or TMA is saturated (more stages
+/// then only queue), nor for the role that issues the copies (it waits for free stages).
+fn more_stages(
+    r: &RunResult,
+    kernel: &isa::Kernel,
+    role: &RoleStats,
+    profile: &Profile,
+    b: &Bounds,
+) -> Option<Advice> {
+    let t = &profile.t;
+    let sleeping = share(role, WarpState::Sleeping);
+    let is_load = |text: &str| {
+        let op = opcode(text);
+        op.starts_with("UTMALDG") || op.starts_with("UBLKCP")
+    };
+    if sleeping < WORTH
+        || role.per_pc.iter().any(|p| is_load(&p.instruction))
+        || r.memory.requests_hbm == 0
+        || b.use_of(BoundUnit::HbmBandwidth) >= SATURATED
+        || b.use_of(BoundUnit::Tma) >= SATURATED
+    {
+        return None;
+    }
+    // The wait the role sleeps at most, and the stages its mbarrier array holds.
+    let wait = role
+        .per_pc
+        .iter()
+        .filter(|p| opcode(&p.instruction).starts_with("SYNCS.PHASECHK"))
+        .max_by_key(|p| p.states.get(WarpState::Sleeping))?;
+    let array = wait
+        .instruction
+        .split_whitespace()
+        .nth(1)?
+        .split('[')
+        .next()?;
+    let stages_now = kernel.mbarriers.iter().find(|m| m.name == array)?.len as u64;
+    let warps = role.warps_simulated.max(1) as u64;
+    // The copies: how many per stage fill, and their bytes (from the TMA's booked
+    // cycles, `tma_issue_cycles + bytes / tma_bytes_per_clk` each).
+    let loads: Vec<u64> = r
+        .roles
+        .iter()
+        .flat_map(|ro| ro.per_pc.iter())
+        .filter(|p| is_load(&p.instruction))
+        .map(|p| p.issued)
+        .collect();
+    let fills = loads.iter().copied().max()?;
+    let copies: u64 = loads.iter().sum();
+    let ctas = r.ctas_simulated.max(1) as u64;
+    let fills_per_cta = fills / ctas;
+    if fills_per_cta == 0 {
+        return None;
+    }
+    let tma_cycles = r.unit("tma") * r.cycles as f64;
+    let bytes = ((tma_cycles - copies as f64 * t.tma_issue_cycles) * t.tma_bytes_per_clk).max(0.0);
+    let per_fill = copies as f64 / fills as f64;
+    // The slowest copy, so that every one is covered: a far line, in a slow window.
+    let latency = t.lat_hbm
+        + t.lat_hbm_far_extra
+        + t.hbm_tail_max
+        + t.lat_hbm_tma_extra
+        + t.tma_extra_latency
+        + per_fill * t.tma_issue_cycles
+        + bytes / fills as f64 / t.tma_bytes_per_clk;
+    let lifetime = role.states.total() / warps;
+    let own = lifetime - role.states.get(WarpState::Sleeping) / warps;
+    let stage_cycles = (own / fills_per_cta).max(1);
+    let stages = (latency / stage_cycles as f64).ceil() as u64 + 1;
+    if stages <= stages_now {
+        return None;
+    }
+    // (The shared memory is taken to be all stages: an upper bound on the growth.)
+    let smem = kernel.launch.smem as u64;
+    let smem_needed = smem.div_ceil(stages_now.max(1)) * stages;
+    Some(Advice::MoreStages {
+        role: role.name.clone(),
+        share: sleeping,
+        copy_latency_cycles: latency.ceil() as u64,
+        stage_cycles,
+        stages_now,
+        stages,
+        smem_needed,
+        smem_max: t.max_smem_per_block as u64,
+    })
+}
+
+/// A role waiting at a barrier: its partner is the participant (a warp of CTA 0 whose
+/// role issues a barrier instruction) that waits there least.
+fn slow_partner(r: &RunResult, role: &RoleStats) -> Option<Advice> {
+    let waiting = share(role, WarpState::Barrier);
+    if waiting < WORTH {
+        return None;
+    }
+    let at = role
+        .per_pc
+        .iter()
+        .max_by_key(|p| p.states.get(WarpState::Barrier))?;
+    let syncs = |name: &str| {
+        r.role(name).is_some_and(|ro| {
+            ro.per_pc
+                .iter()
+                .any(|p| opcode(&p.instruction).starts_with("BAR.") && p.issued > 0)
+        })
+    };
+    let partner = r
+        .warps
+        .iter()
+        .filter(|w| w.cta == 0 && syncs(&w.role))
+        .map(|w| {
+            let s = w.states.get(WarpState::Barrier) as f64 / w.states.total().max(1) as f64;
+            (w, s)
+        })
+        .min_by(|x, y| x.1.total_cmp(&y.1))?;
+    Some(Advice::SlowPartner {
+        role: role.name.clone(),
+        instruction: at.instruction.clone(),
+        share: waiting,
+        partner_role: partner.0.role.clone(),
+        partner_warp: partner.0.warp,
+        partner_share: partner.1,
+    })
+}
+
+/// Registers binding occupancy below the other resources while warps wait on memory.
+fn register_limited(r: &RunResult, profile: &Profile) -> Option<Advice> {
+    let o = &r.occupancy;
+    let otherwise = o.ctas_by_smem.min(o.ctas_by_warps).min(o.ctas_by_slots);
+    let total = r.total_states();
+    // (Not `sleeping`: a producer that waits for free stages sleeps by design.)
+    let latency = (total.get(WarpState::LongScoreboard) + total.get(WarpState::LgThrottle)) as f64
+        / total.total().max(1) as f64;
+    if o.limiter != Limiter::Registers || o.ctas_by_regs >= otherwise || latency < WORTH {
+        return None;
+    }
+    let t = &profile.t;
+    // Registers per thread at which one more CTA fits: the register file over the
+    // warps, in whole allocation units per warp.
+    let warps = (o.ctas_by_regs + 1) as f64 * o.warps_per_cta.max(1) as f64;
+    let per_warp = (t.regs_per_sm / warps / t.reg_alloc_unit).floor() * t.reg_alloc_unit;
+    Some(Advice::RegisterLimited {
+        ctas_by_regs: o.ctas_by_regs,
+        ctas_otherwise: otherwise,
+        regs_for_one_more: (per_warp / 32.0) as u32,
+        latency_share: latency,
+    })
+}

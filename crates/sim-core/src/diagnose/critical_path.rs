@@ -1,0 +1,492 @@
+//! The critical path of a run: from the cycle the last warp finished, back through what
+//! each wait waited on, to the start. A wait on an mbarrier whose copies were in flight
+//! continues at the copy's start in the warp that issued it; a wait for an mbarrier's
+//! arrivals at the last arriving warp's arrive; a named barrier at the last warp to
+//! reach it; every other state (issue, a register's producer, a busy pipe, a wait
+//! group) stays on the same warp, whose own earlier instructions lie on the path.
+//!
+//! The path's segments tile `[0, end)`: summed by category they say what decided the
+//! run's length, and a wait off the path cost nothing.
+//!
+//! [`PathRecorder`] is the sink that keeps what the walk needs (the warps' state
+//! intervals with their typed causes, the arrives and barrier issues, the phases,
+//! releases and copies); [`run_with_path`] runs a kernel with it.
+
+use std::collections::HashMap;
+
+use isa::Pipe;
+use serde::Serialize;
+
+use crate::cause::{GroupKind, WaitCause};
+use crate::sink::{Event, RunHeader, Sink, WarpId};
+use crate::{Profile, RunConfig, RunResult, SimError, WarpState};
+
+/// What a stretch of the critical path was spent on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathCategory {
+    /// Issuing instructions (`selected`).
+    Issue,
+    /// Eligible but not issued: another warp took the slot, dispatch, fetch, branch.
+    IssueSlots,
+    /// Fixed-latency dependencies and stall counts (`wait`).
+    FixedLatency,
+    /// Global and local memory: loads' latency, LSU queue, fences, drains.
+    MemoryLatency,
+    /// Shared memory, MUFU and shuffles (`short_scoreboard`, `mio_throttle`).
+    SharedMemoryMufu,
+    /// TMA copies in flight, from their start to their landing.
+    TmaCopies,
+    /// The tensor pipe: warpgroup MMAs waited for, the pipe or its queue full.
+    TensorPipe,
+    /// A busy FMA, ALU, FP64 or MUFU pipe.
+    MathPipes,
+    /// An mbarrier phase waiting for another warp's arrive (its signal included).
+    Arrivals,
+    /// A named barrier waiting for its last warp.
+    Barriers,
+    /// Sleeping or other waits the walk could not follow to their cause.
+    Unfollowed,
+    /// Before the path's first warp was launched (earlier CTAs on the SM).
+    Launch,
+}
+
+impl PathCategory {
+    /// The category's name for a reader.
+    pub fn label(self) -> &'static str {
+        match self {
+            PathCategory::Issue => "issue",
+            PathCategory::IssueSlots => "issue slots (not selected, dispatch)",
+            PathCategory::FixedLatency => "fixed latency",
+            PathCategory::MemoryLatency => "global memory latency",
+            PathCategory::SharedMemoryMufu => "shared memory / MUFU",
+            PathCategory::TmaCopies => "TMA copies in flight",
+            PathCategory::TensorPipe => "tensor pipe",
+            PathCategory::MathPipes => "math pipes",
+            PathCategory::Arrivals => "mbarrier arrivals by another warp",
+            PathCategory::Barriers => "named barriers",
+            PathCategory::Unfollowed => "unfollowed waits",
+            PathCategory::Launch => "before launch",
+        }
+    }
+}
+
+/// An instruction of the path with the cycles charged to it there.
+#[derive(Clone, Debug, Serialize)]
+pub struct PathInstruction {
+    /// Its role.
+    pub role: String,
+    /// Its number in the role's text.
+    pub pc: u32,
+    /// Its text.
+    pub instruction: String,
+    /// What the cycles were spent on.
+    pub category: PathCategory,
+    /// Cycles of the path charged to it.
+    pub cycles: u64,
+}
+
+/// A run's critical path, summed.
+#[derive(Clone, Debug, Serialize)]
+pub struct CriticalPath {
+    /// The cycle the path ends: the last warp's finish.
+    pub end: u64,
+    /// Cycles per category, largest first (they sum to `end`).
+    pub by_category: Vec<(PathCategory, u64)>,
+    /// The instructions on the path, most cycles first.
+    pub instructions: Vec<PathInstruction>,
+    /// How many times the path moves from one warp to another.
+    pub hops: u32,
+}
+
+impl CriticalPath {
+    /// Cycles of `c` on the path.
+    pub fn cycles_of(&self, c: PathCategory) -> u64 {
+        self.by_category
+            .iter()
+            .find(|x| x.0 == c)
+            .map_or(0, |x| x.1)
+    }
+
+    /// `c`'s share of the path.
+    pub fn share_of(&self, c: PathCategory) -> f64 {
+        self.cycles_of(c) as f64 / self.end.max(1) as f64
+    }
+}
+
+/// What a state waited on, kept small.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Waiting {
+    Own,
+    Pipe(Pipe),
+    Barrier(u32),
+    /// An mbarrier phase, by the mbarrier's number. (The cause's own `lands` is what
+    /// the engine knew when the wait began: copies issued later are not in it, so the
+    /// walk asks the phase's completion instead.)
+    Mbarrier(u32),
+    Group(GroupKind),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Interval {
+    start: u64,
+    state: WarpState,
+    pc: u32,
+    waiting: Waiting,
+}
+
+/// The sink that keeps what the critical path needs.
+#[derive(Default)]
+pub struct PathRecorder {
+    header: Option<RunHeader>,
+    /// Per warp: its states in order, and its finish.
+    intervals: HashMap<WarpId, Vec<Interval>>,
+    finish: HashMap<WarpId, u64>,
+    /// Per role: which instructions arrive on an mbarrier (with the array's name) or
+    /// sync at a named barrier.
+    arrives: Vec<Vec<Option<String>>>,
+    bars: Vec<Vec<bool>>,
+    /// Per CTA: arrive issues (cycle, warp, mbarrier array) and barrier issues.
+    arrive_issues: HashMap<u32, Vec<(u64, u32, String)>>,
+    bar_issues: HashMap<u32, Vec<(u64, u32)>>,
+    /// Per (CTA, barrier id): release cycles.
+    releases: HashMap<(u32, u32), Vec<u64>>,
+    /// Per (CTA, mbarrier number): phase completion cycles.
+    phases: HashMap<(u32, u32), Vec<u64>>,
+    /// Per landing cycle: a request's start and the warp that made it. (Not per CTA:
+    /// a multicast copy that one CTA of a cluster issued lands in its partner's too.)
+    copies: HashMap<u64, (u64, WarpId)>,
+}
+
+/// The array an instruction's first mbarrier operand names: `full` of `full[k % 4]`.
+fn mbarrier_array(text: &str) -> Option<String> {
+    let operand = text.split_whitespace().nth(1)?;
+    let name = operand.split('[').next()?;
+    Some(name.trim_end_matches(',').to_string())
+}
+
+impl Sink for PathRecorder {
+    fn begin(&mut self, header: &RunHeader) {
+        for r in &header.roles {
+            let ops = r.instructions.iter().map(|i| {
+                let op = i.text.split_whitespace().next().unwrap_or("");
+                (op.to_string(), i.text.clone())
+            });
+            self.arrives.push(
+                ops.clone()
+                    .map(|(op, text)| {
+                        (op.starts_with("SYNCS.ARRIVE") || op.starts_with("UTCBAR"))
+                            .then(|| mbarrier_array(&text))
+                            .flatten()
+                    })
+                    .collect(),
+            );
+            self.bars
+                .push(ops.map(|(op, _)| op.starts_with("BAR.")).collect());
+        }
+        self.header = Some(header.clone());
+    }
+
+    fn event(&mut self, e: Event) {
+        match e {
+            Event::StateChange {
+                cycle,
+                warp,
+                state,
+                pc,
+                cause,
+            } => {
+                let waiting = match cause {
+                    None | Some(WaitCause::Producer { .. } | WaitCause::WarpgroupArrive { .. }) => {
+                        Waiting::Own
+                    }
+                    Some(WaitCause::Pipe { pipe, .. }) => Waiting::Pipe(pipe),
+                    Some(WaitCause::Barrier { id, .. }) => Waiting::Barrier(id),
+                    Some(WaitCause::Mbarrier { mbarrier, .. }) => Waiting::Mbarrier(mbarrier),
+                    Some(WaitCause::WaitGroup { group, .. }) => Waiting::Group(group),
+                };
+                self.intervals.entry(warp).or_default().push(Interval {
+                    start: cycle,
+                    state,
+                    pc,
+                    waiting,
+                });
+            }
+            Event::WarpFinish { cycle, warp } => {
+                self.finish.insert(warp, cycle);
+            }
+            Event::Issue {
+                cycle,
+                warp,
+                role,
+                pc,
+                ..
+            } => {
+                let (r, p) = (role as usize, pc as usize);
+                if let Some(Some(array)) = self.arrives.get(r).and_then(|x| x.get(p)) {
+                    self.arrive_issues.entry(warp.cta).or_default().push((
+                        cycle,
+                        warp.warp,
+                        array.clone(),
+                    ));
+                }
+                if self.bars.get(r).and_then(|x| x.get(p)) == Some(&true) {
+                    self.bar_issues
+                        .entry(warp.cta)
+                        .or_default()
+                        .push((cycle, warp.warp));
+                }
+            }
+            Event::MbarrierPhase {
+                cycle,
+                cta,
+                mbarrier,
+                ..
+            } => {
+                self.phases.entry((cta, mbarrier)).or_default().push(cycle);
+            }
+            Event::BarrierRelease { cycle, cta, id } => {
+                self.releases.entry((cta, id)).or_default().push(cycle);
+            }
+            Event::Memory {
+                cycle, done, warp, ..
+            } => {
+                // (Of requests landing together, the first kept: one start is enough.)
+                self.copies.entry(done).or_insert((cycle, warp));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Runs `kernel` with a [`PathRecorder`] and returns the result and its critical path.
+pub fn run_with_path(
+    kernel: &isa::Kernel,
+    profile: &Profile,
+    cfg: &RunConfig,
+) -> Result<(RunResult, CriticalPath), SimError> {
+    let mut rec = PathRecorder::default();
+    let r = crate::run_with(kernel, profile, cfg, cfg.policy.build(), &mut rec)?;
+    let path = rec.walk();
+    Ok((r, path))
+}
+
+/// The category of a state that stays on its warp.
+fn own_category(state: WarpState, waiting: Waiting) -> PathCategory {
+    match (state, waiting) {
+        (_, Waiting::Pipe(Pipe::Tensor)) => PathCategory::TensorPipe,
+        (_, Waiting::Pipe(Pipe::Mio)) => PathCategory::SharedMemoryMufu,
+        (_, Waiting::Pipe(Pipe::Lsu)) => PathCategory::MemoryLatency,
+        (_, Waiting::Pipe(Pipe::Tma)) => PathCategory::TmaCopies,
+        (_, Waiting::Pipe(_)) => PathCategory::MathPipes,
+        (_, Waiting::Group(GroupKind::Wgmma)) => PathCategory::TensorPipe,
+        (_, Waiting::Group(_)) => PathCategory::MemoryLatency,
+        (WarpState::Selected, _) => PathCategory::Issue,
+        (WarpState::Gmma, _) => PathCategory::TensorPipe,
+        (WarpState::MathPipeThrottle, _) => PathCategory::MathPipes,
+        (WarpState::Wait, _) => PathCategory::FixedLatency,
+        (
+            WarpState::LongScoreboard
+            | WarpState::LgThrottle
+            | WarpState::TexThrottle
+            | WarpState::Membar
+            | WarpState::Drain,
+            _,
+        ) => PathCategory::MemoryLatency,
+        (WarpState::ShortScoreboard | WarpState::MioThrottle, _) => PathCategory::SharedMemoryMufu,
+        (WarpState::Barrier, _) => PathCategory::Barriers,
+        (WarpState::Sleeping, _) => PathCategory::Unfollowed,
+        (
+            WarpState::NotSelected
+            | WarpState::DispatchStall
+            | WarpState::BranchResolving
+            | WarpState::NoInstruction
+            | WarpState::ImcMiss
+            | WarpState::Misc,
+            _,
+        ) => PathCategory::IssueSlots,
+    }
+}
+
+struct Walk<'a> {
+    rec: &'a PathRecorder,
+    by_category: HashMap<PathCategory, u64>,
+    by_pc: HashMap<(u32, u32, PathCategory), u64>,
+}
+
+impl Walk<'_> {
+    fn charge(&mut self, w: WarpId, iv: &Interval, c: PathCategory, cycles: u64) {
+        *self.by_category.entry(c).or_default() += cycles;
+        let role = self.rec.role_of(w.warp);
+        *self.by_pc.entry((role, iv.pc, c)).or_default() += cycles;
+    }
+}
+
+impl PathRecorder {
+    fn role_of(&self, warp: u32) -> u32 {
+        self.header
+            .as_ref()
+            .and_then(|h| {
+                h.roles
+                    .iter()
+                    .position(|r| (r.first_warp..=r.last_warp).contains(&warp))
+            })
+            .unwrap_or(0) as u32
+    }
+
+    /// The state of `w` at cycle `t - 1`: its interval and the interval's end.
+    fn interval_before(&self, w: WarpId, t: u64) -> Option<(Interval, u64)> {
+        let v = self.intervals.get(&w)?;
+        let i = v.partition_point(|iv| iv.start < t).checked_sub(1)?;
+        let end = v
+            .get(i + 1)
+            .map_or_else(|| self.finish.get(&w).copied().unwrap_or(t), |n| n.start);
+        Some((v[i], end))
+    }
+
+    /// The last arrive on mbarrier number `m`'s array in `cta` before `t` by a warp
+    /// other than `not`.
+    fn last_arrive(&self, cta: u32, m: u32, before: u64, not: u32) -> Option<(u64, u32)> {
+        let name = self.header.as_ref()?.mbarriers.get(m as usize)?;
+        let array = name.split('[').next()?;
+        self.arrive_issues
+            .get(&cta)?
+            .iter()
+            .filter(|(c, w, a)| *c < before && *w != not && a == array)
+            .max_by_key(|(c, _, _)| *c)
+            .map(|(c, w, _)| (*c, *w))
+    }
+
+    /// What completed the phase of mbarrier `m` that a wait from `iv` to `t` ended
+    /// on: the phase's completion within the wait, then the copy that landed then (its
+    /// start and issuer), else the last arrive before it by another warp.
+    fn mbarrier_jump(
+        &self,
+        cta: u32,
+        m: u32,
+        iv: &Interval,
+        t: u64,
+        not: u32,
+    ) -> Option<(u64, WarpId, PathCategory)> {
+        let done = *self
+            .phases
+            .get(&(cta, m))?
+            .iter()
+            .filter(|&&c| c >= iv.start && c <= t)
+            .min()?;
+        if let Some(&(start, by)) = self.copies.get(&done).filter(|(s, _)| *s < t) {
+            return Some((start, by, PathCategory::TmaCopies));
+        }
+        self.last_arrive(cta, m, done + 1, not)
+            .filter(|(c, _)| *c >= iv.start)
+            .map(|(c, by)| (c, WarpId { cta, warp: by }, PathCategory::Arrivals))
+    }
+
+    /// The last warp other than `not` to reach barrier `id` in `cta` by `t`: the
+    /// release before `t` and the barrier issue at it.
+    fn last_at_barrier(&self, cta: u32, id: u32, t: u64, not: u32) -> Option<(u64, u32)> {
+        let release = *self
+            .releases
+            .get(&(cta, id))?
+            .iter()
+            .filter(|&&c| c <= t)
+            .max()?;
+        self.bar_issues
+            .get(&cta)?
+            .iter()
+            .filter(|(c, w)| *c <= release && *w != not)
+            .max_by_key(|(c, _)| *c)
+            .map(|&(c, w)| (c, w))
+    }
+
+    /// Walks back from the last warp's finish; see the module's description.
+    pub fn walk(&self) -> CriticalPath {
+        let mut walk = Walk {
+            rec: self,
+            by_category: HashMap::new(),
+            by_pc: HashMap::new(),
+        };
+        let Some((&last, &end)) = self.finish.iter().max_by_key(|(w, c)| (**c, **w)) else {
+            return CriticalPath {
+                end: 0,
+                by_category: vec![],
+                instructions: vec![],
+                hops: 0,
+            };
+        };
+        let (mut w, mut t, mut hops) = (last, end, 0u32);
+        // A jump at the same cycle (to the last warp at a barrier) is taken once: a
+        // second in a row would go back and forth between warps that met there.
+        let mut jumped_at = None;
+        while t > 0 {
+            let Some((iv, _)) = self.interval_before(w, t) else {
+                *walk.by_category.entry(PathCategory::Launch).or_default() += t;
+                break;
+            };
+            let cta = w.cta;
+            let jump = match iv.waiting {
+                Waiting::Mbarrier(m) => self.mbarrier_jump(cta, m, &iv, t, w.warp),
+                Waiting::Barrier(id) => self
+                    .last_at_barrier(cta, id, t, w.warp)
+                    .filter(|(c, _)| *c >= iv.start)
+                    .map(|(c, by)| (c, WarpId { cta, warp: by }, PathCategory::Barriers)),
+                _ => None,
+            }
+            .filter(|(from, _, _)| *from < t || jumped_at != Some(t));
+            match jump {
+                Some((from, by, c)) => {
+                    walk.charge(w, &iv, c, t - from);
+                    if by != w {
+                        hops += 1;
+                    }
+                    jumped_at = (from == t).then_some(t);
+                    // (A jump at the same cycle moves to another warp, whose state
+                    // before `t` then takes `t` back.)
+                    w = by;
+                    t = from;
+                }
+                None => {
+                    let c = own_category(iv.state, iv.waiting);
+                    walk.charge(w, &iv, c, t - iv.start);
+                    t = iv.start;
+                    jumped_at = None;
+                }
+            }
+        }
+        let mut by_category: Vec<(PathCategory, u64)> =
+            walk.by_category.into_iter().filter(|x| x.1 > 0).collect();
+        by_category.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut instructions: Vec<PathInstruction> = walk
+            .by_pc
+            .into_iter()
+            .filter(|x| x.1 > 0)
+            .map(|((role, pc, category), cycles)| {
+                let r = self
+                    .header
+                    .as_ref()
+                    .and_then(|h| h.roles.get(role as usize));
+                PathInstruction {
+                    role: r.map_or(String::new(), |r| r.name.clone()),
+                    pc,
+                    instruction: r
+                        .and_then(|r| r.instructions.get(pc as usize))
+                        .map_or(String::new(), |i| i.text.clone()),
+                    category,
+                    cycles,
+                }
+            })
+            .collect();
+        instructions.sort_by(|a, b| {
+            b.cycles
+                .cmp(&a.cycles)
+                .then(a.role.cmp(&b.role))
+                .then(a.pc.cmp(&b.pc))
+        });
+        CriticalPath {
+            end,
+            by_category,
+            instructions,
+            hops,
+        }
+    }
+}

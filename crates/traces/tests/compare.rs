@@ -1,0 +1,97 @@
+//! Comparisons over seeds: ties called where ranges overlap, and no reason invented
+//! for a tie.
+
+use sim_core::{Profile, RunConfig};
+use traces::compare::{Candidate, compare_family, compare_kernels};
+
+fn ov(p: &[(&str, i64)]) -> Vec<(String, i64)> {
+    p.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+/// The same kernel under two names runs the same cycles on every seed: a tie, and the
+/// explanation gives no reason for one over the other. A third with twice the loads
+/// is slower beyond the noise.
+#[test]
+fn the_same_work_under_two_names_is_a_tie() {
+    let p = Profile::builtin("h100").unwrap();
+    let src = |n: u32| {
+        format!(
+            "kernel loads\nlaunch cta_threads=128 regs=32 smem=0 grid=8\nbuffer A global size=64MiB\nrole main warps=0..3\n  loop i 0..{n}\n    LDG.E R1, A[((cta * 4 + warp) * {n} + i) * 4096 + lane * 4]\n    FFMA R2, R1, R2, 0.5\n  EXIT\n"
+        )
+    };
+    let cand = |name: &str, n: u32| Candidate {
+        name: name.into(),
+        description: String::new(),
+        kernel: isa::parse_kernel(&src(n)).map_err(|e| e.render("t", &src(n))),
+        profile: p.clone(),
+    };
+    let c = compare_kernels(
+        "t",
+        vec![cand("a", 8), cand("b", 8), cand("twice", 16)],
+        &RunConfig::default(),
+        4,
+    );
+    assert_eq!(c.seeds, vec![1, 2, 3, 4]);
+    let (a, b, twice) = (&c.rows[0], &c.rows[1], &c.rows[2]);
+    assert_eq!(a.cycles_by_seed, b.cycles_by_seed);
+    assert_eq!(a.cycles_by_seed.len(), 4);
+    // The seeds move the HBM latencies: the runs differ.
+    assert!(a.cycles_min < a.cycles_max, "{:?}", a.cycles_by_seed);
+    assert!(a.ties_fastest && b.ties_fastest);
+    assert!(
+        !twice.ties_fastest,
+        "{:?} vs {:?}",
+        twice.cycles_by_seed, a.cycles_by_seed
+    );
+    let tie = c
+        .explanation
+        .iter()
+        .find(|l| l.starts_with("tie:"))
+        .unwrap_or_else(|| panic!("{:?}", c.explanation));
+    assert!(tie.contains('b') && tie.contains("noise"), "{tie}");
+    let b_line = c
+        .explanation
+        .iter()
+        .find(|l| l.starts_with("b's"))
+        .unwrap_or_else(|| panic!("{:?}", c.explanation));
+    assert!(b_line.ends_with("it ties a."), "{b_line}");
+}
+
+/// gemm-mainloop: static-v2 and ws are within the seeds' noise of each other (the tensor
+/// pipe bounds both); static-v1 is slower beyond it. The bound is the tensor pipe's:
+/// 2 * 128 * 256 * K / 4096 cycles for the CTA's tile.
+#[test]
+fn gemm_schedules_within_noise_tie_and_the_bound_is_the_tensor_pipe() {
+    let p = Profile::builtin("h100").unwrap();
+    let k = 1024;
+    let c = compare_family(
+        "gemm-mainloop",
+        &ov(&[("K", k), ("M", 128), ("N", 256)]),
+        &p,
+        &RunConfig::default(),
+        3,
+    )
+    .unwrap();
+    let row = |n: &str| c.rows.iter().find(|r| r.schedule == n).unwrap();
+    assert!(row("static-v2").ties_fastest && row("ws").ties_fastest);
+    assert!(!row("static-v1").ties_fastest);
+    for r in &c.rows {
+        let b = &r.diagnosis.as_ref().unwrap().bounds;
+        assert_eq!(
+            b.binding,
+            sim_core::diagnose::BoundUnit::Tensor,
+            "{}",
+            r.schedule
+        );
+        assert_eq!(
+            b.lower_bound_cycles,
+            (2 * 128 * 256 * k) as u64 / p.t.tensor_flops_per_clk_sm as u64
+        );
+    }
+    let ws = c
+        .explanation
+        .iter()
+        .find(|l| l.starts_with("ws's"))
+        .unwrap();
+    assert!(!ws.contains("is not among"), "{ws}");
+}
