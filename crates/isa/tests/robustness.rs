@@ -155,3 +155,13 @@ fn an_or_with_i64_max_does_not_panic_the_interval_arithmetic() {
     );
     assert_eq!(first_error(&src), "");
 }
+
+#[test]
+fn a_loop_of_i64_max_trips_that_runs_nothing_validates_at_once() {
+    // Found by the text fuzzer: the protocol walk took a step per instruction only, so
+    // a huge loop whose body never runs walked its trips for ever.
+    let src = format!(
+        "{HEAD}param N=9223372036854775807\nrole r warps=0..0\n  loop i 0..N\n    if i < 0\n      FFMA R1, R2, R3, R4\n"
+    );
+    assert_eq!(first_error(&src), "");
+}

@@ -89,7 +89,9 @@ impl<'k> Walk<'_, 'k> {
                     };
                     let mut go = true;
                     let mut v = a;
-                    while go && v < b {
+                    // Each trip is a step too: a loop whose body runs nothing (an `if`
+                    // that never holds) must not walk its trips for ever.
+                    while go && v < b && self.step() {
                         self.vars.push((var, v));
                         go = self.body(body);
                         self.vars.pop();
@@ -97,6 +99,7 @@ impl<'k> Walk<'_, 'k> {
                     }
                     go
                 }
+                Stmt::If { cond, body, .. } if !self.step() => return false,
                 Stmt::If { cond, body, .. } => match self.eval(cond) {
                     Some(0) => true,
                     Some(_) => self.body(body),
@@ -127,11 +130,19 @@ impl<'k> Walk<'_, 'k> {
         }
     }
 
-    fn instr(&mut self, ins: &'k Instr) -> bool {
+    /// Takes one step of the budget; false when it is spent.
+    fn step(&mut self) -> bool {
         if self.steps == 0 {
             return false;
         }
         self.steps -= 1;
+        true
+    }
+
+    fn instr(&mut self, ins: &'k Instr) -> bool {
+        if !self.step() {
+            return false;
+        }
         let mut pos = ins.positional();
         let ev = match ins.op {
             Op::Syncs if ins.has_mod("PHASECHK") || ins.has_mod("TRYWAIT") => {
