@@ -19,7 +19,7 @@
 //! the synchronization, copy and MMA instructions keep the engine's semantics (the
 //! generator's lines, matched to the SASS's in order), the scalar instructions between
 //! them are translated by pipe and latency class with their registers
-//! ([`translate_scalar`]), and the try_wait spin is the engine's suspending TRYWAIT.
+//! (`translate_scalar`), and the try_wait spin is the engine's suspending TRYWAIT.
 
 use sim_core::{Profile, RunResult};
 
@@ -832,7 +832,7 @@ pub struct LoopTranslation {
 /// instructions around them (the stage index and parity by an integer division through
 /// I2F, MUFU.RCP and F2I, as `k % pipe` and `k / pipe` with a runtime `pipe` compile; the
 /// descriptor arithmetic and R2UR; the loop counter, compare and back branch) by
-/// [`translate_scalar`]. Outside the main loops the twin is the generator's (the
+/// `translate_scalar`. Outside the main loops the twin is the generator's (the
 /// prologue's stage fills, the final wait); the kernel's time from its clock read to
 /// the end is the main loops' to within the few hundred cycles of prologue.
 pub fn gemm_twin_text(c: &GemmCase) -> Result<String, String> {

@@ -16,7 +16,7 @@ pub struct Args {
 pub enum Cmd {
     /// Run the microbenchmarks on GPU 0 (needs an NVIDIA GPU, its driver and NVRTC).
     Collect {
-        /// Output file (never overwritten); default crates/calibrate/data/<gpu>-<date>.json.
+        /// Output file (never overwritten); default `crates/calibrate/data/<gpu>-<date>.json`.
         #[arg(long)]
         out: Option<PathBuf>,
         /// Run the validation kernels instead (their own file; never used by the fit).

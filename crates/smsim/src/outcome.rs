@@ -7,7 +7,7 @@
 //! that does not exist or load, an output file that exists); 130 Ctrl-C stopped the
 //! run (its report so far printed, marked partial).
 //!
-//! Every write to stdout goes through [`print`]: a reader that closes the pipe early
+//! Every write to stdout goes through [`print()`]: a reader that closes the pipe early
 //! (`smsim ... | head`) ends the command quietly instead of a panic.
 
 use std::io::Write;

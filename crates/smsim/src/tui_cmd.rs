@@ -56,7 +56,7 @@ pub struct Args {
     /// With --render: `fit` (the whole run) or cycles per column.
     #[arg(long, requires = "render")]
     pub zoom: Option<Zoom>,
-    /// With --render: keys pressed before the frame is drawn, e.g. "zz<Down><Enter>"
+    /// With --render: keys pressed before the frame is drawn, e.g. `"zz<Down><Enter>"`
     /// (`<Name>` for Left, Right, Up, Down, Enter, Esc, Tab, ...; see the README).
     #[arg(long, requires = "render")]
     pub keys: Option<String>,

@@ -11,7 +11,7 @@
 //! (UTMACMDFLUSH; DEPBAR.LE SB1, 0 before the staging buffer is rewritten).
 //!
 //! - `ws`: warp 0 loads (TMA into the ring, full/empty mbarriers), warp 1 issues the MMAs
-//!   (UTCBAR empty[stage] releases a stage when its MMAs complete, UTCBAR acc_full[buf]
+//!   (UTCBAR `empty[stage]` releases a stage when its MMAs complete, UTCBAR `acc_full[buf]`
 //!   hands the finished accumulator over), warps 4..7 are the epilogue (wait acc_full,
 //!   LDTM, arrive acc_empty once the accumulator is read, store).
 //! - `static`: one warpgroup in program order, software-pipelined: warp 0 fills the ring,

@@ -1,5 +1,5 @@
 //! The kernel library: the seed kernels as parameterized generators, each family with a
-//! static and a warp-specialized schedule of the same work, and [`compare`] that runs them
+//! static and a warp-specialized schedule of the same work, and [`compare()`] that runs them
 //! side by side.
 //!
 //! Every generator is `fn build(schedule, &Params) -> Result<isa::Kernel, String>`; the
