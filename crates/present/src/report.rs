@@ -177,9 +177,14 @@ fn top_instructions(r: &RunResult, o: &mut String) {
                 rows.push((
                     v,
                     format!(
-                        "{}:{} `{}`: {} {}{}",
+                        "{}:{}{} `{}`: {} {}{}",
                         role.name,
                         p.pc,
+                        if p.line > 0 {
+                            format!(" (line {})", p.line)
+                        } else {
+                            String::new()
+                        },
                         p.instruction,
                         s.name(),
                         pct(v as f64 / total as f64),
@@ -193,7 +198,10 @@ fn top_instructions(r: &RunResult, o: &mut String) {
         return;
     }
     rows.sort_by_key(|x| std::cmp::Reverse(x.0));
-    let _ = writeln!(o, "\nWhere warps wait (role:pc, share of all warp-cycles):");
+    let _ = writeln!(
+        o,
+        "\nWhere warps wait (role:pc (source line), share of all warp-cycles):"
+    );
     for (_, line) in rows.iter().take(6) {
         let _ = writeln!(o, "  {line}");
     }

@@ -56,6 +56,9 @@ impl Serialize for StateCounts {
 pub struct PcStats {
     /// Index of the instruction in its role's text.
     pub pc: u32,
+    /// Its 1-based line in the kernel file (for a built-in kernel, in its
+    /// `smsim kernels --emit` text); 0 where unknown.
+    pub line: u32,
     /// Its text, as printed.
     pub instruction: String,
     /// How many times a warp issued it.

@@ -353,3 +353,41 @@ fn a_traces_warps_end_where_they_finished() {
     assert!(!idle.is_empty());
     assert!(idle.iter().all(|w| w["finished"] == 1), "{idle:?}");
 }
+
+/// Each instruction in `--json`'s `per_pc` names its line of the kernel text: for a
+/// kernel file, the file's line holding that instruction; for a built-in kernel, the
+/// line of its `smsim kernels --emit` text.
+#[test]
+fn per_pc_names_each_instructions_source_line() {
+    let check = |target: &str, text: &str| {
+        let (code, out, err) = smsim(&["run", target, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut named = 0;
+        for role in v["roles"].as_array().unwrap() {
+            for p in role["per_pc"].as_array().unwrap() {
+                let line = p["line"].as_u64().unwrap() as usize;
+                let instr = p["instruction"].as_str().unwrap();
+                let mnemonic = instr.split_whitespace().next().unwrap();
+                if mnemonic == "EXIT" && !lines[line - 1].contains("EXIT") {
+                    continue; // a role's implicit EXIT: the line of its last statement
+                }
+                assert!(
+                    lines[line - 1].trim_start().starts_with(mnemonic),
+                    "{target}: {instr} at line {line}: {:?}",
+                    lines[line - 1]
+                );
+                named += 1;
+            }
+        }
+        assert!(named > 10, "{target}: only {named} instructions checked");
+    };
+    let file = repo().join("examples/gemm_ws.smk");
+    check(
+        file.to_str().unwrap(),
+        &std::fs::read_to_string(&file).unwrap(),
+    );
+    let (_, emitted, _) = smsim(&["kernels", "--emit", "gemm-mainloop/ws"]);
+    check("gemm-mainloop/ws", &emitted);
+}

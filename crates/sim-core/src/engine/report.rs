@@ -4,19 +4,25 @@
 use super::*;
 
 impl<'a, S: Sink> Engine<'a, S> {
-    /// What the run's events name by number (`Sink::begin`).
-    pub(super) fn header(&mut self, ctas_simulated: u32, ctas_resident: u32) -> RunHeader {
-        let mut lines = lower::instruction_lines(self.kernel);
-        // A kernel built in Rust has no source lines: those of its printed text, which
-        // parses back to the same program (`smsim kernels --emit` prints it).
+    /// Each role's instructions' 1-based source lines, in `RoleCode::texts` order. A
+    /// kernel built in Rust has no source lines: those of its printed text, which parses
+    /// back to the same program (`smsim kernels --emit` prints it).
+    fn source_lines(&self) -> Vec<Vec<u32>> {
+        let lines = lower::instruction_lines(self.kernel);
         if lines.iter().flatten().any(|&l| l == 0)
             && let Ok(printed) = isa::parse_kernel(&self.kernel.to_string())
         {
             let again = lower::instruction_lines(&printed);
             if again.iter().map(Vec::len).eq(lines.iter().map(Vec::len)) {
-                lines = again;
+                return again;
             }
         }
+        lines
+    }
+
+    /// What the run's events name by number (`Sink::begin`).
+    pub(super) fn header(&mut self, ctas_simulated: u32, ctas_resident: u32) -> RunHeader {
+        let lines = self.source_lines();
         let roles = self
             .prog
             .roles
@@ -184,6 +190,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// Each role's totals, per instruction too (from the warps retired).
     fn role_stats(&self) -> Vec<RoleStats> {
         let mut roles = Vec::new();
+        let lines = self.source_lines();
         for (ri, r) in self.prog.roles.iter().enumerate() {
             let mut states = [0u64; STATE_COUNT];
             let mut instrs = 0;
@@ -210,6 +217,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 waits_on.sort_by_key(|w| std::cmp::Reverse(w.cycles));
                 pcs.push(PcStats {
                     pc: ti as u32,
+                    line: lines[ri].get(ti).copied().unwrap_or(0),
                     instruction: text.clone(),
                     issued: self.pcs[at].states[WarpState::Selected.index()],
                     states: StateCounts::from_array(&self.pcs[at].states),
