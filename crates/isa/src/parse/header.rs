@@ -77,6 +77,29 @@ pub(super) fn launch(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> 
     Ok(())
 }
 
+/// The `size=BYTES` a `buffer` or `shared` declaration (`decl`) takes, and nothing else.
+fn size_only(
+    c: &mut Cursor,
+    k: &mut Kernel,
+    span: Span,
+    name_col: usize,
+    decl: &str,
+    field: DeclField,
+) -> PResult<u64> {
+    let mut size = None;
+    for (key, kcol, v) in values(c, k, |key| (key == "size").then_some(field))? {
+        if key != "size" {
+            return Err(err(
+                span.line,
+                kcol,
+                format!("unknown {decl} setting `{key}`; expected size"),
+            ));
+        }
+        size = Some(v);
+    }
+    size.ok_or_else(|| err(span.line, name_col, format!("`{decl}` needs size=BYTES")))
+}
+
 /// `buffer NAME [global] size=BYTES`.
 pub(super) fn buffer(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> {
     let name_col = c.col();
@@ -87,23 +110,14 @@ pub(super) fn buffer(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> 
     if c.ident_opt().as_deref() != Some("global") {
         c.pos = save;
     }
-    let n = k.buffers.len();
-    let mut size = None;
-    for (key, kcol, v) in values(c, k, |key| {
-        (key == "size").then_some(DeclField::BufferSize(n))
-    })? {
-        match key.as_str() {
-            "size" => size = Some(v),
-            _ => {
-                return Err(err(
-                    span.line,
-                    kcol,
-                    format!("unknown buffer setting `{key}`; expected size"),
-                ));
-            }
-        }
-    }
-    let size = size.ok_or_else(|| err(span.line, name_col, "`buffer` needs size=BYTES"))?;
+    let size = size_only(
+        c,
+        k,
+        span,
+        name_col,
+        "buffer",
+        DeclField::BufferSize(k.buffers.len()),
+    )?;
     k.buffers.push(Buffer { name, size, span });
     Ok(())
 }
@@ -112,23 +126,14 @@ pub(super) fn buffer(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> 
 pub(super) fn shared(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> {
     let name_col = c.col();
     let name = c.ident("a shared-memory region name")?;
-    let n = k.shared.len();
-    let mut size = None;
-    for (key, kcol, v) in values(c, k, |key| {
-        (key == "size").then_some(DeclField::SharedSize(n))
-    })? {
-        match key.as_str() {
-            "size" => size = Some(v),
-            _ => {
-                return Err(err(
-                    span.line,
-                    kcol,
-                    format!("unknown shared setting `{key}`; expected size"),
-                ));
-            }
-        }
-    }
-    let size = size.ok_or_else(|| err(span.line, name_col, "`shared` needs size=BYTES"))?;
+    let size = size_only(
+        c,
+        k,
+        span,
+        name_col,
+        "shared",
+        DeclField::SharedSize(k.shared.len()),
+    )?;
     let size =
         u32::try_from(size).map_err(|_| err(span.line, name_col, "shared region too large"))?;
     k.shared.push(SharedAlloc { name, size, span });
