@@ -5,16 +5,14 @@ use super::*;
 
 impl<'a, S: Sink> Engine<'a, S> {
     /// Each role's instructions' 1-based source lines, in `RoleCode::texts` order. A
-    /// kernel built in Rust has no source lines: those of its printed text, which parses
-    /// back to the same program (`smsim kernels --emit` prints it).
+    /// kernel built in Rust has no source lines: those of its printed text
+    /// (`smsim kernels --emit` prints it), counted without parsing it back.
     fn source_lines(&self) -> Vec<Vec<u32>> {
         let lines = lower::instruction_lines(self.kernel);
-        if lines.iter().flatten().any(|&l| l == 0)
-            && let Ok(printed) = isa::parse_kernel(&self.kernel.to_string())
-        {
-            let again = lower::instruction_lines(&printed);
-            if again.iter().map(Vec::len).eq(lines.iter().map(Vec::len)) {
-                return again;
+        if lines.iter().flatten().any(|&l| l == 0) {
+            let printed = printed_lines(self.kernel);
+            if printed.iter().map(Vec::len).eq(lines.iter().map(Vec::len)) {
+                return printed;
             }
         }
         lines
@@ -356,4 +354,41 @@ impl<'a, S: Sink> Engine<'a, S> {
             warps: std::mem::take(&mut self.warp_summaries),
         }
     }
+}
+
+/// Each role's instructions' lines in the kernel's printed text (`Display for Kernel`):
+/// a role's header line starts with `role `, and each statement of its body (an
+/// instruction, a loop's or an if's header) takes one line after it, in order; a
+/// role's implicit EXIT takes its last line.
+fn printed_lines(k: &Kernel) -> Vec<Vec<u32>> {
+    fn walk(stmts: &[isa::ast::Stmt], line: &mut u32, out: &mut Vec<u32>) {
+        for s in stmts {
+            *line += 1;
+            match s {
+                isa::ast::Stmt::Instr(_) => out.push(*line),
+                isa::ast::Stmt::Loop { body, .. } | isa::ast::Stmt::If { body, .. } => {
+                    walk(body, line, out)
+                }
+            }
+        }
+    }
+    let text = k.to_string();
+    let headers = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("role "))
+        .map(|(i, _)| i as u32 + 1);
+    k.roles
+        .iter()
+        .zip(headers)
+        .map(|(r, header)| {
+            let mut line = header;
+            let mut out = Vec::new();
+            walk(&r.body, &mut line, &mut out);
+            if !matches!(r.body.last(), Some(isa::ast::Stmt::Instr(i)) if i.op == Op::Exit) {
+                out.push(line);
+            }
+            out
+        })
+        .collect()
 }
