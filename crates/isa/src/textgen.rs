@@ -150,6 +150,17 @@ fn register(rng: &mut Rng) -> String {
     }
 }
 
+/// A uniform register operand: UR0..UR62 or URZ, sometimes one past the file (UR63,
+/// which does not parse as a register).
+fn uniform_register(rng: &mut Rng) -> String {
+    match rng.below(12) {
+        0 => "URZ".into(),
+        1 => format!("-UR{}", rng.below(63)),
+        2 => format!("UR{}", rng.below(64)),
+        _ => format!("UR{}", rng.below(16) & !1),
+    }
+}
+
 fn operand(rng: &mut Rng, kind: Kind, d: &Decls, vars: &[String]) -> String {
     let mem = |rng: &mut Rng, spaces: &[Space]| -> String {
         let names: Vec<String> = spaces
@@ -172,6 +183,12 @@ fn operand(rng: &mut Rng, kind: Kind, d: &Decls, vars: &[String]) -> String {
     match kind {
         Kind::Reg => register(rng),
         Kind::Pred => format!("{}P{}", if rng.chance(20) { "!" } else { "" }, rng.below(7)),
+        Kind::UReg => uniform_register(rng),
+        Kind::UPred => format!(
+            "{}UP{}",
+            if rng.chance(20) { "!" } else { "" },
+            rng.below(7)
+        ),
         Kind::Int => expr(rng, vars, 2),
         Kind::Value => match rng.below(4) {
             0 => register(rng),

@@ -435,7 +435,7 @@ fn parse_errors_point_at_the_problem() {
         ),
         (
             "kernel x\nlaunch cta_threads=32\nfoo bar\n",
-            "3:1: unknown declaration `foo`; expected launch, buffer, shared, mbarrier, barrier, param, work or role",
+            "3:1: unknown declaration `foo`; expected launch, buffer, shared, mbarrier, barrier, param, work, pred or role",
         ),
         (
             "kernel x\nlaunch cta_threads=32\nkernel y\n",

@@ -388,6 +388,8 @@ impl<'k> Validator<'k> {
             self.operand(rc, ins, o, span, scope);
         }
         self.conditional -= u32::from(guarded);
+        self.guard_truth(rc, ins, scope);
+        self.uniform_operands(ins);
 
         self.registers(rc, ins);
         self.shape(rc, ins, scope);

@@ -12,6 +12,7 @@ mod cycle;
 mod global;
 mod issue;
 mod pipes;
+mod predicate;
 mod report;
 mod stall;
 mod sync;
@@ -193,6 +194,13 @@ fn run_scheduled<S: Sink>(
             })?;
         let (base, size) = (e.buffer_base[b], e.buffer_size[b].max(1));
         e.mem.warm_l2(base / LINE, (base + size - 1) / LINE);
+    }
+    // `buffer NAME size=S warm=W`: the first W bytes start in L2.
+    for (b, buf) in kernel.buffers.iter().enumerate() {
+        let (base, warm) = (e.buffer_base[b], buf.warm.min(e.buffer_size[b]));
+        if warm > 0 {
+            e.mem.warm_l2(base / LINE, (base + warm - 1) / LINE);
+        }
     }
     let tell = S::ENABLED || S::POLLS;
     if tell {

@@ -1,0 +1,86 @@
+//! Predicates with a declared truth (`pred P0 = EXPR`) and the uniform datapath's
+//! registers: declarations, guards that read them, uniform instructions' operands.
+
+use super::*;
+
+impl<'k> Validator<'k> {
+    /// `pred` declarations: a truth one per warp (no `lane`), of names that exist
+    /// somewhere (loop variables are checked where a guard reads the predicate, since
+    /// the declaration stands outside every loop).
+    pub(super) fn pred_decls(&mut self) {
+        let k = self.k;
+        for p in &k.preds {
+            let mut vars = Vec::new();
+            p.truth.vars(&mut vars);
+            if vars.iter().any(|v| v == "lane") {
+                let msg = format!(
+                    "`{}`'s truth `{}` uses `lane`, but a declared predicate has one value per warp",
+                    p.pred, p.truth
+                );
+                self.error_help(
+                    p.span,
+                    msg,
+                    "lanes that diverge are not modelled: give the truth per warp (`warp`, `warpgroup`, `cta`) or per iteration (loop variables)",
+                );
+            }
+        }
+    }
+
+    /// A guard that reads a declared predicate: its truth must be computable where the
+    /// instruction stands (its loop variables in scope), and fit the evaluator.
+    pub(super) fn guard_truth(&mut self, rc: &RoleCtx, ins: &Instr, scope: &[ScopeVar]) {
+        let Some(g) = ins.guard else { return };
+        let Some(p) = self.k.pred(g.pred) else { return };
+        let what = format!(
+            "the truth of `{}` (declared on line {}, `{}`)",
+            p.pred, p.span.line, p.truth
+        );
+        // `lane` is reported once, at the declaration.
+        self.check_expr(rc, &p.truth, ins.span, scope, Allow::Lane, &what);
+    }
+
+    /// A uniform instruction reads and writes uniform registers and predicates only
+    /// (R2UR's source excepted: it moves a vector register into a uniform one); a
+    /// uniform register pair (`ULDC.64`, `UIMAD.WIDE`) ends at UR62.
+    pub(super) fn uniform_operands(&mut self, ins: &Instr) {
+        let op = ins.op;
+        let mnem = ins.mnemonic();
+        if op.pipe() == Pipe::Uniform && op != Op::R2ur {
+            for (i, o) in ins.operands.iter().enumerate() {
+                let Operand::Reg { reg, .. } = o else {
+                    continue;
+                };
+                if reg.is_uniform() {
+                    continue;
+                }
+                let vector = match op.mnemonic().strip_prefix('U') {
+                    Some(v) if Op::from_mnemonic(v).is_some() => format!(" ({v})"),
+                    _ => String::new(),
+                };
+                self.error_help(
+                    ins.operand_span(i),
+                    format!(
+                        "`{mnem}` runs on the uniform datapath and reads uniform registers (UR0..UR62, URZ, UP0..UP6, UPT), not `{reg}`"
+                    ),
+                    format!("move the value with R2UR first, or use the vector instruction{vector}"),
+                );
+            }
+        }
+        if let Some((Reg::Ur(r), n)) = ins.dest_reg()
+            && u32::from(r) + n - 1 > MAX_UR
+        {
+            let i = ins
+                .operands
+                .iter()
+                .position(|o| !matches!(o, Operand::Key { .. }))
+                .unwrap_or(0);
+            self.error(
+                ins.operand_span(i),
+                format!(
+                    "`{mnem}`'s destination covers UR{r}..UR{}, past UR{MAX_UR}, the last uniform register",
+                    u32::from(r) + n - 1
+                ),
+            );
+        }
+    }
+}
