@@ -118,6 +118,7 @@ impl<'k> Validator<'k> {
             );
         }
         self.overflow(e, span, rc, scope);
+        self.perm_domain(e, span, rc, scope);
         true
     }
 

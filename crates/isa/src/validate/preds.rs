@@ -46,11 +46,17 @@ impl<'k> Validator<'k> {
         let op = ins.op;
         let mnem = ins.mnemonic();
         if op.pipe() == Pipe::Uniform && op != Op::R2ur {
+            // (The destination's kind is the form's to check.)
+            let dest = ins
+                .operands
+                .iter()
+                .position(|o| !matches!(o, Operand::Key { .. }))
+                .filter(|_| ins.writes_first_operand());
             for (i, o) in ins.operands.iter().enumerate() {
                 let Operand::Reg { reg, .. } = o else {
                     continue;
                 };
-                if reg.is_uniform() {
+                if reg.is_uniform() || Some(i) == dest {
                     continue;
                 }
                 let vector = match op.mnemonic().strip_prefix('U') {
@@ -81,6 +87,36 @@ impl<'k> Validator<'k> {
                     u32::from(r) + n - 1
                 ),
             );
+        }
+    }
+
+    /// `perm(x, n)` whose `n` is below 1 for every value the program gives it (it
+    /// permutes `0..n`): an error here rather than a fault in the run.
+    pub(super) fn perm_domain(&mut self, e: &Expr, span: Span, rc: &RoleCtx, scope: &[ScopeVar]) {
+        match e {
+            Expr::Call(f, a, b) => {
+                if *f == crate::expr::Func::Perm
+                    && let Some(n) = self.iv(b, rc, scope)
+                    && n.hi < 1
+                {
+                    self.error_help(
+                        span,
+                        format!(
+                            "`{e}` permutes 0..n, but n = `{b}` is at most {} here",
+                            n.hi
+                        ),
+                        "perm(x, n) needs n of at least 1: the number of slots it visits",
+                    );
+                }
+                self.perm_domain(a, span, rc, scope);
+                self.perm_domain(b, span, rc, scope);
+            }
+            Expr::Bin(_, a, b) => {
+                self.perm_domain(a, span, rc, scope);
+                self.perm_domain(b, span, rc, scope);
+            }
+            Expr::Neg(a) | Expr::Not(a) => self.perm_domain(a, span, rc, scope),
+            Expr::Int(_) | Expr::Var(_) => {}
         }
     }
 }
