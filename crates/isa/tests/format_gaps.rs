@@ -203,3 +203,29 @@ fn misuse_is_a_positioned_error() {
         &[],
     );
 }
+
+/// The cost examples (`examples/gaps/`, one construct each, compared in their
+/// comments) validate and print back to themselves.
+#[test]
+fn the_cost_examples_validate_and_print_back() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/gaps");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_none_or(|x| x != "smk") {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).unwrap();
+        let k = parse_kernel(&src).unwrap_or_else(|d| panic!("{}: {d}", path.display()));
+        let diags = validate(&k);
+        assert!(diags.is_empty(), "{}: {diags:?}", path.display());
+        assert_eq!(
+            parse_kernel(&k.to_string()).unwrap(),
+            k,
+            "{}",
+            path.display()
+        );
+        n += 1;
+    }
+    assert_eq!(n, 7);
+}
