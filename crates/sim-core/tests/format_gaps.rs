@@ -381,3 +381,78 @@ fn the_example_runs_the_same_with_and_without_fast_forward_and_a_sink() {
         assert!(r.is_ok(), "{policy:?}: {:?}", r.err());
     }
 }
+
+// ----- lanes that diverge -----
+
+/// `pred P0 = lane < L`: the guarded instruction executes for its L lanes only, so a
+/// shared load whose 32 lanes fall in one bank (32 wavefronts) takes L wavefronts:
+/// each step of a dependent chain is shorter by the wavefronts it no longer needs.
+#[test]
+fn a_lane_guard_limits_the_wavefronts_to_its_lanes() {
+    let p = h100();
+    let n = 16u64;
+    // One step: the wavefronts at `smem_bytes_per_clk`, then `lat_lds` (lowering's
+    // `done`: the wavefronts' end rounded up, plus the latency less one).
+    let wave_cycles = |w: f64| (w * 128.0 / p.t.smem_bytes_per_clk).ceil() as u64;
+    let src = |lanes: u32| {
+        format!(
+            "{}shared s size=65536\npred P0 = lane < {lanes}\nrole main warps=0..0\n  loop i 0..{n}\n    @P0 LDS R1, s[lane * 128]\n  EXIT\n",
+            head(1)
+        )
+    };
+    let all = sim(&src(32), &p).cycles;
+    let four = sim(&src(4), &p).cycles;
+    // Load i + 1 waits for load i's R1 (a write after a write); EXIT waits for none:
+    // (n - 1) steps, the last load, EXIT, the retire.
+    let cycles = |w: f64| (n - 1) * (wave_cycles(w) + p.t.lat_lds as u64 - 1) + 2;
+    assert_eq!(all, cycles(32.0));
+    assert_eq!(four, cycles(4.0));
+    assert_eq!(sim(&src(1), &p).cycles, cycles(1.0));
+    // A truth false for every lane: the instruction only issues.
+    assert_eq!(sim(&src(0), &p).cycles, n + 1);
+}
+
+/// A lane guard keeps the other lanes' addresses out of the access: out of the
+/// buffer's bounds they fault nothing, and the sectors counted are the active lanes'.
+#[test]
+fn a_lane_guard_keeps_inactive_lanes_out_of_memory() {
+    let p = h100();
+    let src = |guard: &str| {
+        format!(
+            "{}buffer A size=64KiB\npred P0 = lane < 8\nrole main warps=0..0\n  loop k 0..64\n    {guard}LDG.E R1, A[k * 1024 + lane * 4]\n  EXIT\n",
+            head(1)
+        )
+    };
+    let full = sim(&src(""), &p);
+    let part = sim(&src("@P0 "), &p);
+    // 32 lanes x 4 bytes: 4 sectors of a line; 8 lanes: 1 sector.
+    assert_eq!(full.memory.l2_bytes, 64 * 128);
+    assert_eq!(part.memory.l2_bytes, 64 * 32);
+    // Lanes 8.. would read past a 32-byte buffer: guarded off, they do not.
+    let edge = format!(
+        "{}buffer A size=32\npred P0 = lane < 8\nrole main warps=0..0\n  @P0 LDG.E R1, A[lane * 4]\n  EXIT\n",
+        head(1)
+    );
+    assert!(run(&kernel(&edge), &p, &RunConfig::default()).is_ok());
+}
+
+/// Both sides of a divergent `if`, written `@P0` and `@!P0`, execute one after the
+/// other: a chain through both takes two FFMA latencies an iteration, where a guard
+/// uniform over the warp leaves one side issued only.
+#[test]
+fn divergent_sides_both_execute() {
+    let p = h100();
+    let lat = p.t.lat_fma as u64;
+    let n = 8u64;
+    let src = |truth: &str| {
+        format!(
+            "{}pred P0 = {truth}\nrole main warps=0..0\n  loop i 0..{n}\n    @P0 FFMA R1, R1, R2, 0.5\n    @!P0 FFMA R1, R1, R4, 0.5\n  EXIT\n",
+            head(1)
+        )
+    };
+    assert_eq!(sim(&src("lane < 16"), &p).cycles, lat * (2 * n - 1) + 2);
+    // Uniform: the side that is off still waits for its source R1 (the scoreboard
+    // wait comes before the predicate is read), then the next iteration's FFMA issues
+    // the cycle after it: lat + 1 an iteration, then EXIT and the retire.
+    assert_eq!(sim(&src("warp < 16"), &p).cycles, (lat + 1) * n + 1);
+}

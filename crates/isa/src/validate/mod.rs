@@ -42,7 +42,6 @@ pub fn validate(k: &Kernel) -> Vec<Diagnostic> {
         return d;
     }
     v.declarations();
-    v.pred_decls();
     v.launch();
     v.roles();
     for (i, r) in k.roles.iter().enumerate() {

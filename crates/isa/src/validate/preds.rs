@@ -4,28 +4,6 @@
 use super::*;
 
 impl<'k> Validator<'k> {
-    /// `pred` declarations: a truth one per warp (no `lane`), of names that exist
-    /// somewhere (loop variables are checked where a guard reads the predicate, since
-    /// the declaration stands outside every loop).
-    pub(super) fn pred_decls(&mut self) {
-        let k = self.k;
-        for p in &k.preds {
-            let mut vars = Vec::new();
-            p.truth.vars(&mut vars);
-            if vars.iter().any(|v| v == "lane") {
-                let msg = format!(
-                    "`{}`'s truth `{}` uses `lane`, but a declared predicate has one value per warp",
-                    p.pred, p.truth
-                );
-                self.error_help(
-                    p.span,
-                    msg,
-                    "lanes that diverge are not modelled: give the truth per warp (`warp`, `warpgroup`, `cta`) or per iteration (loop variables)",
-                );
-            }
-        }
-    }
-
     /// A guard that reads a declared predicate: its truth must be computable where the
     /// instruction stands (its loop variables in scope), and fit the evaluator.
     pub(super) fn guard_truth(&mut self, rc: &RoleCtx, ins: &Instr, scope: &[ScopeVar]) {
@@ -35,7 +13,8 @@ impl<'k> Validator<'k> {
             "the truth of `{}` (declared on line {}, `{}`)",
             p.pred, p.span.line, p.truth
         );
-        // `lane` is reported once, at the declaration.
+        // (`lane` is allowed: the lanes diverge, each instruction executing for the
+        // lanes its guard holds for.)
         self.check_expr(rc, &p.truth, ins.span, scope, Allow::Lane, &what);
     }
 

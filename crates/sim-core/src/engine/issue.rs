@@ -121,6 +121,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         } else {
             self.issue_instr(slot)?;
         }
+        self.active_lanes = u32::MAX;
         let next = self.now + 1;
         // The control code's stall count holds the warp (Nsight's `wait`, charged to
         // the instruction it waits to issue). An instruction that blocked the warp holds

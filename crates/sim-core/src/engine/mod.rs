@@ -395,6 +395,9 @@ struct Engine<'a, S: Sink> {
     /// visits aside: where a deadlock is reported).
     last_due_cycle: u64,
     addrs: [u64; 32],
+    /// The lanes the instruction being issued runs for: all, except under a guard
+    /// whose declared truth reads `lane` (`predicate.rs`).
+    active_lanes: u32,
     lines: Vec<(u64, u32)>,
     next_cta: u32,
     /// CTAs launched or about to be (a launch waits `cta_launch_cycles`): several CTAs
@@ -544,6 +547,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             stop_after: 0,
             last_due_cycle: 0,
             addrs: [0; 32],
+            active_lanes: u32::MAX,
             lines: Vec::with_capacity(64),
             next_cta: 0,
             ctas_claimed: 0,

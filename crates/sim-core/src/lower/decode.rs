@@ -456,6 +456,17 @@ impl<'k> Lowerer<'k> {
         }
         d.srcs = srcs.into_boxed_slice();
         d.operand_regs = operand_regs.into_boxed_slice();
+        // Under a guard that reads `lane`, only the lanes it holds for access memory
+        // (`engine/predicate.rs`): their addresses are worked out lane by lane, not
+        // from a warp-uniform or contiguous shortcut.
+        if d.guard.as_ref().is_some_and(CExpr::uses_lane) {
+            for mo in &mut mem {
+                mo.uniform = false;
+                if let CExpr::Code { lane_step, .. } = &mut mo.addr {
+                    *lane_step = None;
+                }
+            }
+        }
         d.mem = mem.into_boxed_slice();
         Ok(d)
     }
