@@ -222,6 +222,7 @@ ops! {
     Usel = "USEL", Uniform, Fixed(FixedClass::Alu), [];
     Uflo = "UFLO", Uniform, Fixed(FixedClass::Alu), ["U32", "SH"];
     Upopc = "UPOPC", Uniform, Fixed(FixedClass::Alu), [];
+    Uprmt = "UPRMT", Uniform, Fixed(FixedClass::Alu), ["F4E", "B4E", "RC8", "ECL", "ECR", "RC16"];
     S2ur = "S2UR", Uniform, Fixed(FixedClass::Alu), [];
     R2ur = "R2UR", Uniform, Fixed(FixedClass::Alu), [];
 }
@@ -771,6 +772,7 @@ pub const FORMS: &[Form] = &[
     uarith(Op::Usel, 4, 4, "USEL URd, URa, URb, UP0", Kind::UReg),
     uarith(Op::Uflo, 2, 2, "UFLO.U32 URd, URa", Kind::UReg),
     uarith(Op::Upopc, 2, 2, "UPOPC URd, URa", Kind::UReg),
+    uarith(Op::Uprmt, 4, 4, "UPRMT URd, URa, SELECTOR, URb", Kind::UReg),
     // The constant bank's byte offset (bank 0): `ULDC.64 UR4, 0x118` for
     // `ULDC.64 UR4, c[0x0][0x118]`.
     plain(
