@@ -93,7 +93,7 @@ impl<'k> Lowerer<'k> {
 
     /// The truth of `i`'s guard where its predicate is declared (`pred P0 = EXPR`),
     /// compiled where `i` stands (its loop variables in scope); `@!P0` is `EXPR == 0`.
-    pub(super) fn guard(&self, i: &Instr) -> Result<Option<CExpr>, LowerError> {
+    pub(super) fn guard(&self, i: &Instr) -> Result<Option<Box<CExpr>>, LowerError> {
         let Some(g) = i.guard else { return Ok(None) };
         let Some(p) = self.k.pred(g.pred) else {
             return Ok(None);
@@ -103,7 +103,7 @@ impl<'k> Lowerer<'k> {
         } else {
             p.truth.clone()
         };
-        self.cexpr(&truth, i.span).map(Some)
+        self.cexpr(&truth, i.span).map(|c| Some(Box::new(c)))
     }
 
     /// One instruction decoded. (Over 150 lines: one match over the opcodes' operand
@@ -459,7 +459,7 @@ impl<'k> Lowerer<'k> {
         // Under a guard that reads `lane`, only the lanes it holds for access memory
         // (`engine/predicate.rs`): their addresses are worked out lane by lane, not
         // from a warp-uniform or contiguous shortcut.
-        if d.guard.as_ref().is_some_and(CExpr::uses_lane) {
+        if d.guard.as_ref().is_some_and(|g| g.uses_lane()) {
             for mo in &mut mem {
                 mo.uniform = false;
                 if let CExpr::Code { lane_step, .. } = &mut mo.addr {

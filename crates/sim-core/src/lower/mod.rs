@@ -205,8 +205,9 @@ pub struct DInstr {
     /// The truth of its guard where the guard reads a declared predicate (`pred P0 =
     /// EXPR`; `@!P0` as `EXPR == 0`): where it evaluates to 0 the instruction issues
     /// and does nothing else. None: it executes (no guard, or a guard whose truth is
-    /// not declared, timed as holding).
-    pub guard: Option<CExpr>,
+    /// not declared, timed as holding). Boxed: most instructions have none, and the
+    /// instruction stays the size it was.
+    pub guard: Option<Box<CExpr>>,
     /// Index of the source instruction in the role's instruction list.
     pub text: u32,
     /// The control code's stall count (`stall=`): cycles from this issue before the
