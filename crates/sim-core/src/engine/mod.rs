@@ -12,6 +12,7 @@ mod cycle;
 mod global;
 mod issue;
 mod pipes;
+mod races;
 mod report;
 mod stall;
 mod sync;
