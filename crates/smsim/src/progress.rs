@@ -130,6 +130,11 @@ fn group(n: u64) -> String {
 impl<S: Sink> Sink for Watched<S> {
     const ENABLED: bool = S::ENABLED;
     const POLLS: bool = true;
+    const RACES: bool = S::RACES;
+
+    fn races(&mut self) -> Option<&mut sim_core::races::Checker> {
+        self.inner.races()
+    }
 
     fn begin(&mut self, header: &RunHeader) {
         self.ctas = header.ctas_simulated;

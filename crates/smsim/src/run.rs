@@ -7,6 +7,7 @@ use present::chrome::ChromeTrace;
 use sim_core::RunConfig;
 use sim_core::result::{RunResult, SimError};
 use sim_core::scheduler::Policy;
+use sim_core::races::{Hazard, RaceCheck};
 use sim_core::sink::{NoSink, Sink};
 
 use crate::files::Pending;
@@ -113,22 +114,21 @@ pub fn run(args: &Args) -> Outcome {
         cfg: &cfg,
         show: !args.quiet && !args.json,
     };
-    let (result, interrupted, written) = match &args.trace {
-        None => {
-            let (result, _, interrupted) = run.watched(NoSink);
-            (result, interrupted, Ok(()))
-        }
+    // (The race checker is always on: its hazards follow the report.)
+    let (result, sink, interrupted) = match &args.trace {
+        None => run.watched(RaceCheck::new(NoSink, &kernel)),
         Some(path) => {
             let (pending, sink) = start_trace(path)?;
-            let (result, sink, interrupted) = run.watched(sink);
+            let (result, sink, interrupted) = run.watched(RaceCheck::new(sink, &kernel));
             // The report goes out before the trace is finished (below).
-            let printed = report(args, &result, interrupted, &run);
-            let written = finish_trace(pending, sink, &result);
+            let races = (sink.hazards(), sink.dropped());
+            let printed = report(args, &result, interrupted, &run, races);
+            let written = finish_trace(pending, sink.inner, &result);
             return conclude(args, result, interrupted, printed, written);
         }
     };
-    let printed = report(args, &result, interrupted, &run);
-    conclude(args, result, interrupted, printed, written)
+    let printed = report(args, &result, interrupted, &run, (sink.hazards(), sink.dropped()));
+    conclude(args, result, interrupted, printed, Ok(()))
 }
 
 /// What one run needs, whatever its sink.
@@ -249,6 +249,7 @@ fn report(
     result: &Result<RunResult, SimError>,
     interrupted: bool,
     run: &Run,
+    races: (&[Hazard], u64),
 ) -> Outcome {
     match result {
         Err(SimError::Stopped(r)) if interrupted => {
@@ -263,15 +264,16 @@ fn report(
                 print(&present::report::render_partial(r, "Ctrl-C"))
             }
         }
-        Ok(r) => diagnosed(args, r, run),
+        Ok(r) => diagnosed(args, r, run, races),
         Err(e) if args.json => print_json(&present::report::failure_json(e)),
         Err(_) => Ok(()),
     }
 }
 
 /// A finished run's report with its diagnosis (and, with `--seeds`, the other seeds'
-/// spread); in JSON, the result with `diagnosis` and `seeds` added.
-fn diagnosed(args: &Args, r: &RunResult, run: &Run) -> Outcome {
+/// spread), then the race checker's hazards, if any; in JSON, the result with
+/// `diagnosis` and `seeds` added, and `races` when there are hazards.
+fn diagnosed(args: &Args, r: &RunResult, run: &Run, races: (&[Hazard], u64)) -> Outcome {
     let spread = other_seeds(r, run, args.seeds)?;
     // The critical path comes from a second run with the path recorder: the same
     // result (runs are deterministic), so the report's figures and the path agree.
@@ -280,17 +282,27 @@ fn diagnosed(args: &Args, r: &RunResult, run: &Run) -> Outcome {
         Err(_) => sim_core::diagnose::diagnose(r, run.kernel, run.profile),
     };
     if args.json {
-        return print_json(&present::diagnosis::RunJson {
+        let json = present::diagnosis::RunJson {
             result: r,
             diagnosis: &d,
             seeds: spread.as_ref(),
-        });
+        };
+        if races.0.is_empty() {
+            return print_json(&json);
+        }
+        let mut v = serde_json::to_value(&json)
+            .map_err(|e| Fail::Failed(format!("the result does not serialize: {e}")))?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("races".into(), serde_json::to_value(races.0).unwrap_or_default());
+        }
+        return print_json(&v);
     }
     let mut o = present::report::render(r);
     if let Some(s) = &spread {
         o.push_str(&format!("\nSeeds       {}\n", s.line()));
     }
     o.push_str(&present::diagnosis::render(&d));
+    o.push_str(&present::races::render(races.0, races.1));
     print(&o)
 }
 
