@@ -466,7 +466,8 @@ fn same_with_a_sink(
     r: &RunResult,
     problems: &mut Vec<String>,
 ) {
-    let mut sink = VecSink::default();
+    // (With the race checker on: checking races changes nothing of a run.)
+    let mut sink = sim_core::races::RaceCheck::new(VecSink::default(), k);
     let run = || sim_core::run_with(k, p, cfg, cfg.policy.build(), &mut sink);
     match catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(b)) if json(&b) == json(r) => {}
@@ -474,7 +475,7 @@ fn same_with_a_sink(
         Ok(Err(e)) => problems.push(format!("with a sink the run fails: {e}")),
         Err(e) => problems.push(format!("with a sink the engine panicked: {}", message(&*e))),
     }
-    for e in &sink.events {
+    for e in &sink.inner.events {
         if let Event::Issue { role, pc, .. } = e {
             let rows = r.roles.get(*role as usize).map_or(0, |r| r.per_pc.len());
             if *pc as usize >= rows {
@@ -483,7 +484,7 @@ fn same_with_a_sink(
             }
         }
     }
-    event_order(&sink.events, problems);
+    event_order(&sink.inner.events, problems);
 }
 
 /// Each warp's state changes come in time order, and each issue while the warp is
