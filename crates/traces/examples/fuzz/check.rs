@@ -33,9 +33,15 @@ impl Rng {
 }
 
 /// The kernels mutated: built-in kernels as printed (see below), and the repository's
-/// kernel files.
+/// kernel files (the repository this was built in, else `SMSIM_FUZZ_ROOT`, else the
+/// current folder: a binary carried to another machine).
 pub fn corpus() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let built_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = match std::env::var_os("SMSIM_FUZZ_ROOT") {
+        Some(r) => std::path::PathBuf::from(r),
+        None if built_in.join("examples").is_dir() => built_in,
+        None => std::path::PathBuf::from("."),
+    };
     let mut srcs = Vec::new();
     for dir in ["examples", "crates/sim-core/benches"] {
         let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
