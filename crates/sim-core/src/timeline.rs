@@ -82,6 +82,9 @@ const NO_CAUSE: u32 = u32::MAX;
 /// barrier waits, each a kind of its own), new spans keep their state but name the
 /// first kind met with their instruction and no cause, or the first kind.
 const KIND_LIMIT: usize = 1 << (32 - STATE_BITS);
+/// Kinds without a cause are found by `pc_state` in an array up to this size (roles of
+/// up to 8,192 instructions); past it, by the hash map like the others.
+const PLAIN_LIMIT: usize = 1 << 18;
 
 impl Kind {
     fn pc(&self) -> u32 {
@@ -631,6 +634,10 @@ pub struct Timeline {
     shared_kinds: Option<Arc<[Kind]>>,
     /// Index in `kinds` by [`KindKey`], while the run goes (dropped when finished).
     kind_of: HashMap<KindKey, u32, BuildHasherDefault<MixHasher>>,
+    /// Index in `kinds` of the kinds without a cause, by `pc_state` below
+    /// [`PLAIN_LIMIT`] (`u32::MAX` where none yet), while the run goes: a third of a
+    /// long run's time went to hashing them.
+    plain_kinds: Vec<u32>,
     /// Set by the viewer to stop the run (a newer what-if supersedes it).
     stop: Option<Arc<AtomicBool>>,
 }
@@ -750,6 +757,15 @@ impl Timeline {
     /// it: one lookup when the run has met it before.
     fn kind(&mut self, cycle: u64, state: WarpState, pc: u32, cause: Option<WaitCause>) -> u32 {
         let pc_state = pc << STATE_BITS | state as u32;
+        // Most changes wait on nothing outside their instruction (selected,
+        // not_selected, a dispatch stall): those kinds by `pc_state` in a plain array.
+        let plain = cause.is_none() && (pc_state as usize) < PLAIN_LIMIT;
+        if plain
+            && let Some(&i) = self.plain_kinds.get(pc_state as usize)
+            && i != u32::MAX
+        {
+            return i << STATE_BITS | state as u32;
+        }
         let no_cause = (u64::from(pc_state) | u64::from(u8::MAX) << 32, 0, 0);
         let key = match &cause {
             None => Some(no_cause),
@@ -774,6 +790,13 @@ impl Timeline {
                 self.kinds.push(Kind { pc_state, cause });
                 if let Some(k) = key {
                     self.kind_of.insert(k, i);
+                }
+                if plain {
+                    let at = pc_state as usize;
+                    if self.plain_kinds.len() <= at {
+                        self.plain_kinds.resize(at + 1, u32::MAX);
+                    }
+                    self.plain_kinds[at] = i;
                 }
                 i
             }
@@ -880,6 +903,7 @@ impl Timeline {
         self.causes.shrink_to_fit();
         self.cause_keys = HashMap::default();
         self.kind_of = HashMap::default();
+        self.plain_kinds = Vec::new();
         let kinds: Arc<[Kind]> = Arc::from(std::mem::take(&mut self.kinds));
         for w in &mut self.warps {
             w.kinds = kinds.clone();

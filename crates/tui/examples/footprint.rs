@@ -19,12 +19,13 @@ impl Loader for Library {
 
 /// Events by kind.
 #[derive(Default)]
-struct Count([u64; 4]);
+struct Count([u64; 5]);
 
 impl sim_core::sink::Sink for Count {
     fn event(&mut self, e: sim_core::sink::Event) {
         use sim_core::sink::Event;
         let i = match e {
+            Event::StateChange { cause: Some(_), .. } => 4,
             Event::StateChange { .. } => 0,
             Event::Issue { .. } => 1,
             Event::UnitBusy { .. } => 2,
@@ -85,8 +86,17 @@ fn main() {
     println!("no sink: {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
     let run = simulate(&Library, &spec).expect("runs");
-    let t = &run.timeline;
     println!("simulated in {:.3} s", t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
+    let mut app = tui::App::new(vec![run], None);
+    tui::prepare(&mut app, 200, None, None, &[]);
+    let frame = tui::render_text(&mut app, 200, 60);
+    println!(
+        "app and first 200x60 frame in {:.3} s ({} lines)",
+        t0.elapsed().as_secs_f64(),
+        frame.lines().count()
+    );
+    let t = &app.runs[0].timeline;
     println!("cycles {}", t.end);
     println!("warps {}", t.warps.len());
     println!("intervals {}", t.interval_count());
