@@ -2,8 +2,11 @@
 //! each wait waited on, to the start. A wait on an mbarrier whose copies were in flight
 //! continues at the copy's start in the warp that issued it; a wait for an mbarrier's
 //! arrivals at the last arriving warp's arrive; a named barrier at the last warp to
-//! reach it; every other state (issue, a register's producer, a busy pipe, a wait
-//! group) stays on the same warp, whose own earlier instructions lie on the path.
+//! reach it; a wait on wgmma groups at the start of the MMA whose completion ended it,
+//! and from there back through the MMAs that kept the tensor pipe busy before it (any
+//! warpgroup's) to the issue of the first that found it idle; every other state (issue,
+//! a register's producer, a busy pipe) stays on the same warp, whose own earlier
+//! instructions lie on the path.
 //!
 //! The path's segments tile `[0, end)`: summed by category they say what decided the
 //! run's length, and a wait off the path cost nothing.
@@ -18,7 +21,7 @@ use isa::Pipe;
 use serde::Serialize;
 
 use crate::cause::{GroupKind, WaitCause};
-use crate::sink::{Event, RunHeader, Sink, WarpId};
+use crate::sink::{Event, RunHeader, Sink, Unit, WarpId};
 use crate::{Profile, RunConfig, RunResult, SimError, WarpState};
 
 /// What a stretch of the critical path was spent on.
@@ -135,9 +138,29 @@ struct Interval {
     waiting: Waiting,
 }
 
+/// State changes a [`PathRecorder`] keeps at most (24 bytes each, and their vectors' room): a longer run
+/// gives up its path rather than the host's memory.
+pub const MAX_STATE_CHANGES: usize = 1 << 24;
+
 /// The sink that keeps what the critical path needs.
 #[derive(Default)]
 pub struct PathRecorder {
+    /// State changes kept so far; past [`MAX_STATE_CHANGES`] the record is dropped
+    /// and `overflowed` set.
+    kept: usize,
+    overflowed: bool,
+    /// A warpgroup MMA's latency after its pipe time (`hgmma_latency`): its group
+    /// completes this long after its busy interval ends.
+    mma_latency: u64,
+    /// Per end of a tensor-pipe busy interval: its start and a warp whose MMA it is.
+    /// (The four warps of a warpgroup book the same interval: one is kept.)
+    mma_by_end: HashMap<u64, (u64, WarpId)>,
+    /// Per warp: its tensor-pipe busy intervals `(start, end)` in order.
+    mma_of_warp: HashMap<WarpId, Vec<(u64, u64)>>,
+    /// Per role: which instructions are warpgroup MMAs; per warp: their issues
+    /// `(cycle, pc)` in order.
+    mmas: Vec<Vec<bool>>,
+    mma_issues: HashMap<WarpId, Vec<(u64, u32)>>,
     header: Option<RunHeader>,
     /// Per warp: its states in order, and its finish.
     intervals: HashMap<WarpId, Vec<Interval>>,
@@ -182,12 +205,17 @@ impl Sink for PathRecorder {
                     .collect(),
             );
             self.bars
-                .push(ops.map(|(op, _)| op.starts_with("BAR.")).collect());
+                .push(ops.clone().map(|(op, _)| op.starts_with("BAR.")).collect());
+            self.mmas
+                .push(ops.map(|(op, _)| op.starts_with("HGMMA")).collect());
         }
         self.header = Some(header.clone());
     }
 
     fn event(&mut self, e: Event) {
+        if self.overflowed {
+            return;
+        }
         match e {
             Event::StateChange {
                 cycle,
@@ -196,6 +224,17 @@ impl Sink for PathRecorder {
                 pc,
                 cause,
             } => {
+                self.kept += 1;
+                if self.kept > MAX_STATE_CHANGES {
+                    // (Everything kept goes: the path needs all of it.)
+                    let header = self.header.take();
+                    *self = PathRecorder {
+                        overflowed: true,
+                        header,
+                        ..PathRecorder::default()
+                    };
+                    return;
+                }
                 let waiting = match cause {
                     None | Some(WaitCause::Producer { .. } | WaitCause::WarpgroupArrive { .. }) => {
                         Waiting::Own
@@ -230,6 +269,9 @@ impl Sink for PathRecorder {
                         array.clone(),
                     ));
                 }
+                if self.mmas.get(r).and_then(|x| x.get(p)) == Some(&true) {
+                    self.mma_issues.entry(warp).or_default().push((cycle, pc));
+                }
                 if self.bars.get(r).and_then(|x| x.get(p)) == Some(&true) {
                     self.bar_issues
                         .entry(warp.cta)
@@ -248,6 +290,17 @@ impl Sink for PathRecorder {
             Event::BarrierRelease { cycle, cta, id } => {
                 self.releases.entry((cta, id)).or_default().push(cycle);
             }
+            Event::UnitBusy {
+                start,
+                end,
+                unit: Unit::Pipe {
+                    pipe: Pipe::Tensor, ..
+                },
+                warp,
+            } => {
+                self.mma_by_end.entry(end).or_insert((start, warp));
+                self.mma_of_warp.entry(warp).or_default().push((start, end));
+            }
             Event::Memory {
                 cycle, done, warp, ..
             } => {
@@ -265,7 +318,7 @@ pub fn run_with_path(
     profile: &Profile,
     cfg: &RunConfig,
 ) -> Result<(RunResult, CriticalPath), SimError> {
-    let mut rec = PathRecorder::default();
+    let mut rec = PathRecorder::new(profile);
     let r = crate::run_with(kernel, profile, cfg, cfg.policy.build(), &mut rec)?;
     let path = rec.walk();
     Ok((r, path))
@@ -281,6 +334,9 @@ fn own_category(state: WarpState, waiting: Waiting) -> PathCategory {
         (_, Waiting::Pipe(_)) => PathCategory::MathPipes,
         (_, Waiting::Group(GroupKind::Wgmma)) => PathCategory::TensorPipe,
         (_, Waiting::Group(_)) => PathCategory::MemoryLatency,
+        // (Whatever Nsight names the state: a try-wait is `long_scoreboard` there.)
+        (_, Waiting::Mbarrier(_)) => PathCategory::Unfollowed,
+        (_, Waiting::Barrier(_)) => PathCategory::Barriers,
         (WarpState::Selected, _) => PathCategory::Issue,
         (WarpState::Gmma, _) => PathCategory::TensorPipe,
         (WarpState::MathPipeThrottle, _) => PathCategory::MathPipes,
@@ -323,6 +379,46 @@ impl Walk<'_> {
 }
 
 impl PathRecorder {
+    /// A recorder for a run on `profile`.
+    pub fn new(profile: &Profile) -> PathRecorder {
+        PathRecorder {
+            mma_latency: profile.t.hgmma_latency as u64,
+            ..PathRecorder::default()
+        }
+    }
+
+    /// The MMA of `w` whose group's completion ended a wait at `t` (its busy interval
+    /// ends `mma_latency` before; else the latest that completed by `t`), and the
+    /// chain of MMAs that kept the tensor pipe busy up to its start: each `(start,
+    /// end, warp)`, latest first. The last one found the pipe idle.
+    fn mma_chain(&self, w: WarpId, t: u64) -> Vec<(u64, u64, WarpId)> {
+        let Some(v) = self.mma_of_warp.get(&w) else {
+            return vec![];
+        };
+        let done = |e: u64| e + self.mma_latency;
+        let Some(&(mut start, end)) = v
+            .iter()
+            .rev()
+            .find(|&&(_, e)| done(e) == t)
+            .or_else(|| v.iter().rev().find(|&&(_, e)| done(e) <= t))
+        else {
+            return vec![];
+        };
+        let mut chain = vec![(start, end, w)];
+        while let Some(&(s, by)) = self.mma_by_end.get(&start).filter(|(s, _)| *s < start) {
+            chain.push((s, start, by));
+            start = s;
+        }
+        chain
+    }
+
+    /// The warpgroup MMA instruction `w` issued last at or before `t`: its cycle and pc.
+    fn mma_issue(&self, w: WarpId, t: u64) -> Option<(u64, u32)> {
+        let v = self.mma_issues.get(&w)?;
+        let i = v.partition_point(|&(c, _)| c <= t).checked_sub(1)?;
+        Some(v[i])
+    }
+
     fn role_of(&self, warp: u32) -> u32 {
         self.header
             .as_ref()
@@ -399,7 +495,14 @@ impl PathRecorder {
             .map(|&(c, w)| (c, w))
     }
 
-    /// Walks back from the last warp's finish; see the module's description.
+    /// The critical path, or None when the run had more than [`MAX_STATE_CHANGES`]
+    /// state changes to keep.
+    pub fn path(&self) -> Option<CriticalPath> {
+        (!self.overflowed).then(|| self.walk())
+    }
+
+    /// Walks back from the last warp's finish; see the module's description. (A
+    /// record that overflowed walks nothing: its path is empty.)
     pub fn walk(&self) -> CriticalPath {
         let mut walk = Walk {
             rec: self,
@@ -424,6 +527,34 @@ impl PathRecorder {
                 break;
             };
             let cta = w.cta;
+            if let Waiting::Group(GroupKind::Wgmma) = iv.waiting {
+                let chain = self.mma_chain(w, t);
+                if let Some(&(first, _, by)) = chain.last().filter(|c| c.0 < t) {
+                    // The wait, then each MMA's pipe time back to the first, charged to
+                    // the MMA instructions; the path goes on at that MMA's issue.
+                    let mut at = t;
+                    for &(start, _, mw) in &chain {
+                        let pc = self.mma_issue(mw, start).map_or(iv.pc, |x| x.1);
+                        let charged = Interval { pc, ..iv };
+                        walk.charge(mw, &charged, PathCategory::TensorPipe, at - start);
+                        at = start;
+                    }
+                    let issued = self.mma_issue(by, first).map_or(first, |x| x.0);
+                    if issued < first {
+                        // (Issued before the pipe took it: the tensor queue's wait.)
+                        let pc = self.mma_issue(by, first).map_or(iv.pc, |x| x.1);
+                        let charged = Interval { pc, ..iv };
+                        walk.charge(by, &charged, PathCategory::TensorPipe, first - issued);
+                    }
+                    if by != w {
+                        hops += 1;
+                    }
+                    w = by;
+                    t = issued;
+                    jumped_at = None;
+                    continue;
+                }
+            }
             let jump = match iv.waiting {
                 Waiting::Mbarrier(m) => self.mbarrier_jump(cta, m, &iv, t, w.warp),
                 Waiting::Barrier(id) => self
