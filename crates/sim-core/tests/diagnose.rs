@@ -416,3 +416,58 @@ fn an_hbm_latency_bound_pipelines_path_goes_through_its_copies() {
     // The same run with and without the recorder.
     assert_eq!(r.cycles, sim(&pipeline(2), &p).cycles);
 }
+
+/// One warp loads from HBM, issues eight independent FFMAs, then uses the load: the
+/// FFMAs overlap the load's latency, so the path goes from the use back to the load's
+/// issue, all global memory latency, and the FFMAs are off it.
+#[test]
+fn a_loads_latency_is_on_the_path_from_its_issue() {
+    use sim_core::diagnose::{PathCategory, diagnose_run};
+    let p = h100();
+    let src = "kernel lat\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nbuffer A global size=1MiB\nrole main warps=0..0\n  loop i 0..4\n    LDG.E R1, A[i * 4096 + lane * 4]\n    FFMA R2, R2, R2, 0.5\n    FFMA R3, R3, R3, 0.5\n    FFMA R4, R4, R4, 0.5\n    FFMA R5, R5, R5, 0.5\n    FFMA R6, R6, R6, 0.5\n    FFMA R7, R7, R7, 0.5\n    FFMA R8, R8, R8, 0.5\n    FFMA R9, R9, R9, 0.5\n    FADD R10, R1, R10\n  EXIT\n";
+    let (r, d) = diagnose_run(&kernel(src), &p, &RunConfig::default()).unwrap();
+    let path = d.critical_path.unwrap();
+    assert_eq!(path.by_category.iter().map(|x| x.1).sum::<u64>(), r.cycles);
+    // Four loads from HBM, each at least lat_hbm, one after another.
+    let mem = path.cycles_of(PathCategory::MemoryLatency);
+    assert!(mem >= 4 * p.t.lat_hbm as u64, "{path:?}");
+    assert!(path.share_of(PathCategory::MemoryLatency) > 0.9, "{path:?}");
+    let top = &path.instructions[0];
+    assert!(top.instruction.starts_with("LDG"), "{path:?}");
+    assert_eq!(top.category, PathCategory::MemoryLatency);
+    assert!(
+        !path
+            .instructions
+            .iter()
+            .any(|i| i.instruction.starts_with("FFMA R5")),
+        "{path:?}"
+    );
+}
+
+/// The fast warp waits at the barrier each round for the slow one's 32-FFMA chain: the
+/// path goes from the fast warp's end through the last barrier into the slow warp,
+/// whose chain (issue and fixed latency) is nearly all of it.
+#[test]
+fn a_barriers_path_goes_to_its_last_arriver() {
+    use sim_core::diagnose::{PathCategory, diagnose_run};
+    let p = h100();
+    let src = "kernel pair\nlaunch cta_threads=64 regs=32 smem=0 grid=1\nbarrier meet id=1 threads=64\nrole fast warps=0..0\n  loop k 0..16\n    FFMA R1, R1, R2, 0.5\n    BAR.SYNC meet\n  loop j 0..64\n    FFMA R1, R1, R2, 0.5\n  EXIT\nrole slow warps=1..1\n  loop k 0..16\n    loop i 0..32\n      FFMA R1, R1, R2, 0.5\n    BAR.SYNC meet\n  EXIT\n";
+    let (r, d) = diagnose_run(&kernel(src), &p, &RunConfig::default()).unwrap();
+    let path = d.critical_path.unwrap();
+    assert_eq!(path.end, r.cycles);
+    // The fast warp finishes last (its 64 FFMAs after the last barrier); the path
+    // moves into the slow warp at the last barrier and stays there.
+    assert!(path.hops >= 1, "{path:?}");
+    let slow: u64 = path
+        .instructions
+        .iter()
+        .filter(|i| i.role == "slow")
+        .map(|i| i.cycles)
+        .sum();
+    // The slow warp's 16 x 32 dependent FFMAs, lat_fma apart.
+    assert!(slow >= 16 * 32 * p.t.lat_fma as u64 - 16, "{path:?}");
+    // (Each FFMA: its issue cycle, then lat_fma - 1 cycles of fixed latency.)
+    let chain = path.share_of(PathCategory::FixedLatency) + path.share_of(PathCategory::Issue);
+    assert!(chain > 0.85, "{path:?}");
+    assert!(path.cycles_of(PathCategory::Barriers) < 16 * 40, "{path:?}");
+}

@@ -4,9 +4,10 @@
 //! arrivals at the last arriving warp's arrive; a named barrier at the last warp to
 //! reach it; a wait on wgmma groups at the start of the MMA whose completion ended it,
 //! and from there back through the MMAs that kept the tensor pipe busy before it (any
-//! warpgroup's) to the issue of the first that found it idle; every other state (issue,
-//! a register's producer, a busy pipe) stays on the same warp, whose own earlier
-//! instructions lie on the path.
+//! warpgroup's) to the issue of the first that found it idle; a wait on a register
+//! that a variable-latency instruction (a load, MUFU, a shuffle) writes at that
+//! instruction's issue in the same warp; every other state (issue, a fixed latency, a
+//! busy pipe) stays on the same warp, whose own earlier instructions lie on the path.
 //!
 //! The path's segments tile `[0, end)`: summed by category they say what decided the
 //! run's length, and a wait off the path cost nothing.
@@ -121,6 +122,8 @@ impl CriticalPath {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Waiting {
     Own,
+    /// A register the instruction at this pc of the role writes.
+    Producer(u32),
     Pipe(Pipe),
     Barrier(u32),
     /// An mbarrier phase, by the mbarrier's number. (The cause's own `lands` is what
@@ -161,6 +164,10 @@ pub struct PathRecorder {
     /// `(cycle, pc)` in order.
     mmas: Vec<Vec<bool>>,
     mma_issues: HashMap<WarpId, Vec<(u64, u32)>>,
+    /// Per role: which instructions have a variable latency (loads, MUFU, shuffles);
+    /// per warp: their issues `(cycle, pc)` in order.
+    variable: Vec<Vec<bool>>,
+    variable_issues: HashMap<WarpId, Vec<(u64, u32)>>,
     header: Option<RunHeader>,
     /// Per warp: its states in order, and its finish.
     intervals: HashMap<WarpId, Vec<Interval>>,
@@ -179,6 +186,16 @@ pub struct PathRecorder {
     /// Per landing cycle: a request's start and the warp that made it. (Not per CTA:
     /// a multicast copy that one CTA of a cluster issued lands in its partner's too.)
     copies: HashMap<u64, (u64, WarpId)>,
+}
+
+/// Whether an opcode's result comes after a variable latency (a load through L1TEX or
+/// shared memory, MUFU, a shuffle): a wait on it goes back to its issue. (Fixed
+/// latencies are the few cycles right after the producer's issue: the warp's own
+/// states cover them.)
+fn variable_latency(op: &str) -> bool {
+    ["LDG", "LDL", "LDS", "ATOM", "MUFU", "SHFL", "LDTM"]
+        .iter()
+        .any(|p| op.starts_with(p))
 }
 
 /// The array an instruction's first mbarrier operand names: `full` of `full[k % 4]`.
@@ -207,7 +224,9 @@ impl Sink for PathRecorder {
             self.bars
                 .push(ops.clone().map(|(op, _)| op.starts_with("BAR.")).collect());
             self.mmas
-                .push(ops.map(|(op, _)| op.starts_with("HGMMA")).collect());
+                .push(ops.clone().map(|(op, _)| op.starts_with("HGMMA")).collect());
+            self.variable
+                .push(ops.map(|(op, _)| variable_latency(&op)).collect());
         }
         self.header = Some(header.clone());
     }
@@ -236,6 +255,7 @@ impl Sink for PathRecorder {
                     return;
                 }
                 let waiting = match cause {
+                    Some(WaitCause::Producer { pc: Some(p), .. }) => Waiting::Producer(p),
                     None | Some(WaitCause::Producer { .. } | WaitCause::WarpgroupArrive { .. }) => {
                         Waiting::Own
                     }
@@ -268,6 +288,12 @@ impl Sink for PathRecorder {
                         warp.warp,
                         array.clone(),
                     ));
+                }
+                if self.variable.get(r).and_then(|x| x.get(p)) == Some(&true) {
+                    self.variable_issues
+                        .entry(warp)
+                        .or_default()
+                        .push((cycle, pc));
                 }
                 if self.mmas.get(r).and_then(|x| x.get(p)) == Some(&true) {
                     self.mma_issues.entry(warp).or_default().push((cycle, pc));
@@ -412,6 +438,13 @@ impl PathRecorder {
         chain
     }
 
+    /// The issue of the instruction at `pc` that `w` made last before `t`: its cycle.
+    fn producer_issue(&self, w: WarpId, pc: u32, t: u64) -> Option<u64> {
+        let v = self.variable_issues.get(&w)?;
+        let i = v.partition_point(|&(c, _)| c < t);
+        v[..i].iter().rev().find(|x| x.1 == pc).map(|x| x.0)
+    }
+
     /// The warpgroup MMA instruction `w` issued last at or before `t`: its cycle and pc.
     fn mma_issue(&self, w: WarpId, t: u64) -> Option<(u64, u32)> {
         let v = self.mma_issues.get(&w)?;
@@ -550,6 +583,18 @@ impl PathRecorder {
                         hops += 1;
                     }
                     w = by;
+                    t = issued;
+                    jumped_at = None;
+                    continue;
+                }
+            }
+            if let Waiting::Producer(p) = iv.waiting {
+                // The producer's latency from its issue: the instructions the warp
+                // issued meanwhile were off the path.
+                if let Some(issued) = self.producer_issue(w, p, iv.start) {
+                    let c = own_category(iv.state, Waiting::Own);
+                    let charged = Interval { pc: p, ..iv };
+                    walk.charge(w, &charged, c, t - issued);
                     t = issued;
                     jumped_at = None;
                     continue;
