@@ -17,6 +17,7 @@
 //! releases and copies); [`run_with_path`] runs a kernel with it.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use isa::Pipe;
 use serde::Serialize;
@@ -141,6 +142,70 @@ struct Interval {
     waiting: Waiting,
 }
 
+/// Something per warp, by its slot in the run (`cta * warps_per_cta + warp`): a
+/// vector, not a map, since every event names a warp.
+struct PerWarp<T> {
+    wpc: usize,
+    v: Vec<T>,
+}
+
+impl<T> Default for PerWarp<T> {
+    fn default() -> Self {
+        PerWarp { wpc: 0, v: vec![] }
+    }
+}
+
+impl<T: Default> PerWarp<T> {
+    fn slot(&self, w: WarpId) -> usize {
+        w.cta as usize * self.wpc.max(1) + w.warp as usize
+    }
+
+    fn get(&self, w: WarpId) -> Option<&T> {
+        self.v.get(self.slot(w))
+    }
+
+    fn entry(&mut self, w: WarpId) -> &mut T {
+        let i = self.slot(w);
+        if i >= self.v.len() {
+            self.v.resize_with(i + 1, T::default);
+        }
+        &mut self.v[i]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (WarpId, &T)> {
+        let wpc = self.wpc.max(1);
+        self.v.iter().enumerate().map(move |(i, x)| {
+            let w = WarpId {
+                cta: (i / wpc) as u32,
+                warp: (i % wpc) as u32,
+            };
+            (w, x)
+        })
+    }
+}
+
+/// A map keyed by cycles, hashed by one multiplication (std's SipHash was a seventh of
+/// a recorded run).
+type CycleMap<V> = HashMap<u64, V, BuildHasherDefault<CycleHasher>>;
+
+/// Fibonacci hashing of a u64 key.
+#[derive(Default)]
+struct CycleHasher(u64);
+
+impl Hasher for CycleHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
 /// State changes a [`PathRecorder`] keeps at most (24 bytes each, and their vectors' room): a longer run
 /// gives up its path rather than the host's memory.
 pub const MAX_STATE_CHANGES: usize = 1 << 24;
@@ -157,21 +222,21 @@ pub struct PathRecorder {
     mma_latency: u64,
     /// Per end of a tensor-pipe busy interval: its start and a warp whose MMA it is.
     /// (The four warps of a warpgroup book the same interval: one is kept.)
-    mma_by_end: HashMap<u64, (u64, WarpId)>,
+    mma_by_end: CycleMap<(u64, WarpId)>,
     /// Per warp: its tensor-pipe busy intervals `(start, end)` in order.
-    mma_of_warp: HashMap<WarpId, Vec<(u64, u64)>>,
+    mma_of_warp: PerWarp<Vec<(u64, u64)>>,
     /// Per role: which instructions are warpgroup MMAs; per warp: their issues
     /// `(cycle, pc)` in order.
     mmas: Vec<Vec<bool>>,
-    mma_issues: HashMap<WarpId, Vec<(u64, u32)>>,
+    mma_issues: PerWarp<Vec<(u64, u32)>>,
     /// Per role: which instructions have a variable latency (loads, MUFU, shuffles);
     /// per warp: their issues `(cycle, pc)` in order.
     variable: Vec<Vec<bool>>,
-    variable_issues: HashMap<WarpId, Vec<(u64, u32)>>,
+    variable_issues: PerWarp<Vec<(u64, u32)>>,
     header: Option<RunHeader>,
     /// Per warp: its states in order, and its finish.
-    intervals: HashMap<WarpId, Vec<Interval>>,
-    finish: HashMap<WarpId, u64>,
+    intervals: PerWarp<Vec<Interval>>,
+    finish: PerWarp<Option<u64>>,
     /// Per role: which instructions arrive on an mbarrier (with the array's name) or
     /// sync at a named barrier.
     arrives: Vec<Vec<Option<String>>>,
@@ -185,7 +250,10 @@ pub struct PathRecorder {
     phases: HashMap<(u32, u32), Vec<u64>>,
     /// Per landing cycle: a request's start and the warp that made it. (Not per CTA:
     /// a multicast copy that one CTA of a cluster issued lands in its partner's too.)
-    copies: HashMap<u64, (u64, WarpId)>,
+    copies: CycleMap<(u64, WarpId)>,
+    /// Per role: whether it issues bulk or tensor copies (only their warps' memory
+    /// requests can complete an mbarrier phase's bytes).
+    copiers: Vec<bool>,
 }
 
 /// Whether an opcode's result comes after a variable latency (a load through L1TEX or
@@ -228,6 +296,23 @@ impl Sink for PathRecorder {
             self.variable
                 .push(ops.map(|(op, _)| variable_latency(&op)).collect());
         }
+        let wpc = header.warps_per_cta as usize;
+        for m in [&mut self.intervals.wpc, &mut self.finish.wpc] {
+            *m = wpc;
+        }
+        self.mma_of_warp.wpc = wpc;
+        self.mma_issues.wpc = wpc;
+        self.variable_issues.wpc = wpc;
+        self.copiers = header
+            .roles
+            .iter()
+            .map(|r| {
+                r.instructions.iter().any(|i| {
+                    let op = i.text.split_whitespace().next().unwrap_or("");
+                    op.starts_with("UBLKCP") || op.starts_with("UTMALDG")
+                })
+            })
+            .collect();
         self.header = Some(header.clone());
     }
 
@@ -264,7 +349,7 @@ impl Sink for PathRecorder {
                     Some(WaitCause::Mbarrier { mbarrier, .. }) => Waiting::Mbarrier(mbarrier),
                     Some(WaitCause::WaitGroup { group, .. }) => Waiting::Group(group),
                 };
-                self.intervals.entry(warp).or_default().push(Interval {
+                self.intervals.entry(warp).push(Interval {
                     start: cycle,
                     state,
                     pc,
@@ -272,7 +357,7 @@ impl Sink for PathRecorder {
                 });
             }
             Event::WarpFinish { cycle, warp } => {
-                self.finish.insert(warp, cycle);
+                *self.finish.entry(warp) = Some(cycle);
             }
             Event::Issue {
                 cycle,
@@ -290,13 +375,10 @@ impl Sink for PathRecorder {
                     ));
                 }
                 if self.variable.get(r).and_then(|x| x.get(p)) == Some(&true) {
-                    self.variable_issues
-                        .entry(warp)
-                        .or_default()
-                        .push((cycle, pc));
+                    self.variable_issues.entry(warp).push((cycle, pc));
                 }
                 if self.mmas.get(r).and_then(|x| x.get(p)) == Some(&true) {
-                    self.mma_issues.entry(warp).or_default().push((cycle, pc));
+                    self.mma_issues.entry(warp).push((cycle, pc));
                 }
                 if self.bars.get(r).and_then(|x| x.get(p)) == Some(&true) {
                     self.bar_issues
@@ -325,13 +407,16 @@ impl Sink for PathRecorder {
                 warp,
             } => {
                 self.mma_by_end.entry(end).or_insert((start, warp));
-                self.mma_of_warp.entry(warp).or_default().push((start, end));
+                self.mma_of_warp.entry(warp).push((start, end));
             }
             Event::Memory {
                 cycle, done, warp, ..
             } => {
                 // (Of requests landing together, the first kept: one start is enough.)
-                self.copies.entry(done).or_insert((cycle, warp));
+                let role = self.role_of(warp.warp) as usize;
+                if self.copiers.get(role) == Some(&true) {
+                    self.copies.entry(done).or_insert((cycle, warp));
+                }
             }
             _ => {}
         }
@@ -418,7 +503,7 @@ impl PathRecorder {
     /// chain of MMAs that kept the tensor pipe busy up to its start: each `(start,
     /// end, warp)`, latest first. The last one found the pipe idle.
     fn mma_chain(&self, w: WarpId, t: u64) -> Vec<(u64, u64, WarpId)> {
-        let Some(v) = self.mma_of_warp.get(&w) else {
+        let Some(v) = self.mma_of_warp.get(w) else {
             return vec![];
         };
         let done = |e: u64| e + self.mma_latency;
@@ -440,14 +525,14 @@ impl PathRecorder {
 
     /// The issue of the instruction at `pc` that `w` made last before `t`: its cycle.
     fn producer_issue(&self, w: WarpId, pc: u32, t: u64) -> Option<u64> {
-        let v = self.variable_issues.get(&w)?;
+        let v = self.variable_issues.get(w)?;
         let i = v.partition_point(|&(c, _)| c < t);
         v[..i].iter().rev().find(|x| x.1 == pc).map(|x| x.0)
     }
 
     /// The warpgroup MMA instruction `w` issued last at or before `t`: its cycle and pc.
     fn mma_issue(&self, w: WarpId, t: u64) -> Option<(u64, u32)> {
-        let v = self.mma_issues.get(&w)?;
+        let v = self.mma_issues.get(w)?;
         let i = v.partition_point(|&(c, _)| c <= t).checked_sub(1)?;
         Some(v[i])
     }
@@ -465,11 +550,12 @@ impl PathRecorder {
 
     /// The state of `w` at cycle `t - 1`: its interval and the interval's end.
     fn interval_before(&self, w: WarpId, t: u64) -> Option<(Interval, u64)> {
-        let v = self.intervals.get(&w)?;
+        let v = self.intervals.get(w)?;
         let i = v.partition_point(|iv| iv.start < t).checked_sub(1)?;
-        let end = v
-            .get(i + 1)
-            .map_or_else(|| self.finish.get(&w).copied().unwrap_or(t), |n| n.start);
+        let end = v.get(i + 1).map_or_else(
+            || self.finish.get(w).copied().flatten().unwrap_or(t),
+            |n| n.start,
+        );
         Some((v[i], end))
     }
 
@@ -542,7 +628,12 @@ impl PathRecorder {
             by_category: HashMap::new(),
             by_pc: HashMap::new(),
         };
-        let Some((&last, &end)) = self.finish.iter().max_by_key(|(w, c)| (**c, **w)) else {
+        let Some((last, end)) = self
+            .finish
+            .iter()
+            .filter_map(|(w, c)| c.map(|c| (w, c)))
+            .max_by_key(|&(w, c)| (c, w))
+        else {
             return CriticalPath {
                 end: 0,
                 by_category: vec![],
