@@ -252,6 +252,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                             / t.smem_bytes_per_clk;
                         let start = self.smem_free.max(now as f64);
                         self.smem_free = start + waves;
+                        self.smem_busy += waves;
+                        self.smem_bytes += d.width as u64 * 32;
                         self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                         self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                         let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
@@ -329,6 +331,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let waves = 128.0 / t.smem_bytes_per_clk;
                 let start = self.smem_free.max(now as f64);
                 self.smem_free = start + waves;
+                self.smem_busy += waves;
                 self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                 self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
