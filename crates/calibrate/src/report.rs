@@ -599,14 +599,22 @@ fn scatter(r: &Report, dir: &Path) -> Result<(), String> {
         }};
     }
     // (Each drawn to a temporary renamed when complete: a failure keeps the old one.)
-    outfile::write_with(&dir.join("scatter.svg"), true, |tmp| -> Result<(), String> {
-        draw!(SVGBackend::new(tmp, (1000, 800)).into_drawing_area());
-        Ok(())
-    })?;
-    outfile::write_with(&dir.join("scatter.png"), true, |tmp| -> Result<(), String> {
-        draw!(BitMapBackend::new(tmp, (1000, 800)).into_drawing_area());
-        Ok(())
-    })
+    outfile::write_with(
+        &dir.join("scatter.svg"),
+        true,
+        |tmp| -> Result<(), String> {
+            draw!(SVGBackend::new(tmp, (1000, 800)).into_drawing_area());
+            Ok(())
+        },
+    )?;
+    outfile::write_with(
+        &dir.join("scatter.png"),
+        true,
+        |tmp| -> Result<(), String> {
+            draw!(BitMapBackend::new(tmp, (1000, 800)).into_drawing_area());
+            Ok(())
+        },
+    )
 }
 
 /// What [`run_with`] does with the report it computes.

@@ -873,7 +873,10 @@ impl FuzzRun {
     pub fn from_args(args: &[String], cases: u64, out_dir: &str) -> Result<FuzzRun, String> {
         let num = |i: usize, what: &str| -> Result<Option<u64>, String> {
             args.get(i)
-                .map(|s| s.parse().map_err(|_| format!("{what} `{s}` is not a number")))
+                .map(|s| {
+                    s.parse()
+                        .map_err(|_| format!("{what} `{s}` is not a number"))
+                })
                 .transpose()
         };
         Ok(FuzzRun {

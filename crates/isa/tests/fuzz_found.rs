@@ -14,17 +14,26 @@ fn diags(src: &str) -> Vec<String> {
 #[test]
 fn a_wait_depth_naming_an_unknown_variable_is_refused() {
     let k = |wait: &str| {
-        format!("kernel k\nlaunch cta_threads=128 regs=32 grid=1\nparam D=1\nrole r warps=0..3\n  {wait}\n  EXIT\n")
+        format!(
+            "kernel k\nlaunch cta_threads=128 regs=32 grid=1\nparam D=1\nrole r warps=0..3\n  {wait}\n  EXIT\n"
+        )
     };
     assert_eq!(
         diags(&k("DEPBAR.LE SB0, x2")),
-        ["5:18: `x2` is not a loop variable in scope, a parameter or a built-in (warp, lane, warpgroup, cta)"]
+        [
+            "5:18: `x2` is not a loop variable in scope, a parameter or a built-in (warp, lane, warpgroup, cta)"
+        ]
     );
     assert_eq!(
         diags(&k("WARPGROUP.DEPBAR.LE gsb0, x2")),
-        ["5:29: `x2` is not a loop variable in scope, a parameter or a built-in (warp, lane, warpgroup, cta)"]
+        [
+            "5:29: `x2` is not a loop variable in scope, a parameter or a built-in (warp, lane, warpgroup, cta)"
+        ]
     );
     // A parameter and the op's own words stay fine.
     assert_eq!(diags(&k("DEPBAR.LE SB0, D")), Vec::<String>::new());
-    assert_eq!(diags(&k("WARPGROUP.DEPBAR.LE gsb0, D")), Vec::<String>::new());
+    assert_eq!(
+        diags(&k("WARPGROUP.DEPBAR.LE gsb0, D")),
+        Vec::<String>::new()
+    );
 }

@@ -51,7 +51,11 @@ fn a_broken_further_promise_is_counted_and_written_headed_by_its_problem() {
     let text = files
         .iter()
         .map(|f| std::fs::read_to_string(f.as_ref().unwrap().path()).unwrap())
-        .find(|t| t.starts_with(&format!("# kernel {name} refused\n# second line\nkernel {name}")))
+        .find(|t| {
+            t.starts_with(&format!(
+                "# kernel {name} refused\n# second line\nkernel {name}"
+            ))
+        })
         .unwrap_or_else(|| panic!("no file headed by the first kernel's problem"));
     assert!(isa::parse_kernel(text.split_once("line\n").unwrap().1).is_ok());
     std::fs::remove_dir_all(&run.out_dir).unwrap();

@@ -6,7 +6,11 @@ use sim_core::{Profile, RunConfig, SimError};
 
 fn run(src: &str) -> Result<sim_core::RunResult, SimError> {
     let k = isa::parse_kernel(src).unwrap();
-    sim_core::run(&k, &Profile::builtin("h100").unwrap(), &RunConfig::default())
+    sim_core::run(
+        &k,
+        &Profile::builtin("h100").unwrap(),
+        &RunConfig::default(),
+    )
 }
 
 #[test]

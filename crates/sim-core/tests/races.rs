@@ -35,7 +35,10 @@ fn line(h: &Hazard) -> String {
         h.with.text,
         h.with.line,
         h.with.warp,
-        h.stage.as_ref().map(|s| format!("{s} ")).unwrap_or_default(),
+        h.stage
+            .as_ref()
+            .map(|s| format!("{s} "))
+            .unwrap_or_default(),
         h.what,
         h.occurrences
     )
@@ -74,7 +77,9 @@ fn shared_memory_read_before_the_phase_that_fills_it() {
     let racy = edit(ONE_STAGE, "parity=0", "parity=1");
     assert_eq!(
         hazards(&racy),
-        ["read before fill: `LDS R0, s[lane * 4]` (line 16, warp 1) with `UTMALDG s[0], A[0], bytes=4096, bar=full[0]` (line 9, warp 0) on full[0] s[0..4096] x1"]
+        [
+            "read before fill: `LDS R0, s[lane * 4]` (line 16, warp 1) with `UTMALDG s[0], A[0], bytes=4096, bar=full[0]` (line 9, warp 0) on full[0] s[0..4096] x1"
+        ]
     );
 }
 
@@ -83,7 +88,9 @@ fn a_copy_into_a_stage_another_copy_is_still_filling() {
     let racy = edit(ONE_STAGE, "UTMALDG s[4096]", "UTMALDG s[0]");
     assert_eq!(
         hazards(&racy),
-        ["fill over fill: `UTMALDG s[0], A[4096], bytes=4096, bar=full[0]` (line 10, warp 0) with `UTMALDG s[0], A[0], bytes=4096, bar=full[0]` (line 9, warp 0) on full[0] s[0..4096] x1"]
+        [
+            "fill over fill: `UTMALDG s[0], A[4096], bytes=4096, bar=full[0]` (line 10, warp 0) with `UTMALDG s[0], A[0], bytes=4096, bar=full[0]` (line 9, warp 0) on full[0] s[0..4096] x1"
+        ]
     );
 }
 
@@ -113,7 +120,10 @@ fn a_stage_released_while_its_mmas_may_still_read_it() {
     // (The group is never covered: the epilogue's stores read the accumulator early too.)
     let found = hazards(&racy);
     assert_eq!(found.len(), 2, "{found:#?}");
-    assert!(found[1].starts_with("accumulator before wait: "), "{found:#?}");
+    assert!(
+        found[1].starts_with("accumulator before wait: "),
+        "{found:#?}"
+    );
     assert!(
         found[0].starts_with("release while read: `SYNCS.ARRIVE.TRANS64 empty[(k + PIPE - 1) % PIPE]` (line 51, warp 8) with `HGMMA.64x256x16.F32.BF16 R24, sA[(k % PIPE) * 16384 + (warpgroup - 1) * 8192], sB[(k % PIPE) * 32768]` (line 45, warp 8) on empty[0] sA[0..16384]"),
         "{found:#?}"

@@ -51,7 +51,10 @@ pub fn run(args: &Args) -> Outcome {
                 let mut v = serde_json::to_value(&d)
                     .map_err(|e| Fail::Failed(format!("the result does not serialize: {e}")))?;
                 if let Some(o) = v.as_object_mut() {
-                    o.insert("races".into(), serde_json::to_value(&hazards).unwrap_or_default());
+                    o.insert(
+                        "races".into(),
+                        serde_json::to_value(&hazards).unwrap_or_default(),
+                    );
                 }
                 print_json(&v)?;
             } else {
@@ -87,8 +90,7 @@ fn races(
     kernel: &isa::Kernel,
     profile: &sim_core::Profile,
 ) -> Result<(Vec<sim_core::races::Hazard>, u64, u64), Fail> {
-    let max_cycles =
-        sim_core::watchdog_cycles(kernel, profile, None).unwrap_or(u64::MAX / 2);
+    let max_cycles = sim_core::watchdog_cycles(kernel, profile, None).unwrap_or(u64::MAX / 2);
     let cfg = RunConfig {
         max_cycles,
         ..RunConfig::default()

@@ -6,9 +6,9 @@ use std::io::{BufWriter, Write};
 use present::chrome::ChromeTrace;
 use sim_core::RunConfig;
 use sim_core::diagnose::critical_path::{CriticalPath, PathRecorder};
+use sim_core::races::{Hazard, RaceCheck};
 use sim_core::result::{RunResult, SimError};
 use sim_core::scheduler::Policy;
-use sim_core::races::{Hazard, RaceCheck};
 use sim_core::sink::{Event, NoSink, RunEnd, RunHeader, Sink};
 
 use crate::files::Pending;
@@ -138,8 +138,7 @@ pub fn run(args: &Args) -> Outcome {
         }
         (Some(path), rec) => {
             let (pending, sink) = start_trace(path)?;
-            let (result, sink, interrupted) =
-                run.watched(RaceCheck::new(Both(sink, rec), &kernel));
+            let (result, sink, interrupted) = run.watched(RaceCheck::new(Both(sink, rec), &kernel));
             let races = (sink.hazards().to_vec(), sink.dropped());
             let Both(sink, rec) = sink.inner;
             // The report goes out before the trace is finished (below).
@@ -345,7 +344,10 @@ fn diagnosed(
         let mut v = serde_json::to_value(&json)
             .map_err(|e| Fail::Failed(format!("the result does not serialize: {e}")))?;
         if let Some(o) = v.as_object_mut() {
-            o.insert("races".into(), serde_json::to_value(races.0).unwrap_or_default());
+            o.insert(
+                "races".into(),
+                serde_json::to_value(races.0).unwrap_or_default(),
+            );
         }
         return print_json(&v);
     }

@@ -64,7 +64,11 @@ fn a_chart_that_cannot_be_written_whole_leaves_nothing_and_keeps_the_old_one() {
     ];
     let (code, _, err) = smsim(None, &sweep);
     assert_eq!(code, 0, "{err}");
-    let charts = ["r-time_us-vs-lat_hbm.png", "r-time_us-vs-lat_hbm.svg", "r.jsonl"];
+    let charts = [
+        "r-time_us-vs-lat_hbm.png",
+        "r-time_us-vs-lat_hbm.svg",
+        "r.jsonl",
+    ];
     assert_eq!(names(&dir), charts);
     // 4 blocks (2 KiB) hold neither drawing: `plot` fails, says which, leaves nothing.
     let stem = dir.join("c");

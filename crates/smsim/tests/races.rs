@@ -88,9 +88,14 @@ fn run_reports_a_read_before_fill_after_its_report_and_in_json() {
     let racy = kernel_file("parity", WRONG_PARITY);
     let (code, out, err) = smsim(&["run", &racy, "--quiet"]);
     assert_eq!(code, 0, "{err}");
-    let races = out.split("\nRaces: ").nth(1).unwrap_or_else(|| panic!("{out}"));
+    let races = out
+        .split("\nRaces: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
     assert!(
-        races.starts_with("1 hazard found by the runtime race checker\n  read before fill (once, first at cycle "),
+        races.starts_with(
+            "1 hazard found by the runtime race checker\n  read before fill (once, first at cycle "
+        ),
         "{races}"
     );
     assert!(

@@ -17,8 +17,7 @@ use sim_core::{Profile, RunConfig, SimError};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let run = match isa::textgen::FuzzRun::from_args(&args, 100_000, "target/fuzz_text_sim")
-    {
+    let run = match isa::textgen::FuzzRun::from_args(&args, 100_000, "target/fuzz_text_sim") {
         Ok(r) => r,
         Err(e) => {
             eprintln!("usage: fuzz_text_sim [SEED] [CASES] [SECONDS]: {e}");

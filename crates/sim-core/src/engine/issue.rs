@@ -12,7 +12,11 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(always)]
     pub(super) fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         let d = self.instr(slot);
-        if !S::ENABLED && !S::RACES {
+        // (Before any issue path, the short ones too: a race checker sees every issue.)
+        if S::RACES {
+            self.race_check(slot, d, self.now);
+        }
+        if !S::ENABLED {
             match d.issue {
                 IssueClass::Plain => return self.issue_plain(slot, d),
                 IssueClass::GlobalLoad => return self.issue_global_load(slot, d),
@@ -200,9 +204,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         let d: &'a DInstr = self.instr(slot);
         let t = self.t;
         let sp = self.warps[slot as usize].sp as usize & 3;
-        if S::RACES {
-            self.race_check(slot, d, now);
-        }
         self.charge_issue(slot, now);
         {
             let w = &mut self.warps[slot as usize];

@@ -47,14 +47,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
                 return;
             }
+            // (The lanes' addresses into `self.addrs`, as the issue computes them.)
             Kind::Load {
                 space: Space::Shared,
-            } => {
-                if self.lane_addrs(slot, &d.mem[0], d.width, true).is_ok() {
-                    let lo = self.addrs.iter().copied().min().unwrap_or(0);
-                    let hi = self.addrs.iter().copied().max().unwrap_or(0) + u64::from(d.width);
-                    self.race_read(&at, lo, hi);
-                }
+            } if self.lane_addrs(slot, &d.mem[0], d.width, true).is_ok() => {
+                let lo = self.addrs.iter().copied().min().unwrap_or(0);
+                let hi = self.addrs.iter().copied().max().unwrap_or(0) + u64::from(d.width);
+                self.race_read(&at, lo, hi);
             }
             Kind::Utcmma => {
                 for m in d.mem.iter().filter(|m| m.space == Space::Shared) {
@@ -86,7 +85,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                     let (ctas, sink) = (&self.ctas, &mut *self.sink);
                     let cta = &ctas[at.cta as usize];
                     if let Some(c) = sink.races() {
-                        c.fill(&at, (lo, hi), mbar, waited, &|m| cta.mbars[m as usize].phase);
+                        c.fill(&at, (lo, hi), mbar, waited, &|m| {
+                            cta.mbars[m as usize].phase
+                        });
                     }
                 }
             }

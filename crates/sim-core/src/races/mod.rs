@@ -155,4 +155,3 @@ impl<S: Sink> Sink for RaceCheck<S> {
         Some(&mut self.checker)
     }
 }
-

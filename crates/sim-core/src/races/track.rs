@@ -67,59 +67,60 @@ struct CtaTrack {
 }
 
 /// An async read in flight: up to two shared ranges (an MMA's A and B, a store's
-/// source; empty ranges are none) and an MMA's accumulator registers `regs.0..regs.1`.
+/// source; empty ranges are none), an MMA's accumulator registers `regs.0..regs.1`, and
+/// its wait group.
 struct Read {
     smem: [(u64, u64); 2],
     regs: (u16, u16),
     who: Who,
+    group: u64,
 }
 
 /// The most reads a warp keeps of one kind: a warp that never waits forgets the oldest.
 const MAX_READS: usize = 256;
 
-/// Async reads grouped as the hardware groups them: an open group, then committed
-/// groups, oldest first.
+/// Async reads grouped as the hardware groups them, oldest first, each with its group's
+/// number: those of group `open` are in no committed group yet. (One flat queue: a
+/// group committed or waited for moves a number, not a vector.)
 #[derive(Default)]
 struct Groups {
-    open: Vec<Read>,
-    committed: VecDeque<Vec<Read>>,
-    len: usize,
+    reads: VecDeque<Read>,
+    /// The group that the next commit closes (the number of commits so far).
+    open: u64,
 }
 
 impl Groups {
-    fn push(&mut self, r: Read) {
-        if self.len >= MAX_READS {
-            match self.committed.front_mut() {
-                Some(g) => {
-                    g.remove(0);
-                    if g.is_empty() {
-                        self.committed.pop_front();
-                    }
-                }
-                None => {
-                    self.open.remove(0);
-                }
-            }
-            self.len -= 1;
+    fn push(&mut self, smem: [(u64, u64); 2], regs: (u16, u16), who: Who) {
+        if self.reads.len() >= MAX_READS {
+            self.reads.pop_front();
         }
-        self.open.push(r);
-        self.len += 1;
+        let group = self.open;
+        self.reads.push_back(Read {
+            smem,
+            regs,
+            who,
+            group,
+        });
     }
     fn commit(&mut self) {
-        if !self.open.is_empty() {
-            self.committed.push_back(std::mem::take(&mut self.open));
+        if self.reads.back().is_some_and(|r| r.group == self.open) {
+            self.open += 1;
         }
     }
-    /// A wait until at most `n` committed groups are pending.
+    /// A wait until at most `n` committed groups are pending: the committed groups
+    /// older than the last `n` are done.
     fn wait(&mut self, n: i64) {
-        let keep = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
-        while self.committed.len() > keep {
-            let g = self.committed.pop_front().expect("longer than keep");
-            self.len -= g.len();
+        let keep = u64::try_from(n.max(0)).unwrap_or(u64::MAX);
+        let done_below = self.open.saturating_sub(keep);
+        while self.reads.front().is_some_and(|r| r.group < done_below) {
+            self.reads.pop_front();
         }
     }
     fn all(&self) -> impl Iterator<Item = &Read> {
-        self.committed.iter().flatten().chain(self.open.iter())
+        self.reads.iter()
+    }
+    fn is_empty(&self) -> bool {
+        self.reads.is_empty()
     }
 }
 
@@ -317,7 +318,7 @@ impl Checker {
     /// The instruction `at` (other than an MMA) reads or writes its registers: an
     /// accumulator of an HGMMA no wait has covered is a hazard.
     pub(crate) fn uses_regs(&mut self, at: &At) {
-        if self.warp(at).mma.len == 0 {
+        if self.warp(at).mma.is_empty() {
             return;
         }
         let Some(u) = self.reg_use(at) else { return };
@@ -333,7 +334,13 @@ impl Checker {
 
     /// Shared bytes `lo..hi` are read: a copy into them whose phase has not completed
     /// (`phase_of` gives an mbarrier's phases completed so far) is a hazard.
-    pub(crate) fn reads_shared(&mut self, at: &At, lo: u64, hi: u64, phase_of: &dyn Fn(u32) -> u64) {
+    pub(crate) fn reads_shared(
+        &mut self,
+        at: &At,
+        lo: u64,
+        hi: u64,
+        phase_of: &dyn Fn(u32) -> u64,
+    ) {
         let c = self.cta(at);
         let Some(f) = c
             .fills
@@ -392,11 +399,7 @@ impl Checker {
         let who = at.who();
         let acc = self.reg_use(at).and_then(|u| u.acc).unwrap_or((0, 0));
         let w = self.warp(at);
-        w.mma.push(Read {
-            smem: reads,
-            regs: acc,
-            who,
-        });
+        w.mma.push(reads, acc, who);
         if commit {
             w.mma.commit();
         }
@@ -410,11 +413,7 @@ impl Checker {
     /// A bulk store reads shared bytes `lo..hi`.
     pub(crate) fn store(&mut self, at: &At, lo: u64, hi: u64) {
         let who = at.who();
-        self.warp(at).store.push(Read {
-            smem: [(lo, hi), (0, 0)],
-            regs: (0, 0),
-            who,
-        });
+        self.warp(at).store.push([(lo, hi), (0, 0)], (0, 0), who);
     }
 
     /// `UTMACMDFLUSH`: the bulk stores so far form a group.
@@ -455,14 +454,12 @@ impl Checker {
         static EMPTY: WarpTrack = WarpTrack {
             owner: None,
             mma: Groups {
-                open: Vec::new(),
-                committed: VecDeque::new(),
-                len: 0,
+                reads: VecDeque::new(),
+                open: 0,
             },
             store: Groups {
-                open: Vec::new(),
-                committed: VecDeque::new(),
-                len: 0,
+                reads: VecDeque::new(),
+                open: 0,
             },
         };
         match self.warps.get(at.slot as usize) {

@@ -28,9 +28,7 @@ fn main() -> ExitCode {
         } else if let Ok(n) = a.parse::<u64>() {
             numbers.push(n);
         } else {
-            eprintln!(
-                "usage: fuzz [SEED] [CASES] [SECONDS] [--profile]  (`{a}` is not a number)"
-            );
+            eprintln!("usage: fuzz [SEED] [CASES] [SECONDS] [--profile]  (`{a}` is not a number)");
             return ExitCode::from(2);
         }
     }
