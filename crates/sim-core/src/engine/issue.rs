@@ -12,6 +12,10 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(always)]
     pub(super) fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         let d = self.instr(slot);
+        // (Before any issue path, the short ones too: a race checker sees every issue.)
+        if S::RACES {
+            self.race_check(slot, d, self.now);
+        }
         if !S::ENABLED {
             match d.issue {
                 IssueClass::Plain => return self.issue_plain(slot, d),
@@ -252,6 +256,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                             / t.smem_bytes_per_clk;
                         let start = self.smem_free.max(now as f64);
                         self.smem_free = start + waves;
+                        self.smem_busy += waves;
+                        self.smem_bytes += d.width as u64 * 32;
                         self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                         self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                         let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
@@ -329,6 +335,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let waves = 128.0 / t.smem_bytes_per_clk;
                 let start = self.smem_free.max(now as f64);
                 self.smem_free = start + waves;
+                self.smem_busy += waves;
                 self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                 self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
