@@ -13,7 +13,9 @@ impl<'a, S: Sink> Engine<'a, S> {
     pub(super) fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         let d = self.instr(slot);
         // (Before any issue path, the short ones too: a race checker sees every issue.)
-        if S::RACES {
+        // (An instruction whose declared guard is false does nothing to check; a lane
+        // guard leaves its lanes in `active_lanes` for the checker's addresses.)
+        if S::RACES && !matches!(self.guard_off(slot, d), Ok(true)) {
             self.race_check(slot, d, self.now);
         }
         if !S::ENABLED {

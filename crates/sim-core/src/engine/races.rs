@@ -91,7 +91,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                 }
             }
-            Kind::WgDepbar | Kind::DepbarBulk => {
+            // (`.READ` waits until the stores have read shared memory: enough to reuse it.)
+            Kind::WgDepbar | Kind::DepbarBulk | Kind::DepbarBulkRead => {
                 if let Ok(n) = self.eval(slot, &d.n) {
                     let mma = d.kind == Kind::WgDepbar;
                     if let Some(c) = self.sink.races() {
