@@ -225,3 +225,31 @@ fn the_cost_examples_validate_and_print_back() {
     }
     assert_eq!(n, 7);
 }
+
+/// The static race check reads `UBLKCP.G.S` as the bulk store it is, and
+/// `DEPBAR.LE.READ SB1` as a wait that lets its stage be released.
+#[test]
+fn a_bulk_store_released_unwaited_is_a_race() {
+    let ring = |wait: &str| {
+        format!(
+            "kernel ring\nlaunch cta_threads=64 regs=32 smem=8192 grid=1\nbuffer A size=1MiB\nbuffer C size=1MiB\nshared stage size=8192\nmbarrier full[2] count=1\nmbarrier empty[2] count=1\n\nrole producer warps=0..0\n  loop k 0..4\n    SYNCS.PHASECHK.TRANS64.TRYWAIT empty[k % 2], parity=((k / 2) & 1) ^ 1\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX full[k % 2], bytes=4096\n    UTMALDG stage[(k % 2) * 4096], A[k * 4096], bytes=4096, bar=full[k % 2]\n  EXIT\n\nrole storer warps=1..1\n  loop k 0..4\n    SYNCS.PHASECHK.TRANS64.TRYWAIT full[k % 2], parity=(k / 2) & 1\n    UBLKCP.G.S C[k * 4096], stage[(k % 2) * 4096], bytes=4096\n    UTMACMDFLUSH\n{wait}    SYNCS.ARRIVE.TRANS64 empty[k % 2]\n  EXIT\n"
+        )
+    };
+    let diags = |src: &str| -> Vec<String> {
+        validate(&parse_kernel(src).unwrap())
+            .iter()
+            .map(|d| d.to_string())
+            .collect()
+    };
+    assert_eq!(
+        diags(&ring("    DEPBAR.LE.READ SB1, 0\n")),
+        Vec::<String>::new()
+    );
+    assert_eq!(diags(&ring("    DEPBAR.LE SB1, 0\n")), Vec::<String>::new());
+    assert_eq!(
+        diags(&ring("")),
+        [
+            "21:5: this releases stage `empty[0]` while `UBLKCP.G.S` on line 19 may still read `stage[0..4096]` in it: no `DEPBAR.LE SB1, N` has waited for it"
+        ]
+    );
+}
