@@ -253,3 +253,13 @@ fn a_bulk_store_released_unwaited_is_a_race() {
         ]
     );
 }
+
+/// `perm(x, n)` with `n` near the 64-bit limit is judged without overflow (the text
+/// fuzzer found `2 * (n - 1)` overflowing in the interval analysis).
+#[test]
+fn perm_of_a_huge_domain_validates_without_overflow() {
+    let d = diags(
+        "role r warps=0..1\n  LDG.E.STRONG.GPU R10, C[perm(lane, 9223372036854775807) % 1024]\n  EXIT\n",
+    );
+    assert!(d.iter().all(|m| !m.contains("overflow")), "{d:?}");
+}
