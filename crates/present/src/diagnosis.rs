@@ -120,7 +120,7 @@ pub fn advice_text(a: &Advice) -> String {
                 String::new()
             };
             format!(
-                "{role} sleeps {} of its cycles on stages still being copied from HBM: a stage's copies take up to about {copy_latency_cycles} cycles and the CTA consumes a stage in {stage_cycles}; about {stages} stages in flight (it has {stages_now}) would cover that{room}",
+                "{role} waits {} of its cycles in mbarrier try_waits on stages still being copied from HBM: a stage's copies take up to about {copy_latency_cycles} cycles and the CTA consumes a stage in {stage_cycles}; about {stages} stages in flight (it has {stages_now}) would cover that{room}",
                 pct(*share)
             )
         }

@@ -8,7 +8,7 @@ use isa::occupancy::Limiter;
 use serde::Serialize;
 
 use super::bounds::{BoundUnit, Bounds};
-use crate::cause::Waited;
+use crate::cause::{GroupKind, Waited};
 use crate::result::{RoleStats, RunResult};
 use crate::{Profile, WarpState};
 
@@ -40,7 +40,8 @@ pub enum Advice {
     KeepMmaInFlight {
         /// The waiting role.
         role: String,
-        /// Its `gmma` share of warp-cycles.
+        /// Its share of warp-cycles waiting on its wgmma groups (`gmma` at the fence,
+        /// `barrier` in WARPGROUP.DEPBAR).
         share: f64,
         /// The tensor pipe's use.
         tensor_use: f64,
@@ -50,7 +51,8 @@ pub enum Advice {
     MoreStages {
         /// The sleeping role.
         role: String,
-        /// Its `sleeping` share of warp-cycles.
+        /// Its share of warp-cycles in mbarrier waits (`long_scoreboard` by Nsight
+        /// Compute's name).
         share: f64,
         /// A stage's copies from HBM, issue to landing, at their slowest (a far line in
         /// a slow window), from the profile.
@@ -103,6 +105,41 @@ fn share(role: &RoleStats, s: WarpState) -> f64 {
     role.states.get(s) as f64 / role.states.total().max(1) as f64
 }
 
+/// The role's stall cycles whose typed cause `on` matches: Nsight Compute's names put
+/// an mbarrier try_wait in `long_scoreboard` and a WARPGROUP.DEPBAR wait in `barrier`,
+/// so the advice reads the cause where the state alone would mix two waits.
+fn waited(role: &RoleStats, on: impl Fn(&Waited) -> bool) -> u64 {
+    role.per_pc
+        .iter()
+        .flat_map(|p| &p.waits_on)
+        .filter(|w| on(&w.on))
+        .map(|w| w.cycles)
+        .sum()
+}
+
+/// The role's share of cycles in mbarrier waits (SYNCS.PHASECHK.TRYWAIT).
+fn mbar_share(role: &RoleStats) -> f64 {
+    mbar_cycles(role) as f64 / role.states.total().max(1) as f64
+}
+
+fn mbar_cycles(role: &RoleStats) -> u64 {
+    waited(role, |on| {
+        matches!(
+            on,
+            Waited::MbarrierArrivals { .. } | Waited::MbarrierCopies { .. }
+        )
+    })
+}
+
+fn is_wgmma_wait(on: &Waited) -> bool {
+    matches!(
+        on,
+        Waited::WaitGroup {
+            group: GroupKind::Wgmma
+        }
+    )
+}
+
 fn opcode(text: &str) -> &str {
     text.split_whitespace().next().unwrap_or("")
 }
@@ -129,12 +166,21 @@ pub fn advice(r: &RunResult, kernel: &isa::Kernel, profile: &Profile, b: &Bounds
 /// (for `gmma`) MMA groups waited for too early.
 fn mma_waits(role: &RoleStats, b: &Bounds, out: &mut Vec<Advice>) {
     let tensor = b.use_of(BoundUnit::Tensor);
-    let gmma = share(role, WarpState::Gmma);
+    // The wgmma waits: the fence (`gmma`) and WARPGROUP.DEPBAR (`barrier` by Nsight
+    // Compute's name), named by the larger.
+    let depbar = waited(role, is_wgmma_wait);
+    let total = role.states.total().max(1) as f64;
+    let gmma = share(role, WarpState::Gmma) + depbar as f64 / total;
+    let named = if depbar > role.states.get(WarpState::Gmma) {
+        WarpState::Barrier
+    } else {
+        WarpState::Gmma
+    };
     if gmma >= WORTH {
         if tensor >= SATURATED {
             out.push(Advice::PipeSaturated {
                 role: role.name.clone(),
-                state: WarpState::Gmma,
+                state: named,
                 share: gmma,
                 unit: BoundUnit::Tensor,
                 use_fraction: tensor,
@@ -199,7 +245,7 @@ fn more_stages(
     b: &Bounds,
 ) -> Option<Advice> {
     let t = &profile.t;
-    let sleeping = share(role, WarpState::Sleeping);
+    let sleeping = mbar_share(role);
     let is_load = |text: &str| {
         let op = opcode(text);
         op.starts_with("UTMALDG") || op.starts_with("UBLKCP")
@@ -217,7 +263,7 @@ fn more_stages(
         .per_pc
         .iter()
         .filter(|p| opcode(&p.instruction).starts_with("SYNCS.PHASECHK"))
-        .max_by_key(|p| p.states.get(WarpState::Sleeping))?;
+        .max_by_key(|p| p.states.get(WarpState::LongScoreboard))?;
     let array = wait
         .instruction
         .split_whitespace()
@@ -254,7 +300,7 @@ fn more_stages(
         + per_fill * t.tma_issue_cycles
         + bytes / fills as f64 / t.tma_bytes_per_clk;
     let lifetime = role.states.total() / warps;
-    let own = lifetime - role.states.get(WarpState::Sleeping) / warps;
+    let own = lifetime - mbar_cycles(role) / warps;
     let stage_cycles = (own / fills_per_cta).max(1);
     let stages = (latency / stage_cycles as f64).ceil() as u64 + 1;
     if stages <= stages_now {
@@ -278,13 +324,16 @@ fn more_stages(
 /// A role waiting at a barrier: its partner is the participant (a warp of CTA 0 whose
 /// role issues a barrier instruction) that waits there least.
 fn slow_partner(r: &RunResult, role: &RoleStats) -> Option<Advice> {
-    let waiting = share(role, WarpState::Barrier);
+    // (Named barriers only: a WARPGROUP.DEPBAR wait is `barrier` too.)
+    let waiting = waited(role, |on| matches!(on, Waited::Barrier { .. })) as f64
+        / role.states.total().max(1) as f64;
     if waiting < WORTH {
         return None;
     }
     let at = role
         .per_pc
         .iter()
+        .filter(|p| opcode(&p.instruction).starts_with("BAR."))
         .max_by_key(|p| p.states.get(WarpState::Barrier))?;
     let syncs = |name: &str| {
         r.role(name).is_some_and(|ro| {
@@ -317,8 +366,11 @@ fn register_limited(r: &RunResult, profile: &Profile) -> Option<Advice> {
     let o = &r.occupancy;
     let otherwise = o.ctas_by_smem.min(o.ctas_by_warps).min(o.ctas_by_slots);
     let total = r.total_states();
-    // (Not `sleeping`: a producer that waits for free stages sleeps by design.)
-    let latency = (total.get(WarpState::LongScoreboard) + total.get(WarpState::LgThrottle)) as f64
+    // (Not mbarrier waits, `long_scoreboard` by Nsight Compute's name: a producer that
+    // waits for free stages waits by design.)
+    let mbar: u64 = r.roles.iter().map(mbar_cycles).sum();
+    let latency = (total.get(WarpState::LongScoreboard) + total.get(WarpState::LgThrottle))
+        .saturating_sub(mbar) as f64
         / total.total().max(1) as f64;
     if o.limiter != Limiter::Registers || o.ctas_by_regs >= otherwise || latency < WORTH {
         return None;

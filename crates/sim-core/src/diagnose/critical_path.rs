@@ -281,6 +281,9 @@ fn own_category(state: WarpState, waiting: Waiting) -> PathCategory {
         (_, Waiting::Pipe(_)) => PathCategory::MathPipes,
         (_, Waiting::Group(GroupKind::Wgmma)) => PathCategory::TensorPipe,
         (_, Waiting::Group(_)) => PathCategory::MemoryLatency,
+        // (An mbarrier wait the walk could not follow: `long_scoreboard` by Nsight
+        // Compute's name, but not memory latency.)
+        (_, Waiting::Mbarrier(_)) => PathCategory::Unfollowed,
         (WarpState::Selected, _) => PathCategory::Issue,
         (WarpState::Gmma, _) => PathCategory::TensorPipe,
         (WarpState::MathPipeThrottle, _) => PathCategory::MathPipes,

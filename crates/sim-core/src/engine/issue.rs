@@ -353,7 +353,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                         (&mut w.cp_async, WarpState::LongScoreboard, GROUP_CP_ASYNC)
                     }
                     Kind::DepbarBulk => (&mut w.bulk_store, WarpState::LongScoreboard, GROUP_BULK),
-                    _ => (&mut w.wgmma, WarpState::Gmma, GROUP_WGMMA),
+                    // (Nsight Compute counts a WARPGROUP.DEPBAR wait as `barrier`.)
+                    _ => (&mut w.wgmma, WarpState::Barrier, GROUP_WGMMA),
                 };
                 let until = groups.wait_until(now, n as usize);
                 if until > now + 1 {

@@ -44,13 +44,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                 // named by what the phase lacked last.)
                 let cause = match w.cause.unpack() {
                     Unpacked::MbarArrivals { mbar: m } | Unpacked::MbarCopies { mbar: m }
-                        if m == mbar && w.state == WarpState::Sleeping =>
+                        if m == mbar && w.state == WarpState::LongScoreboard =>
                     {
                         w.cause
                     }
                     _ => Cause::mbar_lacking(mbar, by_copies),
                 };
-                w.block = Block::until(wake, WarpState::Sleeping, cause);
+                w.block = Block::until(wake, WarpState::LongScoreboard, cause);
                 self.passed_mbar[s as usize] = mbar;
                 self.set_until(s, self.now);
             }
@@ -72,11 +72,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             // it is.)
             if w.live
                 && matches!(w.block, Block::Mbar { idx, .. } if idx == mbar)
-                && w.state == WarpState::Sleeping
+                && w.state == WarpState::LongScoreboard
                 && w.state_since <= self.now
                 && w.cause != cause
             {
-                self.set_state(s, WarpState::Sleeping, cause, NEVER);
+                self.set_state(s, WarpState::LongScoreboard, cause, NEVER);
             }
         }
     }
