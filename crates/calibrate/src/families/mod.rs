@@ -7,6 +7,7 @@ pub(crate) mod alu;
 pub(crate) mod bw;
 pub(crate) mod clock;
 pub(crate) mod copy;
+pub(crate) mod gaps;
 pub(crate) mod ldg;
 pub(crate) mod ldgsts;
 pub(crate) mod lds;
