@@ -37,6 +37,5 @@ pub fn micro_twins() -> Vec<Twin> {
     lds::throughput_twins(&mut v);
     alu::regbank_twins(&mut v);
     bw::twins(&mut v);
-    clock::clock_twins(&mut v);
     v
 }

@@ -288,6 +288,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     Block::WgArrive => {
                         return Some((WarpState::Gmma, NEVER, Cause::warpgroup(w.warp / 4)));
                     }
+                    Block::Cluster => return Some((WarpState::Barrier, NEVER, Cause::OWN)),
                     Block::Until {
                         t,
                         state,
