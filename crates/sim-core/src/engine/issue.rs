@@ -108,12 +108,20 @@ impl<'a, S: Sink> Engine<'a, S> {
         // buffer, when the instruction two before it issued: a warp that reaches the
         // branch while that fetch is under way waits for it, one that waited on an
         // operand before the branch has had it fetched meanwhile.
-        let fetched = if d.op == Op::Bra {
+        // (A guard that is false: the instruction issues and does nothing, a branch
+        // is not taken.)
+        let off = self.guard_off(slot, d)?;
+        let fetched = if d.op == Op::Bra && !off {
             self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64
         } else {
             0
         };
-        self.issue_instr(slot)?;
+        if off {
+            self.issue_off(slot)?;
+        } else {
+            self.issue_instr(slot)?;
+        }
+        self.active_lanes = u32::MAX;
         let next = self.now + 1;
         // The control code's stall count holds the warp (Nsight's `wait`, charged to
         // the instruction it waits to issue). An instruction that blocked the warp holds
@@ -246,6 +254,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                         let start = self.smem_free.max(*side).max(now as f64);
                         self.smem_free = start + waves;
                         *side = self.smem_free;
+                        self.smem_busy += waves;
+                        self.smem_bytes += d.width as u64 * 32;
                         self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                         self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                         let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
@@ -324,6 +334,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let start = self.smem_free.max(self.smem_side_free[0]).max(now as f64);
                 self.smem_free = start + waves;
                 self.smem_side_free[0] = self.smem_free;
+                self.smem_busy += waves;
                 self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                 self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
@@ -345,7 +356,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 w.outstanding = w.outstanding.max(done);
             }
             Kind::CpAsyncCommit => self.warps[slot as usize].cp_async.commit(now),
-            Kind::DepbarCpAsync | Kind::DepbarBulk | Kind::WgDepbar => {
+            Kind::DepbarCpAsync | Kind::DepbarBulk | Kind::DepbarBulkRead | Kind::WgDepbar => {
                 let n = self.eval(slot, &d.n)?;
                 if n < 0 {
                     return Err(self.fault_at(slot, "a wait depth cannot be negative"));
@@ -356,6 +367,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                         (&mut w.cp_async, WarpState::LongScoreboard, GROUP_CP_ASYNC)
                     }
                     Kind::DepbarBulk => (&mut w.bulk_store, WarpState::LongScoreboard, GROUP_BULK),
+                    Kind::DepbarBulkRead => {
+                        (&mut w.bulk_read, WarpState::LongScoreboard, GROUP_BULK)
+                    }
                     // (Nsight Compute counts a WARPGROUP.DEPBAR wait as `barrier`.)
                     _ => (&mut w.wgmma, WarpState::Barrier, GROUP_WGMMA),
                 };
@@ -365,7 +379,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
             }
             Kind::TmaLoad | Kind::TmaStore => self.tma_copy(slot, d, now)?,
-            Kind::TmaCommit => self.warps[slot as usize].bulk_store.commit(now),
+            Kind::TmaCommit => {
+                let w = &mut self.warps[slot as usize];
+                w.bulk_store.commit(now);
+                w.bulk_read.commit(now);
+            }
             Kind::MbarInit => self.mbar_init(slot, d)?,
             Kind::MbarArrive { expect_tx } => self.mbar_arrive(slot, d, now, *expect_tx)?,
             Kind::MbarWait => self.mbar_wait(slot, d, now)?,
