@@ -513,20 +513,8 @@ pub fn fit_with(
     let mut how: BTreeMap<&'static str, (String, Vec<String>)> = BTreeMap::new();
 
     // --- 1. read off the data
-    let clock = m
-        .get("clock.sm.tensor.globaltimer")
-        .ok_or("no clock.sm.tensor.globaltimer in the data")?
-        .median;
-    let clock = (clock * 10.0).round() / 10.0;
-    p.set("clock_mhz", clock).map_err(|e| e.to_string())?;
-    how.insert(
-        "clock_mhz",
-        (
-            "measured: median SM clock (clock64 against %globaltimer) under full-chip wgmma load"
-                .into(),
-            vec!["clock.sm.tensor.globaltimer".into()],
-        ),
-    );
+    // (The clocks are the priors' measured values: under tensor load they depend on the
+    // operands, which the gaps family measures with random ones, data/gaps/.)
     // L2: the per-step samples of the 16 MiB chase have a low and a high half (near and
     // far partitions): half the distance between the quartiles splits them; the spread
     // inside each half is the jitter.

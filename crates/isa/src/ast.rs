@@ -572,7 +572,8 @@ impl Instr {
         match self.op {
             Stg | Sts | Stl | Red | Ldgsts | Ldgdepbar | Depbar | Ublkcp | Utmaldg | Utmastg
             | Utmacmdflush | Syncs | Fence | Warpgroup | Setmaxnreg | Utcmma | Utcbar | Sttm
-            | Tmemalloc | Tmemdealloc | Bar | Membar | Nanosleep | Bra | Exit | Nop => false,
+            | Tmemalloc | Tmemdealloc | Bar | UcgabarArv | UcgabarWait | Membar | Nanosleep
+            | Bra | Exit | Nop => false,
             // HGMMA's first operand is the accumulator it reads and writes; its
             // completion is tracked by wait groups, not the scoreboard.
             Hgmma => false,

@@ -206,6 +206,8 @@ ops! {
     Tmemalloc = "TMEMALLOC", Sync, ResultLatency::None, [];
     Tmemdealloc = "TMEMDEALLOC", Sync, ResultLatency::None, [];
     Bar = "BAR", Sync, ResultLatency::None, ["SYNC", "ARV", "RED", "POPC", "AND", "OR", "DEFER_BLOCKING"];
+    UcgabarArv = "UCGABAR_ARV", Sync, ResultLatency::None, [];
+    UcgabarWait = "UCGABAR_WAIT", Sync, ResultLatency::None, [];
     Membar = "MEMBAR", Sync, ResultLatency::None, ["CTA", "GPU", "SYS", "SC", "ALL"];
     Nanosleep = "NANOSLEEP", Sync, ResultLatency::None, [];
     Bra = "BRA", Branch, ResultLatency::None, ["U", "DIV"];
@@ -1050,6 +1052,8 @@ pub const FORMS: &[Form] = &[
         keys: &[],
         no_memory: false,
     },
+    none(Op::UcgabarArv, "UCGABAR_ARV"),
+    none(Op::UcgabarWait, "UCGABAR_WAIT"),
     plain(
         Op::Nanosleep,
         ops(1, 1, "NANOSLEEP NS", &[(Kind::Int, "duration")]),

@@ -1215,7 +1215,10 @@ mod tests {
         let mut owed_by_producer = 0;
         let mut owed_by_copies = 0;
         for tw in t.warps.iter().filter(|w| w.role == consumer) {
-            for iv in tw.intervals().filter(|iv| iv.state == WarpState::Sleeping) {
+            for iv in tw
+                .intervals()
+                .filter(|iv| iv.state == WarpState::LongScoreboard)
+            {
                 match t.cause(&iv) {
                     Some(WaitCause::Mbarrier { name, owed, .. }) => {
                         assert!(name.starts_with("full["), "{name}");

@@ -98,7 +98,8 @@ fn a_latency_bound_chain_is_far_above_its_bound() {
 }
 
 /// Two warpgroups waiting for each MMA (wait_group 0) keep the tensor pipe saturated:
-/// their `gmma` stall is the pipe's own time, and no wait_group advice is given. One
+/// their WARPGROUP.DEPBAR stall (`barrier` by Nsight Compute's name, the advice naming
+/// that state) is the pipe's own time, and no wait_group advice is given. One
 /// warpgroup alone leaves the pipe idle while it waits out each MMA's latency: then
 /// keeping a group in flight is the advice.
 #[test]
@@ -110,7 +111,7 @@ fn a_gmma_stall_with_the_pipe_saturated_gets_no_wait_group_advice() {
         d.advice.iter().any(|a| matches!(
             a,
             Advice::PipeSaturated {
-                state: WarpState::Gmma,
+                state: WarpState::Barrier,
                 unit: BoundUnit::Tensor,
                 ..
             }
@@ -195,7 +196,7 @@ fn a_sleeping_consumer_behind_hbm_copies_is_told_how_many_stages() {
     assert!(stages > 2 && stages <= 8, "{stages}");
     let sleeping = |r: &RunResult| {
         let c = r.role("consumer").unwrap();
-        c.states.get(WarpState::Sleeping) as f64 / c.states.total() as f64
+        c.states.get(WarpState::LongScoreboard) as f64 / c.states.total() as f64
     };
     let (deeper, d2) = diagnosed(&pipeline(stages as u32), &p);
     assert!(

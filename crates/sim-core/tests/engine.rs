@@ -204,7 +204,13 @@ role consumer warps=1..1\n  loop k 0..K\n    SYNCS.PHASECHK.TRANS64.TRYWAIT full
         // then every 2W cycles. The consumer's last arrival comes W later, its EXIT one
         // cycle after, retiring one cycle after that.
         assert_eq!(r.cycles, probe + (2 * k - 1) * w + 2, "K = {k}");
-        assert!(r.role("consumer").unwrap().states.get(WarpState::Sleeping) > 0);
+        assert!(
+            r.role("consumer")
+                .unwrap()
+                .states
+                .get(WarpState::LongScoreboard)
+                > 0
+        );
     }
 }
 

@@ -123,15 +123,28 @@ fn tui_starts_answers_keys_and_restores_the_terminal() {
     t.wait_for("smsim tui keys");
     // (Not Escape: a key sent right after it would read as Alt+key.)
     t.keys(&["x"]);
-    // Zoom in once: the title's cycles per column halve (the fit at 80 columns of
-    // 67143 cycles is 840 per column; zoomed in, 420).
+    // Zoom in once: the title's cycles per column halve (the fit: the run's cycles over
+    // 80 columns, rounded up; 67079 cycles are 839 per column, zoomed in 419).
     let before = t.wait_for("/col");
-    assert!(before.contains("at 840/col"), "{before}");
+    let number = |after: &str, until: &str| -> u64 {
+        before
+            .split(after)
+            .nth(1)
+            .and_then(|x| x.split(until).next())
+            .and_then(|x| x.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no `{after}N{until}` in {before}"))
+    };
+    let per_col = number(" at ", "/col");
+    assert_eq!(
+        per_col,
+        number("gemm-mainloop/ws: ", " cycles").div_ceil(80),
+        "{before}"
+    );
     t.keys(&["+"]);
-    t.wait_for("at 420/col");
+    t.wait_for(&format!("at {}/col", per_col / 2));
     // Move the cursor and read the detail pane.
     t.keys(&["Right", "Right"]);
-    t.wait_for("cursor 840");
+    t.wait_for(&format!("cursor {}", per_col / 2 * 2));
     t.keys(&["q"]);
     check_restored(&t);
 }

@@ -36,7 +36,8 @@ pub enum Flag {
     },
 }
 
-/// The chip's sustained HBM bandwidth, GB/s.
+/// The chip's sustained HBM bandwidth, GB/s, from a profile as a kernel runs on it
+/// (`Profile::for_kernel`: its HBM rate in bytes per cycle of its `clock_mhz`).
 pub fn hbm_peak_gbps(profile: &Profile) -> f64 {
     profile.t.hbm_bytes_per_clk_chip * profile.t.clock_mhz / 1e3
 }

@@ -108,6 +108,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                 done = done.max(dn);
             }
         }
+        // Its bytes through shared memory: written there (a load) or read from there (a
+        // store), on that side, from its turn at the TMA unit; it is not done before.
+        if t.smem_copy_cost > 0.0 {
+            let side = &mut self.smem_side_free[(d.kind == Kind::TmaLoad) as usize];
+            let from = side.max(start);
+            *side = from + bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;
+            let through = *side;
+            self.emit_busy(slot, Unit::SharedMemory, from, through);
+            done = done.max(memory::ceil(through));
+        }
         done += t.tma_extra_latency as u64;
         if S::ENABLED {
             let id = self.wid(slot);

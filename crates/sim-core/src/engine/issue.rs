@@ -256,8 +256,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                         self.lane_addrs(slot, m, d.width, true)?;
                         let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
                             / t.smem_bytes_per_clk;
-                        let start = self.smem_free.max(now as f64);
+                        let side = &mut self.smem_side_free[write as usize];
+                        let start = self.smem_free.max(*side).max(now as f64);
                         self.smem_free = start + waves;
+                        *side = self.smem_free;
                         self.smem_busy += waves;
                         self.smem_bytes += d.width as u64 * 32;
                         self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
@@ -335,8 +337,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                 // One wavefront (32 lanes x 4 bytes) through the shared-memory crossbar:
                 // shuffles and shared loads share its bandwidth and the MIO queue.
                 let waves = 128.0 / t.smem_bytes_per_clk;
-                let start = self.smem_free.max(now as f64);
+                let start = self.smem_free.max(self.smem_side_free[0]).max(now as f64);
                 self.smem_free = start + waves;
+                self.smem_side_free[0] = self.smem_free;
                 self.smem_busy += waves;
                 self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                 self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
@@ -373,7 +376,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                     Kind::DepbarBulkRead => {
                         (&mut w.bulk_read, WarpState::LongScoreboard, GROUP_BULK)
                     }
-                    _ => (&mut w.wgmma, WarpState::Gmma, GROUP_WGMMA),
+                    // (Nsight Compute counts a WARPGROUP.DEPBAR wait as `barrier`.)
+                    _ => (&mut w.wgmma, WarpState::Barrier, GROUP_WGMMA),
                 };
                 let until = groups.wait_until(now, n as usize);
                 if until > now + 1 {
@@ -426,6 +430,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             ),
             Kind::TmemStore | Kind::TmemAlloc => {}
             Kind::BarSync | Kind::BarArrive => self.named_barrier(slot, d, now)?,
+            Kind::ClusterArrive => self.cluster_arrive(slot, now),
+            Kind::ClusterWait => self.cluster_wait(slot, now)?,
             Kind::Compute | Kind::Plain | Kind::Load { .. } | Kind::Store { .. } | Kind::Exit => {
                 unreachable!("issue_instr issues these itself")
             }

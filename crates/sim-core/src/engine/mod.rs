@@ -136,6 +136,9 @@ fn run_scheduled<S: Sink>(
     policy: Scheduler,
     sink: &mut S,
 ) -> Result<RunResult, SimError> {
+    // The kernel's clock, and the memory rates in its cycles.
+    let clocked = profile.for_kernel(kernel);
+    let profile: &Profile = &clocked;
     let t = &profile.t;
     let mut prog = lower::lower(
         kernel,
@@ -316,6 +319,11 @@ struct Cta {
     mbars: Vec<Mbar>,
     bars: [NamedBar; 16],
     wg_arrived: [u32; 8],
+    /// The cluster barrier (UCGABAR): this CTA's warps arrived in its current phase, the
+    /// phases completed, and when the last completed one lets its waiters go.
+    cga_arrived: u32,
+    cga_phases: u32,
+    cga_release: u64,
     /// Per warpgroup, the tensor-pipe slots of its last few warpgroup MMAs.
     wg_mma: [[MmaBooking; MMA_BOOKINGS]; 8],
 }
@@ -396,6 +404,10 @@ struct Engine<'a, S: Sink> {
     tensor_free: [u64; 4],
     tensor_busy: [u64; 4],
     smem_free: f64,
+    /// When shared memory's read side (LDS, shuffles, bulk stores' reads) and write side
+    /// (STS, copies' writes) are next free: copies book their side's time here
+    /// (`smem_copy_cost`), and an LDS or STS waits for its side too.
+    smem_side_free: [f64; 2],
     /// Cycles the shared-memory crossbar was booked (its wavefronts at its rate), and
     /// the bytes shared loads and stores moved through it: the shared-memory bound.
     smem_busy: f64,
@@ -565,6 +577,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             tensor_free: [0; 4],
             tensor_busy: [0; 4],
             smem_free: 0.0,
+            smem_side_free: [0.0; 2],
             smem_busy: 0.0,
             smem_bytes: 0,
             l1_busy: 0.0,
@@ -711,6 +724,9 @@ impl Cta {
             ],
             bars: [NamedBar::default(); 16],
             wg_arrived: [0; 8],
+            cga_arrived: 0,
+            cga_phases: 0,
+            cga_release: 0,
             wg_mma: [[MmaBooking::default(); MMA_BOOKINGS]; 8],
         }
     }

@@ -158,6 +158,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                         cta.wg_arrived[wg as usize]
                     )
                 }
+                Block::Cluster => format!(
+                    "UCGABAR_WAIT: {} of the CTA's {} warps arrived on the cluster barrier's phase {}",
+                    cta.cga_arrived,
+                    self.warps_per_cta,
+                    cta.cga_phases + 1
+                ),
                 Block::Until { t, state, .. } => format!("{state} until cycle {t}"),
                 Block::None if w.exited => format!("drain until cycle {}", w.outstanding),
                 Block::None => format!(

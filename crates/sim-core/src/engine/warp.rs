@@ -15,6 +15,9 @@ pub(super) enum Block {
         parity: u32,
     },
     WgArrive,
+    /// UCGABAR_WAIT on a phase of the cluster barrier that not every warp of the CTA has
+    /// arrived on.
+    Cluster,
     /// Until cycle `t`, in `state`, waiting on what the `Cause` packed in `cause_kind`
     /// and `cause_low` names (`Block::until`; two fields, not a `Cause`, keep a block
     /// two words).
@@ -90,6 +93,8 @@ pub(super) struct Warp<'a> {
     /// HGMMAs this warp has issued: the i-th HGMMA of each of a warpgroup's four warps
     /// is one warpgroup MMA.
     pub(super) hgmma_issued: u32,
+    /// UCGABAR_ARVs this warp has made: its WAIT waits for that many phases.
+    pub(super) cga_arrivals: u32,
     pub(super) cp_async: WaitGroups,
     pub(super) bulk_store: WaitGroups,
     /// The same bulk-store groups, completing when their stores have read shared
@@ -301,6 +306,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         cta.warps_left = self.warps_per_cta;
         cta.bars = [NamedBar::default(); 16];
         cta.wg_arrived = [0; 8];
+        (cta.cga_arrived, cta.cga_phases, cta.cga_release) = (0, 0, 0);
         cta.wg_mma = [[MmaBooking::default(); MMA_BOOKINGS]; 8];
         for (d, decl) in self.kernel.mbarriers.iter().enumerate() {
             let base = self.prog.mbar_base[d] as usize;
@@ -359,6 +365,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.state_pc = 0;
             warp.wgmma.clear();
             warp.hgmma_issued = 0;
+            warp.cga_arrivals = 0;
             warp.cp_async.clear();
             warp.bulk_store.clear();
             warp.bulk_read.clear();
@@ -564,6 +571,7 @@ impl Warp<'_> {
             state_pc: 0,
             wgmma: WaitGroups::default(),
             hgmma_issued: 0,
+            cga_arrivals: 0,
             cp_async: WaitGroups::default(),
             bulk_store: WaitGroups::default(),
             bulk_read: WaitGroups::default(),

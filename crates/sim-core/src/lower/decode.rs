@@ -440,6 +440,8 @@ impl<'k> Lowerer<'k> {
                 };
                 Nanosleep
             }
+            Op::UcgabarArv => ClusterArrive,
+            Op::UcgabarWait => ClusterWait,
             Op::Exit => Exit,
             Op::Shfl => Shuffle,
             Op::Bra | Op::Nop | Op::Setmaxnreg | Op::Tmemdealloc => Plain,

@@ -87,6 +87,10 @@ pub enum Kind {
     TmemAlloc,
     BarSync,
     BarArrive,
+    /// UCGABAR_ARV: the warp's arrival on its cluster's barrier.
+    ClusterArrive,
+    /// UCGABAR_WAIT: the warp waits for the cluster barrier's phase it arrived on.
+    ClusterWait,
     Membar {
         gpu: bool,
     },
