@@ -55,9 +55,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         }
         for lane in 0..32 {
+            // (A lane its guard turns off accesses nothing: `predicate.rs`.)
+            if self.active_lanes >> lane & 1 == 0 {
+                continue;
+            }
             env.lane = lane;
             self.addrs[lane as usize] = self.lane_addr(slot, m, width, &env)?;
         }
+        self.fill_inactive_lanes();
         Ok(false)
     }
 

@@ -12,6 +12,7 @@ mod cycle;
 mod global;
 mod issue;
 mod pipes;
+mod predicate;
 mod report;
 mod stall;
 mod sync;
@@ -220,6 +221,13 @@ fn run_scheduled<S: Sink>(
         let (base, size) = (e.buffer_base[b], e.buffer_size[b].max(1));
         e.mem.warm_l2(base / LINE, (base + size - 1) / LINE);
     }
+    // `buffer NAME size=S warm=W`: the first W bytes start in L2.
+    for (b, buf) in kernel.buffers.iter().enumerate() {
+        let (base, warm) = (e.buffer_base[b], buf.warm.min(e.buffer_size[b]));
+        if warm > 0 {
+            e.mem.warm_l2(base / LINE, (base + warm - 1) / LINE);
+        }
+    }
     let tell = S::ENABLED || S::POLLS;
     if tell {
         let header = e.header(ctas_here, resident);
@@ -419,6 +427,9 @@ struct Engine<'a, S: Sink> {
     /// visits aside: where a deadlock is reported).
     last_due_cycle: u64,
     addrs: [u64; 32],
+    /// The lanes the instruction being issued runs for: all, except under a guard
+    /// whose declared truth reads `lane` (`predicate.rs`).
+    active_lanes: u32,
     lines: Vec<(u64, u32)>,
     next_cta: u32,
     /// CTAs launched or about to be (a launch waits `cta_launch_cycles`): several CTAs
@@ -571,6 +582,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             stop_after: 0,
             last_due_cycle: 0,
             addrs: [0; 32],
+            active_lanes: u32::MAX,
             lines: Vec::with_capacity(64),
             next_cta: 0,
             ctas_claimed: 0,
