@@ -5,8 +5,9 @@
 //!
 //! The figures are the seeds' own (`../shared/seeds/`), each with where it is printed.
 //! Seed 001's were measured on a Blackwell GPU: they run on the `b200` profile, which
-//! holds published figures only; none of these kernel timings was used to set it, so
-//! every one of them is held out ([`Use::HeldOut`]) until a fit names the ones it used.
+//! holds published figures, and whose chip L2 bandwidth ([`B200_FIT`]) is fitted to three
+//! of the seed's matmul figures ([`Use::Fit`]); the other three and the elementwise
+//! figures are held out ([`Use::HeldOut`]).
 
 use std::fmt::{self, Write as _};
 
@@ -38,7 +39,7 @@ impl Unit {
 pub enum Use {
     /// A target of issue 30 (the seed's H100 figures).
     Target,
-    /// A figure a profile parameter was fitted to (none yet).
+    /// A figure a profile parameter was fitted to (the b200 profile's [`B200_FIT`]).
     Fit,
     /// A figure no parameter was fitted to: a prediction.
     HeldOut,
@@ -91,17 +92,18 @@ pub struct Ratio {
     pub over: (&'static str, &'static str),
 }
 
-/// The b200 profile's parameter fitted here, the figure it was fitted to, and its value:
-/// the chip's L2 bandwidth is an estimate in the profile (the H100's scaled by SM count,
-/// no B200 measurement), and the seed's matmul runs bound by it (l2_bandwidth 100% busy,
-/// the tensor pipe 34%). `cargo run --release -p traces --example seed_table -- --fit`
-/// searches it again. (`l2_shared_read_gain`, also unmeasured on Blackwell, moves the
-/// same runs the same way: 1.71 instead of 1 fits the same figure; the matmul alone
-/// cannot tell the two apart.)
-pub const B200_FIT: (&str, &str) = ("l2_bytes_per_clk_chip", "fit-mm-k4096");
-/// The fitted value (bytes per clock, the chip).
-pub const B200_FIT_VALUE: f64 = 8422.0;
-const B200_SETS: &[(&str, f64)] = &[(B200_FIT.0, B200_FIT_VALUE)];
+/// The b200 profile's parameter fitted to seed 001's matmul: the chip's L2 bandwidth,
+/// unpublished for the B200 (the H100's measured figure scaled by SM count was the
+/// prior, 5000 B/clk), which the seed's matmul is bound by (l2_bandwidth 100% busy at the
+/// prior). `cargo run --release -p traces --example seed_table -- --fit` searches it again
+/// on the figures marked [`Use::Fit`] (K = 1024, 4096, 16384: every other K, so the held-out
+/// ones span the same range) and `crates/sim-core/profiles/b200.toml` holds the value,
+/// naming the figures. (`l2_shared_read_gain`, also unmeasured on Blackwell, moves the
+/// same runs the same way; the matmul alone cannot tell the two apart.)
+pub const B200_FIT: &str = "l2_bytes_per_clk_chip";
+/// The b200 profile's value before the fit (what the prior rows run with).
+pub const B200_PRIOR: f64 = 5000.0;
+const B200_PRIOR_SETS: &[(&str, f64)] = &[(B200_FIT, B200_PRIOR)];
 
 const GEMM: &[(&str, i64)] = &[("M", 8192), ("N", 8192), ("K", 8192), ("EPILOGUE", 2)];
 const GEMM_PEER: &[(&str, i64)] = &[
@@ -121,8 +123,8 @@ const S001_MM: &str = "seed 001 (Gluon tutorial): matmul_warp_specialized, M = N
 const S002: &str = "seed 002 (FA3 technique card): ablation, batch 4, seqlen 8448, 16 heads, d 128, non-causal FP16";
 
 macro_rules! mm {
-    ($id:literal, $k:literal, $tf:literal) => {
-        mm!($id, $k, $tf, &[], Use::HeldOut)
+    ($id:literal, $k:literal, $tf:literal, $use:expr) => {
+        mm!($id, $k, $tf, &[], $use)
     };
     ($id:literal, $k:literal, $tf:literal, $sets:expr, $use:expr) => {
         Figure {
@@ -241,20 +243,22 @@ static FIGURES: &[Figure] = &[
         source: S001_ADD,
         use_: Use::HeldOut,
     },
-    mm!("mm-k512", 512, 1004.18),
-    mm!("mm-k1024", 1024, 1182.61),
-    mm!("mm-k2048", 2048, 1313.71),
-    mm!("mm-k4096", 4096, 1317.58),
-    mm!("mm-k8192", 8192, 1291.56),
-    mm!("mm-k16384", 16384, 1256.74),
-    // The b200 profile with its chip L2 bandwidth fitted to one published figure
-    // (`B200_FIT`), the others held out.
-    mm!("fit-mm-k512", 512, 1004.18, B200_SETS, Use::HeldOut),
-    mm!("fit-mm-k1024", 1024, 1182.61, B200_SETS, Use::HeldOut),
-    mm!("fit-mm-k2048", 2048, 1313.71, B200_SETS, Use::HeldOut),
-    mm!("fit-mm-k4096", 4096, 1317.58, B200_SETS, Use::Fit),
-    mm!("fit-mm-k8192", 8192, 1291.56, B200_SETS, Use::HeldOut),
-    mm!("fit-mm-k16384", 16384, 1256.74, B200_SETS, Use::HeldOut),
+    // The b200 profile's L2 bandwidth is fitted to the figures marked `Fit` (`B200_FIT`).
+    mm!("mm-k512", 512, 1004.18, Use::HeldOut),
+    mm!("mm-k1024", 1024, 1182.61, Use::Fit),
+    mm!("mm-k2048", 2048, 1313.71, Use::HeldOut),
+    mm!("mm-k4096", 4096, 1317.58, Use::Fit),
+    mm!("mm-k8192", 8192, 1291.56, Use::HeldOut),
+    mm!("mm-k16384", 16384, 1256.74, Use::Fit),
+    // The same on the prior (the estimate the fit replaced), for what the fit moved.
+    mm!("prior-mm-k512", 512, 1004.18, B200_PRIOR_SETS, Use::WhatIf),
+    mm!(
+        "prior-mm-k4096",
+        4096,
+        1317.58,
+        B200_PRIOR_SETS,
+        Use::WhatIf
+    ),
     Figure {
         id: "fa3",
         seed: "002",
@@ -337,8 +341,8 @@ static RATIOS: &[Ratio] = &[
     },
     Ratio {
         seed: "001",
-        label: "matmul, L2 bandwidth fitted: K = 4096 over K = 512",
-        over: ("fit-mm-k4096", "fit-mm-k512"),
+        label: "matmul on the prior L2 bandwidth: K = 4096 over K = 512",
+        over: ("prior-mm-k4096", "prior-mm-k512"),
     },
 ];
 
@@ -376,25 +380,46 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
-/// Searches [`B200_FIT`]'s parameter for the value at which smsim gives its figure's
-/// published value (bisection between `lo` and `hi`, to 0.1%; smsim's figure grows with
-/// the bandwidth).
-pub fn fit_b200(lo: f64, hi: f64) -> Result<f64, String> {
-    let base = FIGURES
-        .iter()
-        .find(|f| f.id == B200_FIT.1)
-        .ok_or("the fitted figure is missing")?;
-    let at = |v: f64| run_with(base, &[(B200_FIT.0, v)]);
+/// Each fitted figure's id and its error, (smsim - seed) / seed.
+pub type FitErrors = Vec<(&'static str, f64)>;
+
+/// Searches [`B200_FIT`]'s value between `lo` and `hi` (bisection to 0.1%) for the one at
+/// which the figures marked [`Use::Fit`] have a mean log error of zero (the least-squares
+/// value in the log domain when the runs move together; smsim's figures grow with the
+/// bandwidth). Returns the value and each fitted figure's error there.
+pub fn fit_b200(lo: f64, hi: f64) -> Result<(f64, FitErrors), String> {
+    let fitted: Vec<&Figure> = FIGURES.iter().filter(|f| f.use_ == Use::Fit).collect();
+    if fitted.is_empty() {
+        return Err("no figure is marked Fit".into());
+    }
+    let errors = |v: f64| -> Result<FitErrors, String> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = fitted
+                .iter()
+                .map(|f| s.spawn(move || run_with(f, &[(B200_FIT, v)])))
+                .collect();
+            fitted
+                .iter()
+                .zip(handles)
+                .map(|(f, h)| {
+                    let sim = h.join().map_err(|_| "a run panicked".to_string())??;
+                    Ok((f.id, sim / f.published - 1.0))
+                })
+                .collect()
+        })
+    };
+    let mean_log = |e: &[(&str, f64)]| e.iter().map(|(_, x)| (1.0 + x).ln()).sum::<f64>();
     let (mut lo, mut hi) = (lo, hi);
     while hi - lo > lo * 0.001 {
         let mid = 0.5 * (lo + hi);
-        if at(mid)? < base.published {
+        if mean_log(&errors(mid)?) < 0.0 {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    Ok(0.5 * (lo + hi))
+    let v = (0.5 * (lo + hi)).round();
+    Ok((v, errors(v)?))
 }
 
 /// Runs one figure's kernel on its profile at the run's defaults (seed 1, two-level).
