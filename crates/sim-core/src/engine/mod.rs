@@ -355,6 +355,9 @@ struct Engine<'a, S: Sink> {
     tensor_q: [Queue; 4],
     tensor_free: [u64; 4],
     tensor_busy: [u64; 4],
+    /// `mufu_tensor_cycles`: what a MUFU warp-instruction takes of its sub-partition's
+    /// tensor core (0: nothing).
+    mufu_tensor: u64,
     smem_free: f64,
     l1_free: f64,
     /// What one line takes of L1's rate: `1 / l1_lines_per_clk`.
@@ -515,6 +518,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             tensor_q: q(t.tensor_queue_depth),
             tensor_free: [0; 4],
             tensor_busy: [0; 4],
+            mufu_tensor: t.mufu_tensor_cycles.round() as u64,
             smem_free: 0.0,
             l1_free: 0.0,
             l1_line_time: 1.0 / t.l1_lines_per_clk,
