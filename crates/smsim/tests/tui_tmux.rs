@@ -53,20 +53,20 @@ impl Drop for Tmux {
     }
 }
 
-#[test]
-fn tui_starts_answers_keys_and_restores_the_terminal() {
+/// `smsim tui ARGS` in a tmux session of its own at 100x30 (None where tmux is not
+/// installed). After the viewer quits, the shell prints its exit status and whether
+/// the terminal is back in canonical mode with echo (raw mode turns both off).
+fn start(name: &str, args: &str) -> Option<Tmux> {
     if Command::new("tmux").arg("-V").output().is_err() {
         println!("skipped: tmux is not installed");
-        return;
+        return None;
     }
     let bin = env!("CARGO_BIN_EXE_smsim");
     let t = Tmux {
-        socket: format!("smsim-tui-test-{}", std::process::id()),
+        socket: format!("smsim-tui-{name}-{}", std::process::id()),
     };
-    // After the viewer quits, the shell prints its exit status and whether the
-    // terminal is back in canonical mode with echo (raw mode turns both off).
     let script = format!(
-        "'{bin}' tui gemm-mainloop/ws; echo \"exit=$?\"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; sleep 60"
+        "'{bin}' tui {args}; echo \"exit=$?\"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; sleep 60"
     );
     let out = t.cmd(&[
         "new-session",
@@ -86,23 +86,12 @@ fn tui_starts_answers_keys_and_restores_the_terminal() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let first = t.wait_for("gemm-mainloop/ws");
-    assert!(first.contains("consumer"), "{first}");
-    // `?` opens the help; any key closes it.
-    t.keys(&["?"]);
-    t.wait_for("smsim tui keys");
-    // (Not Escape: a key sent right after it would read as Alt+key.)
-    t.keys(&["x"]);
-    // Zoom in once: the title's cycles per column halve (the fit at 80 columns of
-    // 67143 cycles is 840 per column; zoomed in, 420).
-    let before = t.wait_for("/col");
-    assert!(before.contains("at 840/col"), "{before}");
-    t.keys(&["+"]);
-    t.wait_for("at 420/col");
-    // Move the cursor and read the detail pane.
-    t.keys(&["Right", "Right"]);
-    t.wait_for("cursor 840");
-    t.keys(&["q"]);
+    Some(t)
+}
+
+/// Waits for the viewer to end; checks it ended with status 0 and left the terminal
+/// as it found it (canonical mode, echo, the main screen).
+fn check_restored(t: &Tmux) {
     // stty's line comes after the exit status: wait for it, not for the status alone.
     let after = t.wait_for("icanon");
     assert!(after.contains("exit=0"), "{after}");
@@ -118,5 +107,58 @@ fn tui_starts_answers_keys_and_restores_the_terminal() {
     assert!(
         !after.contains("smsim tui │"),
         "the alternate screen is left: {after}"
+    );
+}
+
+#[test]
+fn tui_starts_answers_keys_and_restores_the_terminal() {
+    let Some(t) = start("keys", "gemm-mainloop/ws") else {
+        return;
+    };
+    // (The simulation's progress may come first: wait for the viewer's rows.)
+    let first = t.wait_for("consumer");
+    assert!(first.contains("gemm-mainloop/ws"), "{first}");
+    // `?` opens the help; any key closes it.
+    t.keys(&["?"]);
+    t.wait_for("smsim tui keys");
+    // (Not Escape: a key sent right after it would read as Alt+key.)
+    t.keys(&["x"]);
+    // Zoom in once: the title's cycles per column halve (the fit at 80 columns of
+    // 67143 cycles is 840 per column; zoomed in, 420).
+    let before = t.wait_for("/col");
+    assert!(before.contains("at 840/col"), "{before}");
+    t.keys(&["+"]);
+    t.wait_for("at 420/col");
+    // Move the cursor and read the detail pane.
+    t.keys(&["Right", "Right"]);
+    t.wait_for("cursor 840");
+    t.keys(&["q"]);
+    check_restored(&t);
+}
+
+#[test]
+fn a_long_first_simulation_shows_progress_and_q_stops_it() {
+    // The seed's problem: millions of warp-instructions, seconds to simulate in a
+    // test build.
+    let Some(t) = start(
+        "long",
+        "singe-viscosity/data-parallel --param SPECIES=52 --param POINTS=262144",
+    ) else {
+        return;
+    };
+    let s = t.wait_for("CTAs done");
+    assert!(
+        s.contains("smsim tui │ simulating singe-viscosity/data-parallel"),
+        "{s}"
+    );
+    assert!(s.contains("of 8 CTAs done"), "{s}");
+    let asked = Instant::now();
+    t.keys(&["q"]);
+    check_restored(&t);
+    // The run stops at the engine's next poll, not at its end.
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
     );
 }

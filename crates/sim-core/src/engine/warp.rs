@@ -92,6 +92,9 @@ pub(super) struct Warp<'a> {
     pub(super) hgmma_issued: u32,
     pub(super) cp_async: WaitGroups,
     pub(super) bulk_store: WaitGroups,
+    /// The same bulk-store groups, completing when their stores have read shared
+    /// memory (`DEPBAR.LE.READ SB1`).
+    pub(super) bulk_read: WaitGroups,
     pub(super) utc_done: u64,
     pub(super) outstanding: u64,
     pub(super) last_issue: u64,
@@ -358,6 +361,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.hgmma_issued = 0;
             warp.cp_async.clear();
             warp.bulk_store.clear();
+            warp.bulk_read.clear();
             warp.utc_done = 0;
             warp.outstanding = 0;
             warp.last_issue = 0;
@@ -384,10 +388,14 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(())
     }
 
-    /// Steps over loop control (which costs no cycles) to the next instruction.
+    /// Steps over loop control (which costs no cycles) to the next instruction. A warp
+    /// that goes `MAX_EMPTY_TRIPS` loop trips without reaching one (a loop whose body is
+    /// an `if` that never holds) faults: those trips take no cycle, so neither the
+    /// watchdog nor Ctrl-C would ever end them.
     pub(super) fn settle(&mut self, slot: u32) -> Result<(), SimError> {
         let role = self.warps[slot as usize].role as usize;
         let code: &'a [Node] = &self.prog.roles[role].code;
+        let mut trips = 0u32;
         loop {
             let pc = self.warps[slot as usize].pc as usize;
             match &code[pc] {
@@ -428,6 +436,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                 }
                 Node::LoopTail { slot: s, head } => {
+                    trips += 1;
+                    if trips >= MAX_EMPTY_TRIPS {
+                        return Err(self.fault_at(
+                            slot,
+                            &format!("{MAX_EMPTY_TRIPS} loop trips in a row without an instruction (a loop whose body never runs, its `if` never holding?): they would take no cycle, so the run stops here; give the loop fewer trips or its body an instruction"),
+                        ));
+                    }
                     self.warps[slot as usize].loop_tail(*s, *head);
                 }
                 Node::If { cond, exit } => {
@@ -551,6 +566,7 @@ impl Warp<'_> {
             hgmma_issued: 0,
             cp_async: WaitGroups::default(),
             bulk_store: WaitGroups::default(),
+            bulk_read: WaitGroups::default(),
             utc_done: 0,
             outstanding: 0,
             last_issue: 0,
