@@ -503,6 +503,9 @@ timing! {
         /// MMAs a sub-partition's tensor pipe accepts ahead of the one running; full, the next
         /// waits (`math_pipe_throttle`).
         tensor_queue_depth: queue_depth => "instructions",
+        /// A MUFU warp-instruction holds its sub-partition's tensor core this long: the two do
+        /// not run at once, so a warpgroup MMA (HGMMA) that would run then starts after.
+        mufu_tensor_cycles: non_negative => "cycles",
     }
     section "barriers, mbarriers and fences" {
         /// A named barrier (BAR.SYNC) releases its warps this long after its last arrival is

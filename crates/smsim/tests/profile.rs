@@ -42,7 +42,7 @@ fn profile_takes_a_name_a_file_and_overrides() {
     let (code, out, err) = smsim(&["profile", "b200", "--set", "lat_hbm=700"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.starts_with("profile b200: NVIDIA B200 (sm_100); not validated; 91 parameters\n"),
+        out.starts_with("profile b200: NVIDIA B200 (sm_100); not validated; 92 parameters\n"),
         "{out}"
     );
     assert!(out.contains("  overrides: lat_hbm=700\n"), "{out}");

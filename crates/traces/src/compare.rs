@@ -18,6 +18,32 @@ use crate::{family, resolve_params};
 /// latencies (gemm-mainloop's schedules move by about 0.5% across five).
 pub const DEFAULT_SEEDS: u32 = 5;
 
+/// Waves of resident CTAs a comparison simulates per run when the caller sets no
+/// `max_ctas` ([`default_max_ctas`]). A seed-shaped grid gives the busiest SM tens of
+/// CTAs that run alike (fa3-forward at batch 4, seqlen 8448, 16 heads: 32, one at a
+/// time), and every seed of every schedule simulating all of them took 2.0 s of CPU;
+/// four waves reach the steady state (the first CTA's cold L2 and HBM misses are the
+/// only difference) and the whole-kernel estimate scales them to the SM's share.
+/// Measured against the full share (seed 1, two-level, h100): fa3-forward's five
+/// schedules at the seed's shape within 0.2%.
+pub const DEFAULT_WAVES: u32 = 4;
+
+/// The CTAs a comparison simulates of `kernel` on `profile` when the caller sets none:
+/// [`DEFAULT_WAVES`] waves of the CTAs resident on an SM, or None (all of them) when the
+/// busiest SM's share of the grid is no more than that.
+pub fn default_max_ctas(kernel: &isa::Kernel, profile: &Profile) -> Option<u32> {
+    let resident = isa::occupancy::occupancy(kernel, &profile.limits())
+        .ctas_per_sm
+        .max(1);
+    let share = kernel
+        .launch
+        .grid
+        .max(1)
+        .div_ceil((profile.t.sm_count as u32).max(1));
+    let cap = DEFAULT_WAVES.saturating_mul(resident);
+    (share > cap).then_some(cap)
+}
+
 /// One role of a row's first run.
 #[derive(Clone, Debug, Serialize)]
 pub struct RoleRow {
@@ -61,6 +87,11 @@ pub struct ScheduleRow {
     pub profile: String,
     /// Set when the kernel could not be built or run; the numbers are then zero.
     pub error: Option<String>,
+    /// CTAs each run simulated (fewer than `ctas_per_sm` under a cap: the whole-kernel
+    /// figures scale them to the share).
+    pub ctas_simulated: u32,
+    /// The busiest SM's share of the grid (CTAs).
+    pub ctas_per_sm: u32,
     /// The first seed's cycles on the simulated SM.
     pub cycles: u64,
     /// Cycles on each seed, in the order of [`Comparison::seeds`].
@@ -186,6 +217,7 @@ pub fn compare_kernels(
                 let seed_list = &seed_list;
                 s.spawn(move || {
                     let k = c.kernel.as_ref().map_err(|e| e.clone())?;
+                    let max_ctas = cfg.max_ctas.or_else(|| default_max_ctas(k, &c.profile));
                     // The first seed's run records its critical path.
                     seed_list
                         .iter()
@@ -193,6 +225,7 @@ pub fn compare_kernels(
                         .map(|(i, &seed)| {
                             let cfg = RunConfig {
                                 seed,
+                                max_ctas,
                                 ..cfg.clone()
                             };
                             let run = if i == 0 {
@@ -253,6 +286,8 @@ fn empty_row(c: &Candidate) -> ScheduleRow {
         description: c.description.clone(),
         profile: c.profile.name().to_string(),
         error: None,
+        ctas_simulated: 0,
+        ctas_per_sm: 0,
         cycles: 0,
         cycles_by_seed: vec![],
         cycles_mean: 0.0,
@@ -296,6 +331,8 @@ fn row(
     };
     let runs: Vec<&RunResult> = runs.iter().map(|x| &x.0).collect();
     let n = runs.len() as f64;
+    out.ctas_simulated = r.ctas_simulated;
+    out.ctas_per_sm = r.grid.div_ceil((c.profile.t.sm_count as u32).max(1));
     out.cycles = r.cycles;
     out.cycles_by_seed = runs.iter().map(|x| x.cycles).collect();
     out.cycles_mean = out.cycles_by_seed.iter().sum::<u64>() as f64 / n;
