@@ -32,6 +32,10 @@ pub struct RoleRow {
     /// The three largest stall states (everything but `selected`), as shares of the
     /// role's warp-cycles.
     pub top_stalls: Vec<(String, f64)>,
+    /// What each of `top_stalls` waited on most, in a few words: from the typed wait
+    /// causes (a state's name alone can mislead: Nsight names an mbarrier try-wait
+    /// `long_scoreboard`), else the state's meaning.
+    pub top_stall_waits: Vec<String>,
 }
 
 /// A kernel to compare: its name in the table, and what to run.
@@ -328,19 +332,23 @@ fn row(
         .filter(|ro| ro.states.total() > 0)
         .map(|ro| {
             let total = ro.states.total().max(1) as f64;
+            let top: Vec<(WarpState, u64)> = ro
+                .states
+                .ranked()
+                .into_iter()
+                .filter(|(s, _)| *s != WarpState::Selected)
+                .take(3)
+                .collect();
             RoleRow {
                 role: ro.name.clone(),
                 warps_per_cta: ro.warps_per_cta,
                 instructions: ro.instructions,
                 issue_share: ro.states.get(WarpState::Selected) as f64 / total,
-                top_stalls: ro
-                    .states
-                    .ranked()
-                    .into_iter()
-                    .filter(|(s, _)| *s != WarpState::Selected)
-                    .take(3)
-                    .map(|(s, c)| (s.name().to_string(), c as f64 / total))
+                top_stalls: top
+                    .iter()
+                    .map(|&(s, c)| (s.name().to_string(), c as f64 / total))
                     .collect(),
+                top_stall_waits: top.iter().map(|&(s, _)| waited_gloss(ro, s)).collect(),
             }
         })
         .collect();
@@ -385,6 +393,47 @@ fn gloss(state: &str) -> &'static str {
         "drain" => "draining stores before exit",
         "membar" => "waiting on memory fences",
         _ => "stalled",
+    }
+}
+
+/// What `role`'s cycles in `state` waited on most, in a few words (its typed causes;
+/// the state's meaning when they name none, or only register producers).
+fn waited_gloss(role: &sim_core::result::RoleStats, state: WarpState) -> String {
+    use sim_core::cause::{GroupKind, Waited};
+    let mut by: Vec<(&Waited, u64)> = vec![];
+    for w in role.per_pc.iter().flat_map(|p| &p.waits_on) {
+        if w.state != state || matches!(w.on, Waited::Producer { .. }) {
+            continue;
+        }
+        match by.iter_mut().find(|x| x.0 == &w.on) {
+            Some(x) => x.1 += w.cycles,
+            None => by.push((&w.on, w.cycles)),
+        }
+    }
+    // (Only a cause that holds most of the state's cycles names it.)
+    let total = role.states.get(state);
+    let Some((on, cycles)) = by.into_iter().max_by_key(|x| x.1) else {
+        return gloss(state.name()).to_string();
+    };
+    if cycles * 2 < total {
+        return gloss(state.name()).to_string();
+    }
+    match on {
+        Waited::WaitGroup {
+            group: GroupKind::Wgmma,
+        } => "waiting on their own wgmma groups (WARPGROUP.DEPBAR)".into(),
+        Waited::WaitGroup { group } => format!("waiting on their {group} groups"),
+        Waited::MbarrierCopies { mbarrier } => {
+            format!("in mbarrier try-wait on {mbarrier}'s copies in flight")
+        }
+        Waited::MbarrierArrivals { mbarrier, roles } => format!(
+            "in mbarrier try-wait on {mbarrier}'s arrivals by {} (data or a free stage not there yet)",
+            roles.join(", ")
+        ),
+        Waited::Barrier { id } => format!("waiting at named barrier {id} / BAR.SYNC"),
+        Waited::WarpgroupArrive { .. } => "waiting for their warpgroup's WARPGROUP.ARRIVE".into(),
+        Waited::Pipe { pipe } => format!("waiting for the busy {} pipe", pipe.name()),
+        Waited::Producer { .. } => gloss(state.name()).to_string(),
     }
 }
 
@@ -503,13 +552,18 @@ fn explain(rows: &[ScheduleRow], seeds: &[u64]) -> Vec<String> {
         let Some((state, share)) = m.top_stalls.first() else {
             continue;
         };
+        let waited = m
+            .top_stall_waits
+            .first()
+            .cloned()
+            .unwrap_or_else(|| gloss(state).to_string());
         let mut line = format!(
             "{}'s {} warps spend {} of their cycles in {} ({}), and issue in {}",
             r.schedule,
             m.role,
             pct(*share),
             state,
-            gloss(state),
+            waited,
             pct(m.issue_share)
         );
         if r.schedule != fastest.schedule {

@@ -128,6 +128,8 @@ impl<'k> Validator<'k> {
             // Barrier names and ids are resolved by `bar`.
             Op::Bar => true,
             Op::Bra => true,
+            // S2UR's source names a special register (`SR_CTAID_X`).
+            Op::S2ur => true,
             _ => false,
         }
     }

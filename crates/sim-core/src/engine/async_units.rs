@@ -76,6 +76,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.tma_busy += busy;
         let s = memory::ceil(start);
         let mut done = memory::ceil(self.tma_free);
+        // A store has read its shared memory when the unit has moved its bytes.
+        let read = done;
         let first = gaddr / LINE;
         let last = (gaddr + bytes as u64 - 1) / LINE;
         let sharers = if d.kind == Kind::TmaLoad {
@@ -138,6 +140,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         } else {
             let w = &mut self.warps[slot as usize];
             w.bulk_store.add(done);
+            w.bulk_read.add(read);
             w.outstanding = w.outstanding.max(done);
         }
         Ok(())

@@ -108,12 +108,20 @@ impl<'a, S: Sink> Engine<'a, S> {
         // buffer, when the instruction two before it issued: a warp that reaches the
         // branch while that fetch is under way waits for it, one that waited on an
         // operand before the branch has had it fetched meanwhile.
-        let fetched = if d.op == Op::Bra {
+        // (A guard that is false: the instruction issues and does nothing, a branch
+        // is not taken.)
+        let off = self.guard_off(slot, d)?;
+        let fetched = if d.op == Op::Bra && !off {
             self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64
         } else {
             0
         };
-        self.issue_instr(slot)?;
+        if off {
+            self.issue_off(slot)?;
+        } else {
+            self.issue_instr(slot)?;
+        }
+        self.active_lanes = u32::MAX;
         let next = self.now + 1;
         // The control code's stall count holds the warp (Nsight's `wait`, charged to
         // the instruction it waits to issue). An instruction that blocked the warp holds
@@ -244,6 +252,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                             / t.smem_bytes_per_clk;
                         let start = self.smem_free.max(now as f64);
                         self.smem_free = start + waves;
+                        self.smem_busy += waves;
+                        self.smem_bytes += d.width as u64 * 32;
                         self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                         self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                         let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
@@ -321,6 +331,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let waves = 128.0 / t.smem_bytes_per_clk;
                 let start = self.smem_free.max(now as f64);
                 self.smem_free = start + waves;
+                self.smem_busy += waves;
                 self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                 self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
@@ -342,7 +353,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 w.outstanding = w.outstanding.max(done);
             }
             Kind::CpAsyncCommit => self.warps[slot as usize].cp_async.commit(now),
-            Kind::DepbarCpAsync | Kind::DepbarBulk | Kind::WgDepbar => {
+            Kind::DepbarCpAsync | Kind::DepbarBulk | Kind::DepbarBulkRead | Kind::WgDepbar => {
                 let n = self.eval(slot, &d.n)?;
                 if n < 0 {
                     return Err(self.fault_at(slot, "a wait depth cannot be negative"));
@@ -353,6 +364,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                         (&mut w.cp_async, WarpState::LongScoreboard, GROUP_CP_ASYNC)
                     }
                     Kind::DepbarBulk => (&mut w.bulk_store, WarpState::LongScoreboard, GROUP_BULK),
+                    Kind::DepbarBulkRead => {
+                        (&mut w.bulk_read, WarpState::LongScoreboard, GROUP_BULK)
+                    }
                     _ => (&mut w.wgmma, WarpState::Gmma, GROUP_WGMMA),
                 };
                 let until = groups.wait_until(now, n as usize);
@@ -361,7 +375,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
             }
             Kind::TmaLoad | Kind::TmaStore => self.tma_copy(slot, d, now)?,
-            Kind::TmaCommit => self.warps[slot as usize].bulk_store.commit(now),
+            Kind::TmaCommit => {
+                let w = &mut self.warps[slot as usize];
+                w.bulk_store.commit(now);
+                w.bulk_read.commit(now);
+            }
             Kind::MbarInit => self.mbar_init(slot, d)?,
             Kind::MbarArrive { expect_tx } => self.mbar_arrive(slot, d, now, *expect_tx)?,
             Kind::MbarWait => self.mbar_wait(slot, d, now)?,

@@ -92,6 +92,9 @@ pub(super) struct Warp<'a> {
     pub(super) hgmma_issued: u32,
     pub(super) cp_async: WaitGroups,
     pub(super) bulk_store: WaitGroups,
+    /// The same bulk-store groups, completing when their stores have read shared
+    /// memory (`DEPBAR.LE.READ SB1`).
+    pub(super) bulk_read: WaitGroups,
     pub(super) utc_done: u64,
     pub(super) outstanding: u64,
     pub(super) last_issue: u64,
@@ -358,6 +361,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.hgmma_issued = 0;
             warp.cp_async.clear();
             warp.bulk_store.clear();
+            warp.bulk_read.clear();
             warp.utc_done = 0;
             warp.outstanding = 0;
             warp.last_issue = 0;
@@ -551,6 +555,7 @@ impl Warp<'_> {
             hgmma_issued: 0,
             cp_async: WaitGroups::default(),
             bulk_store: WaitGroups::default(),
+            bulk_read: WaitGroups::default(),
             utc_done: 0,
             outstanding: 0,
             last_issue: 0,
