@@ -826,3 +826,128 @@ fn check_inner(src: &str) -> Result<Outcome, String> {
         Outcome::Invalid(diags.len())
     })
 }
+
+/// What a fuzzing loop ([`fuzz`]) counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Cases run.
+    pub cases: u64,
+    /// Texts the parser refused (with a diagnostic, as it should).
+    pub parse_errors: u64,
+    /// Kernels the validator refused.
+    pub invalid: u64,
+    /// Kernels that validated (and went through the caller's further check).
+    pub valid: u64,
+    /// Cases that broke a promise.
+    pub found: u64,
+}
+
+impl Tally {
+    /// `N cases in S s: P parse errors, I invalid, V valid; F problems found`.
+    pub fn line(&self, seconds: f64) -> String {
+        format!(
+            "{} cases in {seconds:.1} s: {} parse errors, {} invalid, {} valid; {} problems found",
+            self.cases, self.parse_errors, self.invalid, self.valid, self.found
+        )
+    }
+}
+
+/// How a fuzzing loop runs: its seed, how many cases at most, for how long at most, and
+/// where the cases that break a promise are written.
+#[derive(Clone, Debug)]
+pub struct FuzzRun {
+    /// The seed of the generator: the same seed gives the same cases.
+    pub seed: u64,
+    /// The most cases to run.
+    pub cases: u64,
+    /// The most time to run for (None: no limit).
+    pub limit: Option<std::time::Duration>,
+    /// The folder the failing cases are written to, one new file each
+    /// (`SEED-CASE.smk`, headed by the problem in comments).
+    pub out_dir: std::path::PathBuf,
+}
+
+impl FuzzRun {
+    /// A loop's settings from a driver's arguments `[SEED] [CASES] [SECONDS]` (defaults
+    /// 1, `cases`, no limit), its findings written under `out_dir`.
+    pub fn from_args(args: &[String], cases: u64, out_dir: &str) -> Result<FuzzRun, String> {
+        let num = |i: usize, what: &str| -> Result<Option<u64>, String> {
+            args.get(i)
+                .map(|s| {
+                    s.parse()
+                        .map_err(|_| format!("{what} `{s}` is not a number"))
+                })
+                .transpose()
+        };
+        Ok(FuzzRun {
+            seed: num(0, "SEED")?.unwrap_or(1),
+            cases: num(1, "CASES")?.unwrap_or(cases),
+            limit: num(2, "SECONDS")?.map(std::time::Duration::from_secs),
+            out_dir: out_dir.into(),
+        })
+    }
+}
+
+/// The text fuzzers' loop: each case is a generated kernel ([`kernel`]), corrupted in
+/// every other case ([`mutate`]), run through [`check`]; a kernel that validates then
+/// goes through `then`, the driver's further promise (None when it holds). A case that
+/// breaks a promise is written to a new file under `run.out_dir` and said on stderr;
+/// progress goes to stderr every 10,000 cases. Stops after `run.cases` cases or
+/// `run.limit`, whichever comes first.
+pub fn fuzz(run: &FuzzRun, mut then: impl FnMut(&Kernel) -> Option<String>) -> Tally {
+    let mut rng = Rng(run.seed);
+    let mut t = Tally::default();
+    let started = std::time::Instant::now();
+    for case in 0..run.cases {
+        if run.limit.is_some_and(|l| started.elapsed() >= l) {
+            break;
+        }
+        let mut src = kernel(&mut rng);
+        if case % 2 == 1 {
+            src = mutate(&src, &mut rng);
+        }
+        t.cases += 1;
+        let problem = match check(&src) {
+            Ok(Outcome::ParseError) => {
+                t.parse_errors += 1;
+                None
+            }
+            Ok(Outcome::Invalid(_)) => {
+                t.invalid += 1;
+                None
+            }
+            Ok(Outcome::Valid(k)) => {
+                t.valid += 1;
+                then(&k)
+            }
+            Err(p) => Some(p),
+        };
+        if let Some(problem) = problem {
+            t.found += 1;
+            record(run, case, &problem, &src);
+        }
+        if (case + 1) % 10_000 == 0 {
+            eprintln!("{}", t.line(started.elapsed().as_secs_f64()));
+        }
+    }
+    t
+}
+
+/// A failing case written to a new file (never over one), headed by its problem.
+fn record(run: &FuzzRun, case: u64, problem: &str, src: &str) {
+    use std::io::Write;
+    let path = run.out_dir.join(format!("{}-{case}.smk", run.seed));
+    let body: String = problem.lines().map(|l| format!("# {l}\n")).collect();
+    let written = std::fs::create_dir_all(&run.out_dir).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)?
+            .write_all(format!("{body}{src}").as_bytes())
+    });
+    let first = problem.lines().next().unwrap_or("");
+    match written {
+        Ok(()) => eprintln!("case {case}: {first} -> {}", path.display()),
+        Err(e) => eprintln!("case {case}: {problem} (not written: {e})\n{src}"),
+    }
+}

@@ -225,3 +225,13 @@ fn the_cost_examples_validate_and_print_back() {
     }
     assert_eq!(n, 7);
 }
+
+/// `perm(x, n)` with `n` near the 64-bit limit is judged without overflow (the text
+/// fuzzer found `2 * (n - 1)` overflowing in the interval analysis).
+#[test]
+fn perm_of_a_huge_domain_validates_without_overflow() {
+    let d = diags(
+        "role r warps=0..1\n  LDG.E.STRONG.GPU R10, C[perm(lane, 9223372036854775807) % 1024]\n  EXIT\n",
+    );
+    assert!(d.iter().all(|m| !m.contains("overflow")), "{d:?}");
+}

@@ -55,6 +55,10 @@ pub enum Cmd {
         /// characters), to score it out of sample afterwards.
         #[arg(long, requires = "median_across_gpus")]
         leave_out: Option<String>,
+        /// Say nothing on stderr while fitting (by default: each step and item as it
+        /// starts, and the time taken every ten seconds).
+        #[arg(long, short = 'q')]
+        quiet: bool,
     },
     /// Every committed collect grouped by GPU: each benchmark's measured spread beside the
     /// model, and each GPU scored on the benchmarks the fit never read from it.
@@ -128,6 +132,7 @@ pub fn run(args: &Args) -> ExitCode {
             sweeps,
             median_across_gpus,
             leave_out,
+            quiet,
         } => fit(
             data,
             out.as_deref(),
@@ -136,6 +141,7 @@ pub fn run(args: &Args) -> ExitCode {
             profile.as_deref(),
             *sweeps,
             median_across_gpus.then_some(leave_out.as_deref()),
+            *quiet,
         ),
         Cmd::Across {
             data_dir,
@@ -226,6 +232,7 @@ fn median_measurement(leave_out: Option<&str>) -> Result<(calibrate::Measurement
     Ok((m, name))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn fit(
     data: &str,
     out: Option<&Path>,
@@ -234,6 +241,7 @@ fn fit(
     profile: Option<&str>,
     sweeps: usize,
     median: Option<Option<&str>>,
+    quiet: bool,
 ) -> ExitCode {
     let target: PathBuf = match (out, write_builtin) {
         (Some(p), _) => p.to_path_buf(),
@@ -266,15 +274,23 @@ fn fit(
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    // The fit says nothing until it ends (a minute or more): a line every ten seconds.
-    let beat = crate::progress::Heartbeat::start(
-        format!(
-            "calibrate fit: {} benchmarks of {name}, {sweeps} sweeps",
-            m.benchmarks.len()
-        ),
-        std::time::Duration::from_secs(10),
-    );
-    let r = calibrate::fit::fit(&m, &prior, &name, sweeps);
+    // The fit takes a minute or more: each step and item as it starts, and a line every
+    // ten seconds between (unless --quiet).
+    let beat = (!quiet).then(|| {
+        crate::progress::Heartbeat::start(
+            format!(
+                "calibrate fit: {} benchmarks of {name}, {sweeps} sweeps",
+                m.benchmarks.len()
+            ),
+            std::time::Duration::from_secs(10),
+        )
+    });
+    let started = std::time::Instant::now();
+    let r = calibrate::fit::fit_with(&m, &prior, &name, sweeps, &mut |p| {
+        if !quiet {
+            crate::outcome::say(&crate::progress::fit_stage(p, started.elapsed()));
+        }
+    });
     drop(beat);
     let r = match r {
         Ok(r) => r,

@@ -88,7 +88,8 @@ pub(super) fn interval(e: &Expr, env: &dyn Fn(&str) -> Option<Iv>) -> Option<Iv>
                     let whole = b.is_point()
                         && a.dense
                         && width.is_some_and(|w| {
-                            (a.lo.rem_euclid(n) == 0 && w >= n - 1) || w >= 2 * (n - 1)
+                            (a.lo.rem_euclid(n) == 0 && w >= n - 1)
+                                || (n - 1).checked_mul(2).is_some_and(|m| w >= m)
                         });
                     return Some(Iv {
                         lo: 0,

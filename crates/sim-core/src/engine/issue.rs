@@ -12,6 +12,10 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(always)]
     pub(super) fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         let d = self.instr(slot);
+        // (Before any issue path, the short ones too: a race checker sees every issue.)
+        if S::RACES {
+            self.race_check(slot, d, self.now);
+        }
         if !S::ENABLED {
             match d.issue {
                 IssueClass::Plain => return self.issue_plain(slot, d),

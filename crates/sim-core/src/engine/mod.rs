@@ -13,6 +13,7 @@ mod global;
 mod issue;
 mod pipes;
 mod predicate;
+mod races;
 mod report;
 mod stall;
 mod sync;
@@ -55,6 +56,11 @@ const NEVER: u64 = u64::MAX;
 pub const MAX_SIMULATED_WARPS: u64 = 1 << 20;
 
 const NPIPES: usize = Pipe::ALL.len();
+
+/// The most loop trips a warp may take in a row without reaching an instruction: they
+/// cost no cycles, so a billion of them would hold the run in one cycle for minutes
+/// (about 2^24 take a few tens of milliseconds).
+const MAX_EMPTY_TRIPS: u32 = 1 << 24;
 
 /// How to run.
 #[derive(Clone, Debug, serde::Serialize)]

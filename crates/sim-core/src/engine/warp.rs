@@ -388,10 +388,14 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(())
     }
 
-    /// Steps over loop control (which costs no cycles) to the next instruction.
+    /// Steps over loop control (which costs no cycles) to the next instruction. A warp
+    /// that goes `MAX_EMPTY_TRIPS` loop trips without reaching one (a loop whose body is
+    /// an `if` that never holds) faults: those trips take no cycle, so neither the
+    /// watchdog nor Ctrl-C would ever end them.
     pub(super) fn settle(&mut self, slot: u32) -> Result<(), SimError> {
         let role = self.warps[slot as usize].role as usize;
         let code: &'a [Node] = &self.prog.roles[role].code;
+        let mut trips = 0u32;
         loop {
             let pc = self.warps[slot as usize].pc as usize;
             match &code[pc] {
@@ -432,6 +436,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                 }
                 Node::LoopTail { slot: s, head } => {
+                    trips += 1;
+                    if trips >= MAX_EMPTY_TRIPS {
+                        return Err(self.fault_at(
+                            slot,
+                            &format!("{MAX_EMPTY_TRIPS} loop trips in a row without an instruction (a loop whose body never runs, its `if` never holding?): they would take no cycle, so the run stops here; give the loop fewer trips or its body an instruction"),
+                        ));
+                    }
                     self.warps[slot as usize].loop_tail(*s, *head);
                 }
                 Node::If { cond, exit } => {
