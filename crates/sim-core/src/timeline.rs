@@ -158,7 +158,8 @@ pub struct WarpTimeline {
     wide: Vec<u64>,
     /// The timeline's kinds, shared once it is finished (empty until then).
     kinds: Arc<[Kind]>,
-    /// `checkpoints[k][s]`: cycles in state `s` before span `k * CHECKPOINT`.
+    /// `checkpoints[k][s]`: cycles in state `s` before span `k * CHECKPOINT` (kept as
+    /// the run goes: block `k`'s once span `k * CHECKPOINT` opens).
     checkpoints: Vec<[u64; STATE_COUNT]>,
 }
 
@@ -235,6 +236,20 @@ impl WarpTimeline {
             }
         };
         self.spans.push(Span { delta, kind });
+        if i.is_multiple_of(CHECKPOINT) {
+            // A block begins: the one before it is complete (its last span ends here),
+            // so its checkpoint is summed now, from spans still in cache.
+            let mut acc = self.checkpoints.last().copied().unwrap_or([0; STATE_COUNT]);
+            if i > 0 {
+                let mut end = cycle;
+                for j in (i - CHECKPOINT..i).rev() {
+                    let start = self.start(j);
+                    acc[self.state(j)] += end - start;
+                    end = start;
+                }
+            }
+            self.checkpoints.push(acc);
+        }
     }
 
     fn pop(&mut self) {
@@ -243,6 +258,7 @@ impl WarpTimeline {
         self.wide.truncate(i);
         if i.is_multiple_of(CHECKPOINT) {
             self.bases.pop();
+            self.checkpoints.pop();
         }
     }
 
@@ -267,23 +283,12 @@ impl WarpTimeline {
         while self.last_start().is_some_and(|s| s >= finish) {
             self.pop();
         }
+        // (The checkpoints were kept as the blocks filled.)
         self.finished = finish.max(self.started);
-        self.checkpoints.clear();
-        self.checkpoints.reserve_exact(self.bases.len());
-        let mut acc = [0u64; STATE_COUNT];
-        let n = self.spans.len();
-        let mut start = if n > 0 { self.start(0) } else { 0 };
-        for i in 0..n {
-            if i.is_multiple_of(CHECKPOINT) {
-                self.checkpoints.push(acc);
-            }
-            let end = self.end(i);
-            acc[self.state(i)] += end - start;
-            start = end;
-        }
         self.spans.shrink_to_fit();
         self.bases.shrink_to_fit();
         self.wide.shrink_to_fit();
+        self.checkpoints.shrink_to_fit();
     }
 
     fn interval(&self, i: usize) -> Interval {
@@ -345,7 +350,6 @@ impl WarpTimeline {
         // full.
         let last = self.count_where(|s| s < cycle) - 1;
         if sweep.n > last || last - sweep.n > CHECKPOINT {
-            // (Before the timeline is finished there are no checkpoints: from the start.)
             let k = (last / CHECKPOINT).min(self.checkpoints.len());
             *sweep = match self.checkpoints.get(k) {
                 Some(c) => Sweep {
@@ -638,6 +642,9 @@ pub struct Timeline {
     /// [`PLAIN_LIMIT`] (`u32::MAX` where none yet), while the run goes: a third of a
     /// long run's time went to hashing them.
     plain_kinds: Vec<u32>,
+    /// The most spans a finished warp of each role had, by role: what a new warp of
+    /// the role reserves.
+    typical_spans: Vec<usize>,
     /// Set by the viewer to stop the run (a newer what-if supersedes it).
     stop: Option<Arc<AtomicBool>>,
 }
@@ -877,6 +884,16 @@ impl Timeline {
             {
                 tw.role = r as u16;
             }
+            // A warp of a role seen finishing before likely changes state as often:
+            // room for as many spans at once spares the copies of a growing vector.
+            if let Some(&n) = self.typical_spans.get(tw.role as usize)
+                && n > 0
+            {
+                let n = n + n / 8;
+                tw.spans.reserve_exact(n);
+                tw.bases.reserve_exact(n / CHECKPOINT + 1);
+                tw.checkpoints.reserve_exact(n / CHECKPOINT + 1);
+            }
             self.warps.push(tw);
         }
         row[w] as usize
@@ -1010,7 +1027,13 @@ impl Sink for Timeline {
             }
             Event::WarpExit { cycle, warp } => self.warp_mut(warp, cycle).exited = Some(cycle),
             Event::WarpFinish { cycle, warp } => {
-                self.warp_mut(warp, cycle).finish_seen = Some(cycle)
+                let w = self.warp_mut(warp, cycle);
+                w.finish_seen = Some(cycle);
+                let (role, n) = (w.role as usize, w.len());
+                if self.typical_spans.len() <= role {
+                    self.typical_spans.resize(role + 1, 0);
+                }
+                self.typical_spans[role] = self.typical_spans[role].max(n);
             }
             Event::UnitBusy {
                 start, end, unit, ..

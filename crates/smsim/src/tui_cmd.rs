@@ -94,6 +94,18 @@ impl Loader for RunLoader {
     }
 }
 
+/// The kernel and profile of a first run, as `smsim run` loads them, its failure kept
+/// whole (a usage error exits 2, a kernel's 1, as `run`'s do).
+fn load_first(spec: &RunSpec) -> Result<(isa::Kernel, Profile), crate::outcome::Fail> {
+    let name = spec
+        .profile
+        .as_deref()
+        .unwrap_or_else(|| run::default_profile(&spec.kernel));
+    let profile = crate::inputs::load_profile(name, &spec.sets)?;
+    let kernel = crate::inputs::load_kernel(&spec.kernel, &spec.params)?;
+    Ok((kernel, profile))
+}
+
 /// A `--compare` side: `KERNEL[@K=V][@set:NAME=V][@policy:NAME][@seed:N]...` over the
 /// command line's options.
 fn side(text: &str, base: &RunSpec) -> Result<RunSpec, String> {
@@ -145,28 +157,26 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if args.render.is_none() && !std::io::stdout().is_terminal() {
-        eprintln!(
-            "error: standard output is not a terminal; smsim tui is interactive (use --render COLSxROWS to print one frame as text)"
-        );
-        return ExitCode::from(2);
-    }
     // Everything that can be wrong with the kernel or the options is found and printed
-    // here, as `smsim run` prints it, before the terminal enters raw mode.
-    let loader = RunLoader;
+    // here, as `smsim run` prints it and with its exit status, before the terminal is
+    // touched (and before a stdout that is not a terminal is refused: the kernel's
+    // error is the more useful one).
     let mut jobs = Vec::new();
     for spec in specs {
-        match loader.load(&spec) {
+        match load_first(&spec) {
             Ok((kernel, profile)) => jobs.push(tui::term::Job {
                 spec,
                 kernel,
                 profile,
             }),
-            Err(m) => {
-                eprint!("{m}");
-                return ExitCode::FAILURE;
-            }
+            Err(f) => return crate::outcome::exit(Err(f)),
         }
+    }
+    if args.render.is_none() && !std::io::stdout().is_terminal() {
+        eprintln!(
+            "error: standard output is not a terminal; smsim tui is interactive (use --render COLSxROWS to print one frame as text)"
+        );
+        return ExitCode::from(2);
     }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let color = match args.color.as_deref() {

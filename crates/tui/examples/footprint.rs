@@ -96,6 +96,16 @@ fn main() {
         t0.elapsed().as_secs_f64(),
         frame.lines().count()
     );
+    // Redraws at the whole run's zoom, the cursor moving: what a key press costs.
+    let t0 = std::time::Instant::now();
+    for i in 0..20 {
+        app.view.step(if i % 2 == 0 { 1 } else { -1 });
+        std::hint::black_box(tui::render_text(&mut app, 200, 60));
+    }
+    println!(
+        "redraw 200x60 at fit: {:.1} ms",
+        t0.elapsed().as_secs_f64() * 50.0
+    );
     let t = &app.runs[0].timeline;
     println!("cycles {}", t.end);
     println!("warps {}", t.warps.len());

@@ -280,3 +280,27 @@ fn the_first_simulation_shows_its_progress() {
     assert!(f.contains("starting"), "{f}");
     assert!(f.contains("q, Esc or Ctrl-C stops"), "{f}");
 }
+
+#[test]
+fn a_what_if_under_way_is_shown_until_it_lands() {
+    // The chain's N FFMAs, EXIT and the retire: (N - 1) * lat + 2 cycles.
+    let lat = lat_fma();
+    let mut a = app(&[RunSpec::new("chain")]);
+    a.synchronous = false;
+    prepare(&mut a, 100, None, None, &[]);
+    keys(&mut a, ":param N=5<Enter>");
+    // The old run stays on screen, the title says a new one is under way.
+    let frame = render_text(&mut a, 100, 24);
+    assert!(frame.contains(" running… "), "{frame}");
+    let old = format!("chain: {} cycles", 2 * lat + 2);
+    assert!(frame.contains(&old), "{frame}");
+    let start = std::time::Instant::now();
+    while !a.poll() {
+        assert!(start.elapsed().as_secs() < 20, "the what-if never landed");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let frame = render_text(&mut a, 100, 24);
+    assert!(!frame.contains("running…"), "{frame}");
+    let new = format!("chain N=5: {} cycles", 4 * lat + 2);
+    assert!(frame.contains(&new), "{frame}");
+}
