@@ -39,7 +39,10 @@ fn multicast_moves_less_l2_data_per_sm_and_never_slows_the_ws_loop() {
         if schedule == "ws" {
             assert!(alone.cycles >= shared.cycles, "{schedule}");
         } else {
-            assert!(shared.cycles > alone.cycles, "{schedule}: the cluster barrier");
+            assert!(
+                shared.cycles > alone.cycles,
+                "{schedule}: the cluster barrier"
+            );
         }
     }
 }
