@@ -179,7 +179,7 @@ impl Drop for Pending {
     }
 }
 
-/// Why [`write`] wrote nothing.
+/// Why [`write()`] wrote nothing.
 #[derive(Debug)]
 pub enum WriteError {
     /// The output could not be started (nothing was done).
