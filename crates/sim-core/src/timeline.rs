@@ -278,6 +278,21 @@ impl WarpTimeline {
         self.push(cycle, kind);
     }
 
+    /// Makes a warp still on the SM readable up to `now` while the run goes on: its
+    /// open span ends there for now (a finished warp ends at its finish, as
+    /// [`close`](Self::close) ends it). `now` is past every span's start.
+    fn catch_up(&mut self, now: u64) {
+        match self.finish_seen {
+            Some(f) => {
+                while self.last_start().is_some_and(|s| s >= f) {
+                    self.pop();
+                }
+                self.finished = f.max(self.started);
+            }
+            None => self.finished = now.max(self.started),
+        }
+    }
+
     /// Ends the last span at `finish` and builds the checkpoints.
     fn close(&mut self, finish: u64) {
         while self.last_start().is_some_and(|s| s >= finish) {
@@ -451,6 +466,8 @@ impl UnitTimeline {
         }
     }
 
+    /// Sorts, merges and sums the busy intervals: once at the run's end, and at each
+    /// [`Timeline::catch_up`] (the merged list stays valid for more intervals).
     fn close(&mut self) {
         if !self.busy.is_sorted() {
             self.busy.sort_unstable();
@@ -467,17 +484,14 @@ impl UnitTimeline {
             }
         }
         self.busy.truncate(w);
-        self.busy.shrink_to_fit();
+        // In place: a catch-up's sums are rewritten, not copied beside the new ones.
         let mut acc = 0;
-        self.prefix = self
-            .busy
-            .iter()
-            .map(|&(s, e)| {
-                let before = acc;
-                acc += e - s;
-                before
-            })
-            .collect();
+        self.prefix.clear();
+        self.prefix.extend(self.busy.iter().map(|&(s, e)| {
+            let before = acc;
+            acc += e - s;
+            before
+        }));
     }
 
     fn busy_before(&self, cycle: u64) -> u64 {
@@ -536,18 +550,16 @@ pub struct MemoryTimeline {
 
 impl MemoryTimeline {
     fn close(&mut self) {
-        self.requests.sort_unstable();
-        self.requests.shrink_to_fit();
+        if !self.requests.is_sorted() {
+            self.requests.sort_unstable();
+        }
         let mut acc = 0u64;
-        self.prefix = self
-            .requests
-            .iter()
-            .map(|&(_, b)| {
-                let before = acc;
-                acc += b as u64;
-                before
-            })
-            .collect();
+        self.prefix.clear();
+        self.prefix.extend(self.requests.iter().map(|&(_, b)| {
+            let before = acc;
+            acc += b as u64;
+            before
+        }));
     }
 
     fn bytes_before(&self, cycle: u64) -> u64 {
@@ -917,6 +929,15 @@ impl Timeline {
         self.end = end.cycles;
         self.outcome = Some(end.outcome.clone());
         self.close_units();
+        // (Not at a catch-up: the lists grow on.)
+        for u in &mut self.units {
+            u.busy.shrink_to_fit();
+            u.prefix.shrink_to_fit();
+        }
+        for m in &mut self.memory {
+            m.requests.shrink_to_fit();
+            m.prefix.shrink_to_fit();
+        }
         self.causes.shrink_to_fit();
         self.cause_keys = HashMap::default();
         self.kind_of = HashMap::default();
@@ -926,6 +947,33 @@ impl Timeline {
             w.kinds = kinds.clone();
         }
         self.shared_kinds = Some(kinds);
+    }
+
+    /// Makes a timeline still being filled readable as far as the run has got, for a
+    /// viewer that shows a long run while it simulates: every warp still on the SM
+    /// ends (for now) at the cycle past `cycle` and past every span's start (the
+    /// returned cycle, also [`end`](Self::end)), finished warps at their finish; units,
+    /// memory and sync events sorted and summed; the kinds shared, so intervals read
+    /// back their instruction and cause. [`outcome`](Self::outcome) stays `None`: the
+    /// run is not over. Call it between events (at a [`Sink::keep_going`] poll); the
+    /// run then goes on filling the timeline, and [`Sink::finish`] closes it for good.
+    /// It costs a pass over the units' busy lists, not over the spans.
+    pub fn catch_up(&mut self, cycle: u64) -> u64 {
+        let now = self
+            .warps
+            .iter()
+            .filter(|w| w.finish_seen.is_none())
+            .filter_map(|w| w.last_start())
+            .map(|s| s + 1)
+            .fold(cycle, u64::max);
+        let kinds: Arc<[Kind]> = Arc::from(self.kinds.as_slice());
+        for w in &mut self.warps {
+            w.catch_up(now);
+            w.kinds = kinds.clone();
+        }
+        self.end = now;
+        self.close_units();
+        now
     }
 
     fn close_units(&mut self) {
@@ -1400,6 +1448,90 @@ mod tests {
                 for (i, c) in cols.iter().enumerate() {
                     let a = 10 + i as u64 * per;
                     assert_eq!(*c, direct(a, a + per), "seed {seed} per {per} column {i}");
+                }
+            }
+        }
+    }
+
+    /// A timeline caught up at every poll of the engine, and a copy of each catch-up.
+    #[derive(Default)]
+    struct Polled {
+        t: Timeline,
+        cycle: u64,
+        seen: Vec<Timeline>,
+    }
+
+    impl Sink for Polled {
+        fn begin(&mut self, h: &RunHeader) {
+            self.t.begin(h);
+        }
+        fn finish(&mut self, end: &RunEnd) {
+            self.t.finish(end);
+        }
+        fn keep_going(&mut self) -> bool {
+            self.t.catch_up(self.cycle);
+            self.seen.push(self.t.clone());
+            true
+        }
+        fn event(&mut self, e: Event) {
+            if let Event::StateChange { cycle, .. } = &e {
+                self.cycle = self.cycle.max(*cycle);
+            }
+            self.t.event(e);
+        }
+    }
+
+    /// What a viewer shows of a run still simulating is what the finished run shows
+    /// up to there: every warp's intervals are the final ones (the last of a warp
+    /// still on the SM cut at the catch-up's end), with their instruction and cause;
+    /// units' busy time and memory bytes before the end agree; and catching up changes
+    /// nothing in the finished timeline.
+    #[test]
+    fn a_caught_up_timeline_is_the_finished_one_cut_at_its_end() {
+        for src in [
+            include_str!("../../../examples/gemm_ws.smk"),
+            include_str!("../../../examples/mbarrier_pingpong.smk"),
+        ] {
+            let k = isa::parse_kernel(src).unwrap();
+            let p = Profile::builtin("h100").unwrap();
+            let cfg = RunConfig::default();
+            let mut polled = Polled::default();
+            let r = crate::run_with(&k, &p, &cfg, cfg.policy.build(), &mut polled).unwrap();
+            let fin = &polled.t;
+            check(fin, &r);
+            let (plain, _) = run(src);
+            assert_eq!(fin.interval_count(), plain.interval_count());
+            assert_eq!(fin.end, plain.end);
+            assert!(polled.seen.len() >= 2, "{} polls", polled.seen.len());
+            for part in &polled.seen {
+                let now = part.end;
+                assert!(part.outcome.is_none() && now < fin.end);
+                assert_eq!(part.warps.len(), fin.warps.len().min(part.warps.len()));
+                for (pw, fw) in part.warps.iter().zip(&fin.warps) {
+                    assert_eq!(pw.id, fw.id);
+                    let n = pw.len();
+                    for (i, iv) in pw.intervals().enumerate() {
+                        let f = fw.get(i).expect("the final run has it");
+                        assert_eq!(
+                            (iv.start, iv.state, iv.pc),
+                            (f.start, f.state, f.pc),
+                            "{:?} interval {i} at {now}",
+                            pw.id
+                        );
+                        assert_eq!(part.cause(&iv), fin.cause(&f));
+                        if i + 1 < n || pw.finish_seen.is_some() {
+                            assert_eq!(iv.end, f.end, "{:?} interval {i} at {now}", pw.id);
+                        } else {
+                            assert_eq!(iv.end, now, "{:?} open at {now}", pw.id);
+                        }
+                    }
+                }
+                for (pu, fu) in part.units.iter().zip(&fin.units) {
+                    assert_eq!(pu.unit, fu.unit);
+                    assert_eq!(pu.busy_in(0, now), fu.busy_in(0, now), "{:?}", pu.unit);
+                }
+                for (pm, fm) in part.memory.iter().zip(&fin.memory) {
+                    assert!(pm.bytes_in(0, now) <= fm.bytes_in(0, now));
                 }
             }
         }
