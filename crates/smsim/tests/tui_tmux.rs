@@ -257,7 +257,10 @@ fn a_long_first_simulation_shows_itself_so_far_and_q_stops_it() {
         if title(&s).starts_with(" PARTIAL") && title(&s) != first {
             break title(&s);
         }
-        assert!(start.elapsed() < Duration::from_secs(20), "never filled in: {s}");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never filled in: {s}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     };
     let cycle = |t: &str| -> u64 {
