@@ -104,6 +104,9 @@ pub struct Timeline {
     /// [`PLAIN_LIMIT`] (`u32::MAX` where none yet), while the run goes: a third of a
     /// long run's time went to hashing them.
     plain_kinds: Vec<u32>,
+    /// The kinds met lately by [`KindKey`], direct-mapped (`sink::RECENT` entries
+    /// once the first is met), while the run goes: most lookups end here.
+    recent: Vec<(KindKey, u32)>,
     /// The most spans a finished warp of each role had, by role: what a new warp of
     /// the role reserves.
     typical_spans: Vec<usize>,
@@ -212,6 +215,7 @@ impl Timeline {
         self.cause_keys = HashMap::default();
         self.kind_of = HashMap::default();
         self.plain_kinds = Vec::new();
+        self.recent = Vec::new();
         let kinds: Arc<[Kind]> = Arc::from(std::mem::take(&mut self.kinds));
         for w in &mut self.warps {
             w.kinds = kinds.clone();

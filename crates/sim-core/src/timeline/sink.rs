@@ -69,6 +69,15 @@ pub(super) fn shift_cycles(c: &mut WaitCause, f: impl Fn(u64) -> u64) {
     }
 }
 
+/// Entries of [`Timeline::kind`]'s table of recent kinds (a power of two).
+const RECENT: usize = 1024;
+
+/// A kind key's entry in the table of recent kinds.
+fn recent_slot(k: &KindKey) -> usize {
+    let h = (k.0 ^ k.1.rotate_left(21) ^ k.2.rotate_left(42)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> (64 - RECENT.trailing_zeros())) as usize
+}
+
 /// A small number per unit, for a table lookup per `UnitBusy` event.
 fn unit_code(u: Unit) -> usize {
     match u {
@@ -136,6 +145,16 @@ impl Timeline {
             Some(c) => Self::cause_key(c, cycle)
                 .map(|(k, a, b)| (u64::from(pc_state) | u64::from(k) << 32, a, b)),
         };
+        // A small direct-mapped table of the kinds met lately, before the hash map: a
+        // warp in a loop waits on the same producers at the same distances again and
+        // again (a fifth of a long run's timeline time went to the map).
+        let slot = key.map(|k| recent_slot(&k));
+        if let (Some(k), Some(r)) = (key, slot)
+            && let Some(&(rk, i)) = self.recent.get(r)
+            && rk == k
+        {
+            return i << STATE_BITS | state as u32;
+        }
         let found = key.and_then(|k| self.kind_of.get(&k).copied());
         let i = match found {
             Some(i) => i,
@@ -165,6 +184,12 @@ impl Timeline {
                 i
             }
         };
+        if let (Some(k), Some(r)) = (key, slot) {
+            if self.recent.is_empty() {
+                self.recent = vec![((u64::MAX, u64::MAX, u64::MAX), 0); RECENT];
+            }
+            self.recent[r] = (k, i);
+        }
         i << STATE_BITS | state as u32
     }
 

@@ -78,6 +78,11 @@ pub struct WarpTimeline {
     /// `checkpoints[k][s]`: cycles in state `s` before span `k * CHECKPOINT` (kept as
     /// the run goes: block `k`'s once span `k * CHECKPOINT` opens).
     pub(super) checkpoints: Vec<[u64; STATE_COUNT]>,
+    /// The last span's start (0 while there is none).
+    open_start: u64,
+    /// Cycles per state of every span before the last, kept as spans open (a block's
+    /// checkpoint is a copy of it, not a second pass over the block's spans).
+    before_open: [u64; STATE_COUNT],
 }
 
 impl WarpTimeline {
@@ -95,6 +100,8 @@ impl WarpTimeline {
             wide: Vec::new(),
             kinds: Arc::from([]),
             checkpoints: Vec::new(),
+            open_start: 0,
+            before_open: [0; STATE_COUNT],
         }
     }
 
@@ -122,8 +129,13 @@ impl WarpTimeline {
 
     pub(super) fn push(&mut self, cycle: u64, kind: u32) {
         let i = self.spans.len();
+        if let Some(last) = self.spans.last() {
+            self.before_open[(last.kind & STATE_MASK) as usize] += cycle - self.open_start;
+        }
         if i.is_multiple_of(CHECKPOINT) {
+            // A block begins: the spans before it are complete (the last ends here).
             self.bases.push(cycle);
+            self.checkpoints.push(self.before_open);
         }
         let delta = cycle - self.bases[i / CHECKPOINT];
         let delta = match u32::try_from(delta) {
@@ -137,24 +149,19 @@ impl WarpTimeline {
             }
         };
         self.spans.push(Span { delta, kind });
-        if i.is_multiple_of(CHECKPOINT) {
-            // A block begins: the one before it is complete (its last span ends here),
-            // so its checkpoint is summed now, from spans still in cache.
-            let mut acc = self.checkpoints.last().copied().unwrap_or([0; STATE_COUNT]);
-            if i > 0 {
-                let mut end = cycle;
-                for j in (i - CHECKPOINT..i).rev() {
-                    let start = self.start(j);
-                    acc[self.state(j)] += end - start;
-                    end = start;
-                }
-            }
-            self.checkpoints.push(acc);
-        }
+        self.open_start = cycle;
     }
 
     pub(super) fn pop(&mut self) {
         let i = self.spans.len() - 1;
+        if i > 0 {
+            // Span `i - 1` is the last again: its cycles leave the sums before it.
+            let prev = self.start(i - 1);
+            self.before_open[self.state(i - 1)] -= self.open_start - prev;
+            self.open_start = prev;
+        } else {
+            self.open_start = 0;
+        }
         self.spans.pop();
         self.wide.truncate(i);
         if i.is_multiple_of(CHECKPOINT) {
@@ -219,7 +226,7 @@ impl WarpTimeline {
 
     /// The start of the last interval (before the timeline is closed: the open one's).
     pub fn last_start(&self) -> Option<u64> {
-        (!self.spans.is_empty()).then(|| self.start(self.spans.len() - 1))
+        (!self.spans.is_empty()).then_some(self.open_start)
     }
 
     /// Bytes this warp's intervals hold (for memory accounting).
