@@ -416,3 +416,59 @@ fn units_merge_and_sum_busy_time() {
     assert_eq!(u.busy_columns(0, 8, 4), vec![3, 8, 8, 2]);
     assert_eq!(u.busy_columns(26, 5, 2), vec![1, 0]);
 }
+
+/// Busy intervals of every length, overlapping, touching and out of order, past a
+/// prefix sum's block several times over: every window and column sweep reads what a
+/// direct sum over the merged cycles reads.
+#[test]
+fn unit_sums_agree_with_a_direct_count() {
+    let mut x = 7u64;
+    let mut next = move |m: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    let mut u = UnitTimeline {
+        unit: Unit::Tma,
+        busy: vec![],
+        prefix: vec![],
+    };
+    let mut busy = vec![false; 20_000];
+    let mut at = 0u64;
+    for _ in 0..900 {
+        // Mostly forward, now and then back (out of order).
+        at = if next(8) == 0 {
+            at.saturating_sub(next(100))
+        } else {
+            at + next(40)
+        };
+        let len = 1 + next(10);
+        let (s, e) = (at.min(19_000), (at + len).min(19_000));
+        u.add(s, e);
+        for b in &mut busy[s as usize..e as usize] {
+            *b = true;
+        }
+    }
+    u.close();
+    assert!(u.busy.len() > 4 * 64, "{} intervals", u.busy.len());
+    assert!(
+        u.busy.windows(2).all(|w| w[0].1 < w[1].0),
+        "merged and sorted"
+    );
+    let direct =
+        |a: u64, b: u64| busy[a as usize..b as usize].iter().filter(|&&b| b).count() as u64;
+    for _ in 0..300 {
+        let a = next(19_500);
+        let b = a + next(19_999 - a);
+        assert_eq!(u.busy_in(a, b), direct(a, b), "{a}..{b}");
+    }
+    for per in [1, 3, 97, 400] {
+        let n = (19_000 / per) as usize;
+        let cols = u.busy_columns(0, per, n);
+        for (i, c) in cols.iter().enumerate() {
+            let a = i as u64 * per;
+            assert_eq!(*c, direct(a, a + per), "per {per} column {i}");
+        }
+    }
+}

@@ -17,6 +17,11 @@ fn gallop<T>(v: &[T], from: usize, pred: impl Fn(&T) -> bool) -> usize {
     lo + v[lo..hi].partition_point(pred)
 }
 
+/// Busy intervals per prefix sum: a sum every this many intervals (not one each: a
+/// long run's FP64 pipes hold 1.6 M intervals, whose sums were a third of the units'
+/// memory), so a query adds up at most this many intervals.
+const SUM_EVERY: usize = 64;
+
 /// One unit's busy time: merged, sorted intervals with prefix sums.
 #[derive(Clone, Debug)]
 pub struct UnitTimeline {
@@ -24,7 +29,7 @@ pub struct UnitTimeline {
     pub unit: Unit,
     /// Busy intervals `[start, end)`, sorted and disjoint once the timeline is closed.
     pub busy: Vec<(u64, u64)>,
-    /// `prefix[i]`: busy cycles before `busy[i]`.
+    /// `prefix[k]`: busy cycles before `busy[k * SUM_EVERY]`.
     pub(super) prefix: Vec<u64>,
 }
 
@@ -60,9 +65,9 @@ impl UnitTimeline {
         // In place: a catch-up's sums are rewritten, not copied beside the new ones.
         let mut acc = 0;
         self.prefix.clear();
-        self.prefix.extend(self.busy.iter().map(|&(s, e)| {
+        self.prefix.extend(self.busy.chunks(SUM_EVERY).map(|c| {
             let before = acc;
-            acc += e - s;
+            acc += c.iter().map(|&(s, e)| e - s).sum::<u64>();
             before
         }));
     }
@@ -82,8 +87,10 @@ impl UnitTimeline {
         if n == 0 {
             return 0;
         }
+        let first = (n - 1) / SUM_EVERY * SUM_EVERY;
         let (s, e) = self.busy[n - 1];
-        self.prefix[n - 1] + e.min(cycle) - s
+        let whole: u64 = self.busy[first..n - 1].iter().map(|&(s, e)| e - s).sum();
+        self.prefix[first / SUM_EVERY] + whole + e.min(cycle) - s
     }
 
     /// Busy cycles in each of `n` consecutive columns of `per_col` cycles from `start`,
@@ -101,7 +108,8 @@ impl UnitTimeline {
             .collect()
     }
 
-    /// Busy cycles within `[from, to)`, in O(log n).
+    /// Busy cycles within `[from, to)`, in O(log n) and at most `2 * SUM_EVERY`
+    /// additions.
     pub fn busy_in(&self, from: u64, to: u64) -> u64 {
         if to <= from {
             return 0;
