@@ -127,7 +127,7 @@ pub fn run_loading(
             for (i, job) in jobs.iter().enumerate() {
                 current.store(i, Ordering::Relaxed);
                 progress.reset();
-                let partials = live.then(|| Partials {
+                let partials = live.then_some(Partials {
                     first: FIRST_PARTIAL,
                     every: PARTIAL_EVERY,
                     show: &mut show,
