@@ -76,6 +76,9 @@ pub struct FitResult {
     /// (benchmark, measured, simulated) with the fitted profile.
     pub rows: Vec<(String, f64, f64)>,
     pub data_file: String,
+    /// Rows in band: the model inside the benchmark's spread over GPUs (the per-GPU
+    /// values a median fit's data carry) or within 3%, whichever is wider.
+    pub in_band: usize,
 }
 
 fn rel(sim: f64, meas: f64) -> f64 {
@@ -764,11 +767,24 @@ pub fn fit(
         );
     }
     p.overrides.clear();
+    let in_band = rows
+        .iter()
+        .filter(|(b, meas, sim)| {
+            let v = m
+                .get(b)
+                .map(crate::across::per_gpu_values)
+                .unwrap_or_default();
+            let lo = v.iter().copied().fold(*meas, f64::min);
+            let hi = v.iter().copied().fold(*meas, f64::max);
+            crate::across::in_band(*sim, *meas, lo, hi)
+        })
+        .count();
     Ok(FitResult {
         profile: p,
         params: fits,
         rows,
         data_file: data_file.to_string(),
+        in_band,
     })
 }
 
@@ -826,21 +842,23 @@ pub fn finished_toml(r: &FitResult) -> String {
         .iter()
         .filter(|(_, m, s)| (rel(*s, *m)).abs() <= TARGET)
         .count();
-    p.file.validated = worst <= TARGET * 100.0;
+    // validated: every benchmark in band (within 3% where the data carry no spread)
+    p.file.validated = r.in_band == r.rows.len();
     p.file.note = format!(
-        "fitted by `smsim calibrate fit` to {}{} ({} twinned microbenchmarks): mean |error| {:.1}%, {} of {} within 3%, worst {:.1}% ({}); {}",
+        "fitted by `smsim calibrate fit` to {}{} ({} twinned microbenchmarks): mean |error| {:.1}%, {} of {} within 3%, {} in band (inside the spread over GPUs or within 3%), worst {:.1}% ({}); {}",
         r.data_file,
         crate::pooled_from(&r.data_file).map_or(String::new(), |p| format!(", with {p}")),
         r.rows.len(),
         mape,
         within,
         r.rows.len(),
+        r.in_band,
         worst,
         wb,
         if p.file.validated {
-            "all within 3%"
+            "all in band"
         } else {
-            "not all within 3%: see crates/calibrate/report/report.md"
+            "not all in band: see crates/calibrate/report/report.md"
         }
     );
     profile_toml(
