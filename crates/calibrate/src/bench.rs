@@ -196,11 +196,16 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
     let mut modules = Vec::new();
     let mut errors = Vec::new();
     let mut kinfo = Vec::new();
-    let list = if opts.validation {
+    let mut list = if opts.validation {
         sources::validation()
     } else {
         sources::for_arch(&arch)
     };
+    // The model gaps' kernels (opt-in, `--only gaps`): a default collect is unchanged.
+    let gaps = opts.only.iter().any(|o| o.starts_with("gaps"));
+    if gaps && !opts.validation {
+        list.push(("gaps", crate::families::gaps::source()));
+    }
     for (sname, text, res) in crate::compile_sources(list, &arch, opts.dump_dir.as_deref())? {
         let (log, kind) = match &res {
             Ok(c) => (c.log.clone(), c.kind.clone()),
@@ -330,6 +335,13 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         if sources::is_blackwell(&arch) {
             r.section("tcgen05", Runner::tcgen05);
         }
+        if gaps {
+            r.section("gaps.smem_bw", Runner::gaps_smem_bw);
+            r.section("gaps.cluster", Runner::gaps_cluster);
+            r.section("gaps.commit", Runner::gaps_commit);
+            r.section("gaps.copy_wait", Runner::gaps_copy_wait);
+            r.section("gaps.clock", Runner::gaps_clock);
+        }
         // Opt-in (`--only map.hbm`, `--only tp.own_lines`): exploratory, not fitted.
         if opts.only.iter().any(|o| o.starts_with("map.hbm")) {
             r.section("map.hbm", Runner::map_hbm);
@@ -390,11 +402,13 @@ pub(crate) fn kernel_names(text: &str) -> Vec<String> {
         if !l.starts_with("extern \"C\" __global__") {
             continue;
         }
-        // drop `__launch_bounds__(...)`
-        if let Some(s) = l.find("__launch_bounds__(")
-            && let Some(e) = l[s..].find(')')
-        {
-            l.replace_range(s..s + e + 1, "");
+        // drop `__launch_bounds__(...)` and `__cluster_dims__(...)`
+        for attr in ["__launch_bounds__(", "__cluster_dims__("] {
+            if let Some(s) = l.find(attr)
+                && let Some(e) = l[s..].find(')')
+            {
+                l.replace_range(s..s + e + 1, "");
+            }
         }
         // the name is the identifier just before the first '('
         if let Some(open) = l.find('(') {

@@ -46,7 +46,6 @@ pub fn targets(m: &Measurement) -> Vec<Target> {
 /// A fitted quantity: one or more profile parameters moved together (value + offset).
 #[derive(Clone, Debug)]
 struct Var {
-    #[allow(dead_code)]
     name: &'static str,
     sets: Vec<(&'static str, f64)>,
     integer: bool,
@@ -459,15 +458,57 @@ fn pct(m: &Measurement, bench: &str, key: &str) -> Option<f64> {
         .as_f64()
 }
 
-/// Fits the profile `prior` to the measurements `m` (`data_file` names them in sources).
-/// Long because its numbered steps (read off, bank grid, 1-D searches, joint refinement,
-/// HBM by address) share the evolving profile and its record of sources.
+/// Where a fit is, told as each of its steps (and each item of a step) starts: for a
+/// progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress<'a> {
+    /// The step, from 1 to [`STEPS`].
+    pub step: usize,
+    /// What the step does.
+    pub name: &'static str,
+    /// The item starting now, counted from 1 (a parameter, a sweep), and the step's items.
+    pub item: usize,
+    /// How many items the step has.
+    pub items: usize,
+    /// What the item fits (a parameter's name), if one thing.
+    pub what: Option<&'a str>,
+}
+
+/// The fit's steps, as [`Progress`] numbers them.
+pub const STEPS: usize = 5;
+
+/// Fits the profile `prior` to the measurements `m` (`data_file` names them in sources):
+/// [`fit_with`], telling no one its progress.
 pub fn fit(
     m: &Measurement,
     prior: &Profile,
     data_file: &str,
     sweeps: usize,
 ) -> Result<FitResult, String> {
+    fit_with(m, prior, data_file, sweeps, &mut |_| {})
+}
+
+/// Fits the profile `prior` to the measurements `m` (`data_file` names them in sources),
+/// telling `progress` as each step and item starts.
+/// Long because its numbered steps (read off, bank grid, 1-D searches, joint refinement,
+/// HBM by address) share the evolving profile and its record of sources.
+pub fn fit_with(
+    m: &Measurement,
+    prior: &Profile,
+    data_file: &str,
+    sweeps: usize,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<FitResult, String> {
+    let mut tell = |step, name, item, items, what| {
+        progress(&Progress {
+            step,
+            name,
+            item,
+            items,
+            what,
+        })
+    };
+    tell(1, "read off the data", 1, 1, None);
     let all = targets(m);
     let mut p = prior.clone();
     p.overrides.clear();
@@ -475,20 +516,8 @@ pub fn fit(
     let mut how: BTreeMap<&'static str, (String, Vec<String>)> = BTreeMap::new();
 
     // --- 1. read off the data
-    let clock = m
-        .get("clock.sm.tensor.globaltimer")
-        .ok_or("no clock.sm.tensor.globaltimer in the data")?
-        .median;
-    let clock = (clock * 10.0).round() / 10.0;
-    p.set("clock_mhz", clock).map_err(|e| e.to_string())?;
-    how.insert(
-        "clock_mhz",
-        (
-            "measured: median SM clock (clock64 against %globaltimer) under full-chip wgmma load"
-                .into(),
-            vec!["clock.sm.tensor.globaltimer".into()],
-        ),
-    );
+    // (The clocks are the priors' measured values: under tensor load they depend on the
+    // operands, which the gaps family measures with random ones, data/gaps/.)
     // L2: the per-step samples of the 16 MiB chase have a low and a high half (near and
     // far partitions): half the distance between the quartiles splits them; the spread
     // inside each half is the jitter.
@@ -512,6 +541,7 @@ pub fn fit(
         .iter()
         .filter(|t| t.twin.bench.starts_with("regbank."))
         .collect();
+    tell(2, "register-bank grid search", 1, 1, None);
     if !banked.is_empty() {
         let mut best = (f64::INFINITY, [0.0; 3]);
         for banks in [1.0, 2.0, 4.0] {
@@ -553,7 +583,8 @@ pub fn fit(
     }
     // --- 2. each parameter from the benchmarks that isolate it
     let vs = vars(prior, split);
-    for v in &vs {
+    for (i, v) in vs.iter().enumerate() {
+        tell(3, "1-D searches", i + 1, vs.len(), Some(v.name));
         let ts: Vec<&Target> = all
             .iter()
             .filter(|t| matches(&t.twin.bench, v.benches))
@@ -592,7 +623,8 @@ pub fn fit(
                 .then(|| rel(*v, t.measured).abs().max(TARGET))
         })
         .collect();
-    for _ in 0..sweeps {
+    for s in 0..sweeps {
+        tell(4, "joint refinement", s + 1, sweeps, None);
         let before = total;
         for v in &vs {
             let dep: Vec<usize> = refs
@@ -656,7 +688,8 @@ pub fn fit(
             c
         };
         let mut best = cost(&eval_many(&hbm, &p));
-        for _ in 0..sweeps.min(3) {
+        for s in 0..sweeps.min(3) {
+            tell(5, "HBM by address", s + 1, sweeps.min(3), None);
             let before = best;
             for &(name, integer, lo, hi) in HBM_PARAMS {
                 descend(

@@ -28,7 +28,6 @@ pub use schema::{Benchmark, Measurement, Provenance};
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What `collect` is asked to do. The default is the protocol the fit's data was taken
@@ -188,12 +187,26 @@ pub fn create_new_file(path: &Path) -> Result<File, CollectError> {
     }
 }
 
-/// Writes `text` to `path`, never overwriting.
+/// Writes `text` to `path`, never overwriting, through a temporary renamed when
+/// complete (`outfile`): a failure leaves no file, not half of one. Missing parent
+/// folders are created.
 pub fn write_new(path: &Path, text: &str) -> Result<(), CollectError> {
-    let mut f = create_new_file(path)?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all()?;
-    Ok(())
+    if let Some(parent) = path.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent)?;
+    }
+    outfile::write(path, text.as_bytes(), false).map_err(|e| match e {
+        outfile::WriteError::Create(outfile::CreateError::Exists(p)) => {
+            CollectError::OutputExists(p)
+        }
+        outfile::WriteError::Write { error, .. }
+            if error.kind() == std::io::ErrorKind::AlreadyExists =>
+        {
+            CollectError::OutputExists(path.to_path_buf())
+        }
+        e => CollectError::Io(std::io::Error::other(e.to_string())),
+    })
 }
 
 /// Seconds since the Unix epoch as (YYYY, MM, DD, hh, mm, ss), UTC.

@@ -761,11 +761,23 @@ fn scatter(r: &Report, dir: &Path) -> Result<(), String> {
             root.present().map_err(|e| e.to_string())?;
         }};
     }
-    let svg = dir.join("scatter.svg");
-    draw!(SVGBackend::new(&svg, (1000, 800)).into_drawing_area());
-    let png = dir.join("scatter.png");
-    draw!(BitMapBackend::new(&png, (1000, 800)).into_drawing_area());
-    Ok(())
+    // (Each drawn to a temporary renamed when complete: a failure keeps the old one.)
+    outfile::write_with(
+        &dir.join("scatter.svg"),
+        true,
+        |tmp| -> Result<(), String> {
+            draw!(SVGBackend::new(tmp, (1000, 800)).into_drawing_area());
+            Ok(())
+        },
+    )?;
+    outfile::write_with(
+        &dir.join("scatter.png"),
+        true,
+        |tmp| -> Result<(), String> {
+            draw!(BitMapBackend::new(tmp, (1000, 800)).into_drawing_area());
+            Ok(())
+        },
+    )
 }
 
 /// What [`run_with`] does with the report it computes.
@@ -902,8 +914,8 @@ pub fn run_with(
         crate::write_new(&dir.join("report.json"), &json).map_err(|e| e.to_string())?;
     } else {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        std::fs::write(dir.join("report.md"), &md).map_err(|e| e.to_string())?;
-        std::fs::write(dir.join("report.json"), &json).map_err(|e| e.to_string())?;
+        outfile::write(&dir.join("report.md"), md.as_bytes(), true)?;
+        outfile::write(&dir.join("report.json"), json.as_bytes(), true)?;
     }
     scatter(&r, dir)?;
     Ok(format!(

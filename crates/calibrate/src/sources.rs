@@ -128,7 +128,7 @@ pub fn wgmma_smem(n: u32) -> u32 {
     2048 + n * 32
 }
 
-fn wgmma_stmt(n: u32) -> String {
+pub(crate) fn wgmma_stmt(n: u32) -> String {
     let regs = n / 2;
     let list: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
     let outs: Vec<String> = (0..regs).map(|i| format!("\"+f\"(d[{i}])")).collect();

@@ -367,8 +367,10 @@ pub fn untwinned(bench: &str) -> Option<&'static str> {
             "Blackwell only (tensor memory and tcgen05.mma): for the b200 profile, which is not fitted yet",
         );
     }
-    if bench.starts_with("clock.") && bench != "clock.sm.tensor.globaltimer" {
-        return Some("a clock reading; the profile takes the clock under tensor load");
+    if bench.starts_with("clock.") {
+        return Some(
+            "a clock reading; the profile's clocks are measured by the gaps family (data/gaps/): clock_mhz under full-chip wgmma with random operands (the collector's near-one operands run 9% faster), clock_mhz_light under light, FFMA and HBM-stream loads",
+        );
     }
     if bench.starts_with("tp.wgmma_var.") {
         return Some(

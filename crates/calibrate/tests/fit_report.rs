@@ -98,7 +98,16 @@ fn committed_report_matches() {
 fn fit_reproduces_the_committed_profile() {
     let prior = Profile::from_toml(calibrate::H100_PRIORS).unwrap();
     let name = calibrate::across::median_data_name(None);
-    let r = calibrate::fit::fit(&median(), &prior, &name, 4).unwrap();
+    let mut told = Vec::new();
+    let r = calibrate::fit::fit_with(&median(), &prior, &name, 4, &mut |p| {
+        told.push((p.step, p.item, p.items));
+    })
+    .unwrap();
+    // Progress comes step by step, each step's items in order, each step told.
+    assert!(told.windows(2).all(|w| w[0] < w[1]), "{told:?}");
+    let steps: std::collections::BTreeSet<usize> = told.iter().map(|t| t.0).collect();
+    assert_eq!(steps.len(), calibrate::fit::STEPS, "{told:?}");
+    assert!(told.iter().all(|&(_, i, n)| i >= 1 && i <= n), "{told:?}");
     let committed = std::fs::read_to_string(workspace_path(BUILTIN_PROFILE)).unwrap();
     let fresh = calibrate::fit::finished_toml(&r);
     let c = Profile::from_toml(&committed).unwrap();

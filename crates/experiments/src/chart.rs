@@ -687,8 +687,10 @@ pub enum Chart {
     Tornado(Tornado),
 }
 
-/// Draws a chart to `stem.png` and `stem.svg`; returns the two paths.
-pub fn draw(chart: &Chart, stem: &Path) -> Result<Vec<PathBuf>, String> {
+/// Draws a chart to `stem.png` and `stem.svg`; returns the two paths. Each is drawn
+/// to a temporary beside it and renamed when complete (`outfile`), so a failure leaves
+/// the old drawing or none; an existing file is replaced only with `overwrite`.
+pub fn draw(chart: &Chart, stem: &Path, overwrite: bool) -> Result<Vec<PathBuf>, String> {
     register_font()?;
     let size = match chart {
         Chart::Lines(_) => (960, 600),
@@ -712,11 +714,13 @@ pub fn draw(chart: &Chart, stem: &Path) -> Result<Vec<PathBuf>, String> {
                 }
             };
         }
-        if ext == "svg" {
-            go!(SVGBackend::new(&path, size).into_drawing_area()).map_err(at)?;
-        } else {
-            go!(BitMapBackend::new(&path, size).into_drawing_area()).map_err(at)?;
-        }
+        outfile::write_with(&path, overwrite, |tmp| -> Result<(), String> {
+            if ext == "svg" {
+                go!(SVGBackend::new(tmp, size).into_drawing_area()).map_err(at)
+            } else {
+                go!(BitMapBackend::new(tmp, size).into_drawing_area()).map_err(at)
+            }
+        })?;
         written.push(path);
     }
     Ok(written)

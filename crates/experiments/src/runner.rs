@@ -265,12 +265,10 @@ pub fn sort_file(out: &Path, fmt: Format) -> Result<(), String> {
     write_atomically(out, &text)
 }
 
-/// Writes a file through a temporary sibling and a rename.
+/// Writes a file through a temporary sibling and a rename (`outfile`): a failure
+/// leaves the old file as it was and no temporary behind.
 pub fn write_atomically(out: &Path, text: &str) -> Result<(), String> {
-    let mut tmp = PathBuf::from(out);
-    tmp.as_mut_os_string().push(".tmp");
-    std::fs::write(&tmp, text).map_err(|e| format!("{}: cannot write: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, out).map_err(|e| format!("{}: cannot write: {e}", out.display()))
+    outfile::write(out, text.as_bytes(), true).map_err(String::from)
 }
 
 /// Joins shard files into `out`: they must come from one spec and cover each of its

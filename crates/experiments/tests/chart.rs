@@ -136,7 +136,7 @@ fn charts_are_drawn_as_png_and_svg_with_their_series() {
         panic!("a line chart")
     };
     assert_eq!(l.title, "gemm: time_us against lat_hbm");
-    let files = chart::draw(&c, &dir.join(&name)).unwrap();
+    let files = chart::draw(&c, &dir.join(&name), true).unwrap();
     assert_eq!(files.len(), 2);
     let svg = std::fs::read_to_string(&files[0]).unwrap();
     for label in [
@@ -167,7 +167,7 @@ fn charts_are_drawn_as_png_and_svg_with_their_series() {
             ..ChartSpec::default()
         };
         let (c, name) = chart::from_spec(&t, &spec, None).unwrap();
-        let files = chart::draw(&c, &dir.join(name)).unwrap();
+        let files = chart::draw(&c, &dir.join(name), true).unwrap();
         assert!(std::fs::metadata(&files[1]).unwrap().len() > 5_000);
     }
     let e = chart::from_spec(

@@ -44,6 +44,10 @@ pub struct Kernel {
     pub params: Vec<Param>,
     /// The `work` line, if any.
     pub work: Option<Work>,
+    /// `pred` declarations: the truth of a predicate register per warp and per
+    /// iteration, so that guarded instructions are timed as executing or not.
+    #[serde(default)]
+    pub preds: Vec<PredDecl>,
     /// The roles, each a body run by a range of warps.
     pub roles: Vec<Role>,
     /// Declaration values written as expressions of parameters (`smem=STAGES * 49152`),
@@ -70,6 +74,8 @@ pub enum DeclField {
     Tmem,
     /// `size=` of the n-th `buffer`.
     BufferSize(usize),
+    /// `warm=` of the n-th `buffer`.
+    BufferWarm(usize),
     /// `size=` of the n-th `shared` region.
     SharedSize(usize),
     /// The length `[N]` of the n-th `mbarrier` array.
@@ -93,6 +99,7 @@ impl DeclField {
             DeclField::Cluster => "cluster",
             DeclField::Tmem => "tmem",
             DeclField::BufferSize(_) | DeclField::SharedSize(_) => "size",
+            DeclField::BufferWarm(_) => "warm",
             DeclField::MbarrierLen(_) => "the array length",
             DeclField::MbarrierCount(_) => "count",
             DeclField::BarrierId(_) => "id",
@@ -103,7 +110,7 @@ impl DeclField {
     /// The largest value the field holds (buffer sizes are 64-bit, the rest 32-bit).
     pub fn max(self) -> i64 {
         match self {
-            DeclField::BufferSize(_) => i64::MAX,
+            DeclField::BufferSize(_) | DeclField::BufferWarm(_) => i64::MAX,
             _ => i64::from(u32::MAX),
         }
     }
@@ -156,12 +163,16 @@ impl Launch {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-/// `buffer NAME size=BYTES`: a region of global memory.
+/// `buffer NAME size=BYTES [warm=BYTES]`: a region of global memory.
 pub struct Buffer {
     /// Its name, as memory operands write it.
     pub name: String,
     /// Bytes.
     pub size: u64,
+    /// `warm=BYTES`: the buffer's first BYTES start the run in L2 (as after an earlier
+    /// kernel that touched them); 0 when not written.
+    #[serde(default)]
+    pub warm: u64,
     /// Where it is declared.
     pub span: Span,
 }
@@ -205,6 +216,21 @@ pub fn mbarrier_at(decls: &[MbarrierDecl], flat: u32) -> Option<(&str, u32)> {
         base += u64::from(m.len);
     }
     None
+}
+
+/// `pred P0 = EXPR`: predicate P0 (or uniform predicate UP0) is true where EXPR is
+/// non-zero. EXPR is warp-uniform: parameters, `warp`, `warpgroup`, `cta` and the
+/// loop variables in scope where a guard reads it (`pred P0 = k % 4 == 0` guards
+/// instructions in `loop k`), so that `@P0` / `@!P0` instructions are timed as
+/// executing or not, warp by warp and iteration by iteration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PredDecl {
+    /// The predicate: `P0`..`P6` or `UP0`..`UP6`.
+    pub pred: Reg,
+    /// Its truth: non-zero is true.
+    pub truth: Expr,
+    /// Where it is declared.
+    pub span: Span,
 }
 
 /// `barrier NAME id=I threads=T`: a name for hardware named barrier I (0..15).
@@ -310,6 +336,33 @@ pub enum Reg {
     P(u8),
     /// The always-true predicate.
     Pt,
+    /// UR0..UR62: a uniform register, one 32-bit value for the whole warp, read and
+    /// written by the uniform datapath (and read by vector instructions, without a
+    /// vector register bank).
+    Ur(u8),
+    /// URZ: the uniform zero register.
+    Urz,
+    /// UP0..UP6: a uniform predicate.
+    Up(u8),
+    /// UPT: the always-true uniform predicate.
+    Upt,
+}
+
+impl Reg {
+    /// A predicate: `P0`..`P6`, `PT`, `UP0`..`UP6`, `UPT`.
+    pub fn is_predicate(self) -> bool {
+        matches!(self, Reg::P(_) | Reg::Pt | Reg::Up(_) | Reg::Upt)
+    }
+
+    /// A uniform register or predicate (`UR`, `URZ`, `UP`, `UPT`).
+    pub fn is_uniform(self) -> bool {
+        matches!(self, Reg::Ur(_) | Reg::Urz | Reg::Up(_) | Reg::Upt)
+    }
+
+    /// A data register, vector or uniform (`R`, `RZ`, `UR`, `URZ`): not a predicate.
+    pub fn is_data(self) -> bool {
+        !self.is_predicate()
+    }
 }
 
 impl fmt::Display for Reg {
@@ -319,6 +372,10 @@ impl fmt::Display for Reg {
             Reg::Rz => write!(f, "RZ"),
             Reg::P(n) => write!(f, "P{n}"),
             Reg::Pt => write!(f, "PT"),
+            Reg::Ur(n) => write!(f, "UR{n}"),
+            Reg::Urz => write!(f, "URZ"),
+            Reg::Up(n) => write!(f, "UP{n}"),
+            Reg::Upt => write!(f, "UPT"),
         }
     }
 }
@@ -515,7 +572,8 @@ impl Instr {
         match self.op {
             Stg | Sts | Stl | Red | Ldgsts | Ldgdepbar | Depbar | Ublkcp | Utmaldg | Utmastg
             | Utmacmdflush | Syncs | Fence | Warpgroup | Setmaxnreg | Utcmma | Utcbar | Sttm
-            | Tmemalloc | Tmemdealloc | Bar | Membar | Nanosleep | Bra | Exit | Nop => false,
+            | Tmemalloc | Tmemdealloc | Bar | UcgabarArv | UcgabarWait | Membar | Nanosleep
+            | Bra | Exit | Nop => false,
             // HGMMA's first operand is the accumulator it reads and writes; its
             // completion is tracked by wait groups, not the scoreboard.
             Hgmma => false,
@@ -529,7 +587,8 @@ impl Instr {
         match self.op {
             Ldg | Lds | Ldl | Ldsm | Atom => self.width_bytes().div_ceil(4),
             Dfma => 2,
-            Imad if self.has_mod("WIDE") => 2,
+            Imad | Uimad if self.has_mod("WIDE") => 2,
+            Uldc | Umov if self.has_mod("64") => 2,
             Ldtm => {
                 // .xN: N registers.
                 self.mods
@@ -573,7 +632,7 @@ impl Instr {
         };
         for o in self.positional().skip(skip) {
             if let Operand::Reg { reg, .. } = o
-                && matches!(reg, Reg::R(_) | Reg::P(_))
+                && matches!(reg, Reg::R(_) | Reg::P(_) | Reg::Ur(_) | Reg::Up(_))
             {
                 out.push((*reg, data_width));
             }
@@ -588,7 +647,7 @@ impl Instr {
         }
         match self.positional().next()? {
             Operand::Reg {
-                reg: r @ (Reg::R(_) | Reg::P(_)),
+                reg: r @ (Reg::R(_) | Reg::P(_) | Reg::Ur(_) | Reg::Up(_)),
                 ..
             } => Some((*r, self.def_count())),
             _ => None,
@@ -638,6 +697,11 @@ impl Kernel {
     /// The mbarrier array declared as `name`.
     pub fn mbarrier(&self, name: &str) -> Option<&MbarrierDecl> {
         self.mbarriers.iter().find(|m| m.name == name)
+    }
+
+    /// The `pred` declaration of predicate `reg`, if it has one.
+    pub fn pred(&self, reg: Reg) -> Option<&PredDecl> {
+        self.preds.iter().find(|p| p.pred == reg)
     }
 
     /// The named barrier declared as `name`.
@@ -714,6 +778,7 @@ impl Kernel {
                 DeclField::Cluster => l.cluster = v32,
                 DeclField::Tmem => l.tmem_cols = v32,
                 DeclField::BufferSize(n) => self.buffers[n].size = v as u64,
+                DeclField::BufferWarm(n) => self.buffers[n].warm = v as u64,
                 DeclField::SharedSize(n) => self.shared[n].size = v32,
                 DeclField::MbarrierLen(n) => self.mbarriers[n].len = v32,
                 DeclField::MbarrierCount(n) => self.mbarriers[n].count = v32,
@@ -742,14 +807,30 @@ impl Kernel {
     }
 }
 
-/// `R12`, `RZ`, `P3`, `PT`.
+/// The last uniform register: a warp has UR0..UR62 (URZ is the 64th).
+pub const MAX_UR: u32 = 62;
+
+/// `R12`, `RZ`, `P3`, `PT`, `UR4`, `URZ`, `UP0`, `UPT`.
 pub fn parse_reg(name: &str) -> Option<Reg> {
     match name {
         "RZ" => return Some(Reg::Rz),
         "PT" => return Some(Reg::Pt),
+        "URZ" => return Some(Reg::Urz),
+        "UPT" => return Some(Reg::Upt),
         _ => {}
     }
-    let (kind, num) = name.split_at(1);
+    if !name.is_ascii() {
+        return None;
+    }
+    let split = if name.starts_with("UR") || name.starts_with("UP") {
+        2
+    } else {
+        1
+    };
+    if name.len() <= split {
+        return None;
+    }
+    let (kind, num) = name.split_at(split);
     if num.is_empty()
         || !num.bytes().all(|b| b.is_ascii_digit())
         || (num.len() > 1 && num.starts_with('0'))
@@ -760,6 +841,8 @@ pub fn parse_reg(name: &str) -> Option<Reg> {
     match kind {
         "R" if n <= 254 => Some(Reg::R(n as u8)),
         "P" if n <= 6 => Some(Reg::P(n as u8)),
+        "UR" if n <= MAX_UR => Some(Reg::Ur(n as u8)),
+        "UP" if n <= 6 => Some(Reg::Up(n as u8)),
         _ => None,
     }
 }

@@ -83,6 +83,7 @@ impl KernelBuilder {
                 shared: vec![],
                 mbarriers: vec![],
                 named_barriers: vec![],
+                preds: vec![],
                 params: vec![],
                 work: None,
                 roles: vec![],
@@ -121,6 +122,7 @@ impl KernelBuilder {
         self.k.buffers.push(Buffer {
             name: name.into(),
             size,
+            warm: 0,
             span: Span::default(),
         });
         self

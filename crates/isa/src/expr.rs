@@ -21,7 +21,7 @@ pub enum Expr {
     Not(Box<Expr>),
     /// `a OP b`.
     Bin(BinOp, Box<Expr>, Box<Expr>),
-    /// `min(a, b)` and `max(a, b)`.
+    /// `min(a, b)`, `max(a, b)` and `perm(x, n)`.
     Call(Func, Box<Expr>, Box<Expr>),
 }
 
@@ -32,6 +32,68 @@ pub enum Func {
     Min,
     /// `max(a, b)`.
     Max,
+    /// `perm(x, n)`: a pseudo-random permutation of `0..n` applied to `x % n`, one
+    /// permutation for each `x / n` (Euclidean): `perm(i, N)` for `i` in `0..N` visits
+    /// every slot once, in an order fixed by the kernel text, and `perm(i + s * N, N)`
+    /// is the `s`-th such order. Data-dependent addresses (a pointer chase through a
+    /// table) are written with it. `n` must be at least 1.
+    Perm,
+}
+
+impl Func {
+    /// The name as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Min => "min",
+            Func::Max => "max",
+            Func::Perm => "perm",
+        }
+    }
+
+    /// Applies the function.
+    pub fn apply(self, a: i64, b: i64) -> Result<i64, EvalError> {
+        Ok(match self {
+            Func::Min => a.min(b),
+            Func::Max => a.max(b),
+            Func::Perm => perm(a, b).ok_or(EvalError::BadPerm(b))?,
+        })
+    }
+}
+
+/// splitmix64's finalizer: a bijective mix of 64 bits.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `perm(x, n)` ([`Func::Perm`]): `x % n` through the permutation of `0..n` that
+/// `x / n` picks; None when `n` is below 1. A four-round Feistel network on the
+/// smallest even number of bits that holds `n - 1` is a permutation of that power of
+/// two; walking the cycle until the value falls below `n` restricts it to `0..n`
+/// (fewer than four steps on average, as the power of two is under `4 n`). No table:
+/// it evaluates without allocation, anywhere.
+pub fn perm(x: i64, n: i64) -> Option<i64> {
+    if n < 1 {
+        return None;
+    }
+    let (key, mut v) = (x.div_euclid(n) as u64, x.rem_euclid(n) as u64);
+    let bits = (64 - (n as u64 - 1).leading_zeros())
+        .max(2)
+        .next_multiple_of(2);
+    let half = bits / 2;
+    let mask = (1u64 << half) - 1;
+    loop {
+        let (mut l, mut r) = (v >> half, v & mask);
+        for round in 0..4u64 {
+            let f = mix(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (round << 56) ^ r) & mask;
+            (l, r) = (r, l ^ f);
+        }
+        v = (l << half) | r;
+        if v < n as u64 {
+            return Some(v as i64);
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,6 +269,8 @@ pub enum EvalError {
     BadShift(i64),
     /// A result outside the 64-bit integers (from [`Expr::eval_checked`]).
     Overflow,
+    /// `perm(x, n)` with `n` below 1.
+    BadPerm(i64),
 }
 
 impl fmt::Display for EvalError {
@@ -218,6 +282,12 @@ impl fmt::Display for EvalError {
             EvalError::DivideByZero => write!(f, "division by zero"),
             EvalError::BadShift(b) => write!(f, "shift by {b} is outside 0..64"),
             EvalError::Overflow => write!(f, "the value overflows 64-bit integers"),
+            EvalError::BadPerm(n) => {
+                write!(
+                    f,
+                    "perm(x, n) permutes 0..n, and n must be at least 1, not {n}"
+                )
+            }
         }
     }
 }
@@ -243,13 +313,7 @@ impl Expr {
             Expr::Neg(e) => e.eval(lookup)?.wrapping_neg(),
             Expr::Not(e) => !e.eval(lookup)?,
             Expr::Bin(op, a, b) => op.apply(a.eval(lookup)?, b.eval(lookup)?)?,
-            Expr::Call(func, a, b) => {
-                let (a, b) = (a.eval(lookup)?, b.eval(lookup)?);
-                match func {
-                    Func::Min => a.min(b),
-                    Func::Max => a.max(b),
-                }
-            }
+            Expr::Call(func, a, b) => func.apply(a.eval(lookup)?, b.eval(lookup)?)?,
         })
     }
 
@@ -268,11 +332,7 @@ impl Expr {
                 op.checked_apply(a.eval_checked(lookup)?, b.eval_checked(lookup)?)?
             }
             Expr::Call(func, a, b) => {
-                let (a, b) = (a.eval_checked(lookup)?, b.eval_checked(lookup)?);
-                match func {
-                    Func::Min => a.min(b),
-                    Func::Max => a.max(b),
-                }
+                func.apply(a.eval_checked(lookup)?, b.eval_checked(lookup)?)?
             }
         })
     }
@@ -329,11 +389,10 @@ impl Expr {
             }
             Expr::Call(f, a, b) => {
                 let (a, b) = (a.substitute(value_of), b.substitute(value_of));
-                if let (Expr::Int(x), Expr::Int(y)) = (&a, &b) {
-                    return Expr::Int(match f {
-                        Func::Min => *x.min(y),
-                        Func::Max => *x.max(y),
-                    });
+                if let (Expr::Int(x), Expr::Int(y)) = (&a, &b)
+                    && let Ok(v) = f.apply(*x, *y)
+                {
+                    return Expr::Int(v);
                 }
                 Expr::Call(*f, Box::new(a), Box::new(b))
             }
@@ -389,11 +448,7 @@ impl fmt::Display for Expr {
                 }
             }
             Expr::Call(func, a, b) => {
-                let name = match func {
-                    Func::Min => "min",
-                    Func::Max => "max",
-                };
-                write!(f, "{name}({a}, {b})")
+                write!(f, "{}({a}, {b})", func.name())
             }
             Expr::Bin(op, a, b) => {
                 a.fmt_child(f, *op, false)?;

@@ -28,11 +28,14 @@ pub enum Pipe {
     Sync,
     /// Branches, exit, nop.
     Branch,
+    /// The uniform datapath: one value per warp in uniform registers (ULDC, UMOV,
+    /// UIADD3, ULEA...), beside the vector pipes, with no vector register banks.
+    Uniform,
 }
 
 impl Pipe {
     /// Every pipe.
-    pub const ALL: [Pipe; 10] = [
+    pub const ALL: [Pipe; 11] = [
         Pipe::Fma,
         Pipe::Alu,
         Pipe::Fp64,
@@ -43,6 +46,7 @@ impl Pipe {
         Pipe::Tma,
         Pipe::Sync,
         Pipe::Branch,
+        Pipe::Uniform,
     ];
 
     /// The pipe's name in reports.
@@ -58,6 +62,7 @@ impl Pipe {
             Pipe::Tma => "tma",
             Pipe::Sync => "sync",
             Pipe::Branch => "branch",
+            Pipe::Uniform => "uniform",
         }
     }
 
@@ -182,10 +187,10 @@ ops! {
     Stl = "STL", Lsu, ResultLatency::None, ["U8", "S8", "U16", "S16", "32", "64", "128"];
     Ldgsts = "LDGSTS", Lsu, ResultLatency::None, ["E", "BYPASS", "LTC128B", "32", "64", "128", "ZFILL"];
     Ldgdepbar = "LDGDEPBAR", Sync, ResultLatency::None, [];
-    Depbar = "DEPBAR", Sync, ResultLatency::None, ["LE"];
+    Depbar = "DEPBAR", Sync, ResultLatency::None, ["LE", "READ"];
     Atom = "ATOM", Lsu, Variable(Long), ["E", "ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS", "F32", "FTZ", "RN", "U32", "S32", "64", "STRONG", "GPU"];
     Red = "RED", Lsu, ResultLatency::None, ["E", "ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "F32", "FTZ", "RN", "U32", "S32", "64", "STRONG", "GPU"];
-    Ublkcp = "UBLKCP", Tma, ResultLatency::None, ["S", "G", "SHARED", "GLOBAL"];
+    Ublkcp = "UBLKCP", Tma, ResultLatency::None, ["S", "G"];
     Utmaldg = "UTMALDG", Tma, ResultLatency::None, ["1D", "2D", "3D", "4D", "5D", "MULTICAST"];
     Utmastg = "UTMASTG", Tma, ResultLatency::None, ["1D", "2D", "3D", "4D", "5D"];
     Utmacmdflush = "UTMACMDFLUSH", Tma, ResultLatency::None, [];
@@ -201,11 +206,27 @@ ops! {
     Tmemalloc = "TMEMALLOC", Sync, ResultLatency::None, [];
     Tmemdealloc = "TMEMDEALLOC", Sync, ResultLatency::None, [];
     Bar = "BAR", Sync, ResultLatency::None, ["SYNC", "ARV", "RED", "POPC", "AND", "OR", "DEFER_BLOCKING"];
+    UcgabarArv = "UCGABAR_ARV", Sync, ResultLatency::None, [];
+    UcgabarWait = "UCGABAR_WAIT", Sync, ResultLatency::None, [];
     Membar = "MEMBAR", Sync, ResultLatency::None, ["CTA", "GPU", "SYS", "SC", "ALL"];
     Nanosleep = "NANOSLEEP", Sync, ResultLatency::None, [];
     Bra = "BRA", Branch, ResultLatency::None, ["U", "DIV"];
     Exit = "EXIT", Branch, ResultLatency::None, [];
     Nop = "NOP", Branch, ResultLatency::None, [];
+    Uldc = "ULDC", Uniform, Fixed(FixedClass::Alu), ["64", "U8", "S8", "U16", "S16"];
+    Umov = "UMOV", Uniform, Fixed(FixedClass::Alu), ["64"];
+    Uiadd3 = "UIADD3", Uniform, Fixed(FixedClass::Alu), ["X"];
+    Uimad = "UIMAD", Uniform, Fixed(FixedClass::Imad), ["WIDE", "U32", "HI"];
+    Ulea = "ULEA", Uniform, Fixed(FixedClass::Alu), ["HI", "X"];
+    Ushf = "USHF", Uniform, Fixed(FixedClass::Alu), ["L", "R", "U32", "S32", "U64", "S64", "HI", "W"];
+    Ulop3 = "ULOP3", Uniform, Fixed(FixedClass::Alu), ["LUT"];
+    Uisetp = "UISETP", Uniform, Fixed(FixedClass::Alu), ["LT", "LE", "GT", "GE", "EQ", "NE", "U32", "AND", "OR", "XOR", "EX"];
+    Usel = "USEL", Uniform, Fixed(FixedClass::Alu), [];
+    Uflo = "UFLO", Uniform, Fixed(FixedClass::Alu), ["U32", "SH"];
+    Upopc = "UPOPC", Uniform, Fixed(FixedClass::Alu), [];
+    Uprmt = "UPRMT", Uniform, Fixed(FixedClass::Alu), ["F4E", "B4E", "RC8", "ECL", "ECR", "RC16"];
+    S2ur = "S2UR", Uniform, Fixed(FixedClass::Alu), [];
+    R2ur = "R2UR", Uniform, Fixed(FixedClass::Alu), [];
 }
 
 impl Op {
@@ -385,6 +406,10 @@ pub enum Kind {
     Reg,
     /// A predicate (`P0`..`P6`, `PT`).
     Pred,
+    /// A uniform register (`UR0`..`UR62`, `URZ`).
+    UReg,
+    /// A uniform predicate (`UP0`..`UP6`, `UPT`).
+    UPred,
     /// A register, an immediate or an expression: anything but memory.
     Value,
     /// An integer: a number or an expression (the simulator evaluates it).
@@ -475,6 +500,7 @@ const S: &[Space] = &[Space::Shared];
 const L: &[Space] = &[Space::Local];
 const T: &[Space] = &[Space::Tmem];
 const ST: &[Space] = &[Space::Shared, Space::Tmem];
+const SG: &[Space] = &[Space::Shared, Space::Global];
 
 const fn key(key: &'static str) -> KeySpec {
     KeySpec {
@@ -520,6 +546,24 @@ const fn arith(op: Op, min: usize, max: usize, syntax: &'static str, dest: Kind)
     let kinds: &'static [(Kind, &'static str)] = match dest {
         Kind::Pred => &[(Kind::Pred, "destination")],
         _ => &[(Kind::Reg, "destination")],
+    };
+    Form {
+        no_memory: true,
+        ..plain(
+            op,
+            Operands {
+                always: 1,
+                ..ops(min, max, syntax, kinds)
+            },
+        )
+    }
+}
+/// Uniform arithmetic: uniform registers and immediates (the rule that every register
+/// operand is uniform is `validate`'s).
+const fn uarith(op: Op, min: usize, max: usize, syntax: &'static str, dest: Kind) -> Form {
+    let kinds: &'static [(Kind, &'static str)] = match dest {
+        Kind::UPred => &[(Kind::UPred, "destination")],
+        _ => &[(Kind::UReg, "destination")],
     };
     Form {
         no_memory: true,
@@ -702,6 +746,64 @@ pub const FORMS: &[Form] = &[
             ],
         ),
     ),
+    uarith(Op::Umov, 2, 2, "UMOV URd, URa", Kind::UReg),
+    uarith(Op::Uiadd3, 3, 6, "UIADD3 URd, URa, URb, URc", Kind::UReg),
+    uarith(Op::Uimad, 4, 4, "UIMAD URd, URa, URb, URc", Kind::UReg),
+    uarith(Op::Ulea, 4, 6, "ULEA URd, URa, URb, SHIFT", Kind::UReg),
+    uarith(
+        Op::Ushf,
+        4,
+        4,
+        "USHF.L.U32 URd, URa, SHIFT, URc",
+        Kind::UReg,
+    ),
+    uarith(
+        Op::Ulop3,
+        5,
+        7,
+        "ULOP3.LUT URd, URa, URb, URc, LUT",
+        Kind::UReg,
+    ),
+    uarith(
+        Op::Uisetp,
+        4,
+        6,
+        "UISETP.GE.AND UPd, UPT, URa, URb, UPT",
+        Kind::UPred,
+    ),
+    uarith(Op::Usel, 4, 4, "USEL URd, URa, URb, UP0", Kind::UReg),
+    uarith(Op::Uflo, 2, 2, "UFLO.U32 URd, URa", Kind::UReg),
+    uarith(Op::Upopc, 2, 2, "UPOPC URd, URa", Kind::UReg),
+    uarith(Op::Uprmt, 4, 4, "UPRMT URd, URa, SELECTOR, URb", Kind::UReg),
+    // The constant bank's byte offset (bank 0): `ULDC.64 UR4, 0x118` for
+    // `ULDC.64 UR4, c[0x0][0x118]`.
+    plain(
+        Op::Uldc,
+        ops(
+            2,
+            2,
+            "ULDC.64 URd, OFFSET",
+            &[(Kind::UReg, "destination"), (Kind::Int, "constant offset")],
+        ),
+    ),
+    plain(
+        Op::S2ur,
+        ops(
+            2,
+            2,
+            "S2UR URd, SR_CTAID_X",
+            &[(Kind::UReg, "destination"), (Kind::Any, "special register")],
+        ),
+    ),
+    plain(
+        Op::R2ur,
+        ops(
+            2,
+            2,
+            "R2UR URd, Ra",
+            &[(Kind::UReg, "destination"), (Kind::Reg, "source")],
+        ),
+    ),
     none(Op::Ldgdepbar, "LDGDEPBAR"),
     none(Op::Utmacmdflush, "UTMACMDFLUSH"),
     none(Op::Fence, "FENCE"),
@@ -725,15 +827,17 @@ pub const FORMS: &[Form] = &[
             ),
         )
     },
+    // Global to shared (with `bar=`, the mbarrier its bytes complete on) or shared to
+    // global (a bulk store, completed through bulk groups): `validate` checks which.
     Form {
-        keys: &[needed("bytes"), needed("bar")],
+        keys: &[needed("bytes"), key("bar")],
         ..plain(
             Op::Ublkcp,
             ops(
                 2,
                 2,
-                "{mnem} SHARED[offset], BUFFER[offset], bytes=N, bar=MBAR[i]",
-                &[(Kind::Mem(S), RD_MEM), (Kind::Mem(G), "source")],
+                "{mnem} SHARED[offset], BUFFER[offset], bytes=N, bar=MBAR[i] (or BUFFER[offset], SHARED[offset], bytes=N: a bulk store)",
+                &[(Kind::Mem(SG), RD_MEM), (Kind::Mem(SG), "source")],
             ),
         )
     },
@@ -948,6 +1052,8 @@ pub const FORMS: &[Form] = &[
         keys: &[],
         no_memory: false,
     },
+    none(Op::UcgabarArv, "UCGABAR_ARV"),
+    none(Op::UcgabarWait, "UCGABAR_WAIT"),
     plain(
         Op::Nanosleep,
         ops(1, 1, "NANOSLEEP NS", &[(Kind::Int, "duration")]),

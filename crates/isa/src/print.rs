@@ -24,11 +24,7 @@ impl Display for Operand {
                 reuse,
             } => {
                 if *negated {
-                    f.write_char(if matches!(reg, Reg::P(_) | Reg::Pt) {
-                        '!'
-                    } else {
-                        '-'
-                    })?;
+                    f.write_char(if reg.is_predicate() { '!' } else { '-' })?;
                 }
                 write!(f, "{reg}")?;
                 if *reuse {
@@ -123,7 +119,15 @@ impl Display for Kernel {
         writeln!(f)?;
         for (i, b) in self.buffers.iter().enumerate() {
             let size = v(DeclField::BufferSize(i), size(b.size));
-            writeln!(f, "buffer {} global size={size}", b.name)?;
+            write!(f, "buffer {} global size={size}", b.name)?;
+            if b.warm != 0 || self.decl_expr(DeclField::BufferWarm(i)).is_some() {
+                write!(
+                    f,
+                    " warm={}",
+                    v(DeclField::BufferWarm(i), b.warm.to_string())
+                )?;
+            }
+            writeln!(f)?;
         }
         for (i, s) in self.shared.iter().enumerate() {
             let size = v(DeclField::SharedSize(i), s.size.to_string());
@@ -160,6 +164,9 @@ impl Display for Kernel {
                 write!(f, " bytes={e}")?;
             }
             writeln!(f)?;
+        }
+        for p in &self.preds {
+            writeln!(f, "pred {} = {}", p.pred, p.truth)?;
         }
         for r in &self.roles {
             writeln!(f)?;

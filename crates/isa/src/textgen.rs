@@ -150,6 +150,17 @@ fn register(rng: &mut Rng) -> String {
     }
 }
 
+/// A uniform register operand: UR0..UR62 or URZ, sometimes one past the file (UR63,
+/// which does not parse as a register).
+fn uniform_register(rng: &mut Rng) -> String {
+    match rng.below(12) {
+        0 => "URZ".into(),
+        1 => format!("-UR{}", rng.below(63)),
+        2 => format!("UR{}", rng.below(64)),
+        _ => format!("UR{}", rng.below(16) & !1),
+    }
+}
+
 fn operand(rng: &mut Rng, kind: Kind, d: &Decls, vars: &[String]) -> String {
     let mem = |rng: &mut Rng, spaces: &[Space]| -> String {
         let names: Vec<String> = spaces
@@ -172,6 +183,12 @@ fn operand(rng: &mut Rng, kind: Kind, d: &Decls, vars: &[String]) -> String {
     match kind {
         Kind::Reg => register(rng),
         Kind::Pred => format!("{}P{}", if rng.chance(20) { "!" } else { "" }, rng.below(7)),
+        Kind::UReg => uniform_register(rng),
+        Kind::UPred => format!(
+            "{}UP{}",
+            if rng.chance(20) { "!" } else { "" },
+            rng.below(7)
+        ),
         Kind::Int => expr(rng, vars, 2),
         Kind::Value => match rng.below(4) {
             0 => register(rng),
@@ -380,6 +397,99 @@ fn plain_instr(rng: &mut Rng, d: &Decls, vars: &[String]) -> String {
     }
 }
 
+/// The declarations of issue 25 item 8's constructs, now and then: a buffer partly
+/// warm in L2 (sometimes warmer than its size), `pred` lines over warps, parameters
+/// and loop variables (which may not be in scope where a guard reads them).
+fn gap_decls(rng: &mut Rng, d: &mut Decls, out: &mut String) {
+    if rng.chance(20) {
+        let warm = rng.pick(&["0", "4096", "1MiB", "2MiB"]);
+        out.push_str(&format!("buffer BW size=1MiB warm={warm}\n"));
+        d.buffers.push("BW".into());
+    }
+    for n in 0..rng.below(3) {
+        // A plain kernel's are valid everywhere: over warps and parameters only.
+        let mut vars = vec!["warp".to_string()];
+        vars.extend(d.params.iter().cloned());
+        if !d.plain {
+            vars.push("v0".into());
+            if rng.chance(3) {
+                vars.push("lane".into());
+            }
+        }
+        let pred = if rng.chance(70) {
+            format!("P{n}")
+        } else {
+            format!("UP{n}")
+        };
+        out.push_str(&format!("pred {pred} = {}\n", expr(rng, &vars, 2)));
+    }
+}
+
+/// One instruction of issue 25 item 8's constructs: a guard on a declared (or
+/// undeclared) predicate, uniform arithmetic, an address through `perm()`, a bulk
+/// store and its `.READ` wait, `LDG.E.STRONG.GPU`.
+fn gap_instr(rng: &mut Rng, d: &Decls, vars: &[String]) -> String {
+    if d.plain {
+        return plain_gap_instr(rng, d, vars);
+    }
+    let guard = match rng.below(4) {
+        0 => format!("@P{} ", rng.below(3)),
+        1 => format!("@!UP{} ", rng.below(3)),
+        _ => String::new(),
+    };
+    let ur = |rng: &mut Rng| uniform_register(rng);
+    let buffer = rng.pick(&d.buffers).clone();
+    let index = if vars.is_empty() || rng.chance(20) {
+        number(rng).to_string()
+    } else {
+        rng.pick(vars).clone()
+    };
+    let n = if rng.chance(90) {
+        rng.pick(&["64", "512", "1"]).to_string()
+    } else {
+        expr(rng, vars, 1)
+    };
+    let body = match rng.below(7) {
+        0 => format!("UIADD3 {}, {}, {}, URZ", ur(rng), ur(rng), ur(rng)),
+        1 => format!("FFMA R{}, R2, {}, R1", rng.below(8) * 2, ur(rng)),
+        2 => format!("LDG.E R4, {buffer}[perm({index}, {n}) * 128]"),
+        3 => format!("LDG.E.STRONG.GPU R6, {buffer}[lane * 4]"),
+        4 if !d.shared.is_empty() => format!(
+            "UBLKCP.G.S {buffer}[0], {}[0], bytes={}",
+            rng.pick(&d.shared),
+            rng.pick(&["1024", "16", "100"])
+        ),
+        5 => format!("DEPBAR.LE.READ SB{}, {}", rng.below(2), rng.below(3)),
+        _ => "BRA".to_string(),
+    };
+    format!("{guard}{body}")
+}
+
+/// `gap_instr` written correctly, for plain kernels that should reach the simulator.
+fn plain_gap_instr(rng: &mut Rng, d: &Decls, vars: &[String]) -> String {
+    let guard = match rng.below(3) {
+        0 => format!("@P{} ", rng.below(3)),
+        1 => format!("@!UP{} ", rng.below(3)),
+        _ => String::new(),
+    };
+    let ur = |rng: &mut Rng| format!("UR{}", 4 + rng.below(8));
+    let body = match rng.below(5) {
+        0 => format!("UIADD3 {}, {}, 0x1, URZ", ur(rng), ur(rng)),
+        1 => format!("FFMA R{}, R2, {}, R1", rng.below(8) * 2, ur(rng)),
+        2 => {
+            let v = vars.iter().find(|v| v.starts_with('v'));
+            let x = v.map_or("warp".to_string(), |v| format!("{v} + warp"));
+            format!(
+                "LDG.E R4, {}[perm({x}, 64) * 128 + lane * 4]",
+                rng.pick(&d.buffers)
+            )
+        }
+        3 => format!("LDG.E.STRONG.GPU R6, {}[lane * 4]", rng.pick(&d.buffers)),
+        _ => "BRA".to_string(),
+    };
+    format!("{guard}{body}")
+}
+
 /// A block's statements at `indent`, with `vars` in scope.
 fn block(rng: &mut Rng, d: &Decls, vars: &mut Vec<String>, indent: usize, out: &mut String) {
     let pad = " ".repeat(indent);
@@ -407,7 +517,12 @@ fn block(rng: &mut Rng, d: &Decls, vars: &mut Vec<String>, indent: usize, out: &
             _ => {
                 let mut scope = vars.clone();
                 scope.extend(d.params.iter().cloned());
-                out.push_str(&format!("{pad}{}\n", instr(rng, d, &scope)));
+                let ins = if rng.chance(8) {
+                    gap_instr(rng, d, &scope)
+                } else {
+                    instr(rng, d, &scope)
+                };
+                out.push_str(&format!("{pad}{ins}\n"));
             }
         }
     }
@@ -519,6 +634,7 @@ pub fn kernel(rng: &mut Rng) -> String {
         }
         out.push('\n');
     }
+    gap_decls(rng, &mut d, &mut out);
     if rng.chance(20) {
         let flops = if rng.chance(80) {
             format!("2 * {}", rng.pick(&["1024", "P0X", "4096 * 64"]))
@@ -709,4 +825,129 @@ fn check_inner(src: &str) -> Result<Outcome, String> {
     } else {
         Outcome::Invalid(diags.len())
     })
+}
+
+/// What a fuzzing loop ([`fuzz`]) counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Cases run.
+    pub cases: u64,
+    /// Texts the parser refused (with a diagnostic, as it should).
+    pub parse_errors: u64,
+    /// Kernels the validator refused.
+    pub invalid: u64,
+    /// Kernels that validated (and went through the caller's further check).
+    pub valid: u64,
+    /// Cases that broke a promise.
+    pub found: u64,
+}
+
+impl Tally {
+    /// `N cases in S s: P parse errors, I invalid, V valid; F problems found`.
+    pub fn line(&self, seconds: f64) -> String {
+        format!(
+            "{} cases in {seconds:.1} s: {} parse errors, {} invalid, {} valid; {} problems found",
+            self.cases, self.parse_errors, self.invalid, self.valid, self.found
+        )
+    }
+}
+
+/// How a fuzzing loop runs: its seed, how many cases at most, for how long at most, and
+/// where the cases that break a promise are written.
+#[derive(Clone, Debug)]
+pub struct FuzzRun {
+    /// The seed of the generator: the same seed gives the same cases.
+    pub seed: u64,
+    /// The most cases to run.
+    pub cases: u64,
+    /// The most time to run for (None: no limit).
+    pub limit: Option<std::time::Duration>,
+    /// The folder the failing cases are written to, one new file each
+    /// (`SEED-CASE.smk`, headed by the problem in comments).
+    pub out_dir: std::path::PathBuf,
+}
+
+impl FuzzRun {
+    /// A loop's settings from a driver's arguments `[SEED] [CASES] [SECONDS]` (defaults
+    /// 1, `cases`, no limit), its findings written under `out_dir`.
+    pub fn from_args(args: &[String], cases: u64, out_dir: &str) -> Result<FuzzRun, String> {
+        let num = |i: usize, what: &str| -> Result<Option<u64>, String> {
+            args.get(i)
+                .map(|s| {
+                    s.parse()
+                        .map_err(|_| format!("{what} `{s}` is not a number"))
+                })
+                .transpose()
+        };
+        Ok(FuzzRun {
+            seed: num(0, "SEED")?.unwrap_or(1),
+            cases: num(1, "CASES")?.unwrap_or(cases),
+            limit: num(2, "SECONDS")?.map(std::time::Duration::from_secs),
+            out_dir: out_dir.into(),
+        })
+    }
+}
+
+/// The text fuzzers' loop: each case is a generated kernel ([`kernel`]), corrupted in
+/// every other case ([`mutate`]), run through [`check`]; a kernel that validates then
+/// goes through `then`, the driver's further promise (None when it holds). A case that
+/// breaks a promise is written to a new file under `run.out_dir` and said on stderr;
+/// progress goes to stderr every 10,000 cases. Stops after `run.cases` cases or
+/// `run.limit`, whichever comes first.
+pub fn fuzz(run: &FuzzRun, mut then: impl FnMut(&Kernel) -> Option<String>) -> Tally {
+    let mut rng = Rng(run.seed);
+    let mut t = Tally::default();
+    let started = std::time::Instant::now();
+    for case in 0..run.cases {
+        if run.limit.is_some_and(|l| started.elapsed() >= l) {
+            break;
+        }
+        let mut src = kernel(&mut rng);
+        if case % 2 == 1 {
+            src = mutate(&src, &mut rng);
+        }
+        t.cases += 1;
+        let problem = match check(&src) {
+            Ok(Outcome::ParseError) => {
+                t.parse_errors += 1;
+                None
+            }
+            Ok(Outcome::Invalid(_)) => {
+                t.invalid += 1;
+                None
+            }
+            Ok(Outcome::Valid(k)) => {
+                t.valid += 1;
+                then(&k)
+            }
+            Err(p) => Some(p),
+        };
+        if let Some(problem) = problem {
+            t.found += 1;
+            record(run, case, &problem, &src);
+        }
+        if (case + 1) % 10_000 == 0 {
+            eprintln!("{}", t.line(started.elapsed().as_secs_f64()));
+        }
+    }
+    t
+}
+
+/// A failing case written to a new file (never over one), headed by its problem.
+fn record(run: &FuzzRun, case: u64, problem: &str, src: &str) {
+    use std::io::Write;
+    let path = run.out_dir.join(format!("{}-{case}.smk", run.seed));
+    let body: String = problem.lines().map(|l| format!("# {l}\n")).collect();
+    let written = std::fs::create_dir_all(&run.out_dir).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)?
+            .write_all(format!("{body}{src}").as_bytes())
+    });
+    let first = problem.lines().next().unwrap_or("");
+    match written {
+        Ok(()) => eprintln!("case {case}: {first} -> {}", path.display()),
+        Err(e) => eprintln!("case {case}: {problem} (not written: {e})\n{src}"),
+    }
 }

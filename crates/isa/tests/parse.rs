@@ -435,7 +435,7 @@ fn parse_errors_point_at_the_problem() {
         ),
         (
             "kernel x\nlaunch cta_threads=32\nfoo bar\n",
-            "3:1: unknown declaration `foo`; expected launch, buffer, shared, mbarrier, barrier, param, work or role",
+            "3:1: unknown declaration `foo`; expected launch, buffer, shared, mbarrier, barrier, param, work, pred or role",
         ),
         (
             "kernel x\nlaunch cta_threads=32\nkernel y\n",
@@ -503,11 +503,11 @@ fn parse_errors_point_at_the_problem() {
         ),
         (
             "kernel x\nlaunch cta_threads=32\nrole r warps=0..0\n  @R1 NOP\n",
-            "4:4: `R1` is not a predicate register (P0..P6, PT)",
+            "4:4: `R1` is not a predicate register (P0..P6, PT, UP0..UP6, UPT)",
         ),
         (
             "kernel x\nlaunch cta_threads=32\nrole r warps=0..0\n  MOV R1, !R2\n",
-            "4:12: `!` negates a predicate register (P0..P6, PT)",
+            "4:12: `!` negates a predicate register (P0..P6, PT, UP0..UP6, UPT)",
         ),
         (
             "kernel x\nlaunch cta_threads=32\nrole r warps=0..0\n  MOV R1 R2\n",

@@ -166,6 +166,7 @@ fn kernel() -> impl Strategy<Value = Kernel> {
             .map(|(name, size)| Buffer {
                 name,
                 size,
+                warm: size / 2,
                 span: sp(),
             })
             .collect::<Vec<_>>()
@@ -267,6 +268,7 @@ fn kernel() -> impl Strategy<Value = Kernel> {
                     named_barriers,
                     params,
                     work,
+                    preds: vec![],
                     roles,
                     decl_exprs: vec![],
                 }

@@ -103,6 +103,19 @@ pub fn render(c: &Comparison) -> String {
         f,
         "(cycles: the mean over the seeds, range: half the spread; `=`: ties the fastest; `!`: above the chip's peak, see its flag)"
     );
+    // A run that simulated part of the SM's share says so: its whole-kernel figures are
+    // scaled from those CTAs.
+    if let Some(r) = c
+        .rows
+        .iter()
+        .find(|r| r.error.is_none() && r.ctas_simulated < r.ctas_per_sm)
+    {
+        let _ = writeln!(
+            f,
+            "(CTAs: each run simulated {} of the busiest SM's {}, and the kernel time scales them to {}; --max-ctas N to choose)",
+            r.ctas_simulated, r.ctas_per_sm, r.ctas_per_sm
+        );
+    }
     let _ = writeln!(f);
     let _ = writeln!(f, "top stalls per role (share of the role's warp-cycles):");
     for r in c.rows.iter().filter(|r| r.error.is_none()) {

@@ -55,15 +55,11 @@ pub fn flag_text(f: &Flag) -> String {
             hbm_cycles,
             run_cycles,
         } => format!(
-            "HBM {reported_gbps:.0} GB/s is above the chip's {peak_gbps:.0} GB/s: this SM's HBM bytes need {hbm_cycles} cycles at its share, the run took {run_cycles}. Its stores sit in L2 when it ends and reach HBM after it; the bytes are real, the rate is not."
+            "HBM {reported_gbps:.0} GB/s is above the chip's {peak_gbps:.0} GB/s: this SM's HBM bytes need {hbm_cycles} cycles at its share, the run took {run_cycles}; reads ran ahead of the sustained rate, which no whole kernel sustains"
         ),
-        Flag::MissingInstruction {
-            role,
-            instruction,
-            gpu,
-            needs,
-        } => format!(
-            "{role} issues `{instruction}`, which the {gpu} does not have (it needs {needs}): its timing here is a guess"
+        Flag::HbmWritebackAfterRun { bytes, cycles } => format!(
+            "{} of stores were still being written back from L2 to HBM when the run ended ({cycles} cycles at this SM's share of HBM): they cross HBM after the run, so the HBM rate and bound leave them out",
+            crate::units::bytes(*bytes)
         ),
     }
 }
@@ -120,7 +116,7 @@ pub fn advice_text(a: &Advice) -> String {
                 String::new()
             };
             format!(
-                "{role} sleeps {} of its cycles on stages still being copied from HBM: a stage's copies take up to about {copy_latency_cycles} cycles and the CTA consumes a stage in {stage_cycles}; about {stages} stages in flight (it has {stages_now}) would cover that{room}",
+                "{role} waits {} of its cycles on stages still being copied from HBM: a stage's copies take up to about {copy_latency_cycles} cycles and the CTA consumes a stage in {stage_cycles}; about {stages} stages in flight (it has {stages_now}) would cover that{room}",
                 pct(*share)
             )
         }

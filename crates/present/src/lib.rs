@@ -14,6 +14,7 @@
 //! - [`explain`]: a warp state's meaning, causes and fixes (`smsim explain`).
 //! - [`profile`]: a GPU profile's parameters with value, unit, meaning and source
 //!   (`smsim profile`).
+//! - [`races`]: the runtime race checker's hazards, each naming both instructions.
 //! - [`chrome`]: the run's timeline as a Chrome / Perfetto trace, streamed as a
 //!   [`sim_core::sink::Sink`].
 //! - [`units`]: numbers for a reader: percentages, bytes, SI prefixes, plurals.
@@ -26,5 +27,6 @@ pub mod describe;
 pub mod diagnosis;
 pub mod explain;
 pub mod profile;
+pub mod races;
 pub mod report;
 pub mod units;

@@ -2,7 +2,8 @@
 //! under `perf stat` or callgrind (criterion's `cargo bench` is the measure).
 //! `speed KERNEL [RUNS] [NAME=VALUE...]`: with several runs, in one process as criterion
 //! does, the fastest is reported; profile parameters may be overridden (to see what a
-//! model's size costs the host, say `l2_bytes=1048576`).
+//! model's size costs the host, say `l2_bytes=1048576`). With `SPEED_RACES` set, the
+//! run checks races (`sim_core::races::RaceCheck`), to measure the checker's cost.
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_else(|| "chain".into());
     let runs: usize = std::env::args()
@@ -22,7 +23,14 @@ fn main() {
     let mut r = None;
     for _ in 0..runs.max(1) {
         let t = std::time::Instant::now();
-        r = Some(sim_core::run(&k, &p, &sim_core::RunConfig::default()).unwrap());
+        // (SPEED_RACES=1: with the race checker on, to measure what it costs.)
+        let cfg = sim_core::RunConfig::default();
+        r = Some(if std::env::var_os("SPEED_RACES").is_some() {
+            let mut sink = sim_core::races::RaceCheck::new(sim_core::sink::NoSink, &k);
+            sim_core::run_with(&k, &p, &cfg, cfg.policy.build(), &mut sink).unwrap()
+        } else {
+            sim_core::run(&k, &p, &cfg).unwrap()
+        });
         best = best.min(t.elapsed().as_secs_f64());
     }
     let (r, s) = (r.expect("ran"), best);

@@ -10,6 +10,8 @@
 //!   its end; a sink can stop a run.
 //! - [`cause`]: what a stall waits on, as data.
 //! - [`result`]: what a run returns.
+//! - [`races`]: the runtime race checker, a sink wrapper ([`races::RaceCheck`]) that
+//!   finds hazards of TMA copies, warpgroup MMAs, bulk stores and mbarriers.
 //! - [`timeline`]: a sink keeping a run as compact per-warp state intervals, for viewers.
 //!
 //! Inside (not public): `lower` decodes a kernel into flat code with compiled
@@ -49,6 +51,7 @@ mod engine;
 mod lower;
 mod memory;
 pub mod profile;
+pub mod races;
 pub mod result;
 pub mod scheduler;
 pub mod sink;

@@ -181,6 +181,15 @@ fn at_least_one(v: f64) -> Result<(), &'static str> {
     }
 }
 
+/// A relative cost: from 0 (free) to 16.
+fn cost_ratio(v: f64) -> Result<(), &'static str> {
+    if (0.0..=16.0).contains(&v) {
+        Ok(())
+    } else {
+        Err("must be a ratio from 0 to 16")
+    }
+}
+
 fn probability(v: f64) -> Result<(), &'static str> {
     if (0.0..=1.0).contains(&v) {
         Ok(())
@@ -258,9 +267,17 @@ fn whole(v: f64) -> Result<(), &'static str> {
 
 timing! {
     section "chip and clock" {
-        /// The SM clock under load: turns cycles into microseconds in every report and
-        /// NANOSLEEP's nanoseconds into cycles.
+        /// The SM clock of a kernel that issues tensor-pipe MMAs (HGMMA, UTCMMA): the clock
+        /// under full-chip tensor load with random operands (zeros and repeated values run
+        /// faster). It turns such a kernel's cycles into microseconds and NANOSLEEP's
+        /// nanoseconds into cycles (`Profile::for_kernel` says which clock a kernel gets).
         clock_mhz: positive => "MHz",
+        /// The SM clock of a kernel that issues no tensor-pipe MMA: one SM spinning and the
+        /// whole chip running FFMA or streaming HBM all measure it. The L2 and HBM
+        /// bandwidths below are bytes per cycle of this clock (the streams that measured
+        /// them ran at it); a kernel at another clock gets them converted, a memory's
+        /// bandwidth being a rate in time: times clock_mhz_light over its clock.
+        clock_mhz_light: positive => "MHz",
         /// SMs on the chip: the grid is dealt to them in turn (this SM runs CTAs 0, sm_count,
         /// 2*sm_count, ...), and they share the chip's L2 and HBM bandwidth.
         sm_count: count => "SMs",
@@ -359,6 +376,14 @@ timing! {
         /// Shared-memory bandwidth per SM: a wavefront (a 128-byte request, or a bank-conflict
         /// replay) takes 128 / this cycles of the crossbar.
         smem_bytes_per_clk: positive => "bytes per cycle",
+        /// What a bulk or tensor copy's byte costs the shared memory, against an LDS or STS
+        /// byte (0: copies take none of its bandwidth). A copy into shared memory takes the
+        /// write side's time (as STS does), a bulk store out of it the read side's (as LDS
+        /// does), bytes x this / smem_bytes_per_clk cycles from the copy's turn at the TMA
+        /// unit; an LDS waits for the copies reading before it, an STS for those writing,
+        /// and a copy for the shared-memory work of its side before it. Measured: copies
+        /// into shared memory do not slow LDS, and bulk stores do not slow STS.
+        smem_copy_cost: cost_ratio => "ratio",
         /// The MIO queue per sub-partition (shared-memory loads and stores, shuffles): full,
         /// the next such instruction waits (`mio_throttle`).
         mio_queue_depth: queue_depth => "instructions",
@@ -478,6 +503,9 @@ timing! {
         /// MMAs a sub-partition's tensor pipe accepts ahead of the one running; full, the next
         /// waits (`math_pipe_throttle`).
         tensor_queue_depth: queue_depth => "instructions",
+        /// A MUFU warp-instruction holds its sub-partition's tensor core this long: the two do
+        /// not run at once, so a warpgroup MMA (HGMMA) that would run then starts after.
+        mufu_tensor_cycles: non_negative => "cycles",
     }
     section "barriers, mbarriers and fences" {
         /// A named barrier (BAR.SYNC) releases its warps this long after its last arrival is
@@ -486,6 +514,12 @@ timing! {
         /// A barrier counts its arrivals one after another, this long each: a barrier of many
         /// warps releases later.
         bar_arrive_cycles_per_warp: non_negative => "cycles per warp",
+        /// The cluster barrier (UCGABAR_ARV, then UCGABAR_WAIT): its phase lets the CTA's
+        /// warps go this long after the last of them arrives, the round trip to the
+        /// cluster's other SMs (which the one-SM model takes to arrive at the same time).
+        /// What `barrier.cluster.arrive.relaxed` + `wait` takes between two SMs; the
+        /// default `.release` arrive adds a MEMBAR.ALL.GPU before it, timed as a MEMBAR.
+        lat_cluster_barrier: whole => "cycles",
         /// A warp asleep on an mbarrier phase (TRYWAIT) wakes this long after the arrival that
         /// completes the phase issues.
         lat_mbarrier_wake: whole => "cycles",
@@ -639,6 +673,52 @@ impl Profile {
     pub fn cycles_to_us(&self, cycles: u64) -> f64 {
         cycles as f64 / self.t.clock_mhz
     }
+
+    /// The SM clock `kernel` runs at: `clock_mhz` (the clock under tensor load) if any of
+    /// its roles issues a tensor-pipe MMA, else `clock_mhz_light`. The rule is the
+    /// measured one: a full chip of FFMA or of HBM streams keeps the light clock, a full
+    /// chip of wgmma lowers it (by 9 to 19% with real operands), and the tensor pipe is
+    /// the one unit whose load moves it.
+    pub fn kernel_clock_mhz(&self, kernel: &isa::Kernel) -> f64 {
+        if uses_tensor_pipe(kernel) {
+            self.t.clock_mhz
+        } else {
+            self.t.clock_mhz_light
+        }
+    }
+
+    /// The profile `kernel` runs on: its `clock_mhz` the kernel's clock
+    /// (`kernel_clock_mhz`), and the L2 and HBM bandwidths, which the profile states in
+    /// bytes per cycle of `clock_mhz_light`, in bytes per cycle of that clock. Borrowed
+    /// when nothing changes.
+    pub fn for_kernel(&self, kernel: &isa::Kernel) -> std::borrow::Cow<'_, Profile> {
+        let mhz = self.kernel_clock_mhz(kernel);
+        if mhz == self.t.clock_mhz && mhz == self.t.clock_mhz_light {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut p = self.clone();
+        let t = &mut p.t;
+        // (bytes per light cycle) x (light cycles per ns) / (kernel cycles per ns)
+        let per_cycle = t.clock_mhz_light / mhz;
+        t.l2_bytes_per_clk_chip *= per_cycle;
+        t.l2_bytes_per_clk_sm_max *= per_cycle;
+        t.hbm_bytes_per_clk_chip *= per_cycle;
+        t.hbm_bytes_per_clk_sm_max *= per_cycle;
+        t.hbm_burst_bytes_per_clk_sm *= per_cycle;
+        t.clock_mhz = mhz;
+        std::borrow::Cow::Owned(p)
+    }
+}
+
+/// True if any role of `kernel` has an instruction of the tensor pipe (HGMMA, UTCMMA).
+fn uses_tensor_pipe(kernel: &isa::Kernel) -> bool {
+    fn any(body: &[isa::ast::Stmt]) -> bool {
+        body.iter().any(|s| match s {
+            isa::ast::Stmt::Instr(i) => i.op.pipe() == isa::Pipe::Tensor,
+            isa::ast::Stmt::Loop { body, .. } | isa::ast::Stmt::If { body, .. } => any(body),
+        })
+    }
+    kernel.roles.iter().any(|r| any(&r.body))
 }
 
 fn entry_source_note(entry: Option<&mut ParamEntry>, value: f64) {

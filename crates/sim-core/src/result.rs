@@ -152,8 +152,21 @@ pub struct MemoryStats {
     pub requests_shared: u64,
     /// Bytes through the SM's L2 bandwidth.
     pub l2_bytes: u64,
-    /// Bytes read from or written to HBM.
+    /// Bytes read from or written to HBM within the run (write-backs still owed at its
+    /// end excluded: see `hbm_bytes_after_run`).
     pub hbm_bytes: u64,
+    /// Bytes of stores still being written back from L2 to HBM when the run ends:
+    /// real traffic, but after the run, so in neither its HBM rate nor its bound.
+    pub hbm_bytes_after_run: u64,
+    /// Bytes shared loads and stores (LDS, STS, LDSM, STSM) moved through the
+    /// shared-memory crossbar.
+    pub shared_bytes: u64,
+    /// Cycles the shared-memory crossbar was booked: every shared access's wavefronts
+    /// (bank conflicts included) and shuffle at `smem_bytes_per_clk`.
+    pub shared_busy_cycles: f64,
+    /// Cycles the L1TEX pipeline's line rate (the LSU path of global and local
+    /// accesses) was booked: every request's lines at `l1_lines_per_clk`.
+    pub l1tex_busy_cycles: f64,
 }
 
 /// What a run returns: its configuration, its time, the whole-kernel estimate, unit use, and states per role, instruction and warp.
@@ -205,7 +218,7 @@ pub struct RunResult {
     /// what it reads and writes as its source counts them, re-reads from L2 included.
     pub gbps: Option<f64>,
     /// HBM traffic over the whole-kernel estimate: the simulated SM's share of HBM
-    /// bytes, for every CTA of the grid.
+    /// bytes within the run (`MemoryStats::hbm_bytes`), for every CTA of the grid.
     pub hbm_gbps: f64,
     /// Unit use.
     pub units: Vec<UnitUse>,

@@ -307,6 +307,10 @@ pub trait Sink {
     const ENABLED: bool = true;
     /// Whether the engine asks [`Sink::keep_going`]; false spares the question.
     const POLLS: bool = true;
+    /// Whether the engine tells the sink's race checker ([`Sink::races`]) what each
+    /// instruction reads, fills, releases and waits for; false (the default) compiles
+    /// every hook away. [`crate::races::RaceCheck`] sets it.
+    const RACES: bool = false;
     /// The run starts: what its events name by number. Called once, before any event
     /// (for a sink that is `ENABLED` or `POLLS`).
     fn begin(&mut self, _header: &RunHeader) {}
@@ -321,6 +325,11 @@ pub trait Sink {
     /// `SimError::Stopped` with the result so far.
     fn keep_going(&mut self) -> bool {
         true
+    }
+    /// The race checker the engine tells, for a sink whose `RACES` is set (a wrapper
+    /// passes its inner sink's on).
+    fn races(&mut self) -> Option<&mut crate::races::Checker> {
+        None
     }
 }
 

@@ -15,7 +15,9 @@ pub enum WarpState {
     NotSelected,
     /// Held by a fixed latency: the previous instruction's stall count, or a fixed-latency result.
     Wait,
-    /// Waiting for a result from L1TEX: global, local or texture memory, or an mbarrier probe.
+    /// Waiting for a result from L1TEX: global, local or texture memory; or on an mbarrier
+    /// phase (SYNCS.PHASECHK.TRYWAIT), as Nsight Compute counts a try_wait (the typed cause
+    /// says which).
     LongScoreboard,
     /// Waiting for a result from the MIO: shared memory, a shuffle, MUFU, tensor memory.
     ShortScoreboard,
@@ -29,7 +31,9 @@ pub enum WarpState {
     MathPipeThrottle,
     /// The dispatch is still reading an earlier instruction's conflicting register operands.
     DispatchStall,
-    /// Waiting at a named barrier (BAR.SYNC) for the other warps.
+    /// Waiting at a named barrier (BAR.SYNC) for the other warps; or in WARPGROUP.DEPBAR
+    /// for its warpgroup's MMAs, as Nsight Compute counts that wait (the typed cause says
+    /// which).
     Barrier,
     /// Waiting for a memory fence or barrier (MEMBAR, FENCE).
     Membar,
@@ -37,11 +41,11 @@ pub enum WarpState {
     BranchResolving,
     /// No instruction to issue: a taken branch's target is still being fetched.
     NoInstruction,
-    /// Asleep: on an mbarrier phase (SYNCS.PHASECHK.TRYWAIT) or NANOSLEEP.
+    /// Asleep in NANOSLEEP.
     Sleeping,
     /// Exited, its stores and loads still in flight.
     Drain,
-    /// Waiting on warpgroup MMAs: WARPGROUP.ARRIVE, WARPGROUP.DEPBAR.
+    /// Waiting for its warpgroup's warps at WARPGROUP.ARRIVE (the wgmma fence).
     Gmma,
     /// Anything else (not charged by this model).
     Misc,
@@ -149,9 +153,9 @@ impl WarpState {
                 "interleave independent instructions (more ILP, unrolling) or run more warps per scheduler",
             ),
             LongScoreboard => (
-                "the warp waits on a register written by an L1TEX operation: a global or local load (or a cp.async/bulk-store wait group)",
-                "memory latency (L2 or HBM) not covered by other work; register spills to local memory",
-                "issue loads earlier or several before the first use, raise occupancy, keep the working set in L1 or shared memory, cut spills (fewer live registers), or let a producer warp prefetch (TMA, cp.async)",
+                "the warp waits on a register written by an L1TEX operation: a global or local load (or a cp.async/bulk-store wait group); or it spins in an mbarrier try_wait (SYNCS.PHASECHK.TRYWAIT) whose phase has not completed: the try_wait is an L1TEX-side probe that suspends the warp for a bounded time and retries, and Nsight Compute counts that wait as long_scoreboard (smsim's per-instruction causes say which mbarrier and whether its phase lacks arrivals or copies' bytes)",
+                "memory latency (L2 or HBM) not covered by other work; register spills to local memory; a consumer waiting for a producer's data (TMA bytes, arrivals) or a producer waiting for a free stage",
+                "issue loads earlier or several before the first use, raise occupancy, keep the working set in L1 or shared memory, cut spills (fewer live registers), or let a producer warp prefetch (TMA, cp.async); for mbarrier waits, deepen the pipeline (more stages) so waits overlap with work, or rebalance producer and consumer work",
             ),
             ShortScoreboard => (
                 "the warp waits on a register written by an MIO operation: shared memory, MUFU special functions, conversions",
@@ -184,9 +188,9 @@ impl WarpState {
                 "choose registers in different banks (the compiler usually does); reuse operands",
             ),
             Barrier => (
-                "the warp waits at a CTA-wide or named barrier (BAR.SYNC) for its siblings",
-                "uneven work before the barrier, or warps that reach it much later than others",
-                "balance the work between barriers, use named barriers over fewer warps, or replace barrier pairs with mbarriers so producers do not wait",
+                "the warp waits at a CTA-wide or named barrier (BAR.SYNC) for its siblings; or in WARPGROUP.DEPBAR (wgmma wait_group) for its warpgroup's MMAs to finish: the hardware holds the warp on the tensor core's completion as on a barrier, and Nsight Compute counts it as barrier (smsim's per-instruction causes say which)",
+                "uneven work before the barrier, or warps that reach it much later than others; waiting for this iteration's MMAs before reusing their inputs or accumulators (wait_group 0)",
+                "balance the work between barriers, use named barriers over fewer warps, or replace barrier pairs with mbarriers so producers do not wait; keep one MMA group in flight (wait_group 1) and release the previous stage",
             ),
             Membar => (
                 "the warp waits on a memory barrier (MEMBAR) for its earlier writes to become visible",
@@ -204,9 +208,9 @@ impl WarpState {
                 "smaller code: less unrolling",
             ),
             Sleeping => (
-                "the warp is suspended: NANOSLEEP, or an mbarrier try-wait that has not seen its phase complete",
-                "a consumer waiting for a producer's data (TMA bytes, arrivals) or a producer waiting for a free stage",
-                "deepen the pipeline (more stages) so waits overlap with work, or rebalance producer and consumer work",
+                "the warp is suspended in NANOSLEEP (an mbarrier try_wait that has not seen its phase complete counts as long_scoreboard, as in Nsight Compute)",
+                "a back-off loop that sleeps between polls",
+                "shorter sleeps, or wait on an mbarrier instead of polling",
             ),
             Drain => (
                 "the warp has exited and waits for its outstanding memory operations to finish",
@@ -214,9 +218,9 @@ impl WarpState {
                 "usually harmless at the end; a large share means many short-lived warps ending on stores",
             ),
             Gmma => (
-                "the warp waits on warpgroup MMA: WARPGROUP.ARRIVE (the wgmma fence for its warpgroup) or WARPGROUP.DEPBAR (wait_group) for its own MMAs to finish",
-                "waiting for this iteration's MMAs before reusing their inputs or accumulators (wait_group 0), or a warpgroup's warps arriving at different times",
-                "keep one MMA group in flight (wait_group 1) and release the previous stage, or specialise warps so the wait does not hold back loads",
+                "the warp waits at WARPGROUP.ARRIVE (the wgmma fence) for the other warps of its warpgroup (a WARPGROUP.DEPBAR wait for the MMAs themselves counts as barrier, as in Nsight Compute)",
+                "a warpgroup's warps arriving at different times",
+                "give the warpgroup's warps the same work before the fence, or specialise warps so the wait does not hold back loads",
             ),
             Misc => (
                 "any other hardware reason",

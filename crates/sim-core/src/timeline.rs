@@ -3,13 +3,16 @@
 //! window?" without holding every event.
 //!
 //! Memory grows with the number of state changes, not with cycles: a warp's states are
-//! one `Span` (16 bytes) per change, each ending where the next starts, so the spans
-//! tile the warp's lifetime from its launch to its finish. Every [`CHECKPOINT`] spans a
-//! warp also keeps its cumulative cycles per state, so the cycles per state within any
-//! window are two binary searches and at most `2 * CHECKPOINT` additions away, whatever
-//! the window's width: a redraw at any zoom never scans the whole run. Units' busy
-//! intervals are merged and prefix-summed likewise; memory traffic per level is kept
-//! as completion cycles with prefix sums of bytes.
+//! one `Span` (8 bytes) per change, each ending where the next starts, so the spans
+//! tile the warp's lifetime from its launch to its finish. A span holds its start as a
+//! 32-bit offset from its block's first span (every [`CHECKPOINT`] spans a block keeps
+//! a full cycle) and its state with an index in the run's table of kinds (state,
+//! instruction, cause: a run meets a few thousand). Every block also keeps the warp's
+//! cumulative cycles per state before it, so the cycles per state within any window
+//! are two binary searches and at most `2 * CHECKPOINT` additions away, whatever the
+//! window's width: a redraw at any zoom never scans the whole run. Units' busy
+//! intervals are merged as they come and prefix-summed likewise; memory traffic per
+//! level is kept as completion cycles with prefix sums of bytes.
 //!
 //! What a state waits on ([`WaitCause`]) is kept once per distinct cause, its cycles
 //! relative to its span's start, so that the many spans that wait the same way (a
@@ -46,33 +49,53 @@ fn gallop<T>(v: &[T], from: usize, pred: impl Fn(&T) -> bool) -> usize {
     lo + v[lo..hi].partition_point(pred)
 }
 
-/// Spans between two cumulative checkpoints of a warp: the most spans a window query
-/// adds up at each of its ends.
-pub const CHECKPOINT: usize = 32;
+/// Spans per block. A block keeps its first span's start in full (the others as 32-bit
+/// offsets from it) and, once the timeline is finished, the warp's cumulative cycles per
+/// state before it: a window query adds up at most this many spans at each end.
+pub const CHECKPOINT: usize = 64;
 
-/// One stretch of a warp in one state: from `start` to the next span's start (or the
-/// warp's finish), charged to the instruction `pc` of its role (numbered as reports
-/// number them: `PcStats::pc`), waiting on `cause` (an index in the timeline's causes,
-/// `NO_CAUSE` for none). Packed into 16 bytes; read through [`Interval`].
+/// One stretch of a warp in one kind of stay (state, instruction, cause): from its start
+/// to the next span's start (or the warp's finish). 8 bytes: the start as an offset
+/// from its block's first span, and `kind`: `k << STATE_BITS | state`, where `k` indexes
+/// the timeline's table of kinds (so that window sums read the state without it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Span {
-    start: u64,
+    delta: u32,
+    kind: u32,
+}
+
+/// What a span is: the state, the instruction it is charged to (numbered as reports
+/// number them: `PcStats::pc`), and what it waits on (an index in the timeline's causes,
+/// `NO_CAUSE` for none). A run meets few distinct kinds (its loops' instructions times
+/// their states and typical waits), so spans name them by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Kind {
     /// `pc << STATE_BITS | state`.
     pc_state: u32,
     cause: u32,
 }
 
 const STATE_BITS: u32 = 5;
+const STATE_MASK: u32 = (1 << STATE_BITS) - 1;
 const NO_CAUSE: u32 = u32::MAX;
+/// Kinds a timeline can name: past this many (a run with over a hundred million
+/// barrier waits, each a kind of its own), new spans keep their state but name the
+/// first kind met with their instruction and no cause, or the first kind.
+const KIND_LIMIT: usize = 1 << (32 - STATE_BITS);
+/// Kinds without a cause are found by `pc_state` in an array up to this size (roles of
+/// up to 8,192 instructions); past it, by the hash map like the others.
+const PLAIN_LIMIT: usize = 1 << 18;
 
-impl Span {
-    fn state(&self) -> usize {
-        (self.pc_state & ((1 << STATE_BITS) - 1)) as usize
-    }
+impl Kind {
     fn pc(&self) -> u32 {
         self.pc_state >> STATE_BITS
     }
 }
+
+/// A kind as the timeline looks it up while the run goes: `pc_state` with the cause's
+/// own key ([`Timeline::cause_key`]), so that a recurring kind costs one lookup in one
+/// small table that all warps share (they run the same code).
+type KindKey = (u64, u64, u64);
 
 /// What a state waits on, as the timeline keeps it: [`Timeline::cause`] reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,6 +114,22 @@ pub struct Interval {
     pub pc: u32,
     /// What it waits on, if the engine said ([`Timeline::cause`] reads it).
     pub cause: Option<CauseId>,
+}
+
+/// Cycles per state in a warp's first spans, as a sweep over increasing cycles carries
+/// it: `acc` sums spans `[0, n)` in full.
+struct Sweep {
+    n: usize,
+    acc: [u64; STATE_COUNT],
+}
+
+impl Sweep {
+    fn new() -> Sweep {
+        Sweep {
+            n: 0,
+            acc: [0; STATE_COUNT],
+        }
+    }
 }
 
 /// One warp's life as state intervals.
@@ -112,7 +151,15 @@ pub struct WarpTimeline {
     /// The cycle it executed EXIT (it may drain after), if it did.
     pub exited: Option<u64>,
     spans: Vec<Span>,
-    /// `checkpoints[k][s]`: cycles in state `s` before span `k * CHECKPOINT`.
+    /// `bases[k]`: the start of span `k * CHECKPOINT`.
+    bases: Vec<u64>,
+    /// Every span's start, only once an offset from its block's base overflowed 32
+    /// bits (a warp in one state for billions of cycles); empty otherwise.
+    wide: Vec<u64>,
+    /// The timeline's kinds, shared once it is finished (empty until then).
+    kinds: Arc<[Kind]>,
+    /// `checkpoints[k][s]`: cycles in state `s` before span `k * CHECKPOINT` (kept as
+    /// the run goes: block `k`'s once span `k * CHECKPOINT` opens).
     checkpoints: Vec<[u64; STATE_COUNT]>,
 }
 
@@ -127,61 +174,133 @@ impl WarpTimeline {
             finish_seen: None,
             exited: None,
             spans: Vec::new(),
+            bases: Vec::new(),
+            wide: Vec::new(),
+            kinds: Arc::from([]),
             checkpoints: Vec::new(),
+        }
+    }
+
+    /// The start of span `i`.
+    fn start(&self, i: usize) -> u64 {
+        if self.wide.is_empty() {
+            self.bases[i / CHECKPOINT] + u64::from(self.spans[i].delta)
+        } else {
+            self.wide[i]
+        }
+    }
+
+    /// The end of span `i`: the next one's start, or the warp's finish.
+    fn end(&self, i: usize) -> u64 {
+        if i + 1 < self.spans.len() {
+            self.start(i + 1)
+        } else {
+            self.finished
+        }
+    }
+
+    fn state(&self, i: usize) -> usize {
+        (self.spans[i].kind & STATE_MASK) as usize
+    }
+
+    /// How many spans start at a cycle satisfying `pred` (true on a prefix of cycles):
+    /// a search of the blocks' bases, then of one block's offsets.
+    fn count_where(&self, pred: impl Fn(u64) -> bool) -> usize {
+        if !self.wide.is_empty() {
+            return self.wide.partition_point(|&s| pred(s));
+        }
+        let b = self.bases.partition_point(|&s| pred(s));
+        if b == 0 {
+            return 0;
+        }
+        let base = self.bases[b - 1];
+        let lo = (b - 1) * CHECKPOINT;
+        let hi = (lo + CHECKPOINT).min(self.spans.len());
+        lo + self.spans[lo..hi].partition_point(|s| pred(base + u64::from(s.delta)))
+    }
+
+    fn push(&mut self, cycle: u64, kind: u32) {
+        let i = self.spans.len();
+        if i.is_multiple_of(CHECKPOINT) {
+            self.bases.push(cycle);
+        }
+        let delta = cycle - self.bases[i / CHECKPOINT];
+        let delta = match u32::try_from(delta) {
+            Ok(d) if self.wide.is_empty() => d,
+            _ => {
+                if self.wide.is_empty() {
+                    self.wide = (0..i).map(|j| self.start(j)).collect();
+                }
+                self.wide.push(cycle);
+                0
+            }
+        };
+        self.spans.push(Span { delta, kind });
+        if i.is_multiple_of(CHECKPOINT) {
+            // A block begins: the one before it is complete (its last span ends here),
+            // so its checkpoint is summed now, from spans still in cache.
+            let mut acc = self.checkpoints.last().copied().unwrap_or([0; STATE_COUNT]);
+            if i > 0 {
+                let mut end = cycle;
+                for j in (i - CHECKPOINT..i).rev() {
+                    let start = self.start(j);
+                    acc[self.state(j)] += end - start;
+                    end = start;
+                }
+            }
+            self.checkpoints.push(acc);
+        }
+    }
+
+    fn pop(&mut self) {
+        let i = self.spans.len() - 1;
+        self.spans.pop();
+        self.wide.truncate(i);
+        if i.is_multiple_of(CHECKPOINT) {
+            self.bases.pop();
+            self.checkpoints.pop();
         }
     }
 
     /// Opens a span at `cycle`. A change at the cycle of the last span's start replaces
     /// it (the engine may classify a warp more than once in a cycle); a change to the
-    /// state and instruction already open is no change.
-    fn change(&mut self, cycle: u64, state: WarpState, pc: u32, cause: u32) {
+    /// kind already open is no change.
+    fn change(&mut self, cycle: u64, kind: u32) {
         // The engine never goes back in time for a warp; a span opened in the future (an
         // issue that knows next cycle's state) that an earlier change supersedes is
         // dropped the same way as one replaced at its own cycle.
-        while self.spans.last().is_some_and(|s| s.start >= cycle) {
-            self.spans.pop();
+        while self.last_start().is_some_and(|s| s >= cycle) {
+            self.pop();
         }
-        let pc_state = pc << STATE_BITS | state as u32;
-        if self
-            .spans
-            .last()
-            .is_some_and(|s| s.pc_state == pc_state && s.cause == cause)
-        {
+        if self.spans.last().is_some_and(|s| s.kind == kind) {
             return;
         }
-        self.spans.push(Span {
-            start: cycle,
-            pc_state,
-            cause,
-        });
+        self.push(cycle, kind);
     }
 
     /// Ends the last span at `finish` and builds the checkpoints.
     fn close(&mut self, finish: u64) {
-        while self.spans.last().is_some_and(|s| s.start >= finish) {
-            self.spans.pop();
+        while self.last_start().is_some_and(|s| s >= finish) {
+            self.pop();
         }
+        // (The checkpoints were kept as the blocks filled.)
         self.finished = finish.max(self.started);
-        self.checkpoints.clear();
-        let mut acc = [0u64; STATE_COUNT];
-        for (i, s) in self.spans.iter().enumerate() {
-            if i % CHECKPOINT == 0 {
-                self.checkpoints.push(acc);
-            }
-            let end = self.spans.get(i + 1).map_or(self.finished, |n| n.start);
-            acc[s.state()] += end - s.start;
-        }
         self.spans.shrink_to_fit();
+        self.bases.shrink_to_fit();
+        self.wide.shrink_to_fit();
+        self.checkpoints.shrink_to_fit();
     }
 
     fn interval(&self, i: usize) -> Interval {
-        let s = self.spans[i];
+        // (Before the timeline is finished the kinds are not shared yet: the state
+        // only.)
+        let k = self.kinds.get((self.spans[i].kind >> STATE_BITS) as usize);
         Interval {
-            start: s.start,
-            end: self.spans.get(i + 1).map_or(self.finished, |n| n.start),
-            state: WarpState::ALL[s.state()],
-            pc: s.pc(),
-            cause: (s.cause != NO_CAUSE).then_some(CauseId(s.cause)),
+            start: self.start(i),
+            end: self.end(i),
+            state: WarpState::ALL[self.state(i)],
+            pc: k.map_or(0, |k| k.pc()),
+            cause: k.filter(|k| k.cause != NO_CAUSE).map(|k| CauseId(k.cause)),
         }
     }
 
@@ -210,7 +329,7 @@ impl WarpTimeline {
         if cycle < self.started || cycle >= self.finished || self.spans.is_empty() {
             return None;
         }
-        Some(self.spans.partition_point(|s| s.start <= cycle) - 1)
+        Some(self.count_where(|s| s <= cycle) - 1)
     }
 
     /// The interval holding `cycle`, if the warp was on the SM then.
@@ -218,34 +337,40 @@ impl WarpTimeline {
         self.index_at(cycle).map(|i| self.interval(i))
     }
 
-    /// Cycles per state before `cycle` (clamped to the warp's life).
-    fn cumulative(&self, cycle: u64) -> [u64; STATE_COUNT] {
-        self.cumulative_from(cycle, &mut 0)
-    }
-
-    /// [`cumulative`](Self::cumulative), searching from the span `hint` (which it
-    /// moves to the span found): a sweep over increasing cycles costs little per step.
-    fn cumulative_from(&self, cycle: u64, hint: &mut usize) -> [u64; STATE_COUNT] {
+    /// Cycles per state before `cycle` (clamped to the warp's life), moving `sweep`
+    /// on: from where it stands when that is near, else from the nearest checkpoint, so
+    /// each call adds up at most `CHECKPOINT` spans, and fewer when a sweep of
+    /// increasing cycles crosses few spans per step.
+    fn cumulative(&self, cycle: u64, sweep: &mut Sweep) -> [u64; STATE_COUNT] {
         if self.spans.is_empty() || cycle <= self.started {
             return [0; STATE_COUNT];
         }
         let cycle = cycle.min(self.finished);
-        // The spans that start before `cycle`: all of them count up to `cycle`.
-        let from = if *hint < self.spans.len() && self.spans[*hint].start < cycle {
-            *hint
-        } else {
-            0
-        };
-        let n = gallop(&self.spans, from, |s| s.start < cycle);
-        *hint = n.saturating_sub(1);
-        // (Before the timeline is finished there are no checkpoints: add from the start.)
-        let k = ((n - 1) / CHECKPOINT).min(self.checkpoints.len().saturating_sub(1));
-        let mut acc = self.checkpoints.get(k).copied().unwrap_or([0; STATE_COUNT]);
-        let k = if self.checkpoints.is_empty() { 0 } else { k };
-        for i in k * CHECKPOINT..n {
-            let iv = self.interval(i);
-            acc[iv.state.index()] += iv.end.min(cycle) - iv.start;
+        // The last span starting before `cycle` counts in part; the ones before it in
+        // full.
+        let last = self.count_where(|s| s < cycle) - 1;
+        if sweep.n > last || last - sweep.n > CHECKPOINT {
+            let k = (last / CHECKPOINT).min(self.checkpoints.len());
+            *sweep = match self.checkpoints.get(k) {
+                Some(c) => Sweep {
+                    n: k * CHECKPOINT,
+                    acc: *c,
+                },
+                None => Sweep::new(),
+            };
+            if sweep.n > last {
+                *sweep = Sweep::new();
+            }
         }
+        let mut start = self.start(sweep.n);
+        while sweep.n < last {
+            let end = self.start(sweep.n + 1);
+            sweep.acc[self.state(sweep.n)] += end - start;
+            start = end;
+            sweep.n += 1;
+        }
+        let mut acc = sweep.acc;
+        acc[self.state(last)] += cycle - start;
         acc
     }
 
@@ -255,7 +380,9 @@ impl WarpTimeline {
         if to <= from {
             return [0; STATE_COUNT];
         }
-        let (a, b) = (self.cumulative(from), self.cumulative(to));
+        let mut sweep = Sweep::new();
+        let a = self.cumulative(from, &mut sweep);
+        let b = self.cumulative(to, &mut sweep);
         std::array::from_fn(|i| b[i] - a[i])
     }
 
@@ -263,11 +390,11 @@ impl WarpTimeline {
     /// columns of `per_col` cycles from `start`: what [`states_in`](Self::states_in)
     /// gives column by column, computed in one sweep.
     pub fn columns(&self, start: u64, per_col: u64, n: usize) -> Vec<[u64; STATE_COUNT]> {
-        let mut hint = 0;
-        let mut prev = self.cumulative_from(start, &mut hint);
+        let mut sweep = Sweep::new();
+        let mut prev = self.cumulative(start, &mut sweep);
         (1..=n as u64)
             .map(|i| {
-                let cur = self.cumulative_from(start + i * per_col, &mut hint);
+                let cur = self.cumulative(start + i * per_col, &mut sweep);
                 let d = std::array::from_fn(|s| cur[s] - prev[s]);
                 prev = cur;
                 d
@@ -277,7 +404,7 @@ impl WarpTimeline {
 
     /// The first interval starting at or after `cycle` that satisfies `pred`.
     pub fn next_where(&self, cycle: u64, pred: impl Fn(&Interval) -> bool) -> Option<Interval> {
-        let i = self.spans.partition_point(|s| s.start < cycle);
+        let i = self.count_where(|s| s < cycle);
         (i..self.spans.len())
             .map(|i| self.interval(i))
             .find(|iv| pred(iv))
@@ -285,18 +412,19 @@ impl WarpTimeline {
 
     /// The last interval starting before `cycle` that satisfies `pred`.
     pub fn prev_where(&self, cycle: u64, pred: impl Fn(&Interval) -> bool) -> Option<Interval> {
-        let i = self.spans.partition_point(|s| s.start < cycle);
+        let i = self.count_where(|s| s < cycle);
         (0..i).rev().map(|i| self.interval(i)).find(|iv| pred(iv))
     }
 
     /// The start of the last interval (before the timeline is closed: the open one's).
     pub fn last_start(&self) -> Option<u64> {
-        self.spans.last().map(|s| s.start)
+        (!self.spans.is_empty()).then(|| self.start(self.spans.len() - 1))
     }
 
     /// Bytes this warp's intervals hold (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
         self.spans.capacity() * size_of::<Span>()
+            + (self.bases.capacity() + self.wide.capacity()) * size_of::<u64>()
             + self.checkpoints.capacity() * size_of::<[u64; STATE_COUNT]>()
     }
 }
@@ -313,17 +441,33 @@ pub struct UnitTimeline {
 }
 
 impl UnitTimeline {
+    /// Adds a busy interval. Intervals come mostly in order of their start: one that
+    /// overlaps or touches the last is merged into it at once, so that a pipe busy
+    /// back to back holds one interval, not one per instruction.
+    fn add(&mut self, start: u64, end: u64) {
+        match self.busy.last_mut() {
+            Some(last) if start >= last.0 && start <= last.1 => last.1 = last.1.max(end),
+            _ => self.busy.push((start, end)),
+        }
+    }
+
     fn close(&mut self) {
-        self.busy.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.busy.len());
-        for &(s, e) in &self.busy {
-            match merged.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => merged.push((s, e)),
+        if !self.busy.is_sorted() {
+            self.busy.sort_unstable();
+        }
+        // Merge in place: `w` intervals kept so far.
+        let mut w = 0;
+        for r in 0..self.busy.len() {
+            let (s, e) = self.busy[r];
+            if w > 0 && s <= self.busy[w - 1].1 {
+                self.busy[w - 1].1 = self.busy[w - 1].1.max(e);
+            } else {
+                self.busy[w] = (s, e);
+                w += 1;
             }
         }
-        merged.shrink_to_fit();
-        self.busy = merged;
+        self.busy.truncate(w);
+        self.busy.shrink_to_fit();
         let mut acc = 0;
         self.prefix = self
             .busy
@@ -488,6 +632,19 @@ pub struct Timeline {
     /// Causes already kept that recur (a producer, a pipe, a wait group at the same
     /// distance from their span's start), by a key of their fields.
     cause_keys: HashMap<(u8, u64, u64), u32, BuildHasherDefault<MixHasher>>,
+    /// Every kind of span met (state, instruction, cause), while the run goes.
+    kinds: Vec<Kind>,
+    /// The kinds, shared with the warps once the timeline is finished.
+    shared_kinds: Option<Arc<[Kind]>>,
+    /// Index in `kinds` by [`KindKey`], while the run goes (dropped when finished).
+    kind_of: HashMap<KindKey, u32, BuildHasherDefault<MixHasher>>,
+    /// Index in `kinds` of the kinds without a cause, by `pc_state` below
+    /// [`PLAIN_LIMIT`] (`u32::MAX` where none yet), while the run goes: a third of a
+    /// long run's time went to hashing them.
+    plain_kinds: Vec<u32>,
+    /// The most spans a finished warp of each role had, by role: what a new warp of
+    /// the role reserves.
+    typical_spans: Vec<usize>,
     /// Set by the viewer to stop the run (a newer what-if supersedes it).
     stop: Option<Arc<AtomicBool>>,
 }
@@ -499,7 +656,10 @@ struct MixHasher(u64);
 
 impl Hasher for MixHasher {
     fn finish(&self) -> u64 {
-        self.0
+        // The multiplies leave the low bits, which pick the bucket, depending on the
+        // inputs' low bits only: fold the high half down (as rustc-hash 2 does), else
+        // keys differing in their high bits collide and probe long chains.
+        self.0 ^ (self.0 >> 32)
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
@@ -563,10 +723,13 @@ impl Timeline {
         Some(c)
     }
 
-    /// Keeps a cause of a span starting at `start`; its index.
-    fn intern(&mut self, cause: WaitCause, start: u64) -> u32 {
+    /// A key of a cause of a span starting at `start`, for causes that recur (a
+    /// producer, a pipe, a wait group at the same distance from their span's start, a
+    /// warpgroup's arrivals); None for those kept once per span (barriers and
+    /// mbarriers, whose phases and arrivals move on).
+    fn cause_key(cause: &WaitCause, start: u64) -> Option<(u8, u64, u64)> {
         let rel = |x: u64| x.wrapping_sub(start);
-        let key = match &cause {
+        match cause {
             WaitCause::Producer { pc, ready } => {
                 Some((0, pc.map_or(u64::MAX, u64::from), rel(*ready)))
             }
@@ -576,20 +739,83 @@ impl Timeline {
                 Some((3, u64::from(*warpgroup), u64::from(*arrived)))
             }
             _ => None,
-        };
+        }
+    }
+
+    /// Keeps a cause of a span starting at `start` (`key`: its [`Self::cause_key`]);
+    /// its index.
+    fn intern(&mut self, cause: WaitCause, start: u64, key: Option<(u8, u64, u64)>) -> u32 {
         if let Some(k) = key
             && let Some(&i) = self.cause_keys.get(&k)
         {
             return i;
         }
         let mut c = cause;
-        shift_cycles(&mut c, rel);
+        shift_cycles(&mut c, |x| x.wrapping_sub(start));
         let i = self.causes.len() as u32;
         self.causes.push(c);
         if let Some(k) = key {
             self.cause_keys.insert(k, i);
         }
         i
+    }
+
+    /// The kind (state, instruction, cause) of a change at `cycle`, as a span names
+    /// it: one lookup when the run has met it before.
+    fn kind(&mut self, cycle: u64, state: WarpState, pc: u32, cause: Option<WaitCause>) -> u32 {
+        let pc_state = pc << STATE_BITS | state as u32;
+        // Most changes wait on nothing outside their instruction (selected,
+        // not_selected, a dispatch stall): those kinds by `pc_state` in a plain array.
+        let plain = cause.is_none() && (pc_state as usize) < PLAIN_LIMIT;
+        if plain
+            && let Some(&i) = self.plain_kinds.get(pc_state as usize)
+            && i != u32::MAX
+        {
+            return i << STATE_BITS | state as u32;
+        }
+        let no_cause = (u64::from(pc_state) | u64::from(u8::MAX) << 32, 0, 0);
+        let key = match &cause {
+            None => Some(no_cause),
+            Some(c) => Self::cause_key(c, cycle)
+                .map(|(k, a, b)| (u64::from(pc_state) | u64::from(k) << 32, a, b)),
+        };
+        let found = key.and_then(|k| self.kind_of.get(&k).copied());
+        let i = match found {
+            Some(i) => i,
+            None if self.kinds.len() >= KIND_LIMIT => {
+                self.kind_of.get(&no_cause).copied().unwrap_or(0)
+            }
+            None => {
+                let cause = match cause {
+                    Some(c) => {
+                        let ck = Self::cause_key(&c, cycle);
+                        self.intern(c, cycle, ck)
+                    }
+                    None => NO_CAUSE,
+                };
+                let i = self.kinds.len() as u32;
+                self.kinds.push(Kind { pc_state, cause });
+                if let Some(k) = key {
+                    self.kind_of.insert(k, i);
+                }
+                if plain {
+                    let at = pc_state as usize;
+                    if self.plain_kinds.len() <= at {
+                        self.plain_kinds.resize(at + 1, u32::MAX);
+                    }
+                    self.plain_kinds[at] = i;
+                }
+                i
+            }
+        };
+        i << STATE_BITS | state as u32
+    }
+
+    /// Distinct kinds of span (state, instruction, cause) kept.
+    pub fn kind_count(&self) -> usize {
+        self.shared_kinds
+            .as_ref()
+            .map_or(self.kinds.len(), |k| k.len())
     }
 
     /// Distinct causes kept.
@@ -629,6 +855,12 @@ impl Timeline {
     }
 
     fn warp_mut(&mut self, id: WarpId, cycle: u64) -> &mut WarpTimeline {
+        let i = self.warp_slot(id, cycle);
+        &mut self.warps[i]
+    }
+
+    /// The index in `warps` of a warp, which starts at `cycle` if it is new.
+    fn warp_slot(&mut self, id: WarpId, cycle: u64) -> usize {
         let row = {
             let c = id.cta as usize;
             if self.slots.len() <= c {
@@ -652,10 +884,19 @@ impl Timeline {
             {
                 tw.role = r as u16;
             }
+            // A warp of a role seen finishing before likely changes state as often:
+            // room for as many spans at once spares the copies of a growing vector.
+            if let Some(&n) = self.typical_spans.get(tw.role as usize)
+                && n > 0
+            {
+                let n = n + n / 8;
+                tw.spans.reserve_exact(n);
+                tw.bases.reserve_exact(n / CHECKPOINT + 1);
+                tw.checkpoints.reserve_exact(n / CHECKPOINT + 1);
+            }
             self.warps.push(tw);
         }
-        let i = row[w] as usize;
-        &mut self.warps[i]
+        row[w] as usize
     }
 
     /// Ends the run at `end`: every warp's last span at its `WarpFinish` (a stopped
@@ -678,6 +919,13 @@ impl Timeline {
         self.close_units();
         self.causes.shrink_to_fit();
         self.cause_keys = HashMap::default();
+        self.kind_of = HashMap::default();
+        self.plain_kinds = Vec::new();
+        let kinds: Arc<[Kind]> = Arc::from(std::mem::take(&mut self.kinds));
+        for w in &mut self.warps {
+            w.kinds = kinds.clone();
+        }
+        self.shared_kinds = Some(kinds);
     }
 
     fn close_units(&mut self) {
@@ -703,6 +951,8 @@ impl Timeline {
     /// Bytes the timeline holds on the heap (approximate: vectors' capacities).
     pub fn heap_bytes(&self) -> usize {
         self.warps.iter().map(|w| w.heap_bytes()).sum::<usize>()
+            + self.kind_count() * size_of::<Kind>()
+            + self.causes.capacity() * size_of::<WaitCause>()
             + self
                 .units
                 .iter()
@@ -761,11 +1011,8 @@ impl Sink for Timeline {
                 pc,
                 cause,
             } => {
-                let cause = match cause {
-                    Some(c) => self.intern(c, cycle),
-                    None => NO_CAUSE,
-                };
-                self.warp_mut(warp, cycle).change(cycle, state, pc, cause)
+                let kind = self.kind(cycle, state, pc, cause);
+                self.warp_mut(warp, cycle).change(cycle, kind)
             }
             Event::Issue {
                 cycle,
@@ -780,14 +1027,20 @@ impl Sink for Timeline {
             }
             Event::WarpExit { cycle, warp } => self.warp_mut(warp, cycle).exited = Some(cycle),
             Event::WarpFinish { cycle, warp } => {
-                self.warp_mut(warp, cycle).finish_seen = Some(cycle)
+                let w = self.warp_mut(warp, cycle);
+                w.finish_seen = Some(cycle);
+                let (role, n) = (w.role as usize, w.len());
+                if self.typical_spans.len() <= role {
+                    self.typical_spans.resize(role + 1, 0);
+                }
+                self.typical_spans[role] = self.typical_spans[role].max(n);
             }
             Event::UnitBusy {
                 start, end, unit, ..
             } => {
                 let i = self.unit_index(unit);
                 if end > start {
-                    self.units[i].busy.push((start, end));
+                    self.units[i].add(start, end);
                 }
             }
             // L1 hits and shared-memory accesses are the SM's own traffic, as many as
@@ -985,7 +1238,10 @@ mod tests {
         let mut owed_by_producer = 0;
         let mut owed_by_copies = 0;
         for tw in t.warps.iter().filter(|w| w.role == consumer) {
-            for iv in tw.intervals().filter(|iv| iv.state == WarpState::Sleeping) {
+            for iv in tw
+                .intervals()
+                .filter(|iv| iv.state == WarpState::LongScoreboard)
+            {
                 match t.cause(&iv) {
                     Some(WaitCause::Mbarrier { name, owed, .. }) => {
                         assert!(name.starts_with("full["), "{name}");
@@ -1048,6 +1304,105 @@ mod tests {
         assert!(matches!(t.outcome, Some(Outcome::Stopped)));
         assert_eq!(t.end, partial.cycles);
         assert!(t.warps.iter().all(|w| w.finished <= t.end));
+    }
+
+    /// Changes fed one by one (replacements at the same cycle or before an open span's
+    /// start, repeats of the open kind, and waits of billions of cycles that overflow a
+    /// block's 32-bit offsets) read back as a direct list of them reads: intervals,
+    /// the interval at a cycle, window sums and column sweeps.
+    #[test]
+    fn packed_spans_read_back_as_a_plain_list_of_changes() {
+        for seed in 1..=6u64 {
+            let mut x = seed;
+            let mut next = move |m: u64| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) % m
+            };
+            let warp = WarpId { cta: 0, warp: 0 };
+            let mut t = Timeline::new();
+            // The plain list: (start, state, pc), by the same rules as `change`.
+            let mut plain: Vec<(u64, usize, u32)> = Vec::new();
+            let mut cycle = 10;
+            for _ in 0..700 {
+                cycle = match next(10) {
+                    0 => cycle,                                        // replaces the open span
+                    1 if seed % 2 == 0 => cycle + (1 << 32) + next(9), // overflows an offset
+                    2 => cycle.saturating_sub(next(3)).max(10),        // before the open span
+                    _ => cycle + 1 + next(40),
+                };
+                let state = WarpState::ALL[next(4) as usize];
+                let pc = next(3) as u32;
+                t.event(Event::StateChange {
+                    cycle,
+                    warp,
+                    state,
+                    pc,
+                    cause: None,
+                });
+                while plain.last().is_some_and(|s| s.0 >= cycle) {
+                    plain.pop();
+                }
+                if plain
+                    .last()
+                    .is_none_or(|s| (s.1, s.2) != (state.index(), pc))
+                {
+                    plain.push((cycle, state.index(), pc));
+                }
+            }
+            let finish = cycle + 5;
+            t.event(Event::WarpFinish {
+                cycle: finish,
+                warp,
+            });
+            t.finish(&RunEnd {
+                cycles: finish,
+                outcome: Outcome::Finished,
+            });
+            let w = &t.warps[0];
+            assert_eq!(w.len(), plain.len(), "seed {seed}");
+            if seed % 2 == 0 {
+                assert!(
+                    !w.wide.is_empty(),
+                    "seed {seed}: the wide form was exercised"
+                );
+            }
+            let ends: Vec<u64> = plain.iter().skip(1).map(|s| s.0).chain([finish]).collect();
+            for (i, iv) in w.intervals().enumerate() {
+                let p = plain[i];
+                assert_eq!(
+                    (iv.start, iv.end, iv.state.index(), iv.pc),
+                    (p.0, ends[i], p.1, p.2),
+                    "seed {seed} interval {i}"
+                );
+            }
+            let direct = |a: u64, b: u64| {
+                let mut d = [0u64; STATE_COUNT];
+                for (i, p) in plain.iter().enumerate() {
+                    let (s, e) = (p.0.max(a), ends[i].min(b));
+                    if e > s {
+                        d[p.1] += e - s;
+                    }
+                }
+                d
+            };
+            for _ in 0..200 {
+                let a = 10 + next(finish - 5);
+                let b = a + next(finish - a + 20);
+                assert_eq!(w.states_in(a, b), direct(a, b), "seed {seed} {a}..{b}");
+                let at = w.at(a).map(|iv| iv.start);
+                let want = plain.iter().rev().find(|p| p.0 <= a).map(|p| p.0);
+                assert_eq!(at, want.filter(|_| a < finish), "seed {seed} at {a}");
+            }
+            for per in [1, 7, 300, finish / 50 + 1] {
+                let cols = w.columns(10, per, 60);
+                for (i, c) in cols.iter().enumerate() {
+                    let a = 10 + i as u64 * per;
+                    assert_eq!(*c, direct(a, a + per), "seed {seed} per {per} column {i}");
+                }
+            }
+        }
     }
 
     #[test]

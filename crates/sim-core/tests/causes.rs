@@ -59,7 +59,7 @@ fn a_consumers_full_wait_names_who_owes_the_phase() {
     assert!(!waits.is_empty());
     let (mut by_producer, mut by_copies) = (0, 0);
     for (cycle, state, c) in &waits {
-        assert_eq!(*state, WarpState::Sleeping);
+        assert_eq!(*state, WarpState::LongScoreboard);
         let WaitCause::Mbarrier {
             name,
             count,
@@ -111,7 +111,7 @@ fn a_consumers_full_wait_names_who_owes_the_phase() {
     let sum = |f: &dyn Fn(&Waited) -> bool| -> u64 {
         pc.waits_on
             .iter()
-            .filter(|w| w.state == WarpState::Sleeping && f(&w.on))
+            .filter(|w| w.state == WarpState::LongScoreboard && f(&w.on))
             .map(|w| w.cycles)
             .sum()
     };
@@ -120,7 +120,7 @@ fn a_consumers_full_wait_names_who_owes_the_phase() {
     let copies = sum(&|w| matches!(w, Waited::MbarrierCopies { .. }));
     assert!(arrivals > 0 && copies > 0);
     // (The wake after the phase completes goes on waiting on what it lacked last.)
-    assert_eq!(arrivals + copies, pc.states.get(WarpState::Sleeping));
+    assert_eq!(arrivals + copies, pc.states.get(WarpState::LongScoreboard));
     let text = pc
         .waits_on
         .iter()
@@ -150,7 +150,7 @@ fn register_pipe_group_and_warpgroup_waits_are_typed() {
     let r = r.unwrap();
     // The final WARPGROUP.DEPBAR waits for the MMAs' group, until the last completes.
     let depbar: Vec<_> = causes_at(&sink, "consumer", "WARPGROUP.DEPBAR.LE gsb0, 0").collect();
-    assert!(depbar.iter().any(|(cycle, state, c)| *state == WarpState::Gmma
+    assert!(depbar.iter().any(|(cycle, state, c)| *state == WarpState::Barrier
         && matches!(c, WaitCause::WaitGroup { group: GroupKind::Wgmma, until } if until > cycle)));
     // Every register wait names a producer of its role and a ready cycle after it.
     for e in &sink.events {

@@ -204,7 +204,13 @@ role consumer warps=1..1\n  loop k 0..K\n    SYNCS.PHASECHK.TRANS64.TRYWAIT full
         // then every 2W cycles. The consumer's last arrival comes W later, its EXIT one
         // cycle after, retiring one cycle after that.
         assert_eq!(r.cycles, probe + (2 * k - 1) * w + 2, "K = {k}");
-        assert!(r.role("consumer").unwrap().states.get(WarpState::Sleeping) > 0);
+        assert!(
+            r.role("consumer")
+                .unwrap()
+                .states
+                .get(WarpState::LongScoreboard)
+                > 0
+        );
     }
 }
 
@@ -1065,4 +1071,37 @@ fn warps_exiting_with_an_mma_in_flight_drain_for_it() {
     let w = &a.warps[0];
     assert_eq!(w.states.get(WarpState::Drain), a.cycles - w.instructions);
     assert!(a.unit("tensor") <= 1.0, "tensor {}", a.unit("tensor"));
+}
+
+/// `mufu_tensor_cycles`: each MUFU warp-instruction holds its sub-partition's tensor core
+/// that long, so an HGMMA behind sixteen back-to-back MUFUs starts 16 x k after the
+/// first (each pushes the tensor core's next free cycle by k from where it was, k being
+/// more than the MUFU's 8-cycle interval). Between k = 32 and k = 64 the HGMMA, and
+/// everything after it, moves by 16 x 32 = 512 cycles. The h100 profile has 0 (no
+/// conflict measured; the seed table's what-if rows use 6).
+#[test]
+fn a_mufu_holds_its_subpartitions_tensor_core() {
+    let mut src = String::from(
+        "kernel k\nlaunch cta_threads=128 regs=168 smem=65536 grid=1\nshared sA size=32768\nshared sB size=32768\nrole mma warps=0..3\n",
+    );
+    for i in 0..16 {
+        src.push_str(&format!("  MUFU.EX2 R{}, R1\n", 100 + i));
+    }
+    src.push_str("  WARPGROUP.ARRIVE\n  HGMMA.64x128x16.F32.BF16 R24, sA[0], sB[0], gsb0\n  WARPGROUP.DEPBAR.LE gsb0, 0\n  EXIT\n");
+    let at = |k: f64| {
+        let mut p = h100();
+        p.set("mufu_tensor_cycles", k).unwrap();
+        sim(&src, &p).cycles
+    };
+    assert_eq!(h100().t.mufu_tensor_cycles, 0.0);
+    assert_eq!(at(64.0) - at(32.0), 16 * 32);
+    // Up to the MUFU's own 8-cycle interval each hold ends before the next MUFU issues,
+    // so only the last one's reaches the HGMMA: past the HGMMA's own start it moves it
+    // cycle for cycle.
+    let (k0, k4, k8) = (at(0.0), at(4.0), at(8.0));
+    assert!(
+        k4 > k0,
+        "k = 4 reaches past the HGMMA's start ({k4} vs {k0})"
+    );
+    assert_eq!(k8 - k4, 4);
 }

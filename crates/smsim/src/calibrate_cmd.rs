@@ -56,6 +56,10 @@ pub enum Cmd {
         /// out of sample afterwards.
         #[arg(long, conflicts_with_all = ["data", "write_builtin"])]
         leave_out: Option<String>,
+        /// Say nothing on stderr while fitting (by default: each step and item as it
+        /// starts, and the time taken every ten seconds).
+        #[arg(long, short = 'q')]
+        quiet: bool,
     },
     /// Every committed collect grouped by GPU: each benchmark's measured spread beside the
     /// model, and each GPU scored on the benchmarks the fit never read from it.
@@ -130,6 +134,7 @@ pub fn run(args: &Args) -> ExitCode {
             sweeps,
             median_across_gpus: _,
             leave_out,
+            quiet,
         } => fit(
             data.as_deref().ok_or(leave_out.as_deref()),
             out.as_deref(),
@@ -137,6 +142,7 @@ pub fn run(args: &Args) -> ExitCode {
             *force,
             profile.as_deref(),
             *sweeps,
+            *quiet,
         ),
         Cmd::Across {
             data_dir,
@@ -219,6 +225,7 @@ fn median_measurement(leave_out: Option<&str>) -> Result<(calibrate::Measurement
 }
 
 /// `data`: one file (`Ok`), or the median over GPUs less a GPU left out (`Err`).
+#[allow(clippy::too_many_arguments)]
 fn fit(
     data: Result<&str, Option<&str>>,
     out: Option<&Path>,
@@ -226,6 +233,7 @@ fn fit(
     force: bool,
     profile: Option<&str>,
     sweeps: usize,
+    quiet: bool,
 ) -> ExitCode {
     let target: PathBuf = match (out, write_builtin) {
         (Some(p), _) => p.to_path_buf(),
@@ -258,15 +266,23 @@ fn fit(
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    // The fit says nothing until it ends (a minute or more): a line every ten seconds.
-    let beat = crate::progress::Heartbeat::start(
-        format!(
-            "calibrate fit: {} benchmarks of {name}, {sweeps} sweeps",
-            m.benchmarks.len()
-        ),
-        std::time::Duration::from_secs(10),
-    );
-    let r = calibrate::fit::fit(&m, &prior, &name, sweeps);
+    // The fit takes a minute or more: each step and item as it starts, and a line every
+    // ten seconds between (unless --quiet).
+    let beat = (!quiet).then(|| {
+        crate::progress::Heartbeat::start(
+            format!(
+                "calibrate fit: {} benchmarks of {name}, {sweeps} sweeps",
+                m.benchmarks.len()
+            ),
+            std::time::Duration::from_secs(10),
+        )
+    });
+    let started = std::time::Instant::now();
+    let r = calibrate::fit::fit_with(&m, &prior, &name, sweeps, &mut |p| {
+        if !quiet {
+            crate::outcome::say(&crate::progress::fit_stage(p, started.elapsed()));
+        }
+    });
     drop(beat);
     let r = match r {
         Ok(r) => r,

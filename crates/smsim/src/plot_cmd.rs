@@ -63,7 +63,7 @@ fn write(chart: &Chart, stem: &Path, force: bool) -> Result<(), String> {
         }
     }
     print!("{}", chart::describe_chart(chart));
-    let files = chart::draw(chart, stem)?;
+    let files = chart::draw(chart, stem, force)?;
     for f in files {
         eprintln!("wrote {}", f.display());
     }

@@ -130,6 +130,11 @@ fn group(n: u64) -> String {
 impl<S: Sink> Sink for Watched<S> {
     const ENABLED: bool = S::ENABLED;
     const POLLS: bool = true;
+    const RACES: bool = S::RACES;
+
+    fn races(&mut self) -> Option<&mut sim_core::races::Checker> {
+        self.inner.races()
+    }
 
     fn begin(&mut self, header: &RunHeader) {
         self.ctas = header.ctas_simulated;
@@ -211,12 +216,56 @@ impl Drop for Heartbeat {
     }
 }
 
+/// A line saying where `calibrate fit` is, as a step or an item of one starts:
+/// `calibrate fit: step 3 of 5, 1-D searches, 4 of 24 (lat_fma), 12 s`.
+pub fn fit_stage(p: &calibrate::fit::Progress, elapsed: Duration) -> String {
+    let item = if p.items > 1 {
+        format!(", {} of {}", p.item, p.items)
+    } else {
+        String::new()
+    };
+    let what = p.what.map(|w| format!(" ({w})")).unwrap_or_default();
+    format!(
+        "calibrate fit: step {} of {}, {}{item}{what}, {:.0} s\n",
+        p.step,
+        calibrate::fit::STEPS,
+        p.name,
+        elapsed.as_secs_f64()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
     use std::time::Duration;
 
-    use super::{Heartbeat, group};
+    use super::{Heartbeat, fit_stage, group};
+
+    #[test]
+    fn a_fit_stage_names_its_step_item_and_time() {
+        let p = calibrate::fit::Progress {
+            step: 3,
+            name: "1-D searches",
+            item: 4,
+            items: 24,
+            what: Some("lat_fma"),
+        };
+        assert_eq!(
+            fit_stage(&p, Duration::from_millis(12_400)),
+            "calibrate fit: step 3 of 5, 1-D searches, 4 of 24 (lat_fma), 12 s\n"
+        );
+        let one = calibrate::fit::Progress {
+            step: 1,
+            name: "read off the data",
+            item: 1,
+            items: 1,
+            what: None,
+        };
+        assert_eq!(
+            fit_stage(&one, Duration::ZERO),
+            "calibrate fit: step 1 of 5, read off the data, 0 s\n"
+        );
+    }
 
     static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
 

@@ -5,9 +5,11 @@ use std::io::{BufWriter, Write};
 
 use present::chrome::ChromeTrace;
 use sim_core::RunConfig;
+use sim_core::diagnose::critical_path::{CriticalPath, PathRecorder};
+use sim_core::races::{Hazard, RaceCheck};
 use sim_core::result::{RunResult, SimError};
 use sim_core::scheduler::Policy;
-use sim_core::sink::{NoSink, Sink};
+use sim_core::sink::{Event, NoSink, RunEnd, RunHeader, Sink};
 
 use crate::files::Pending;
 use crate::progress::{Watched, interrupt_flag};
@@ -59,6 +61,10 @@ pub struct Args {
     /// Say no progress on stderr (a run longer than a second says how far it got).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Leave the critical path out of the diagnosis: the run then keeps no record of
+    /// its waits (the path's record grows with the run's state changes).
+    #[arg(long)]
+    pub no_path: bool,
     /// Also write the timeline as a Chrome trace (open in ui.perfetto.dev). Refuses to
     /// overwrite an existing file.
     #[arg(long, value_name = "FILE")]
@@ -113,22 +119,63 @@ pub fn run(args: &Args) -> Outcome {
         cfg: &cfg,
         show: !args.quiet && !args.json,
     };
-    let (result, interrupted, written) = match &args.trace {
-        None => {
-            let (result, _, interrupted) = run.watched(NoSink);
-            (result, interrupted, Ok(()))
+    // The critical path is recorded in the same run, beside the trace if any; the race
+    // checker is always on, its hazards after the report.
+    let recorder = (!args.no_path).then(|| PathRecorder::new(&profile));
+    match (&args.trace, recorder) {
+        (None, None) => {
+            let (result, sink, interrupted) = run.watched(RaceCheck::new(NoSink, &kernel));
+            let races = (sink.hazards(), sink.dropped());
+            let printed = report(args, &result, interrupted, &run, None, races);
+            conclude(args, result, interrupted, printed, Ok(()))
         }
-        Some(path) => {
+        (None, Some(rec)) => {
+            let (result, sink, interrupted) = run.watched(RaceCheck::new(rec, &kernel));
+            let races = (sink.hazards().to_vec(), sink.dropped());
+            let path = sink.inner.path();
+            let printed = report(args, &result, interrupted, &run, path, (&races.0, races.1));
+            conclude(args, result, interrupted, printed, Ok(()))
+        }
+        (Some(path), rec) => {
             let (pending, sink) = start_trace(path)?;
-            let (result, sink, interrupted) = run.watched(sink);
+            let (result, sink, interrupted) = run.watched(RaceCheck::new(Both(sink, rec), &kernel));
+            let races = (sink.hazards().to_vec(), sink.dropped());
+            let Both(sink, rec) = sink.inner;
             // The report goes out before the trace is finished (below).
-            let printed = report(args, &result, interrupted, &run);
+            let path = rec.and_then(|r| r.path());
+            let printed = report(args, &result, interrupted, &run, path, (&races.0, races.1));
             let written = finish_trace(pending, sink, &result);
-            return conclude(args, result, interrupted, printed, written);
+            conclude(args, result, interrupted, printed, written)
         }
-    };
-    let printed = report(args, &result, interrupted, &run);
-    conclude(args, result, interrupted, printed, written)
+    }
+}
+
+/// Two sinks fed the same events: the trace and, unless `--no-path`, the critical
+/// path's record.
+struct Both<A, B>(A, Option<B>);
+
+impl<A: Sink, B: Sink> Sink for Both<A, B> {
+    fn begin(&mut self, header: &RunHeader) {
+        self.0.begin(header);
+        if let Some(b) = &mut self.1 {
+            b.begin(header);
+        }
+    }
+    fn event(&mut self, e: Event) {
+        if let Some(b) = &mut self.1 {
+            b.event(e.clone());
+        }
+        self.0.event(e);
+    }
+    fn finish(&mut self, end: &RunEnd) {
+        self.0.finish(end);
+        if let Some(b) = &mut self.1 {
+            b.finish(end);
+        }
+    }
+    fn keep_going(&mut self) -> bool {
+        self.0.keep_going() && self.1.as_mut().is_none_or(|b| b.keep_going())
+    }
 }
 
 /// What one run needs, whatever its sink.
@@ -249,6 +296,8 @@ fn report(
     result: &Result<RunResult, SimError>,
     interrupted: bool,
     run: &Run,
+    path: Option<CriticalPath>,
+    races: (&[Hazard], u64),
 ) -> Outcome {
     match result {
         Err(SimError::Stopped(r)) if interrupted => {
@@ -263,34 +312,51 @@ fn report(
                 print(&present::report::render_partial(r, "Ctrl-C"))
             }
         }
-        Ok(r) => diagnosed(args, r, run),
+        Ok(r) => diagnosed(args, r, run, path, races),
         Err(e) if args.json => print_json(&present::report::failure_json(e)),
         Err(_) => Ok(()),
     }
 }
 
-/// A finished run's report with its diagnosis (and, with `--seeds`, the other seeds'
-/// spread); in JSON, the result with `diagnosis` and `seeds` added.
-fn diagnosed(args: &Args, r: &RunResult, run: &Run) -> Outcome {
+/// A finished run's report with its diagnosis, `path` its critical path (recorded in
+/// the same run; None with `--no-path`), and with `--seeds` the other seeds' spread,
+/// then the race checker's hazards, if any; in JSON, the result with `diagnosis` and
+/// `seeds` added, and `races` when there are hazards.
+fn diagnosed(
+    args: &Args,
+    r: &RunResult,
+    run: &Run,
+    path: Option<CriticalPath>,
+    races: (&[Hazard], u64),
+) -> Outcome {
     let spread = other_seeds(r, run, args.seeds)?;
-    // The critical path comes from a second run with the path recorder: the same
-    // result (runs are deterministic), so the report's figures and the path agree.
-    let d = match sim_core::diagnose::diagnose_run(run.kernel, run.profile, run.cfg) {
-        Ok((_, d)) => d,
-        Err(_) => sim_core::diagnose::diagnose(r, run.kernel, run.profile),
-    };
+    let mut d = sim_core::diagnose::diagnose(r, run.kernel, run.profile);
+    d.critical_path = path;
     if args.json {
-        return print_json(&present::diagnosis::RunJson {
+        let json = present::diagnosis::RunJson {
             result: r,
             diagnosis: &d,
             seeds: spread.as_ref(),
-        });
+        };
+        if races.0.is_empty() {
+            return print_json(&json);
+        }
+        let mut v = serde_json::to_value(&json)
+            .map_err(|e| Fail::Failed(format!("the result does not serialize: {e}")))?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert(
+                "races".into(),
+                serde_json::to_value(races.0).unwrap_or_default(),
+            );
+        }
+        return print_json(&v);
     }
     let mut o = present::report::render(r);
     if let Some(s) = &spread {
         o.push_str(&format!("\nSeeds       {}\n", s.line()));
     }
     o.push_str(&present::diagnosis::render(&d));
+    o.push_str(&present::races::render(races.0, races.1));
     print(&o)
 }
 

@@ -137,7 +137,11 @@ pub fn run(args: &Args) -> ExitCode {
         }
     };
     print!("{}", s.table());
-    match chart::draw(&Chart::Tornado(s.tornado(args.top, args.delta)), &out) {
+    match chart::draw(
+        &Chart::Tornado(s.tornado(args.top, args.delta)),
+        &out,
+        false,
+    ) {
         Ok(files) => {
             for f in files {
                 eprintln!("wrote {}", f.display());

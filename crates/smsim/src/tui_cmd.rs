@@ -5,6 +5,8 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 use sim_core::Profile;
 use sim_core::scheduler::Policy;
@@ -92,6 +94,18 @@ impl Loader for RunLoader {
     }
 }
 
+/// The kernel and profile of a first run, as `smsim run` loads them, its failure kept
+/// whole (a usage error exits 2, a kernel's 1, as `run`'s do).
+fn load_first(spec: &RunSpec) -> Result<(isa::Kernel, Profile), crate::outcome::Fail> {
+    let name = spec
+        .profile
+        .as_deref()
+        .unwrap_or_else(|| run::default_profile(&spec.kernel));
+    let profile = crate::inputs::load_profile(name, &spec.sets)?;
+    let kernel = crate::inputs::load_kernel(&spec.kernel, &spec.params)?;
+    Ok((kernel, profile))
+}
+
 /// A `--compare` side: `KERNEL[@K=V][@set:NAME=V][@policy:NAME][@seed:N]...` over the
 /// command line's options.
 fn side(text: &str, base: &RunSpec) -> Result<RunSpec, String> {
@@ -143,60 +157,116 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Everything that can be wrong with the kernel or the options is found and printed
+    // here, as `smsim run` prints it and with its exit status, before the terminal is
+    // touched (and before a stdout that is not a terminal is refused: the kernel's
+    // error is the more useful one).
+    let mut jobs = Vec::new();
+    for spec in specs {
+        match load_first(&spec) {
+            Ok((kernel, profile)) => jobs.push(tui::term::Job {
+                spec,
+                kernel,
+                profile,
+            }),
+            Err(f) => return crate::outcome::exit(Err(f)),
+        }
+    }
     if args.render.is_none() && !std::io::stdout().is_terminal() {
         eprintln!(
             "error: standard output is not a terminal; smsim tui is interactive (use --render COLSxROWS to print one frame as text)"
         );
         return ExitCode::from(2);
     }
-    // Everything that can be wrong with the kernel or the options is found and printed
-    // here, as `smsim run` prints it, before the terminal enters raw mode.
-    let loader = RunLoader;
-    let mut runs = Vec::new();
-    for spec in &specs {
-        let (kernel, profile) = match loader.load(spec) {
-            Ok(x) => x,
-            Err(m) => {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let color = match args.color.as_deref() {
+        Some("always") => true,
+        Some("never") => false,
+        _ => args.render.is_none() && !no_color,
+    };
+    let make_app = |runs| {
+        let mut app = App::new(runs, Some(Arc::new(RunLoader)));
+        app.color = color;
+        app
+    };
+    let Some((cols, rows)) = args.render else {
+        // Interactive: the runs simulate with their progress on screen; q quits.
+        return match tui::term::run_loading(jobs, color, make_app) {
+            Ok(tui::term::Ended::Quit) => ExitCode::SUCCESS,
+            Ok(tui::term::Ended::Failed(m)) => {
                 eprint!("{m}");
-                return ExitCode::FAILURE;
+                ExitCode::FAILURE
+            }
+            Err(e) => {
+                eprintln!("error: terminal: {e}");
+                ExitCode::FAILURE
             }
         };
-        let show = std::io::stderr().is_terminal();
-        let started = std::time::Instant::now();
-        let mut progress = |cycle: u64| {
-            if show && started.elapsed().as_millis() > 300 {
-                eprint!("\rsimulating {}: cycle {cycle}   ", spec.label());
+    };
+    let interrupt = crate::progress::interrupt_flag();
+    let mut runs = Vec::new();
+    for job in &jobs {
+        match simulate_showing_progress(job, &interrupt) {
+            Ok(r) if matches!(r.outcome, tui::model::Outcome::Stopped) => {
+                eprintln!("smsim tui: stopped by Ctrl-C at cycle {}", r.timeline.end);
+                return ExitCode::from(130);
             }
-        };
-        match tui::model::simulate_watched(spec, &kernel, &profile, &mut progress) {
             Ok(r) => runs.push(r),
             Err(m) => {
                 eprint!("{m}");
                 return ExitCode::FAILURE;
             }
         }
-        if show && started.elapsed().as_millis() > 300 {
-            eprint!("\r{:60}\r", "");
+    }
+    let mut app = make_app(runs);
+    app.synchronous = true;
+    tui::prepare(&mut app, cols, args.at, args.zoom, &keys);
+    print!("{}", tui::render_text(&mut app, cols, rows));
+    ExitCode::SUCCESS
+}
+
+/// Simulates a `--render` run on a worker thread, saying how far it got on stderr (a
+/// terminal) once it has taken 0.3 s; Ctrl-C (`interrupt`) stops it.
+fn simulate_showing_progress(
+    job: &tui::term::Job,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<tui::RunData, String> {
+    let progress = tui::model::Progress::default();
+    let show = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let run = tui::model::simulate_stoppable(
+                &job.spec,
+                &job.kernel,
+                &job.profile,
+                &progress,
+                Some(interrupt.clone()),
+            );
+            let _ = tx.send(run);
+        });
+        let mut shown = false;
+        let run = loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(run) => break run,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    break Err("error: the simulation panicked\n".into());
+                }
+            }
+            if show && started.elapsed() > Duration::from_millis(300) {
+                eprint!(
+                    "\rsmsim tui: simulating {}: {}; Ctrl-C stops\x1b[K",
+                    job.spec.label(),
+                    tui::draw::running(&progress.now()).trim_start_matches("running… ")
+                );
+                shown = true;
+            }
+        };
+        if shown {
+            eprint!("\r\x1b[K");
         }
-    }
-    let mut app = App::new(runs, Some(Arc::new(RunLoader)));
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    app.color = match args.color.as_deref() {
-        Some("always") => true,
-        Some("never") => false,
-        _ => args.render.is_none() && !no_color,
-    };
-    if let Some((cols, rows)) = args.render {
-        app.synchronous = true;
-        tui::prepare(&mut app, cols, args.at, args.zoom, &keys);
-        print!("{}", tui::render_text(&mut app, cols, rows));
-        return ExitCode::SUCCESS;
-    }
-    match tui::term::run(app) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: terminal: {e}");
-            ExitCode::FAILURE
-        }
-    }
+        run
+    })
 }

@@ -70,24 +70,27 @@ fn compare_takes_files_builtins_and_variants() {
     );
 }
 
-/// The text table names the bound and marks ties; HGMMA on the B200 is flagged. (There,
-/// the same GEMM is bound by L2 bandwidth: the B200's tensor pipe is twice as fast.)
+/// The text table names the bound and marks ties; HGMMA on the B200 is refused, its
+/// rows saying why.
 #[test]
-fn compare_text_marks_ties_bounds_and_flags() {
+fn compare_text_marks_ties_bounds_and_refusals() {
     let (code, out, err) = smsim(&[
         "compare",
         "examples/gemm_ws.smk",
         "examples/gemm_ws.smk@KT=64",
         "--seeds",
         "2",
-        "--profile",
-        "b200",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("L2 bandwidth"), "{out}");
+    assert!(out.contains("tensor pipe"), "{out}");
     assert!(out.contains(" ="), "{out}");
     assert!(out.contains("tie:"), "{out}");
-    assert!(out.contains("does not have"), "{out}");
+    let (code, out, err) = smsim(&["compare", "examples/gemm_ws.smk", "--profile", "b200"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("FAILED: cannot run this kernel: line 44: role consumer issues WARPGROUP.ARRIVE, a Hopper (sm_90a) warpgroup instruction that the b200 profile's GPU does not have"),
+        "{out}"
+    );
 }
 
 /// `run --seeds 3`: the first seed's report, the three seeds' spread, and in JSON the

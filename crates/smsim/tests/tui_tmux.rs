@@ -53,20 +53,25 @@ impl Drop for Tmux {
     }
 }
 
-#[test]
-fn tui_starts_answers_keys_and_restores_the_terminal() {
+/// `smsim tui ARGS` in a tmux session of its own at 100x30 (None where tmux is not
+/// installed). After the viewer quits, the shell prints its exit status and whether
+/// the terminal is back in canonical mode with echo (raw mode turns both off).
+fn start(name: &str, args: &str) -> Option<Tmux> {
+    start_with(name, "", args)
+}
+
+/// [`start`] with `env` (`NAME=VALUE ...`) set for smsim.
+fn start_with(name: &str, env: &str, args: &str) -> Option<Tmux> {
     if Command::new("tmux").arg("-V").output().is_err() {
         println!("skipped: tmux is not installed");
-        return;
+        return None;
     }
     let bin = env!("CARGO_BIN_EXE_smsim");
     let t = Tmux {
-        socket: format!("smsim-tui-test-{}", std::process::id()),
+        socket: format!("smsim-tui-{name}-{}", std::process::id()),
     };
-    // After the viewer quits, the shell prints its exit status and whether the
-    // terminal is back in canonical mode with echo (raw mode turns both off).
     let script = format!(
-        "'{bin}' tui gemm-mainloop/ws; echo \"exit=$?\"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; sleep 60"
+        "{env} '{bin}' tui {args}; echo \"exit=$?\"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; sleep 60"
     );
     let out = t.cmd(&[
         "new-session",
@@ -86,26 +91,20 @@ fn tui_starts_answers_keys_and_restores_the_terminal() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let first = t.wait_for("gemm-mainloop/ws");
-    assert!(first.contains("consumer"), "{first}");
-    // `?` opens the help; any key closes it.
-    t.keys(&["?"]);
-    t.wait_for("smsim tui keys");
-    // (Not Escape: a key sent right after it would read as Alt+key.)
-    t.keys(&["x"]);
-    // Zoom in once: the title's cycles per column halve (the fit at 80 columns of
-    // 67143 cycles is 840 per column; zoomed in, 420).
-    let before = t.wait_for("/col");
-    assert!(before.contains("at 840/col"), "{before}");
-    t.keys(&["+"]);
-    t.wait_for("at 420/col");
-    // Move the cursor and read the detail pane.
-    t.keys(&["Right", "Right"]);
-    t.wait_for("cursor 840");
-    t.keys(&["q"]);
+    Some(t)
+}
+
+/// Waits for the viewer to end; checks it ended with status 0 and left the terminal
+/// as it found it (canonical mode, echo, the main screen).
+fn check_restored(t: &Tmux) {
+    check_restored_with(t, 0);
+}
+
+/// [`check_restored`] for a viewer that ends with status `code`; the screen after.
+fn check_restored_with(t: &Tmux, code: i32) -> String {
     // stty's line comes after the exit status: wait for it, not for the status alone.
     let after = t.wait_for("icanon");
-    assert!(after.contains("exit=0"), "{after}");
+    assert!(after.contains(&format!("exit={code}")), "{after}");
     let modes = after
         .lines()
         .find(|l| l.contains("icanon"))
@@ -118,5 +117,144 @@ fn tui_starts_answers_keys_and_restores_the_terminal() {
     assert!(
         !after.contains("smsim tui │"),
         "the alternate screen is left: {after}"
+    );
+    after
+}
+
+#[test]
+fn tui_starts_answers_keys_and_restores_the_terminal() {
+    let Some(t) = start("keys", "gemm-mainloop/ws") else {
+        return;
+    };
+    // (The simulation's progress may come first: wait for the viewer's rows.)
+    let first = t.wait_for("consumer");
+    assert!(first.contains("gemm-mainloop/ws"), "{first}");
+    // `?` opens the help; any key closes it.
+    t.keys(&["?"]);
+    t.wait_for("smsim tui keys");
+    // (Not Escape: a key sent right after it would read as Alt+key.)
+    t.keys(&["x"]);
+    // Zoom in once: the title's cycles per column halve (the fit: the run's cycles over
+    // 80 columns, rounded up; 67079 cycles are 839 per column, zoomed in 419).
+    let before = t.wait_for("/col");
+    let number = |after: &str, until: &str| -> u64 {
+        before
+            .split(after)
+            .nth(1)
+            .and_then(|x| x.split(until).next())
+            .and_then(|x| x.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no `{after}N{until}` in {before}"))
+    };
+    let per_col = number(" at ", "/col");
+    assert_eq!(
+        per_col,
+        number("gemm-mainloop/ws: ", " cycles").div_ceil(80),
+        "{before}"
+    );
+    t.keys(&["+"]);
+    t.wait_for(&format!("at {}/col", per_col / 2));
+    // Move the cursor and read the detail pane.
+    t.keys(&["Right", "Right"]);
+    t.wait_for(&format!("cursor {}", per_col / 2 * 2));
+    // A smaller terminal: the frame is redrawn to its size, the status line last.
+    assert!(
+        t.cmd(&["resize-window", "-t", "t", "-x", "80", "-y", "24"])
+            .status
+            .success()
+    );
+    let start = Instant::now();
+    loop {
+        let s = t.screen();
+        let lines: Vec<&str> = s.lines().collect();
+        if lines.len() == 24 && lines[23].starts_with("? help") {
+            assert!(lines.iter().all(|l| l.chars().count() <= 80), "{s}");
+            assert!(
+                s.contains(&format!("at {}/col", per_col / 2)),
+                "the zoom survives the resize: {s}"
+            );
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no redraw at 80x24: {s}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.keys(&["q"]);
+    check_restored(&t);
+}
+
+/// The screen with its escape sequences (colours, bold...).
+fn screen_with_escapes(t: &Tmux) -> String {
+    String::from_utf8_lossy(&t.cmd(&["capture-pane", "-p", "-e", "-t", "t"]).stdout).into_owned()
+}
+
+#[test]
+fn no_color_turns_the_colours_off() {
+    // SGR colour codes: foreground 30-37, 90-97, 38;..., background 40-47, 48;...
+    let coloured = |s: &str| {
+        s.split('\x1b')
+            .filter_map(|p| p.strip_prefix('[')?.split_once('m').map(|x| x.0))
+            .flat_map(|codes| codes.split(';').map(str::to_string).collect::<Vec<_>>())
+            .any(|c| {
+                c.parse::<u32>()
+                    .is_ok_and(|n| (30..=48).contains(&n) || (90..=107).contains(&n))
+            })
+    };
+    for (env, want) in [("", true), ("NO_COLOR=1", false)] {
+        let Some(t) = start_with(&format!("color{}", want as u8), env, "gemm-mainloop/ws") else {
+            return;
+        };
+        t.wait_for("consumer");
+        let s = screen_with_escapes(&t);
+        assert_eq!(coloured(&s), want, "{env:?}: {s:?}");
+        if !want {
+            // Without colour a state is a letter: the producer spins in its
+            // try_wait, `long_scoreboard` as Nsight names it (`l`).
+            assert!(t.screen().contains("llll"), "{}", t.screen());
+        }
+        t.keys(&["q"]);
+        check_restored(&t);
+    }
+}
+
+#[test]
+fn a_kernel_error_is_printed_on_the_normal_screen() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/broken/syntax_error.smk"
+    );
+    let Some(t) = start("error", &format!("'{file}'")) else {
+        return;
+    };
+    let after = check_restored_with(&t, 1);
+    assert!(after.contains("syntax_error.smk:"), "{after}");
+    assert!(after.contains('^'), "the caret under the error: {after}");
+}
+
+#[test]
+fn a_long_first_simulation_shows_progress_and_q_stops_it() {
+    // The seed's problem: millions of warp-instructions, seconds to simulate in a
+    // test build.
+    let Some(t) = start(
+        "long",
+        "singe-viscosity/data-parallel --param SPECIES=52 --param POINTS=262144",
+    ) else {
+        return;
+    };
+    let s = t.wait_for("CTAs done");
+    assert!(
+        s.contains("smsim tui │ simulating singe-viscosity/data-parallel"),
+        "{s}"
+    );
+    assert!(s.contains("of 8 CTAs done"), "{s}");
+    let asked = Instant::now();
+    t.keys(&["q"]);
+    check_restored(&t);
+    // The run stops at the engine's next poll, not at its end.
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
     );
 }

@@ -4,7 +4,7 @@
 //! cargo run --release -p traces --example seed_table              # print the table
 //! cargo run --release -p traces --example seed_table -- --write   # and commit it to crates/traces/seeds/table.md
 //! cargo run --release -p traces --example seed_table -- --check   # fail if the committed table is stale
-//! cargo run --release -p traces --example seed_table -- --fit     # search the b200 parameter fitted (traces::seeds::B200_FIT)
+//! cargo run --release -p traces --example seed_table -- --fit     # search the fitted parameters again (traces::seeds::FITS)
 //! ```
 use std::process::ExitCode;
 
@@ -12,20 +12,21 @@ fn main() -> ExitCode {
     let mode = std::env::args().nth(1).unwrap_or_default();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(traces::seeds::TABLE_PATH);
     if mode == "--fit" {
-        let (name, figure) = traces::seeds::B200_FIT;
-        return match traces::seeds::fit_b200(2000.0, 40000.0) {
-            Ok(v) => {
-                println!(
-                    "{name} = {v:.0} fits {figure} (committed: {})",
-                    traces::seeds::B200_FIT_VALUE
-                );
-                ExitCode::SUCCESS
+        for f in traces::seeds::FITS {
+            match traces::seeds::fit(f) {
+                Ok((v, errors)) => {
+                    println!("{} = {v} (held in {})", f.param, f.holder);
+                    for (id, e) in errors {
+                        println!("  {id}: {:+.1}%", 100.0 * e);
+                    }
+                }
+                Err(e) => {
+                    eprintln!("error: {}: {e}", f.param);
+                    return ExitCode::FAILURE;
+                }
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        };
+        }
+        return ExitCode::SUCCESS;
     }
     let t = std::time::Instant::now();
     let text = traces::seeds::table().to_string();

@@ -18,6 +18,32 @@ use crate::{family, resolve_params};
 /// latencies (gemm-mainloop's schedules move by about 0.5% across five).
 pub const DEFAULT_SEEDS: u32 = 5;
 
+/// Waves of resident CTAs a comparison simulates per run when the caller sets no
+/// `max_ctas` ([`default_max_ctas`]). A seed-shaped grid gives the busiest SM tens of
+/// CTAs that run alike (fa3-forward at batch 4, seqlen 8448, 16 heads: 32, one at a
+/// time), and every seed of every schedule simulating all of them took 2.0 s of CPU;
+/// four waves reach the steady state (the first CTA's cold L2 and HBM misses are the
+/// only difference) and the whole-kernel estimate scales them to the SM's share.
+/// Measured against the full share (seed 1, two-level, h100): fa3-forward's five
+/// schedules at the seed's shape within 0.2%.
+pub const DEFAULT_WAVES: u32 = 4;
+
+/// The CTAs a comparison simulates of `kernel` on `profile` when the caller sets none:
+/// [`DEFAULT_WAVES`] waves of the CTAs resident on an SM, or None (all of them) when the
+/// busiest SM's share of the grid is no more than that.
+pub fn default_max_ctas(kernel: &isa::Kernel, profile: &Profile) -> Option<u32> {
+    let resident = isa::occupancy::occupancy(kernel, &profile.limits())
+        .ctas_per_sm
+        .max(1);
+    let share = kernel
+        .launch
+        .grid
+        .max(1)
+        .div_ceil((profile.t.sm_count as u32).max(1));
+    let cap = DEFAULT_WAVES.saturating_mul(resident);
+    (share > cap).then_some(cap)
+}
+
 /// One role of a row's first run.
 #[derive(Clone, Debug, Serialize)]
 pub struct RoleRow {
@@ -32,6 +58,10 @@ pub struct RoleRow {
     /// The three largest stall states (everything but `selected`), as shares of the
     /// role's warp-cycles.
     pub top_stalls: Vec<(String, f64)>,
+    /// What each of `top_stalls` waited on most, in a few words: from the typed wait
+    /// causes (a state's name alone can mislead: Nsight names an mbarrier try-wait
+    /// `long_scoreboard`), else the state's meaning.
+    pub top_stall_waits: Vec<String>,
 }
 
 /// A kernel to compare: its name in the table, and what to run.
@@ -57,6 +87,11 @@ pub struct ScheduleRow {
     pub profile: String,
     /// Set when the kernel could not be built or run; the numbers are then zero.
     pub error: Option<String>,
+    /// CTAs each run simulated (fewer than `ctas_per_sm` under a cap: the whole-kernel
+    /// figures scale them to the share).
+    pub ctas_simulated: u32,
+    /// The busiest SM's share of the grid (CTAs).
+    pub ctas_per_sm: u32,
     /// The first seed's cycles on the simulated SM.
     pub cycles: u64,
     /// Cycles on each seed, in the order of [`Comparison::seeds`].
@@ -182,6 +217,7 @@ pub fn compare_kernels(
                 let seed_list = &seed_list;
                 s.spawn(move || {
                     let k = c.kernel.as_ref().map_err(|e| e.clone())?;
+                    let max_ctas = cfg.max_ctas.or_else(|| default_max_ctas(k, &c.profile));
                     // The first seed's run records its critical path.
                     seed_list
                         .iter()
@@ -189,6 +225,7 @@ pub fn compare_kernels(
                         .map(|(i, &seed)| {
                             let cfg = RunConfig {
                                 seed,
+                                max_ctas,
                                 ..cfg.clone()
                             };
                             let run = if i == 0 {
@@ -249,6 +286,8 @@ fn empty_row(c: &Candidate) -> ScheduleRow {
         description: c.description.clone(),
         profile: c.profile.name().to_string(),
         error: None,
+        ctas_simulated: 0,
+        ctas_per_sm: 0,
         cycles: 0,
         cycles_by_seed: vec![],
         cycles_mean: 0.0,
@@ -292,6 +331,8 @@ fn row(
     };
     let runs: Vec<&RunResult> = runs.iter().map(|x| &x.0).collect();
     let n = runs.len() as f64;
+    out.ctas_simulated = r.ctas_simulated;
+    out.ctas_per_sm = r.grid.div_ceil((c.profile.t.sm_count as u32).max(1));
     out.cycles = r.cycles;
     out.cycles_by_seed = runs.iter().map(|x| x.cycles).collect();
     out.cycles_mean = out.cycles_by_seed.iter().sum::<u64>() as f64 / n;
@@ -328,19 +369,23 @@ fn row(
         .filter(|ro| ro.states.total() > 0)
         .map(|ro| {
             let total = ro.states.total().max(1) as f64;
+            let top: Vec<(WarpState, u64)> = ro
+                .states
+                .ranked()
+                .into_iter()
+                .filter(|(s, _)| *s != WarpState::Selected)
+                .take(3)
+                .collect();
             RoleRow {
                 role: ro.name.clone(),
                 warps_per_cta: ro.warps_per_cta,
                 instructions: ro.instructions,
                 issue_share: ro.states.get(WarpState::Selected) as f64 / total,
-                top_stalls: ro
-                    .states
-                    .ranked()
-                    .into_iter()
-                    .filter(|(s, _)| *s != WarpState::Selected)
-                    .take(3)
-                    .map(|(s, c)| (s.name().to_string(), c as f64 / total))
+                top_stalls: top
+                    .iter()
+                    .map(|&(s, c)| (s.name().to_string(), c as f64 / total))
                     .collect(),
+                top_stall_waits: top.iter().map(|&(s, _)| waited_gloss(ro, s)).collect(),
             }
         })
         .collect();
@@ -385,6 +430,47 @@ fn gloss(state: &str) -> &'static str {
         "drain" => "draining stores before exit",
         "membar" => "waiting on memory fences",
         _ => "stalled",
+    }
+}
+
+/// What `role`'s cycles in `state` waited on most, in a few words (its typed causes;
+/// the state's meaning when they name none, or only register producers).
+fn waited_gloss(role: &sim_core::result::RoleStats, state: WarpState) -> String {
+    use sim_core::cause::{GroupKind, Waited};
+    let mut by: Vec<(&Waited, u64)> = vec![];
+    for w in role.per_pc.iter().flat_map(|p| &p.waits_on) {
+        if w.state != state || matches!(w.on, Waited::Producer { .. }) {
+            continue;
+        }
+        match by.iter_mut().find(|x| x.0 == &w.on) {
+            Some(x) => x.1 += w.cycles,
+            None => by.push((&w.on, w.cycles)),
+        }
+    }
+    // (Only a cause that holds most of the state's cycles names it.)
+    let total = role.states.get(state);
+    let Some((on, cycles)) = by.into_iter().max_by_key(|x| x.1) else {
+        return gloss(state.name()).to_string();
+    };
+    if cycles * 2 < total {
+        return gloss(state.name()).to_string();
+    }
+    match on {
+        Waited::WaitGroup {
+            group: GroupKind::Wgmma,
+        } => "waiting on their own wgmma groups (WARPGROUP.DEPBAR)".into(),
+        Waited::WaitGroup { group } => format!("waiting on their {group} groups"),
+        Waited::MbarrierCopies { mbarrier } => {
+            format!("in mbarrier try-wait on {mbarrier}'s copies in flight")
+        }
+        Waited::MbarrierArrivals { mbarrier, roles } => format!(
+            "in mbarrier try-wait on {mbarrier}'s arrivals by {} (data or a free stage not there yet)",
+            roles.join(", ")
+        ),
+        Waited::Barrier { id } => format!("waiting at named barrier {id} / BAR.SYNC"),
+        Waited::WarpgroupArrive { .. } => "waiting for their warpgroup's WARPGROUP.ARRIVE".into(),
+        Waited::Pipe { pipe } => format!("waiting for the busy {} pipe", pipe.name()),
+        Waited::Producer { .. } => gloss(state.name()).to_string(),
     }
 }
 
@@ -503,13 +589,18 @@ fn explain(rows: &[ScheduleRow], seeds: &[u64]) -> Vec<String> {
         let Some((state, share)) = m.top_stalls.first() else {
             continue;
         };
+        let waited = m
+            .top_stall_waits
+            .first()
+            .cloned()
+            .unwrap_or_else(|| gloss(state).to_string());
         let mut line = format!(
             "{}'s {} warps spend {} of their cycles in {} ({}), and issue in {}",
             r.schedule,
             m.role,
             pct(*share),
             state,
-            gloss(state),
+            waited,
             pct(m.issue_share)
         );
         if r.schedule != fastest.schedule {

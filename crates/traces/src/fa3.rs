@@ -19,6 +19,30 @@
 //! sub-partitions' tensor cores and each warp 528 cycles of MUFU, so an unhidden softmax
 //! is about half the tensor time (the seed's "exponential can consume ~50%").
 //!
+//! Against FlashAttention-3's own kernel (hopper/ in Dao-AILab/flash-attention, the
+//! paper's version): the same three warpgroups (a producer, two consumers of 64 rows
+//! each: `TiledMma0` is `kBlockM / 64` warpgroups), the same per-block order in the
+//! consumer (`fwd_step`: scheduler-barrier sync, S = Q K^T issued, O rescaled, P V
+//! issued, arrive, wait for S, the softmax, wait for P V, P converted), GEMM1 in RS form
+//! with V MN-major, and the non-overlapped variant's order (GEMM1 waited, then the next
+//! GEMM0, arrive). What differs: for non-causal d = 128 FA3 takes 176-key blocks
+//! (`Flash_fwd_kernel_traits<128, 128, 176, 12, 2, ...>`; the seed's 8448 = 48 x 176),
+//! a cluster of two CTAs with K/V multicast and a persistent tile scheduler. The per-key
+//! work is the same at 176; the per-block costs (barriers, row reductions, the O
+//! rescale) spread over more keys, so the real tile is, if anything, faster per FLOP
+//! than this family's 128.
+//!
+//! What the family's level misses (+38% at the seed's shape, +37% at the paper's d = 128
+//! and +10% at d = 64): the FA3 paper's forward speeds run at about tensor time plus MUFU
+//! time at every head dimension (Fig. 5, seqlen 8k: 496, 646, 746 TFLOP/s at d = 64,
+//! 128, 256 against 476, 635, 762 with no overlap at all), where this schedule overlaps
+//! the two almost entirely (tensor 96% busy). The profile parameter
+//! `mufu_tensor_cycles` (cycles a MUFU warp-instruction holds its sub-partition's
+//! tensor core; 0 in the h100 profile until measured) set to 6 gives 664 TFLOP/s at the
+//! seed's shape and the paper's d = 128 and d = 64 figures within 0.5%, and the no-ws
+//! step's ratio (1.151 against 1.160), but removes the GEMM-softmax pipelining's gain
+//! (1.004 against 1.136): the seed table's what-if rows.
+//!
 //! Schedules:
 //! - `fa3`: a producer warp (its warpgroup's other warps exit, setmaxnreg 24/240) loads Q
 //!   once and K_j, V_j into a PIPE-stage ring with TMA (full/empty mbarriers per ring);

@@ -218,9 +218,17 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                     };
                     // A non-specialized kernel learns that both warpgroups are done with
                     // a stage by a CTA-wide barrier (__syncthreads); then one elected warp
-                    // refills it.
+                    // refills it. When the refill is multicast into the cluster's other
+                    // CTA too, that CTA must be done with the stage as well: a cluster
+                    // barrier (barrier.cluster arrive/wait, relaxed), the seed's "this MMA
+                    // wait will also include waiting on the paired cluster thread block".
                     b.if_(cond.as_str(), |b| {
-                        b.ins("BAR.SYNC 1, 256");
+                        if mc.a || mc.b {
+                            b.ins("UCGABAR_ARV");
+                            b.ins("UCGABAR_WAIT");
+                        } else {
+                            b.ins("BAR.SYNC 1, 256");
+                        }
                         if peer_wait > 0 {
                             b.ins(format!("NANOSLEEP {peer_wait}"));
                         }

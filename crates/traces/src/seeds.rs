@@ -5,8 +5,9 @@
 //!
 //! The figures are the seeds' own (`../shared/seeds/`), each with where it is printed.
 //! Seed 001's were measured on a Blackwell GPU: they run on the `b200` profile, which
-//! holds published figures only; none of these kernel timings was used to set it, so
-//! every one of them is held out ([`Use::HeldOut`]) until a fit names the ones it used.
+//! holds published figures, and whose chip L2 bandwidth ([`B200_FIT`]) is fitted to three
+//! of the seed's matmul figures ([`Use::Fit`]); the other three and the elementwise
+//! figures are held out ([`Use::HeldOut`]).
 
 use std::fmt::{self, Write as _};
 
@@ -38,7 +39,7 @@ impl Unit {
 pub enum Use {
     /// A target of issue 30 (the seed's H100 figures).
     Target,
-    /// A figure a profile parameter was fitted to (none yet).
+    /// A figure a profile parameter was fitted to (the b200 profile's [`B200_FIT`]).
     Fit,
     /// A figure no parameter was fitted to: a prediction.
     HeldOut,
@@ -91,17 +92,18 @@ pub struct Ratio {
     pub over: (&'static str, &'static str),
 }
 
-/// The b200 profile's parameter fitted here, the figure it was fitted to, and its value:
-/// the chip's L2 bandwidth is an estimate in the profile (the H100's scaled by SM count,
-/// no B200 measurement), and the seed's matmul runs bound by it (l2_bandwidth 100% busy,
-/// the tensor pipe 34%). `cargo run --release -p traces --example seed_table -- --fit`
-/// searches it again. (`l2_shared_read_gain`, also unmeasured on Blackwell, moves the
-/// same runs the same way: 1.71 instead of 1 fits the same figure; the matmul alone
-/// cannot tell the two apart.)
-pub const B200_FIT: (&str, &str) = ("l2_bytes_per_clk_chip", "fit-mm-k4096");
-/// The fitted value (bytes per clock, the chip).
-pub const B200_FIT_VALUE: f64 = 8422.0;
-const B200_SETS: &[(&str, f64)] = &[(B200_FIT.0, B200_FIT_VALUE)];
+/// The b200 profile's parameter fitted to seed 001's matmul: the chip's L2 bandwidth,
+/// unpublished for the B200 (the H100's measured figure scaled by SM count was the
+/// prior, 5000 B/clk), which the seed's matmul is bound by (l2_bandwidth 100% busy at the
+/// prior). `cargo run --release -p traces --example seed_table -- --fit` searches it again
+/// ([`FITS`]) on the figures marked [`Use::Fit`] (K = 1024, 4096, 16384: every other K, so
+/// the held-out ones span the same range) and `crates/sim-core/profiles/b200.toml` holds
+/// the value, naming the figures. (`l2_shared_read_gain`, also unmeasured on Blackwell, moves the
+/// same runs the same way; the matmul alone cannot tell the two apart.)
+pub const B200_FIT: &str = "l2_bytes_per_clk_chip";
+/// The b200 profile's value before the fit (what the prior rows run with).
+pub const B200_PRIOR: f64 = 5000.0;
+const B200_PRIOR_SETS: &[(&str, f64)] = &[(B200_FIT, B200_PRIOR)];
 
 const GEMM: &[(&str, i64)] = &[("M", 8192), ("N", 8192), ("K", 8192), ("EPILOGUE", 2)];
 const GEMM_PEER: &[(&str, i64)] = &[
@@ -112,6 +114,21 @@ const GEMM_PEER: &[(&str, i64)] = &[
     ("PEER_WAIT_NS", 100),
 ];
 const FA3: &[(&str, i64)] = &[("BATCH", 4), ("SEQLEN", 8448), ("HEADS", 16)];
+/// The FA3 paper's forward benchmark at seqlen 8k: batch x seqlen = 16k, heads x d = 2048.
+const FA3_D128: &[(&str, i64)] = &[("BATCH", 2), ("SEQLEN", 8192), ("HEADS", 16)];
+const FA3_D64: &[(&str, i64)] = &[
+    ("BATCH", 2),
+    ("SEQLEN", 8192),
+    ("HEADS", 32),
+    ("HEADDIM", 64),
+];
+/// What-if: a MUFU warp-instruction holds its sub-partition's tensor core this many
+/// cycles (`mufu_tensor_cycles`, 0 in the h100 profile). FlashAttention-3's published
+/// forward speeds run at about tensor time plus MUFU time at every head dimension (FA3
+/// paper, Fig. 5, seqlen 8k: 496, 646, 746 TFLOP/s at d = 64, 128, 256, against 476,
+/// 635, 762 for tensor + MUFU cycles with no overlap at 1761.6 MHz), which no schedule
+/// explains; 6 cycles of the MUFU's 8 fit seed 002's FA3 figure.
+const MUFU_TENSOR: &[(&str, f64)] = &[("mufu_tensor_cycles", 6.0)];
 const ADD: &[(&str, i64)] = &[("XNUMEL", 32768), ("YNUMEL", 32768)];
 const S000: &str =
     "seed 000 (Unweaving Warp Specialization): gemm_nows_v1/v2 --m 8192 --n 8192 --k 8192, MY_GEMM";
@@ -119,10 +136,30 @@ const S001_ADD: &str =
     "seed 001 (Gluon tutorial): elementwise_add benchmark, 32768 x 32768 FP32, results on GB200";
 const S001_MM: &str = "seed 001 (Gluon tutorial): matmul_warp_specialized, M = N = 8192, FP16, BLOCK 128x256x64, 4 buffers, GroupedPersistentTileScheduler(8)";
 const S002: &str = "seed 002 (FA3 technique card): ablation, batch 4, seqlen 8448, 16 heads, d 128, non-causal FP16";
+const S002_FIG5: &str = "FA3 paper (arXiv 2407.08608, seed 002's source), Fig. 5: forward, FP16, non-causal, H100 SXM5, seqlen 8k, batch 2, heads x d = 2048 (at d = 64 FA3 runs 192-row tiles over three consumer warpgroups, the family 128 over two)";
+
+macro_rules! fa3 {
+    ($id:literal, $label:literal, $schedule:literal, $params:expr, $tf:literal, $sets:expr, $use:expr, $source:expr) => {
+        Figure {
+            id: $id,
+            seed: "002",
+            label: $label,
+            family: "fa3-forward",
+            schedule: $schedule,
+            params: $params,
+            profile: "h100",
+            sets: $sets,
+            published: $tf,
+            unit: Unit::Tflops,
+            source: $source,
+            use_: $use,
+        }
+    };
+}
 
 macro_rules! mm {
-    ($id:literal, $k:literal, $tf:literal) => {
-        mm!($id, $k, $tf, &[], Use::HeldOut)
+    ($id:literal, $k:literal, $tf:literal, $use:expr) => {
+        mm!($id, $k, $tf, &[], $use)
     };
     ($id:literal, $k:literal, $tf:literal, $sets:expr, $use:expr) => {
         Figure {
@@ -174,7 +211,7 @@ static FIGURES: &[Figure] = &[
     Figure {
         id: "gemm-v1-peer",
         seed: "000",
-        label: "v1, what-if: each stage barrier waits 100 ns for the cluster's other CTA (no cross-SM barrier in the engine)",
+        label: "v1, what-if: each stage barrier waits 100 ns for the cluster's other CTA on top of the cluster barrier (UCGABAR, 66 cycles measured)",
         family: "gemm-mainloop",
         schedule: "static-v1",
         params: GEMM_PEER,
@@ -241,62 +278,124 @@ static FIGURES: &[Figure] = &[
         source: S001_ADD,
         use_: Use::HeldOut,
     },
-    mm!("mm-k512", 512, 1004.18),
-    mm!("mm-k1024", 1024, 1182.61),
-    mm!("mm-k2048", 2048, 1313.71),
-    mm!("mm-k4096", 4096, 1317.58),
-    mm!("mm-k8192", 8192, 1291.56),
-    mm!("mm-k16384", 16384, 1256.74),
-    // The b200 profile with its chip L2 bandwidth fitted to one published figure
-    // (`B200_FIT`), the others held out.
-    mm!("fit-mm-k512", 512, 1004.18, B200_SETS, Use::HeldOut),
-    mm!("fit-mm-k1024", 1024, 1182.61, B200_SETS, Use::HeldOut),
-    mm!("fit-mm-k2048", 2048, 1313.71, B200_SETS, Use::HeldOut),
-    mm!("fit-mm-k4096", 4096, 1317.58, B200_SETS, Use::Fit),
-    mm!("fit-mm-k8192", 8192, 1291.56, B200_SETS, Use::HeldOut),
-    mm!("fit-mm-k16384", 16384, 1256.74, B200_SETS, Use::HeldOut),
-    Figure {
-        id: "fa3",
-        seed: "002",
-        label: "FlashAttention-3 (pingpong + GEMM-softmax pipelining)",
-        family: "fa3-forward",
-        schedule: "fa3",
-        params: FA3,
-        profile: "h100",
-        sets: &[],
-        published: 661.0,
-        unit: Unit::Tflops,
-        source: S002,
-        use_: Use::Target,
-    },
-    Figure {
-        id: "fa3-no-pipelining",
-        seed: "002",
-        label: "no GEMM-softmax pipelining",
-        family: "fa3-forward",
-        schedule: "fa3-no-pipelining",
-        params: FA3,
-        profile: "h100",
-        sets: &[],
-        published: 582.0,
-        unit: Unit::Tflops,
-        source: S002,
-        use_: Use::Target,
-    },
-    Figure {
-        id: "fa3-no-ws",
-        seed: "002",
-        label: "no warp specialization",
-        family: "fa3-forward",
-        schedule: "fa3-no-ws",
-        params: FA3,
-        profile: "h100",
-        sets: &[],
-        published: 570.0,
-        unit: Unit::Tflops,
-        source: S002,
-        use_: Use::Target,
-    },
+    // The b200 profile's L2 bandwidth is fitted to the figures marked `Fit` (`B200_FIT`).
+    mm!("mm-k512", 512, 1004.18, Use::HeldOut),
+    mm!("mm-k1024", 1024, 1182.61, Use::Fit),
+    mm!("mm-k2048", 2048, 1313.71, Use::HeldOut),
+    mm!("mm-k4096", 4096, 1317.58, Use::Fit),
+    mm!("mm-k8192", 8192, 1291.56, Use::HeldOut),
+    mm!("mm-k16384", 16384, 1256.74, Use::Fit),
+    // The same on the prior (the estimate the fit replaced), for what the fit moved.
+    mm!("prior-mm-k512", 512, 1004.18, B200_PRIOR_SETS, Use::WhatIf),
+    mm!(
+        "prior-mm-k4096",
+        4096,
+        1317.58,
+        B200_PRIOR_SETS,
+        Use::WhatIf
+    ),
+    fa3!(
+        "fa3",
+        "FlashAttention-3 (pingpong + GEMM-softmax pipelining)",
+        "fa3",
+        FA3,
+        661.0,
+        &[],
+        Use::Target,
+        S002
+    ),
+    fa3!(
+        "fa3-no-pipelining",
+        "no GEMM-softmax pipelining",
+        "fa3-no-pipelining",
+        FA3,
+        582.0,
+        &[],
+        Use::Target,
+        S002
+    ),
+    fa3!(
+        "fa3-no-ws",
+        "no warp specialization",
+        "fa3-no-ws",
+        FA3,
+        570.0,
+        &[],
+        Use::Target,
+        S002
+    ),
+    fa3!(
+        "fa3-d128",
+        "FA3 forward, d = 128, seqlen 8k",
+        "fa3",
+        FA3_D128,
+        646.0,
+        &[],
+        Use::HeldOut,
+        S002_FIG5
+    ),
+    fa3!(
+        "fa3-d64",
+        "FA3 forward, d = 64, seqlen 8k",
+        "fa3",
+        FA3_D64,
+        496.0,
+        &[],
+        Use::HeldOut,
+        S002_FIG5
+    ),
+    // What-if: the MUFU holds its sub-partition's tensor core (`MUFU_TENSOR`), fitted to
+    // the first row; the paper's other head dimensions are its check.
+    fa3!(
+        "mt-fa3",
+        "FA3, what-if: a MUFU instruction holds the tensor core 6 cycles (fitted here)",
+        "fa3",
+        FA3,
+        661.0,
+        MUFU_TENSOR,
+        Use::WhatIf,
+        S002
+    ),
+    fa3!(
+        "mt-fa3-no-pipelining",
+        "no GEMM-softmax pipelining, the same what-if",
+        "fa3-no-pipelining",
+        FA3,
+        582.0,
+        MUFU_TENSOR,
+        Use::WhatIf,
+        S002
+    ),
+    fa3!(
+        "mt-fa3-no-ws",
+        "no warp specialization, the same what-if",
+        "fa3-no-ws",
+        FA3,
+        570.0,
+        MUFU_TENSOR,
+        Use::WhatIf,
+        S002
+    ),
+    fa3!(
+        "mt-fa3-d128",
+        "FA3 forward, d = 128, seqlen 8k, the same what-if",
+        "fa3",
+        FA3_D128,
+        646.0,
+        MUFU_TENSOR,
+        Use::WhatIf,
+        S002_FIG5
+    ),
+    fa3!(
+        "mt-fa3-d64",
+        "FA3 forward, d = 64, seqlen 8k, the same what-if",
+        "fa3",
+        FA3_D64,
+        496.0,
+        MUFU_TENSOR,
+        Use::WhatIf,
+        S002_FIG5
+    ),
 ];
 
 static RATIOS: &[Ratio] = &[
@@ -326,6 +425,26 @@ static RATIOS: &[Ratio] = &[
         over: ("fa3", "fa3-no-ws"),
     },
     Ratio {
+        seed: "002",
+        label: "FA3 at d = 128 over d = 64 (the softmax's share doubles at d = 64)",
+        over: ("fa3-d128", "fa3-d64"),
+    },
+    Ratio {
+        seed: "002",
+        label: "what-if MUFU holds the tensor core: FA3 over no GEMM-softmax pipelining",
+        over: ("mt-fa3", "mt-fa3-no-pipelining"),
+    },
+    Ratio {
+        seed: "002",
+        label: "the same what-if: FA3 over no warp specialization",
+        over: ("mt-fa3", "mt-fa3-no-ws"),
+    },
+    Ratio {
+        seed: "002",
+        label: "the same what-if: FA3 at d = 128 over d = 64",
+        over: ("mt-fa3-d128", "mt-fa3-d64"),
+    },
+    Ratio {
         seed: "001",
         label: "elementwise add: warp-specialized over TMA-pipelined",
         over: ("add-ws", "add-tma"),
@@ -337,8 +456,8 @@ static RATIOS: &[Ratio] = &[
     },
     Ratio {
         seed: "001",
-        label: "matmul, L2 bandwidth fitted: K = 4096 over K = 512",
-        over: ("fit-mm-k4096", "fit-mm-k512"),
+        label: "matmul on the prior L2 bandwidth: K = 4096 over K = 512",
+        over: ("prior-mm-k4096", "prior-mm-k512"),
     },
 ];
 
@@ -376,25 +495,94 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
-/// Searches [`B200_FIT`]'s parameter for the value at which smsim gives its figure's
-/// published value (bisection between `lo` and `hi`, to 0.1%; smsim's figure grows with
-/// the bandwidth).
-pub fn fit_b200(lo: f64, hi: f64) -> Result<f64, String> {
-    let base = FIGURES
+/// Each fitted figure's id and its error, (smsim - seed) / seed.
+pub type FitErrors = Vec<(&'static str, f64)>;
+
+/// A profile parameter fitted to figures of the table.
+#[derive(Clone, Copy, Debug)]
+pub struct Fit {
+    /// The parameter.
+    pub param: &'static str,
+    /// The figures it is fitted to (by id; they share the profile).
+    pub figures: &'static [&'static str],
+    /// The range searched.
+    pub range: (f64, f64),
+    /// Where the fitted value lives: the built-in profile's file, or the table's what-if
+    /// rows.
+    pub holder: &'static str,
+}
+
+/// The fits behind the table: the b200 profile's chip L2 bandwidth on seed 001's matmul
+/// (the figures marked [`Use::Fit`]), and the what-if MUFU/tensor conflict on seed 002's
+/// FA3 figure.
+pub static FITS: &[Fit] = &[
+    Fit {
+        param: B200_FIT,
+        figures: &["mm-k1024", "mm-k4096", "mm-k16384"],
+        range: (2000.0, 40000.0),
+        holder: "crates/sim-core/profiles/b200.toml",
+    },
+    Fit {
+        param: "mufu_tensor_cycles",
+        figures: &["mt-fa3"],
+        range: (0.0, 16.0),
+        holder: "traces::seeds::MUFU_TENSOR (what-if rows)",
+    },
+];
+
+/// Searches `fit.param`'s whole value in its range for the one at which its figures'
+/// mean log error is nearest zero (the least-squares value in the log domain when the
+/// runs move together): bisection on the sign, smsim's figures moving one way with the
+/// value, then the nearer of the two whole values around the crossing. Returns the value
+/// and each fitted figure's error there.
+pub fn fit(fit: &Fit) -> Result<(f64, FitErrors), String> {
+    let fitted: Vec<&Figure> = fit
+        .figures
         .iter()
-        .find(|f| f.id == B200_FIT.1)
-        .ok_or("the fitted figure is missing")?;
-    let at = |v: f64| run_with(base, &[(B200_FIT.0, v)]);
-    let (mut lo, mut hi) = (lo, hi);
-    while hi - lo > lo * 0.001 {
+        .map(|id| {
+            FIGURES
+                .iter()
+                .find(|f| f.id == *id)
+                .ok_or_else(|| format!("no figure `{id}`"))
+        })
+        .collect::<Result<_, _>>()?;
+    let errors = |v: f64| -> Result<FitErrors, String> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = fitted
+                .iter()
+                .map(|f| s.spawn(move || run_with(f, &[(fit.param, v)])))
+                .collect();
+            fitted
+                .iter()
+                .zip(handles)
+                .map(|(f, h)| {
+                    let sim = h.join().map_err(|_| "a run panicked".to_string())??;
+                    Ok((f.id, sim / f.published - 1.0))
+                })
+                .collect()
+        })
+    };
+    let mean_log = |v: f64| -> Result<f64, String> {
+        let e = errors(v)?;
+        Ok(e.iter().map(|(_, x)| (1.0 + x).ln()).sum::<f64>() / e.len() as f64)
+    };
+    let (mut lo, mut hi) = fit.range;
+    let rising = mean_log(hi)? > mean_log(lo)?;
+    while hi - lo > 1.0 {
         let mid = 0.5 * (lo + hi);
-        if at(mid)? < base.published {
+        if (mean_log(mid)? < 0.0) == rising {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    Ok(0.5 * (lo + hi))
+    let (a, b) = (lo.floor().max(fit.range.0), hi.ceil().min(fit.range.1));
+    let v = if mean_log(a)?.abs() <= mean_log(b)?.abs() {
+        a
+    } else {
+        b
+    };
+    Ok((v, errors(v)?))
 }
 
 /// Runs one figure's kernel on its profile at the run's defaults (seed 1, two-level).
@@ -513,8 +701,12 @@ impl fmt::Display for Table {
                     writeln!(f, "| {} | {s} | {m} |", r.label)?;
                 }
             }
-            let mut sources: Vec<&str> = rows.iter().map(|r| r.figure.source).collect();
-            sources.dedup();
+            let mut sources: Vec<&str> = Vec::new();
+            for r in &rows {
+                if !sources.contains(&r.figure.source) {
+                    sources.push(r.figure.source);
+                }
+            }
             let mut text = String::new();
             for s in sources {
                 let _ = writeln!(text, "- {s}");

@@ -95,3 +95,27 @@ fn gemm_schedules_within_noise_tie_and_the_bound_is_the_tensor_pipe() {
         .unwrap();
     assert!(!ws.contains("is not among"), "{ws}");
 }
+
+/// A seed-shaped grid is simulated four waves deep unless the caller says otherwise:
+/// fa3-forward at the seed's problem gives the busiest H100 SM 4224 / 132 = 32 CTAs, one
+/// resident at a time, so 4; a grid of at most four waves per SM runs whole.
+#[test]
+fn compare_caps_seed_shaped_grids_at_four_waves() {
+    use traces::compare::{DEFAULT_WAVES, default_max_ctas};
+    let p = Profile::builtin("h100").unwrap();
+    let seed = ov(&[("BATCH", 4), ("HEADS", 16), ("SEQLEN", 8448)]);
+    let k = traces::generate("fa3-forward", "fa3", &seed).unwrap();
+    assert_eq!(k.launch.grid, 4 * 16 * 66);
+    assert_eq!(DEFAULT_WAVES, 4);
+    assert_eq!(default_max_ctas(&k, &p), Some(4));
+    // 8 heads: 528 CTAs, 4 per SM, no more than the cap: all of them.
+    let small = ov(&[("BATCH", 1), ("HEADS", 8), ("SEQLEN", 8448)]);
+    let k = traces::generate("fa3-forward", "fa3", &small).unwrap();
+    assert_eq!(default_max_ctas(&k, &p), None);
+    // Two resident CTAs a wave: the cap is eight CTAs.
+    let src = "kernel many\nlaunch cta_threads=1024 regs=32 smem=0 grid=132000\nrole main warps=0..31\n  EXIT\n";
+    let k = isa::parse_kernel(src).unwrap();
+    let resident = isa::occupancy::occupancy(&k, &p.limits()).ctas_per_sm;
+    assert_eq!(resident, 2);
+    assert_eq!(default_max_ctas(&k, &p), Some(8));
+}

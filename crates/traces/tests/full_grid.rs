@@ -26,13 +26,24 @@ fn gemm(schedule: &str, cluster: i64) -> RunResult {
     r
 }
 
+/// Multicast halves a CTA's L2 reads. The warp-specialized loop never pays for it; the
+/// static loop does: before a multicast refill both CTAs of the cluster must be done
+/// with the stage, a cross-SM cluster barrier (66 cycles measured) where one CTA alone
+/// needs only its own named barrier, as seed 000 says of its v1 kernel.
 #[test]
-fn multicast_moves_less_l2_data_per_sm_and_never_slows_the_loop() {
+fn multicast_moves_less_l2_data_per_sm_and_never_slows_the_ws_loop() {
     for schedule in ["ws", "static-v1"] {
         let shared = gemm(schedule, 2);
         let alone = gemm(schedule, 1);
         assert!(alone.memory.l2_bytes > shared.memory.l2_bytes, "{schedule}");
-        assert!(alone.cycles >= shared.cycles, "{schedule}");
+        if schedule == "ws" {
+            assert!(alone.cycles >= shared.cycles, "{schedule}");
+        } else {
+            assert!(
+                shared.cycles > alone.cycles,
+                "{schedule}: the cluster barrier"
+            );
+        }
     }
 }
 

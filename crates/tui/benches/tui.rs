@@ -1,8 +1,9 @@
 //! The viewer's speed: launch to first frame (simulation with the timeline attached,
 //! the app, one 200x60 frame), a redraw at 200x60 at full zoom-out and at one cycle
 //! per column, a redraw that pans (a new window: the summary's scan included), and a
-//! what-if round trip (rerun with the next seed, then a frame). Targets (issue 26):
-//! first frame within 0.5 s, a redraw within 16 ms.
+//! what-if round trip (rerun with the next seed, then a frame); singe-viscosity also at
+//! its seed's problem size. Targets (issue 26): first frame within 0.5 s, a redraw
+//! within 16 ms.
 //!
 //! `cargo bench -p tui --bench tui`
 
@@ -33,9 +34,24 @@ impl Loader for Library {
 
 const KERNELS: [&str; 2] = ["gemm-mainloop/ws", "singe-viscosity/data-parallel"];
 
+/// The seed's problem size of singe-viscosity (seed 004): 2.66 M warp-instructions,
+/// 12 M state changes.
+const SEED_SCALE: (&str, &[(&str, i64)]) = (
+    "singe-viscosity/data-parallel",
+    &[("SPECIES", 52), ("POINTS", 262144)],
+);
+
 fn open(kernel: &str) -> App {
+    open_with(kernel, &[])
+}
+
+fn open_with(kernel: &str, params: &[(&str, i64)]) -> App {
     let loader: Arc<dyn Loader> = Arc::new(Library);
-    let run = simulate(&*loader, &RunSpec::new(kernel)).expect("a library kernel runs");
+    let mut spec = RunSpec::new(kernel);
+    for (k, v) in params {
+        spec.set_param(k, *v);
+    }
+    let run = simulate(&*loader, &spec).expect("a library kernel runs");
     let mut app = App::new(vec![run], Some(loader));
     app.color = true;
     app.synchronous = true;
@@ -54,13 +70,30 @@ fn first_frame(c: &mut Criterion) {
             })
         });
     }
+    let (k, params) = SEED_SCALE;
+    g.bench_function(format!("{k}@seed-scale"), |b| {
+        b.iter(|| {
+            let mut app = open_with(k, params);
+            prepare(&mut app, 200, None, None, &[]);
+            black_box(render_text(&mut app, 200, 60))
+        })
+    });
     g.finish();
 }
 
 fn redraw(c: &mut Criterion) {
     let mut g = c.benchmark_group("redraw_200x60");
-    for k in KERNELS {
-        let mut app = open(k);
+    let cases = KERNELS
+        .iter()
+        .map(|&k| (k.to_string(), k, &[][..]))
+        .chain([(
+            format!("{}@seed-scale", SEED_SCALE.0),
+            SEED_SCALE.0,
+            SEED_SCALE.1,
+        )]);
+    for (name, k, params) in cases {
+        let mut app = open_with(k, params);
+        let k = name.as_str();
         let mid = app.view.end / 2;
         for (name, zoom) in [("fit", Zoom::Fit), ("cycle", Zoom::PerColumn(1))] {
             prepare(&mut app, 200, Some(mid), Some(zoom), &[]);

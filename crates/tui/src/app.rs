@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -12,7 +12,7 @@ use sim_core::WarpState;
 use sim_core::scheduler::Policy;
 use sim_core::timeline::{Interval, SyncKind};
 
-use crate::model::{Loader, Outcome, RunData, RunSpec, simulate, simulate_stoppable};
+use crate::model::{Loader, Outcome, Progress, RunData, RunSpec, simulate, simulate_stoppable};
 use crate::rows::{Folds, Row, RowKind, build_rows};
 use crate::view::View;
 
@@ -99,8 +99,8 @@ pub struct App {
     generation: [u64; 2],
     /// What-ifs in flight, per run slot: their request numbers.
     pub pending: [Option<u64>; 2],
-    /// The cycle the newest what-if in flight has reached, for the title bar.
-    pub progress: Arc<AtomicU64>,
+    /// How far the newest what-if in flight has got, for the title bar.
+    pub progress: Arc<Progress>,
     /// The stop flag of the newest what-if per run slot.
     stops: [Option<Arc<AtomicBool>>; 2],
     tx: Sender<Finished>,
@@ -155,7 +155,7 @@ impl App {
             synchronous: false,
             generation: [0; 2],
             pending: [None; 2],
-            progress: Arc::new(AtomicU64::new(0)),
+            progress: Arc::new(Progress::default()),
             stops: [None, None],
             tx,
             rx,
@@ -549,17 +549,16 @@ impl App {
         }
         let tx = self.tx.clone();
         let progress = self.progress.clone();
-        progress.store(0, Ordering::Relaxed);
+        progress.reset();
         // The request this one supersedes stops at the engine's next poll.
         let stop = Arc::new(AtomicBool::new(false));
         if let Some(old) = self.stops[slot].replace(stop.clone()) {
             old.store(true, Ordering::Relaxed);
         }
         std::thread::spawn(move || {
-            let run = loader.load(&spec).and_then(|(k, p)| {
-                let mut tell = |c| progress.store(c, Ordering::Relaxed);
-                simulate_stoppable(&spec, &k, &p, &mut tell, Some(stop))
-            });
+            let run = loader
+                .load(&spec)
+                .and_then(|(k, p)| simulate_stoppable(&spec, &k, &p, &progress, Some(stop)));
             // The viewer may have quit: nobody to tell.
             let _ = tx.send(Finished {
                 slot,

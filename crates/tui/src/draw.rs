@@ -9,12 +9,13 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use sim_core::WarpState;
+use sim_core::diagnose::Bounds;
 use sim_core::state::STATE_COUNT;
 use sim_core::timeline::SyncKind;
 
 use crate::app::{App, Hits};
 use crate::compare::{role_states, share};
-use crate::model::{Outcome, RunData};
+use crate::model::{Outcome, ProgressNow, RunData};
 use crate::rows::RowKind;
 use crate::view::View;
 
@@ -210,11 +211,103 @@ fn title(app: &App, p: &mut Painter, area: Rect) {
         r.spec.seed,
     ));
     if app.pending.iter().any(|x| x.is_some()) {
-        let c = app.progress.load(std::sync::atomic::Ordering::Relaxed);
-        s = format!(" running… cycle {c} │{s}");
+        s = format!(" {} │{s}", running(&app.progress.now()));
     }
     let st = Style::default().add_modifier(Modifier::BOLD);
     p.text(area.x, area.y, area.width, &s, st);
+}
+
+/// What the frame shown while the first runs simulate says.
+#[derive(Clone, Debug)]
+pub struct Loading {
+    /// The runs' labels ([`crate::model::RunSpec::label`]).
+    pub labels: Vec<String>,
+    /// Which of them is simulating.
+    pub current: usize,
+    /// How far it has got.
+    pub progress: ProgressNow,
+    /// Time since the first started.
+    pub elapsed: std::time::Duration,
+}
+
+/// The frame shown while the first runs simulate: which run, the cycle reached, CTAs
+/// done (with a bar), time taken, and how to quit.
+pub fn draw_loading(l: &Loading, color: bool, area: Rect, buf: &mut Buffer) {
+    let mut p = Painter { buf, color };
+    let (x, w) = (area.x, area.width);
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let label = l.labels.get(l.current).map_or("", |s| s.as_str());
+    p.text(
+        x,
+        area.y,
+        w,
+        &format!(" smsim tui │ simulating {label}"),
+        bold,
+    );
+    let mut y = area.y + 2;
+    if l.labels.len() > 1 {
+        let s = format!(" run {} of {}: {label}", l.current + 1, l.labels.len());
+        p.text(x, y, w, &s, Style::default());
+        y += 1;
+    }
+    let pr = l.progress;
+    let s = if pr.ctas == 0 {
+        " starting…".to_string()
+    } else {
+        format!(
+            " cycle {} simulated, {} of {} CTAs done, {:.1} s",
+            group(pr.cycle),
+            pr.ctas_done,
+            pr.ctas,
+            l.elapsed.as_secs_f64()
+        )
+    };
+    p.text(x, y, w, &s, Style::default());
+    let bar_w = w.saturating_sub(4).min(60);
+    if pr.ctas > 0 && bar_w > 0 && y + 1 < area.bottom() {
+        let done = (bar_w as u64 * pr.ctas_done as u64 / pr.ctas as u64) as u16;
+        p.text(x + 1, y + 1, 1, "[", Style::default());
+        for i in 0..bar_w {
+            let c = if i < done { '█' } else { '·' };
+            p.cell(x + 2 + i, y + 1, c, Style::default().fg(Color::Green));
+        }
+        p.text(x + 2 + bar_w, y + 1, 1, "]", Style::default());
+    }
+    if area.height > 1 {
+        p.text(
+            x,
+            area.bottom() - 1,
+            w,
+            "q, Esc or Ctrl-C stops the simulation and quits",
+            Style::default().add_modifier(Modifier::REVERSED),
+        );
+    }
+}
+
+/// A run under way in a few words: `running… cycle 12,345, 3/8 CTAs`.
+pub fn running(p: &ProgressNow) -> String {
+    if p.ctas == 0 {
+        return "running… starting".into();
+    }
+    format!(
+        "running… cycle {}, {}/{} CTAs",
+        group(p.cycle),
+        p.ctas_done,
+        p.ctas
+    )
+}
+
+/// `1234567` as `1,234,567`.
+pub fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn ruler(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
@@ -776,6 +869,22 @@ fn summary(app: &App, p: &mut Painter, area: Rect) {
             ),
             Style::default(),
         ));
+        let bound = |r: &RunData| {
+            r.bounds
+                .as_ref()
+                .map_or("none (unfinished)".to_string(), |bd| {
+                    format!(
+                        "{} ≥ {} ({:+.1}%)",
+                        bd.binding.label(),
+                        group(bd.lower_bound_cycles),
+                        100.0 * bd.above_bound
+                    )
+                })
+        };
+        lines.push((
+            format!("bound (whole runs): A {}, B {}", bound(ra), bound(rb)),
+            Style::default(),
+        ));
         // Every warp together first (the runs' roles may differ), then each role
         // both runs have.
         let all = |v: &[(String, [u64; STATE_COUNT])]| {
@@ -861,6 +970,9 @@ fn summary(app: &App, p: &mut Painter, area: Rect) {
         if !units.is_empty() {
             lines.push((format!("units: {}", units.join(", ")), Style::default()));
         }
+        if let Some(bd) = &run.bounds {
+            lines.extend(bound_lines(bd));
+        }
         if let Some(top) = app.waits_most(a, b) {
             lines.push(("waits most:".into(), bold));
             for (role, pc, cycles, total) in top.into_iter().take(3) {
@@ -877,6 +989,37 @@ fn summary(app: &App, p: &mut Painter, area: Rect) {
         }
     }
     put_lines(p, area, &lines);
+}
+
+/// The run's bounds (whole run: a lower bound on cycles is a property of all the
+/// run's work, not of a window): the binding unit, its bound and the run's distance
+/// from it, then every unit's use against its peak, largest first. Units come from
+/// `sim_core::diagnose::bounds` as they are, so new ones appear here unasked.
+fn bound_lines(bd: &Bounds) -> Vec<(String, Style)> {
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let mut out = vec![(
+        format!(
+            "bound (whole run): {} ≥ {} cycles, run {:+.1}%",
+            bd.binding.label(),
+            group(bd.lower_bound_cycles),
+            100.0 * bd.above_bound
+        ),
+        bold,
+    )];
+    let mut used: Vec<&sim_core::diagnose::UnitBound> =
+        bd.units.iter().filter(|u| u.use_fraction > 0.0).collect();
+    used.sort_by(|a, b| b.use_fraction.total_cmp(&a.use_fraction));
+    let parts: Vec<String> = used
+        .iter()
+        .map(|u| {
+            let beyond = if u.exceeds_run { " (past the run)" } else { "" };
+            format!("{} {:.1}%{beyond}", u.unit.label(), 100.0 * u.use_fraction)
+        })
+        .collect();
+    if !parts.is_empty() {
+        out.push((format!("of peak: {}", parts.join(", ")), Style::default()));
+    }
+    out
 }
 
 fn status(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {

@@ -11,7 +11,8 @@
 //! - [`app`]: the viewer's state and what each key does.
 //! - [`draw`]: a frame.
 //! - [`compare`]: two runs' divergence cycle and state-share differences.
-//! - [`term`]: the terminal: raw mode, events, and its restoration on any exit.
+//! - [`term`]: the terminal: raw mode, events, and its restoration on any exit; the
+//!   first runs' progress while they simulate.
 //!
 //! The crate reads sim-core only through its result, sink and timeline types; sim-core
 //! knows nothing of terminals.

@@ -5,9 +5,11 @@
 use sim_core::result::{RunResult, SimError, StuckReport};
 use sim_core::scheduler::Policy;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use sim_core::cause::{MbarrierOwed, WaitCause};
+use sim_core::diagnose::Bounds;
+use sim_core::diagnose::bounds::bounds;
 use sim_core::sink::{Event, RunEnd, RunHeader, Sink};
 use sim_core::timeline::Timeline;
 use sim_core::{Profile, RunConfig};
@@ -159,6 +161,10 @@ pub struct RunData {
     pub timeline: Timeline,
     /// The run's result, if it finished.
     pub result: Option<RunResult>,
+    /// Each unit's work at its peak as a lower bound on the run's cycles, the binding
+    /// unit and the run's distance from it (`sim_core::diagnose::bounds`), for a run
+    /// that finished.
+    pub bounds: Option<Bounds>,
     /// How it ended.
     pub outcome: Outcome,
 }
@@ -302,44 +308,91 @@ pub fn simulate_loaded(
     kernel: &isa::Kernel,
     profile: &Profile,
 ) -> Result<RunData, String> {
-    simulate_watched(spec, kernel, profile, &mut |_| {})
+    simulate_watched(spec, kernel, profile, &Progress::default())
 }
 
-/// A [`Timeline`] that tells `progress` the cycle it has reached, every few thousand
-/// events (for a progress line while a long run simulates).
+/// How far a run has got, as the simulating thread publishes it for a progress line
+/// or frame (read from another thread).
+#[derive(Debug, Default)]
+pub struct Progress {
+    cycle: AtomicU64,
+    ctas_done: AtomicU32,
+    ctas: AtomicU32,
+}
+
+/// A [`Progress`] read at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProgressNow {
+    /// The last cycle an event named.
+    pub cycle: u64,
+    /// CTAs finished.
+    pub ctas_done: u32,
+    /// CTAs the run simulates (0 until it starts).
+    pub ctas: u32,
+}
+
+impl Progress {
+    /// Where the run stands now.
+    pub fn now(&self) -> ProgressNow {
+        ProgressNow {
+            cycle: self.cycle.load(Ordering::Relaxed),
+            ctas_done: self.ctas_done.load(Ordering::Relaxed),
+            ctas: self.ctas.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Back to a run not yet started.
+    pub fn reset(&self) {
+        self.cycle.store(0, Ordering::Relaxed);
+        self.ctas_done.store(0, Ordering::Relaxed);
+        self.ctas.store(0, Ordering::Relaxed);
+    }
+}
+
+/// A [`Timeline`] that publishes how far the run got into a [`Progress`] at each of
+/// the engine's polls (every `POLL_CYCLES` simulated cycles): a few stores, not one
+/// per event.
 struct Watched<'a> {
     timeline: &'a mut Timeline,
-    progress: &'a mut dyn FnMut(u64),
-    events: u32,
+    progress: &'a Progress,
+    cycle: u64,
+    ctas_done: u32,
 }
 
 impl Sink for Watched<'_> {
     fn begin(&mut self, h: &RunHeader) {
+        self.progress
+            .ctas
+            .store(h.ctas_simulated, Ordering::Relaxed);
         self.timeline.begin(h);
     }
     fn finish(&mut self, end: &RunEnd) {
+        self.progress.cycle.store(end.cycles, Ordering::Relaxed);
         self.timeline.finish(end);
     }
     fn keep_going(&mut self) -> bool {
+        self.progress.cycle.store(self.cycle, Ordering::Relaxed);
+        self.progress
+            .ctas_done
+            .store(self.ctas_done, Ordering::Relaxed);
         self.timeline.keep_going()
     }
     fn event(&mut self, e: Event) {
-        self.events = self.events.wrapping_add(1);
-        if self.events.is_multiple_of(65536)
-            && let Event::StateChange { cycle, .. } | Event::Issue { cycle, .. } = e
-        {
-            (self.progress)(cycle);
+        match &e {
+            Event::StateChange { cycle, .. } => self.cycle = self.cycle.max(*cycle),
+            Event::CtaDone { .. } => self.ctas_done += 1,
+            _ => {}
         }
         self.timeline.event(e);
     }
 }
 
-/// [`simulate_loaded`], calling `progress` with the cycle reached as the run goes.
+/// [`simulate_loaded`], publishing how far it got into `progress` as the run goes.
 pub fn simulate_watched(
     spec: &RunSpec,
     kernel: &isa::Kernel,
     profile: &Profile,
-    progress: &mut dyn FnMut(u64),
+    progress: &Progress,
 ) -> Result<RunData, String> {
     simulate_stoppable(spec, kernel, profile, progress, None)
 }
@@ -350,7 +403,7 @@ pub fn simulate_stoppable(
     spec: &RunSpec,
     kernel: &isa::Kernel,
     profile: &Profile,
-    progress: &mut dyn FnMut(u64),
+    progress: &Progress,
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<RunData, String> {
     let cfg = spec.config();
@@ -361,7 +414,8 @@ pub fn simulate_stoppable(
     let mut sink = Watched {
         timeline: &mut timeline,
         progress,
-        events: 0,
+        cycle: 0,
+        ctas_done: 0,
     };
     let r = sim_core::run_with(kernel, profile, &cfg, cfg.policy.build(), &mut sink);
     // The timeline is finished (the engine's `finish`) whatever the outcome.
@@ -387,8 +441,13 @@ pub fn simulate_stoppable(
         .iter()
         .map(|r| r.instructions.iter().map(|i| i.line).collect())
         .collect();
+    let bounds = match outcome {
+        Outcome::Finished => result.as_ref().map(|r| bounds(r, profile)),
+        _ => None,
+    };
     Ok(RunData {
         spec: spec.clone(),
+        bounds,
         kernel_name: header.kernel.clone(),
         profile_name: header.profile.clone(),
         roles: header.roles.iter().map(|r| r.name.clone()).collect(),

@@ -1,10 +1,17 @@
 //! The interactive terminal: raw mode, the alternate screen and mouse capture on the
-//! way in; restored on the way out, whether the viewer quits, fails or panics.
+//! way in; restored on the way out, whether the viewer quits, fails or panics. A long
+//! first simulation shows its progress there, and q stops it.
 
 use std::io::{self, Write};
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
 
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
+use crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEvent, KeyEventKind,
+    KeyModifiers,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -12,8 +19,11 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
+use sim_core::Profile;
+
 use crate::app::App;
-use crate::draw::draw;
+use crate::draw::{Loading, draw, draw_loading};
+use crate::model::{Progress, RunData, RunSpec, simulate_stoppable};
 
 /// Puts the terminal back as it was: cooked mode, the main screen, no mouse capture.
 /// Safe to call more than once.
@@ -38,19 +48,139 @@ impl Drop for Guard {
     }
 }
 
-/// Runs the viewer until the user quits. The terminal is restored on every way out;
-/// a panic's message is printed after the restoration, on the normal screen.
-pub fn run(mut app: App) -> io::Result<()> {
+/// A run to simulate before the viewer opens: its spec, and the kernel and profile
+/// already loaded (so that their errors were printed before the terminal changed).
+pub struct Job {
+    /// What to run.
+    pub spec: RunSpec,
+    /// The kernel, parameters applied and validated.
+    pub kernel: isa::Kernel,
+    /// The profile, overrides applied.
+    pub profile: Profile,
+}
+
+/// How the viewer ended.
+#[derive(Debug)]
+pub enum Ended {
+    /// The user quit (during the first simulation too).
+    Quit,
+    /// A run could not start: the error's text, as `smsim run` prints it, to print
+    /// once the terminal is restored.
+    Failed(String),
+}
+
+/// Enters raw mode and the alternate screen, with the terminal restored on every way
+/// out (a panic's message printed after the restoration, on the normal screen).
+fn enter() -> io::Result<(Terminal<CrosstermBackend<io::Stdout>>, Guard)> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
         previous(info);
     }));
     enable_raw_mode()?;
-    let _guard = Guard;
+    let guard = Guard;
     execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     terminal.clear()?;
+    Ok((terminal, guard))
+}
+
+/// Runs the viewer until the user quits. The terminal is restored on every way out;
+/// a panic's message is printed after the restoration, on the normal screen.
+pub fn run(app: App) -> io::Result<()> {
+    let (mut terminal, _guard) = enter()?;
+    view(&mut terminal, app)
+}
+
+/// Simulates `jobs` on a worker thread while the terminal shows how far they got (the
+/// cycle reached, CTAs done, time taken), then runs the viewer on the runs
+/// (`make_app` makes it). q, Esc or Ctrl-C while they simulate stop the simulation and
+/// quit.
+pub fn run_loading(
+    jobs: Vec<Job>,
+    color: bool,
+    make_app: impl FnOnce(Vec<RunData>) -> App,
+) -> io::Result<Ended> {
+    let (mut terminal, _guard) = enter()?;
+    let labels: Vec<String> = jobs.iter().map(|j| j.spec.label()).collect();
+    let progress = Arc::new(Progress::default());
+    let current = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = channel();
+    let worker = {
+        let (progress, current, stop) = (progress.clone(), current.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut runs = Vec::new();
+            for (i, job) in jobs.iter().enumerate() {
+                current.store(i, Ordering::Relaxed);
+                progress.reset();
+                let run = simulate_stoppable(
+                    &job.spec,
+                    &job.kernel,
+                    &job.profile,
+                    &progress,
+                    Some(stop.clone()),
+                );
+                match run {
+                    Ok(r) => runs.push(r),
+                    Err(m) => {
+                        let _ = tx.send(Err(m));
+                        return;
+                    }
+                }
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+            }
+            let _ = tx.send(Ok(runs));
+        })
+    };
+    let started = Instant::now();
+    let runs = loop {
+        let loading = Loading {
+            labels: labels.clone(),
+            current: current.load(Ordering::Relaxed),
+            progress: progress.now(),
+            elapsed: started.elapsed(),
+        };
+        terminal.draw(|f| {
+            let area = f.area();
+            draw_loading(&loading, color, area, f.buffer_mut())
+        })?;
+        match rx.try_recv() {
+            Ok(Ok(runs)) => break runs,
+            Ok(Err(m)) => return Ok(Ended::Failed(m)),
+            Err(_) => {}
+        }
+        if event::poll(Duration::from_millis(50))? {
+            match event::read()? {
+                Event::Key(k) if k.kind != KeyEventKind::Release && quits(k) => {
+                    // The run stops at the engine's next poll: a few thousand cycles.
+                    stop.store(true, Ordering::Relaxed);
+                    let _ = worker.join();
+                    return Ok(Ended::Quit);
+                }
+                Event::Resize(..) => terminal.autoresize()?,
+                _ => {}
+            }
+        }
+    };
+    view(&mut terminal, make_app(runs))?;
+    Ok(Ended::Quit)
+}
+
+/// q, Esc or Ctrl-C.
+fn quits(k: KeyEvent) -> bool {
+    match k.code {
+        KeyCode::Char('q') | KeyCode::Esc => true,
+        KeyCode::Char('c') => k.modifiers.contains(KeyModifiers::CONTROL),
+        _ => false,
+    }
+}
+
+/// The viewer's loop: draw when something changed, read keys and the mouse, take
+/// finished what-ifs.
+fn view(terminal: &mut Terminal<CrosstermBackend<io::Stdout>>, mut app: App) -> io::Result<()> {
     let mut dirty = true;
     loop {
         if dirty {

@@ -221,3 +221,86 @@ fn what_if_reruns_in_place() {
     keys(&mut a, ":nonsense<Enter>");
     assert!(a.message.contains("try `param K=V`"), "{}", a.message);
 }
+
+#[test]
+fn the_summary_shows_the_runs_bounds() {
+    // Two warps, each issuing 3 FFMA and EXIT on its own scheduler: the issue slots
+    // bind at 4 cycles; the run takes 2 * lat_fma + 2 (the FFMA chain, EXIT, the
+    // retire), so it is (2 * lat + 2) / 4 - 1 above its bound.
+    let lat = lat_fma();
+    let mut a = app(&[RunSpec::new("chain")]);
+    assert_eq!(a.runs[0].timeline.end, 2 * lat + 2);
+    prepare(&mut a, 160, None, None, &[]);
+    let frame = render_text(&mut a, 160, 36);
+    let above = 100.0 * ((2 * lat + 2) as f64 / 4.0 - 1.0);
+    let want = format!("bound (whole run): issue slots ≥ 4 cycles, run {above:+.1}%");
+    assert!(frame.contains(&want), "{want}\n{frame}");
+    insta::assert_snapshot!("bounds_160x36", frame);
+    // A run that did not finish has no bounds, and says none.
+    let mut a = app(&[RunSpec::new("stuck")]);
+    prepare(&mut a, 160, None, None, &[]);
+    assert!(!render_text(&mut a, 160, 36).contains("bound (whole run)"));
+}
+
+#[test]
+fn the_first_simulation_shows_its_progress() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use tui::draw::{Loading, draw_loading};
+    use tui::model::ProgressNow;
+    let frame = |l: &Loading, w: u16, h: u16| {
+        let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+        draw_loading(l, false, buf.area, &mut buf);
+        tui::buffer_text(&buf)
+    };
+    let mut l = Loading {
+        labels: vec!["gemm-mainloop/ws".into(), "gemm-mainloop/static-v1".into()],
+        current: 1,
+        progress: ProgressNow {
+            cycle: 1_234_567,
+            ctas_done: 3,
+            ctas: 8,
+        },
+        elapsed: std::time::Duration::from_millis(1500),
+    };
+    let f = frame(&l, 80, 24);
+    assert!(
+        f.contains("cycle 1,234,567 simulated, 3 of 8 CTAs done, 1.5 s"),
+        "{f}"
+    );
+    assert!(f.contains("run 2 of 2: gemm-mainloop/static-v1"), "{f}");
+    // 3 of 8 CTAs: 3/8 of the 60-column bar.
+    assert_eq!(f.matches('█').count(), 60 * 3 / 8, "{f}");
+    insta::assert_snapshot!("loading_80x24", f);
+    // Before the run's header comes: starting; at 40x12 it still draws.
+    l.progress = ProgressNow::default();
+    l.labels.truncate(1);
+    l.current = 0;
+    let f = frame(&l, 40, 12);
+    assert!(f.contains("starting"), "{f}");
+    assert!(f.contains("q, Esc or Ctrl-C stops"), "{f}");
+}
+
+#[test]
+fn a_what_if_under_way_is_shown_until_it_lands() {
+    // The chain's N FFMAs, EXIT and the retire: (N - 1) * lat + 2 cycles.
+    let lat = lat_fma();
+    let mut a = app(&[RunSpec::new("chain")]);
+    a.synchronous = false;
+    prepare(&mut a, 100, None, None, &[]);
+    keys(&mut a, ":param N=5<Enter>");
+    // The old run stays on screen, the title says a new one is under way.
+    let frame = render_text(&mut a, 100, 24);
+    assert!(frame.contains(" running… "), "{frame}");
+    let old = format!("chain: {} cycles", 2 * lat + 2);
+    assert!(frame.contains(&old), "{frame}");
+    let start = std::time::Instant::now();
+    while !a.poll() {
+        assert!(start.elapsed().as_secs() < 20, "the what-if never landed");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let frame = render_text(&mut a, 100, 24);
+    assert!(!frame.contains("running…"), "{frame}");
+    let new = format!("chain N=5: {} cycles", 4 * lat + 2);
+    assert!(frame.contains(&new), "{frame}");
+}

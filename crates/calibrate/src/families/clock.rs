@@ -6,7 +6,6 @@ use crate::bench::*;
 use crate::gpu::{Result, arg};
 use crate::schema::{self};
 use crate::sources::{self, BURN_PER_ITER};
-use crate::twins::*;
 use serde_json::json;
 
 impl Runner {
@@ -137,15 +136,4 @@ impl Runner {
         });
         Ok(())
     }
-}
-
-/// The clock under tensor load: taken as measured.
-pub(crate) fn clock_twins(v: &mut Vec<Twin>) {
-    v.push(Twin {
-        bench: "clock.sm.tensor.globaltimer".into(),
-        group: "clock",
-        params: &["clock_mhz"],
-        method: Method::Direct { param: "clock_mhz" },
-        what: "the profile's clock is the SM clock measured under full-chip wgmma load".into(),
-    });
 }

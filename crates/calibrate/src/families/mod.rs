@@ -7,6 +7,7 @@ pub(crate) mod alu;
 pub(crate) mod bw;
 pub(crate) mod clock;
 pub(crate) mod copy;
+pub(crate) mod gaps;
 pub(crate) mod ldg;
 pub(crate) mod ldgsts;
 pub(crate) mod lds;
@@ -36,6 +37,5 @@ pub fn micro_twins() -> Vec<Twin> {
     lds::throughput_twins(&mut v);
     alu::regbank_twins(&mut v);
     bw::twins(&mut v);
-    clock::clock_twins(&mut v);
     v
 }

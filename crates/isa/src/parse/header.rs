@@ -110,15 +110,69 @@ pub(super) fn buffer(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> 
     if c.ident_opt().as_deref() != Some("global") {
         c.pos = save;
     }
-    let size = size_only(
-        c,
-        k,
+    let n = k.buffers.len();
+    let (mut size, mut warm) = (None, 0);
+    let field = |key: &str| match key {
+        "size" => Some(DeclField::BufferSize(n)),
+        "warm" => Some(DeclField::BufferWarm(n)),
+        _ => None,
+    };
+    for (key, kcol, v) in values(c, k, field)? {
+        match key.as_str() {
+            "size" => size = Some(v),
+            "warm" => warm = v,
+            _ => {
+                return Err(err(
+                    span.line,
+                    kcol,
+                    format!("unknown buffer setting `{key}`; expected size or warm"),
+                ));
+            }
+        }
+    }
+    let size = size.ok_or_else(|| err(span.line, name_col, "`buffer` needs size=BYTES"))?;
+    k.buffers.push(Buffer {
+        name,
+        size,
+        warm,
         span,
-        name_col,
-        "buffer",
-        DeclField::BufferSize(k.buffers.len()),
-    )?;
-    k.buffers.push(Buffer { name, size, span });
+    });
+    Ok(())
+}
+
+/// `pred P0 = EXPR` (or `UP0`): the predicate's truth, an expression of parameters,
+/// built-ins and the loop variables where a guard reads it.
+pub(super) fn pred(c: &mut Cursor, k: &mut Kernel, span: Span) -> PResult<()> {
+    c.skip_ws();
+    let col = c.pos;
+    let name = c.ident("a predicate such as P0")?;
+    let reg = match parse_reg(&name) {
+        Some(r @ (Reg::P(_) | Reg::Up(_))) => r,
+        Some(Reg::Pt | Reg::Upt) => {
+            return Err(c.error_at(
+                col,
+                format!("`{name}` is always true; declare P0..P6 or UP0..UP6"),
+            ));
+        }
+        _ => {
+            return Err(c.error_at(
+                col,
+                format!("`{name}` is not a predicate register (P0..P6, UP0..UP6)"),
+            ));
+        }
+    };
+    if k.pred(reg).is_some() {
+        return Err(c.error_at(col, format!("`{name}` is declared a second time")));
+    }
+    c.skip_ws();
+    c.expect('=')?;
+    let truth = c.expr()?;
+    c.end()?;
+    k.preds.push(PredDecl {
+        pred: reg,
+        truth,
+        span,
+    });
     Ok(())
 }
 

@@ -25,7 +25,7 @@ use crate::opcode::Op;
 
 mod header;
 
-use header::{Value, barrier, buffer, launch, mbarrier, shared};
+use header::{Value, barrier, buffer, launch, mbarrier, pred, shared};
 
 type PResult<T> = Result<T, Diagnostic>;
 
@@ -149,6 +149,7 @@ impl<'a> Parser<'a> {
             named_barriers: vec![],
             params: vec![],
             work: None,
+            preds: vec![],
             roles: vec![],
             decl_exprs: vec![],
         };
@@ -165,7 +166,7 @@ impl<'a> Parser<'a> {
             let mut c = self.cursor(l);
             let span = c.span();
             let word = c.ident(
-                "a declaration (launch, buffer, shared, mbarrier, barrier, param, work, role)",
+                "a declaration (launch, buffer, shared, mbarrier, barrier, param, work, pred, role)",
             )?;
             self.pos += 1;
             match word.as_str() {
@@ -181,6 +182,7 @@ impl<'a> Parser<'a> {
                 "shared" => shared(&mut c, &mut k, span)?,
                 "mbarrier" => mbarrier(&mut c, &mut k, span)?,
                 "barrier" => barrier(&mut c, &mut k, span)?,
+                "pred" => pred(&mut c, &mut k, span)?,
                 "param" => {
                     let mut any = false;
                     loop {
@@ -259,7 +261,7 @@ impl<'a> Parser<'a> {
                 other => {
                     return Err(c.error_at(
                         0,
-                        format!("unknown declaration `{other}`; expected launch, buffer, shared, mbarrier, barrier, param, work or role"),
+                        format!("unknown declaration `{other}`; expected launch, buffer, shared, mbarrier, barrier, param, work, pred or role"),
                     ));
                 }
             }
@@ -839,7 +841,15 @@ impl<'a> Cursor<'a> {
             }
             Some(c) if is_ident_start(c) => {
                 let name = self.ident_opt().unwrap_or_default();
-                if (name == "min" || name == "max") && self.peek_after_ws() == Some('(') {
+                let func = match name.as_str() {
+                    "min" => Some(Func::Min),
+                    "max" => Some(Func::Max),
+                    "perm" => Some(Func::Perm),
+                    _ => None,
+                };
+                if let Some(f) = func
+                    && self.peek_after_ws() == Some('(')
+                {
                     self.expect('(')?;
                     let a = self.expr()?;
                     let da = self.tree_depth;
@@ -847,7 +857,6 @@ impl<'a> Cursor<'a> {
                     let b = self.expr()?;
                     self.tree_depth = self.tree_depth.max(da) + 1;
                     self.expect(')')?;
-                    let f = if name == "min" { Func::Min } else { Func::Max };
                     return Ok(Expr::Call(f, Box::new(a), Box::new(b)));
                 }
                 self.tree_depth = 1;
@@ -872,11 +881,11 @@ impl<'a> Cursor<'a> {
             let gcol = self.pos;
             let name = self.ident("a predicate such as P0 after `@`")?;
             let pred = match parse_reg(&name) {
-                Some(r @ (Reg::P(_) | Reg::Pt)) => r,
+                Some(r) if r.is_predicate() => r,
                 _ => {
                     return Err(self.error_at(
                         gcol,
-                        format!("`{name}` is not a predicate register (P0..P6, PT)"),
+                        format!("`{name}` is not a predicate register (P0..P6, PT, UP0..UP6, UPT)"),
                     ));
                 }
             };
@@ -949,19 +958,20 @@ impl<'a> Cursor<'a> {
         let start = self.pos;
         // Negated register or predicate.
         // `-R5` and `- R5` alike; `-(R5)` stays an expression.
-        let minus_reg = self.s[self.pos..]
-            .strip_prefix('-')
-            .is_some_and(|rest| rest.trim_start().starts_with('R'));
+        let minus_reg = self.s[self.pos..].strip_prefix('-').is_some_and(|rest| {
+            let rest = rest.trim_start();
+            rest.starts_with('R') || rest.starts_with("UR")
+        });
         if self.peek() == Some('!') || minus_reg {
             let neg_char = self.bump();
             let save = self.pos;
             if let Some(name) = self.ident_opt()
                 && let Some(reg) = parse_reg(&name)
             {
-                let ok = matches!(
-                    (neg_char, reg),
-                    (Some('!'), Reg::P(_) | Reg::Pt) | (Some('-'), Reg::R(_) | Reg::Rz)
-                );
+                let ok = match neg_char {
+                    Some('!') => reg.is_predicate(),
+                    _ => reg.is_data(),
+                };
                 if ok {
                     let reuse = self.reuse_suffix(reg);
                     return Ok(Operand::Reg {
@@ -972,7 +982,10 @@ impl<'a> Cursor<'a> {
                 }
             }
             if neg_char == Some('!') {
-                return Err(self.error_at(save, "`!` negates a predicate register (P0..P6, PT)"));
+                return Err(self.error_at(
+                    save,
+                    "`!` negates a predicate register (P0..P6, PT, UP0..UP6, UPT)",
+                ));
             }
             self.pos = start;
         }

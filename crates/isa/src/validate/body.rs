@@ -118,6 +118,7 @@ impl<'k> Validator<'k> {
             );
         }
         self.overflow(e, span, rc, scope);
+        self.perm_domain(e, span, rc, scope);
         true
     }
 
@@ -388,6 +389,8 @@ impl<'k> Validator<'k> {
             self.operand(rc, ins, o, span, scope);
         }
         self.conditional -= u32::from(guarded);
+        self.guard_truth(rc, ins, scope);
+        self.uniform_operands(ins);
 
         self.registers(rc, ins);
         self.shape(rc, ins, scope);

@@ -47,7 +47,7 @@ impl<'k> Validator<'k> {
             }
             seen.insert(name, (what, span));
             let reserved = BUILTIN_VARS.contains(&name)
-                || matches!(name, "local" | "tmem" | "gsb0" | "min" | "max")
+                || matches!(name, "local" | "tmem" | "gsb0" | "min" | "max" | "perm")
                 || parse_reg(name).is_some()
                 || parse_reg(&name.to_ascii_uppercase()).is_some() && name.len() <= 4;
             if reserved {
@@ -56,7 +56,21 @@ impl<'k> Validator<'k> {
                 self.error_help(
                     span,
                     msg,
-                    "register names (R0..R254, RZ, P0..P6, PT), `warp`, `lane`, `warpgroup`, `cta`, `local`, `tmem`, `gsb0`, `min` and `max` are reserved",
+                    "register names (R0..R254, RZ, P0..P6, PT, UR0..UR62, URZ, UP0..UP6, UPT), `warp`, `lane`, `warpgroup`, `cta`, `local`, `tmem`, `gsb0`, `min`, `max` and `perm` are reserved",
+                );
+            }
+        }
+
+        for b in &k.buffers {
+            if b.warm > b.size {
+                let msg = format!(
+                    "buffer `{}` has warm={} bytes, more than its size={}",
+                    b.name, b.warm, b.size
+                );
+                self.error_help(
+                    b.span,
+                    msg,
+                    "warm= is how many of the buffer's first bytes start in L2: at most its size",
                 );
             }
         }

@@ -156,6 +156,13 @@ impl<'k> Walk<'_, 'k> {
             {
                 self.at(pos.next()).map(|(m, i)| Ev::Arrive(ins, m, i))
             }
+            // (A valid UBLKCP without `bar=` is a bulk store, shared to global.)
+            Op::Ublkcp if ins.key("bar").is_none() => {
+                match (self.at(pos.nth(1)), self.bytes(ins)) {
+                    (Some((r, lo)), Some(b)) => Some(Ev::Store(ins, r, lo, lo.saturating_add(b))),
+                    _ => None,
+                }
+            }
             Op::Utmaldg | Op::Ublkcp => match (self.at(pos.next()), self.bytes(ins)) {
                 (Some((r, lo)), Some(b)) => {
                     let bar = match ins.key("bar") {

@@ -80,6 +80,25 @@ pub(super) fn interval(e: &Expr, env: &dyn Fn(&str) -> Option<Iv>) -> Option<Iv>
             let (lo, hi) = match f {
                 Func::Min => (a.lo.min(b.lo), a.hi.min(b.hi)),
                 Func::Max => (a.lo.max(b.lo), a.hi.max(b.hi)),
+                Func::Perm if b.lo >= 1 => {
+                    // Every value of 0..n is reached when x covers one whole
+                    // permutation: n consecutive values from a multiple of n.
+                    let n = b.lo;
+                    let width = a.hi.checked_sub(a.lo);
+                    let whole = b.is_point()
+                        && a.dense
+                        && width.is_some_and(|w| {
+                            (a.lo.rem_euclid(n) == 0 && w >= n - 1)
+                                || (n - 1).checked_mul(2).is_some_and(|m| w >= m)
+                        });
+                    return Some(Iv {
+                        lo: 0,
+                        hi: b.hi - 1,
+                        exact: whole && a.exact && b.exact,
+                        dense: whole,
+                    });
+                }
+                Func::Perm => return None,
             };
             Iv {
                 lo,

@@ -17,6 +17,7 @@ mod hazards;
 mod interval;
 mod operand;
 mod ops;
+mod preds;
 mod shape;
 mod sync;
 mod text;
@@ -26,7 +27,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::expr::{BUILTIN_VARS, Expr};
-use crate::opcode::Op;
+use crate::opcode::{Op, Pipe};
 use interval::{Iv, eval_stack, interval, overflowing, reuses_a_variable};
 use text::{plural, suggest, warps_text};
 

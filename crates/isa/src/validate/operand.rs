@@ -71,7 +71,7 @@ impl<'k> Validator<'k> {
                 self.check_expr(rc, e, span, scope, Allow::Lane, "an operand");
             }
             Operand::Word(w) => {
-                if self.special_word(ins) {
+                if self.special_word(ins, w) {
                     return;
                 }
                 let numbered = |prefix: char| {
@@ -120,14 +120,25 @@ impl<'k> Validator<'k> {
         }
     }
 
-    /// Ops that give bare words a meaning of their own.
-    pub(super) fn special_word(&self, ins: &Instr) -> bool {
+    /// Whether `ins`'s op gives the bare word `w` a meaning of its own. (Only its own
+    /// words: any other word, a wait depth's say, is a name to check like any operand's,
+    /// or the simulator would meet an unknown name `check` let through.)
+    pub(super) fn special_word(&self, ins: &Instr, w: &str) -> bool {
+        // `PREFIX` and a number (`gsb0`, `SB1`): `shape` and the op's rules check which.
+        let numbered = |prefix: &str| {
+            w.len() > prefix.len()
+                && w.is_char_boundary(prefix.len())
+                && w[..prefix.len()].eq_ignore_ascii_case(prefix)
+                && w[prefix.len()..].bytes().all(|b| b.is_ascii_digit())
+        };
         match ins.op {
-            // `gsb0`, `SB0`, `SB1`: `shape` checks these words.
-            Op::Hgmma | Op::Warpgroup | Op::Depbar => true,
+            Op::Hgmma | Op::Warpgroup => numbered("gsb"),
+            Op::Depbar => numbered("SB"),
             // Barrier names and ids are resolved by `bar`.
             Op::Bar => true,
             Op::Bra => true,
+            // S2UR's source names a special register (`SR_CTAID_X`).
+            Op::S2ur => true,
             _ => false,
         }
     }

@@ -26,7 +26,19 @@ impl<'k> Validator<'k> {
                         "SB0 counts cp.async groups (LDGDEPBAR), SB1 bulk-store groups (UTMACMDFLUSH)",
                     );
                 }
+                let sb0 = matches!(pos[0].1, Operand::Word(w) if w.eq_ignore_ascii_case("SB0"));
+                if ins.has_mod("READ") && sb0 {
+                    self.error_help(
+                        ins.span,
+                        format!("`{mnem}` waits until bulk stores have read shared memory, which SB0 (cp.async groups) does not count"),
+                        "write `DEPBAR.LE.READ SB1, N` (cp.async.bulk.wait_group.read N)",
+                    );
+                }
                 self.depth(ins, pos[1].0, pos[1].1);
+            }
+            Op::Ublkcp if counted && self.bulk_store(ins, pos) => {
+                let b = self.const_key(ins, "bytes");
+                self.copy_bytes(ins, b);
             }
             Op::Ublkcp | Op::Utmaldg => {
                 if let Some(name) = self.mbar_key(ins, "bar") {
@@ -88,6 +100,63 @@ impl<'k> Validator<'k> {
             Op::Bar => self.bar(rc, ins, pos, scope),
             _ => {}
         }
+    }
+
+    /// `UBLKCP`'s direction from its operands: true for a bulk store (shared to
+    /// global), which takes no `bar=`; a copy into shared memory needs one. Both
+    /// operands in one space, or `.S.G` / `.G.S` saying the other direction, are
+    /// reported.
+    fn bulk_store(&mut self, ins: &Instr, pos: &Positional) -> bool {
+        let mnem = ins.mnemonic();
+        let space = |o: &Operand| match o {
+            Operand::Index { name, .. } => self.k.space_of(name),
+            _ => None,
+        };
+        let (Some(dst), Some(src)) = (space(pos[0].1), space(pos[1].1)) else {
+            return false;
+        };
+        if dst == src {
+            self.error_help(
+                ins.operand_span(pos[1].0),
+                format!("`{mnem}` copies between global and shared memory, not within one"),
+                "write `UBLKCP.S.G SHARED[off], BUFFER[off], bytes=N, bar=MBAR[i]` (into shared memory) or `UBLKCP.G.S BUFFER[off], SHARED[off], bytes=N` (a bulk store)",
+            );
+            return true;
+        }
+        let store = dst == Space::Global;
+        // `.S.G`: to shared from global; `.G.S`: to global from shared.
+        let first = ins.mods.iter().find(|m| *m == "S" || *m == "G");
+        if let Some(m) = first
+            && (m == "G") != store
+        {
+            self.error_help(
+                ins.span,
+                format!(
+                    "`{mnem}` says {} but its destination is {}",
+                    if m == "G" {
+                        "global memory first (a store)"
+                    } else {
+                        "shared memory first (a load)"
+                    },
+                    if store { "global memory" } else { "shared memory" }
+                ),
+                "the modifiers name the destination, then the source: `.S.G` copies into shared memory, `.G.S` out of it",
+            );
+        }
+        match (store, ins.key("bar").is_some()) {
+            (true, true) => self.error_help(
+                ins.key_span("bar"),
+                format!("`{mnem}` is a bulk store (shared to global): it completes through bulk groups, not an mbarrier"),
+                "drop bar=; commit with UTMACMDFLUSH and wait with `DEPBAR.LE SB1, N` (or `DEPBAR.LE.READ SB1, N` to reuse the shared memory)",
+            ),
+            (false, false) => self.error_help(
+                ins.span,
+                format!("`{mnem}` copies into shared memory and needs bar=MBAR[i], the mbarrier its bytes complete on"),
+                "write `UBLKCP.S.G SHARED[off], BUFFER[off], bytes=N, bar=MBAR[i]`",
+            ),
+            _ => {}
+        }
+        store
     }
 
     /// `SYNCS`: the values of its keys, and its uses of the mbarrier.

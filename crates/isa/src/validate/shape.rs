@@ -171,6 +171,14 @@ impl<'k> Validator<'k> {
                 reg: Reg::R(_) | Reg::Rz,
                 ..
             } => "a register",
+            Operand::Reg {
+                reg: Reg::Ur(_) | Reg::Urz,
+                ..
+            } => "a uniform register",
+            Operand::Reg {
+                reg: Reg::Up(_) | Reg::Upt,
+                ..
+            } => "a uniform predicate",
             Operand::Reg { .. } => "a predicate",
             Operand::Int(_) | Operand::Float(_) => "an immediate",
             Operand::Expr(_) => "an expression",
@@ -200,13 +208,17 @@ impl<'k> Validator<'k> {
         {
             return;
         }
-        let is_reg = matches!(
-            o,
-            Operand::Reg {
-                reg: Reg::R(_) | Reg::Rz,
-                ..
-            }
-        );
+        // A vector instruction reads uniform registers as it reads vector ones (SASS's
+        // `FFMA R0, R2, UR4, R0`), but writes only vector registers.
+        let dest = n == 0 && ins.writes_first_operand();
+        let is_reg = match o {
+            Operand::Reg { reg, .. } => match reg {
+                Reg::R(_) | Reg::Rz => true,
+                Reg::Ur(_) | Reg::Urz => !dest,
+                _ => false,
+            },
+            _ => false,
+        };
         // HGMMA's A operand: a register when written as one, else shared memory.
         let want = match want {
             Kind::RegOrMem(_) if matches!(o, Operand::Reg { .. }) => Kind::Reg,
@@ -219,6 +231,20 @@ impl<'k> Validator<'k> {
                 o,
                 Operand::Reg {
                     reg: Reg::P(_) | Reg::Pt,
+                    ..
+                }
+            ),
+            Kind::UReg => matches!(
+                o,
+                Operand::Reg {
+                    reg: Reg::Ur(_) | Reg::Urz,
+                    ..
+                }
+            ),
+            Kind::UPred => matches!(
+                o,
+                Operand::Reg {
+                    reg: Reg::Up(_) | Reg::Upt,
                     ..
                 }
             ),
@@ -240,7 +266,10 @@ impl<'k> Validator<'k> {
             return;
         }
         let wanted = match want {
+            Kind::Reg if dest => "a vector register (R0..R254, RZ)".to_string(),
             Kind::Reg => "a register".to_string(),
+            Kind::UReg => "a uniform register (UR0..UR62, URZ)".to_string(),
+            Kind::UPred => "a uniform predicate (UP0..UP6, UPT)".to_string(),
             Kind::Pred => "a predicate (P0..P6, PT)".to_string(),
             Kind::Value => "a register or an immediate".to_string(),
             Kind::Int => "an integer (a number or an expression)".to_string(),

@@ -1,14 +1,19 @@
 //! Advice conditioned on what a run found. `smsim explain` says what a stall means in
-//! general; this says what it means in this run: a `gmma` stall with the tensor pipe
-//! saturated is the pipe's own time (no wait_group change helps), one with the pipe
-//! idle half the time is a pipelining problem.
+//! general; this says what it means in this run: a wait on wgmma groups with the tensor
+//! pipe saturated is the pipe's own time (no wait_group change helps), one with the
+//! pipe idle half the time is a pipelining problem.
+//!
+//! The waits are read from their typed causes (`PcStats::waits_on`: a wait group, an
+//! mbarrier phase, a named barrier), not from the state names: Nsight Compute names an
+//! mbarrier try-wait `long_scoreboard` and a wgmma wait `barrier`, so a state alone
+//! does not say what was waited on.
 
 use isa::Pipe;
 use isa::occupancy::Limiter;
 use serde::Serialize;
 
 use super::bounds::{BoundUnit, Bounds};
-use crate::cause::Waited;
+use crate::cause::{GroupKind, Waited};
 use crate::result::{RoleStats, RunResult};
 use crate::{Profile, WarpState};
 
@@ -40,23 +45,23 @@ pub enum Advice {
     KeepMmaInFlight {
         /// The waiting role.
         role: String,
-        /// Its `gmma` share of warp-cycles.
+        /// Its waits on wgmma groups, as a share of its warp-cycles.
         share: f64,
         /// The tensor pipe's use.
         tensor_use: f64,
     },
-    /// A consumer sleeps on full stages while the copies come from HBM: the pipeline's
+    /// A consumer waits on full stages while the copies come from HBM: the pipeline's
     /// depth does not cover a copy's latency.
     MoreStages {
-        /// The sleeping role.
+        /// The waiting role.
         role: String,
-        /// Its `sleeping` share of warp-cycles.
+        /// Its mbarrier waits' share of warp-cycles.
         share: f64,
         /// A stage's copies from HBM, issue to landing, at their slowest (a far line in
         /// a slow window), from the profile.
         copy_latency_cycles: u64,
-        /// The CTA's cycles per stage filled when its consumer does not sleep (the
-        /// consumer's warp-cycles not sleeping, over the CTA's stage fills).
+        /// The CTA's cycles per stage filled when its consumer does not wait (the
+        /// consumer's warp-cycles outside mbarrier waits, over the CTA's stage fills).
         stage_cycles: u64,
         /// The stages the kernel has: the length of the mbarrier array waited on.
         stages_now: u64,
@@ -75,7 +80,7 @@ pub enum Advice {
         role: String,
         /// The barrier instruction it waits at most.
         instruction: String,
-        /// Its `barrier` share of warp-cycles.
+        /// Its named-barrier waits' share of warp-cycles.
         share: f64,
         /// The barrier's participant (CTA 0) that waits least: the one the others wait for.
         partner_role: String,
@@ -103,6 +108,44 @@ fn share(role: &RoleStats, s: WarpState) -> f64 {
     role.states.get(s) as f64 / role.states.total().max(1) as f64
 }
 
+/// Cycles of `role`'s stalls (any state) that waited on what `on` accepts, and the
+/// state most of them were in.
+fn waited(role: &RoleStats, on: impl Fn(&Waited) -> bool) -> (u64, Option<WarpState>) {
+    let mut by_state = [0u64; crate::state::STATE_COUNT];
+    for w in role.per_pc.iter().flat_map(|p| &p.waits_on) {
+        if on(&w.on) {
+            by_state[w.state.index()] += w.cycles;
+        }
+    }
+    let state = WarpState::ALL
+        .iter()
+        .copied()
+        .filter(|s| by_state[s.index()] > 0)
+        .max_by_key(|s| by_state[s.index()]);
+    (by_state.iter().sum(), state)
+}
+
+/// `cycles` as a share of `role`'s warp-cycles.
+fn share_of(role: &RoleStats, cycles: u64) -> f64 {
+    cycles as f64 / role.states.total().max(1) as f64
+}
+
+fn is_wgmma_wait(w: &Waited) -> bool {
+    matches!(
+        w,
+        Waited::WaitGroup {
+            group: GroupKind::Wgmma
+        }
+    )
+}
+
+fn is_mbarrier_wait(w: &Waited) -> bool {
+    matches!(
+        w,
+        Waited::MbarrierArrivals { .. } | Waited::MbarrierCopies { .. }
+    )
+}
+
 fn opcode(text: &str) -> &str {
     text.split_whitespace().next().unwrap_or("")
 }
@@ -125,16 +168,17 @@ pub fn advice(r: &RunResult, kernel: &isa::Kernel, profile: &Profile, b: &Bounds
     out
 }
 
-/// `gmma` and `math_pipe_throttle`: the pipe's own time when it is saturated, else
-/// (for `gmma`) MMA groups waited for too early.
+/// Waits on wgmma groups and `math_pipe_throttle`: the pipe's own time when it is
+/// saturated, else (for wgmma groups) MMA groups waited for too early.
 fn mma_waits(role: &RoleStats, b: &Bounds, out: &mut Vec<Advice>) {
     let tensor = b.use_of(BoundUnit::Tensor);
-    let gmma = share(role, WarpState::Gmma);
+    let (cycles, state) = waited(role, is_wgmma_wait);
+    let gmma = share_of(role, cycles);
     if gmma >= WORTH {
         if tensor >= SATURATED {
             out.push(Advice::PipeSaturated {
                 role: role.name.clone(),
-                state: WarpState::Gmma,
+                state: state.unwrap_or(WarpState::Gmma),
                 share: gmma,
                 unit: BoundUnit::Tensor,
                 use_fraction: tensor,
@@ -188,7 +232,7 @@ fn mma_waits(role: &RoleStats, b: &Bounds, out: &mut Vec<Advice>) {
     }
 }
 
-/// A consumer sleeping in mbarrier waits while TMA brings stages from HBM: how many
+/// A consumer waiting in mbarrier waits while TMA brings stages from HBM: how many
 /// stages would cover a stage's latency. Not when HBM or TMA is saturated (more stages
 /// then only queue), nor for the role that issues the copies (it waits for free stages).
 fn more_stages(
@@ -199,12 +243,12 @@ fn more_stages(
     b: &Bounds,
 ) -> Option<Advice> {
     let t = &profile.t;
-    let sleeping = share(role, WarpState::Sleeping);
+    let waiting = share_of(role, waited(role, is_mbarrier_wait).0);
     let is_load = |text: &str| {
         let op = opcode(text);
         op.starts_with("UTMALDG") || op.starts_with("UBLKCP")
     };
-    if sleeping < WORTH
+    if waiting < WORTH
         || role.per_pc.iter().any(|p| is_load(&p.instruction))
         || r.memory.requests_hbm == 0
         || b.use_of(BoundUnit::HbmBandwidth) >= SATURATED
@@ -212,12 +256,19 @@ fn more_stages(
     {
         return None;
     }
-    // The wait the role sleeps at most, and the stages its mbarrier array holds.
+    // The wait the role spends longest in, and the stages its mbarrier array holds.
+    let mbarrier_cycles = |p: &crate::result::PcStats| -> u64 {
+        p.waits_on
+            .iter()
+            .filter(|w| is_mbarrier_wait(&w.on))
+            .map(|w| w.cycles)
+            .sum()
+    };
     let wait = role
         .per_pc
         .iter()
         .filter(|p| opcode(&p.instruction).starts_with("SYNCS.PHASECHK"))
-        .max_by_key(|p| p.states.get(WarpState::Sleeping))?;
+        .max_by_key(|p| mbarrier_cycles(p))?;
     let array = wait
         .instruction
         .split_whitespace()
@@ -254,7 +305,7 @@ fn more_stages(
         + per_fill * t.tma_issue_cycles
         + bytes / fills as f64 / t.tma_bytes_per_clk;
     let lifetime = role.states.total() / warps;
-    let own = lifetime - role.states.get(WarpState::Sleeping) / warps;
+    let own = lifetime.saturating_sub(waited(role, is_mbarrier_wait).0 / warps);
     let stage_cycles = (own / fills_per_cta).max(1);
     let stages = (latency / stage_cycles as f64).ceil() as u64 + 1;
     if stages <= stages_now {
@@ -265,7 +316,7 @@ fn more_stages(
     let smem_needed = smem.div_ceil(stages_now.max(1)) * stages;
     Some(Advice::MoreStages {
         role: role.name.clone(),
-        share: sleeping,
+        share: waiting,
         copy_latency_cycles: latency.ceil() as u64,
         stage_cycles,
         stages_now,
@@ -278,14 +329,18 @@ fn more_stages(
 /// A role waiting at a barrier: its partner is the participant (a warp of CTA 0 whose
 /// role issues a barrier instruction) that waits there least.
 fn slow_partner(r: &RunResult, role: &RoleStats) -> Option<Advice> {
-    let waiting = share(role, WarpState::Barrier);
+    let is_barrier = |w: &Waited| matches!(w, Waited::Barrier { .. });
+    let waiting = share_of(role, waited(role, is_barrier).0);
     if waiting < WORTH {
         return None;
     }
-    let at = role
-        .per_pc
-        .iter()
-        .max_by_key(|p| p.states.get(WarpState::Barrier))?;
+    let at = role.per_pc.iter().max_by_key(|p| {
+        p.waits_on
+            .iter()
+            .filter(|w| is_barrier(&w.on))
+            .map(|w| w.cycles)
+            .sum::<u64>()
+    })?;
     let syncs = |name: &str| {
         r.role(name).is_some_and(|ro| {
             ro.per_pc
@@ -317,8 +372,17 @@ fn register_limited(r: &RunResult, profile: &Profile) -> Option<Advice> {
     let o = &r.occupancy;
     let otherwise = o.ctas_by_smem.min(o.ctas_by_warps).min(o.ctas_by_slots);
     let total = r.total_states();
-    // (Not `sleeping`: a producer that waits for free stages sleeps by design.)
-    let latency = (total.get(WarpState::LongScoreboard) + total.get(WarpState::LgThrottle)) as f64
+    // (Not mbarrier waits, which Nsight Compute also names `long_scoreboard`: a
+    // producer that waits for free stages waits by design.)
+    let mbarrier: u64 = r
+        .roles
+        .iter()
+        .flat_map(|ro| ro.per_pc.iter().flat_map(|p| &p.waits_on))
+        .filter(|w| w.state == WarpState::LongScoreboard && is_mbarrier_wait(&w.on))
+        .map(|w| w.cycles)
+        .sum();
+    let latency = (total.get(WarpState::LongScoreboard) + total.get(WarpState::LgThrottle))
+        .saturating_sub(mbarrier) as f64
         / total.total().max(1) as f64;
     if o.limiter != Limiter::Registers || o.ctas_by_regs >= otherwise || latency < WORTH {
         return None;

@@ -2,7 +2,8 @@
 //! no schedule of the same work beats, the binding unit, and the run's distance from it.
 //!
 //! The work is the run's own: the cycles each pipe was booked for, the issues of each
-//! scheduler, the bytes moved. A pipe's booked cycles are spread over the four
+//! scheduler, the lines through L1TEX and the wavefronts through shared memory, the
+//! bytes moved (HBM's within the run: write-backs owed at its end come after it). A pipe's booked cycles are spread over the four
 //! sub-partitions for its bound (another warp-to-scheduler assignment could balance
 //! them); the issue slots are counted per scheduler as the warps were placed.
 
@@ -24,6 +25,12 @@ pub enum BoundUnit {
     Fp64,
     /// The special-function pipe.
     Mufu,
+    /// The LSU path of global and local accesses: L1TEX takes `l1_lines_per_clk`
+    /// lines a cycle.
+    Lsu,
+    /// The shared-memory crossbar behind the MIO queue: `smem_bytes_per_clk` for
+    /// shared loads and stores (each wavefront of a bank conflict its own) and shuffles.
+    SharedMemory,
     /// The SM's tensor cores (wgmma, tcgen05).
     Tensor,
     /// The tensor memory accelerator's copies.
@@ -43,6 +50,8 @@ impl BoundUnit {
             BoundUnit::Alu => "ALU pipe",
             BoundUnit::Fp64 => "FP64 pipe",
             BoundUnit::Mufu => "MUFU pipe",
+            BoundUnit::Lsu => "LSU (L1TEX lines)",
+            BoundUnit::SharedMemory => "shared memory (MIO)",
             BoundUnit::Tensor => "tensor pipe",
             BoundUnit::Tma => "TMA",
             BoundUnit::L2Bandwidth => "L2 bandwidth",
@@ -136,6 +145,13 @@ pub fn bounds(r: &RunResult, profile: &Profile) -> Bounds {
         (BoundUnit::Alu, "alu"),
         (BoundUnit::Fp64, "fp64"),
         (BoundUnit::Mufu, "mufu"),
+    ] {
+        push(unit, whole(r.unit(name) * c));
+    }
+    // The memory paths' booked cycles, counted by the engine.
+    push(BoundUnit::Lsu, whole(r.memory.l1tex_busy_cycles));
+    push(BoundUnit::SharedMemory, whole(r.memory.shared_busy_cycles));
+    for (unit, name) in [
         (BoundUnit::Tensor, "tensor"),
         (BoundUnit::Tma, "tma"),
         (BoundUnit::L2Bandwidth, "l2_bandwidth"),

@@ -2,8 +2,12 @@
 //! each wait waited on, to the start. A wait on an mbarrier whose copies were in flight
 //! continues at the copy's start in the warp that issued it; a wait for an mbarrier's
 //! arrivals at the last arriving warp's arrive; a named barrier at the last warp to
-//! reach it; every other state (issue, a register's producer, a busy pipe, a wait
-//! group) stays on the same warp, whose own earlier instructions lie on the path.
+//! reach it; a wait on wgmma groups at the start of the MMA whose completion ended it,
+//! and from there back through the MMAs that kept the tensor pipe busy before it (any
+//! warpgroup's) to the issue of the first that found it idle; a wait on a register
+//! that a variable-latency instruction (a load, MUFU, a shuffle) writes at that
+//! instruction's issue in the same warp; every other state (issue, a fixed latency, a
+//! busy pipe) stays on the same warp, whose own earlier instructions lie on the path.
 //!
 //! The path's segments tile `[0, end)`: summed by category they say what decided the
 //! run's length, and a wait off the path cost nothing.
@@ -13,12 +17,13 @@
 //! releases and copies); [`run_with_path`] runs a kernel with it.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use isa::Pipe;
 use serde::Serialize;
 
 use crate::cause::{GroupKind, WaitCause};
-use crate::sink::{Event, RunHeader, Sink, WarpId};
+use crate::sink::{Event, RunHeader, Sink, Unit, WarpId};
 use crate::{Profile, RunConfig, RunResult, SimError, WarpState};
 
 /// What a stretch of the critical path was spent on.
@@ -118,6 +123,8 @@ impl CriticalPath {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Waiting {
     Own,
+    /// A register the instruction at this pc of the role writes.
+    Producer(u32),
     Pipe(Pipe),
     Barrier(u32),
     /// An mbarrier phase, by the mbarrier's number. (The cause's own `lands` is what
@@ -135,13 +142,101 @@ struct Interval {
     waiting: Waiting,
 }
 
+/// Something per warp, by its slot in the run (`cta * warps_per_cta + warp`): a
+/// vector, not a map, since every event names a warp.
+struct PerWarp<T> {
+    wpc: usize,
+    v: Vec<T>,
+}
+
+impl<T> Default for PerWarp<T> {
+    fn default() -> Self {
+        PerWarp { wpc: 0, v: vec![] }
+    }
+}
+
+impl<T: Default> PerWarp<T> {
+    fn slot(&self, w: WarpId) -> usize {
+        w.cta as usize * self.wpc.max(1) + w.warp as usize
+    }
+
+    fn get(&self, w: WarpId) -> Option<&T> {
+        self.v.get(self.slot(w))
+    }
+
+    fn entry(&mut self, w: WarpId) -> &mut T {
+        let i = self.slot(w);
+        if i >= self.v.len() {
+            self.v.resize_with(i + 1, T::default);
+        }
+        &mut self.v[i]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (WarpId, &T)> {
+        let wpc = self.wpc.max(1);
+        self.v.iter().enumerate().map(move |(i, x)| {
+            let w = WarpId {
+                cta: (i / wpc) as u32,
+                warp: (i % wpc) as u32,
+            };
+            (w, x)
+        })
+    }
+}
+
+/// A map keyed by cycles, hashed by one multiplication (std's SipHash was a seventh of
+/// a recorded run).
+type CycleMap<V> = HashMap<u64, V, BuildHasherDefault<CycleHasher>>;
+
+/// Fibonacci hashing of a u64 key.
+#[derive(Default)]
+struct CycleHasher(u64);
+
+impl Hasher for CycleHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// State changes a [`PathRecorder`] keeps at most (24 bytes each, and their vectors' room): a longer run
+/// gives up its path rather than the host's memory.
+pub const MAX_STATE_CHANGES: usize = 1 << 24;
+
 /// The sink that keeps what the critical path needs.
 #[derive(Default)]
 pub struct PathRecorder {
+    /// State changes kept so far; past [`MAX_STATE_CHANGES`] the record is dropped
+    /// and `overflowed` set.
+    kept: usize,
+    overflowed: bool,
+    /// A warpgroup MMA's latency after its pipe time (`hgmma_latency`): its group
+    /// completes this long after its busy interval ends.
+    mma_latency: u64,
+    /// Per end of a tensor-pipe busy interval: its start and a warp whose MMA it is.
+    /// (The four warps of a warpgroup book the same interval: one is kept.)
+    mma_by_end: CycleMap<(u64, WarpId)>,
+    /// Per warp: its tensor-pipe busy intervals `(start, end)` in order.
+    mma_of_warp: PerWarp<Vec<(u64, u64)>>,
+    /// Per role: which instructions are warpgroup MMAs; per warp: their issues
+    /// `(cycle, pc)` in order.
+    mmas: Vec<Vec<bool>>,
+    mma_issues: PerWarp<Vec<(u64, u32)>>,
+    /// Per role: which instructions have a variable latency (loads, MUFU, shuffles);
+    /// per warp: their issues `(cycle, pc)` in order.
+    variable: Vec<Vec<bool>>,
+    variable_issues: PerWarp<Vec<(u64, u32)>>,
     header: Option<RunHeader>,
     /// Per warp: its states in order, and its finish.
-    intervals: HashMap<WarpId, Vec<Interval>>,
-    finish: HashMap<WarpId, u64>,
+    intervals: PerWarp<Vec<Interval>>,
+    finish: PerWarp<Option<u64>>,
     /// Per role: which instructions arrive on an mbarrier (with the array's name) or
     /// sync at a named barrier.
     arrives: Vec<Vec<Option<String>>>,
@@ -155,7 +250,20 @@ pub struct PathRecorder {
     phases: HashMap<(u32, u32), Vec<u64>>,
     /// Per landing cycle: a request's start and the warp that made it. (Not per CTA:
     /// a multicast copy that one CTA of a cluster issued lands in its partner's too.)
-    copies: HashMap<u64, (u64, WarpId)>,
+    copies: CycleMap<(u64, WarpId)>,
+    /// Per role: whether it issues bulk or tensor copies (only their warps' memory
+    /// requests can complete an mbarrier phase's bytes).
+    copiers: Vec<bool>,
+}
+
+/// Whether an opcode's result comes after a variable latency (a load through L1TEX or
+/// shared memory, MUFU, a shuffle): a wait on it goes back to its issue. (Fixed
+/// latencies are the few cycles right after the producer's issue: the warp's own
+/// states cover them.)
+fn variable_latency(op: &str) -> bool {
+    ["LDG", "LDL", "LDS", "ATOM", "MUFU", "SHFL", "LDTM"]
+        .iter()
+        .any(|p| op.starts_with(p))
 }
 
 /// The array an instruction's first mbarrier operand names: `full` of `full[k % 4]`.
@@ -182,12 +290,36 @@ impl Sink for PathRecorder {
                     .collect(),
             );
             self.bars
-                .push(ops.map(|(op, _)| op.starts_with("BAR.")).collect());
+                .push(ops.clone().map(|(op, _)| op.starts_with("BAR.")).collect());
+            self.mmas
+                .push(ops.clone().map(|(op, _)| op.starts_with("HGMMA")).collect());
+            self.variable
+                .push(ops.map(|(op, _)| variable_latency(&op)).collect());
         }
+        let wpc = header.warps_per_cta as usize;
+        for m in [&mut self.intervals.wpc, &mut self.finish.wpc] {
+            *m = wpc;
+        }
+        self.mma_of_warp.wpc = wpc;
+        self.mma_issues.wpc = wpc;
+        self.variable_issues.wpc = wpc;
+        self.copiers = header
+            .roles
+            .iter()
+            .map(|r| {
+                r.instructions.iter().any(|i| {
+                    let op = i.text.split_whitespace().next().unwrap_or("");
+                    op.starts_with("UBLKCP") || op.starts_with("UTMALDG")
+                })
+            })
+            .collect();
         self.header = Some(header.clone());
     }
 
     fn event(&mut self, e: Event) {
+        if self.overflowed {
+            return;
+        }
         match e {
             Event::StateChange {
                 cycle,
@@ -196,7 +328,19 @@ impl Sink for PathRecorder {
                 pc,
                 cause,
             } => {
+                self.kept += 1;
+                if self.kept > MAX_STATE_CHANGES {
+                    // (Everything kept goes: the path needs all of it.)
+                    let header = self.header.take();
+                    *self = PathRecorder {
+                        overflowed: true,
+                        header,
+                        ..PathRecorder::default()
+                    };
+                    return;
+                }
                 let waiting = match cause {
+                    Some(WaitCause::Producer { pc: Some(p), .. }) => Waiting::Producer(p),
                     None | Some(WaitCause::Producer { .. } | WaitCause::WarpgroupArrive { .. }) => {
                         Waiting::Own
                     }
@@ -205,7 +349,7 @@ impl Sink for PathRecorder {
                     Some(WaitCause::Mbarrier { mbarrier, .. }) => Waiting::Mbarrier(mbarrier),
                     Some(WaitCause::WaitGroup { group, .. }) => Waiting::Group(group),
                 };
-                self.intervals.entry(warp).or_default().push(Interval {
+                self.intervals.entry(warp).push(Interval {
                     start: cycle,
                     state,
                     pc,
@@ -213,7 +357,7 @@ impl Sink for PathRecorder {
                 });
             }
             Event::WarpFinish { cycle, warp } => {
-                self.finish.insert(warp, cycle);
+                *self.finish.entry(warp) = Some(cycle);
             }
             Event::Issue {
                 cycle,
@@ -229,6 +373,12 @@ impl Sink for PathRecorder {
                         warp.warp,
                         array.clone(),
                     ));
+                }
+                if self.variable.get(r).and_then(|x| x.get(p)) == Some(&true) {
+                    self.variable_issues.entry(warp).push((cycle, pc));
+                }
+                if self.mmas.get(r).and_then(|x| x.get(p)) == Some(&true) {
+                    self.mma_issues.entry(warp).push((cycle, pc));
                 }
                 if self.bars.get(r).and_then(|x| x.get(p)) == Some(&true) {
                     self.bar_issues
@@ -248,11 +398,25 @@ impl Sink for PathRecorder {
             Event::BarrierRelease { cycle, cta, id } => {
                 self.releases.entry((cta, id)).or_default().push(cycle);
             }
+            Event::UnitBusy {
+                start,
+                end,
+                unit: Unit::Pipe {
+                    pipe: Pipe::Tensor, ..
+                },
+                warp,
+            } => {
+                self.mma_by_end.entry(end).or_insert((start, warp));
+                self.mma_of_warp.entry(warp).push((start, end));
+            }
             Event::Memory {
                 cycle, done, warp, ..
             } => {
                 // (Of requests landing together, the first kept: one start is enough.)
-                self.copies.entry(done).or_insert((cycle, warp));
+                let role = self.role_of(warp.warp) as usize;
+                if self.copiers.get(role) == Some(&true) {
+                    self.copies.entry(done).or_insert((cycle, warp));
+                }
             }
             _ => {}
         }
@@ -265,7 +429,7 @@ pub fn run_with_path(
     profile: &Profile,
     cfg: &RunConfig,
 ) -> Result<(RunResult, CriticalPath), SimError> {
-    let mut rec = PathRecorder::default();
+    let mut rec = PathRecorder::new(profile);
     let r = crate::run_with(kernel, profile, cfg, cfg.policy.build(), &mut rec)?;
     let path = rec.walk();
     Ok((r, path))
@@ -281,6 +445,9 @@ fn own_category(state: WarpState, waiting: Waiting) -> PathCategory {
         (_, Waiting::Pipe(_)) => PathCategory::MathPipes,
         (_, Waiting::Group(GroupKind::Wgmma)) => PathCategory::TensorPipe,
         (_, Waiting::Group(_)) => PathCategory::MemoryLatency,
+        // (Whatever Nsight names the state: a try-wait is `long_scoreboard` there.)
+        (_, Waiting::Mbarrier(_)) => PathCategory::Unfollowed,
+        (_, Waiting::Barrier(_)) => PathCategory::Barriers,
         (WarpState::Selected, _) => PathCategory::Issue,
         (WarpState::Gmma, _) => PathCategory::TensorPipe,
         (WarpState::MathPipeThrottle, _) => PathCategory::MathPipes,
@@ -323,6 +490,53 @@ impl Walk<'_> {
 }
 
 impl PathRecorder {
+    /// A recorder for a run on `profile`.
+    pub fn new(profile: &Profile) -> PathRecorder {
+        PathRecorder {
+            mma_latency: profile.t.hgmma_latency as u64,
+            ..PathRecorder::default()
+        }
+    }
+
+    /// The MMA of `w` whose group's completion ended a wait at `t` (its busy interval
+    /// ends `mma_latency` before; else the latest that completed by `t`), and the
+    /// chain of MMAs that kept the tensor pipe busy up to its start: each `(start,
+    /// end, warp)`, latest first. The last one found the pipe idle.
+    fn mma_chain(&self, w: WarpId, t: u64) -> Vec<(u64, u64, WarpId)> {
+        let Some(v) = self.mma_of_warp.get(w) else {
+            return vec![];
+        };
+        let done = |e: u64| e + self.mma_latency;
+        let Some(&(mut start, end)) = v
+            .iter()
+            .rev()
+            .find(|&&(_, e)| done(e) == t)
+            .or_else(|| v.iter().rev().find(|&&(_, e)| done(e) <= t))
+        else {
+            return vec![];
+        };
+        let mut chain = vec![(start, end, w)];
+        while let Some(&(s, by)) = self.mma_by_end.get(&start).filter(|(s, _)| *s < start) {
+            chain.push((s, start, by));
+            start = s;
+        }
+        chain
+    }
+
+    /// The issue of the instruction at `pc` that `w` made last before `t`: its cycle.
+    fn producer_issue(&self, w: WarpId, pc: u32, t: u64) -> Option<u64> {
+        let v = self.variable_issues.get(w)?;
+        let i = v.partition_point(|&(c, _)| c < t);
+        v[..i].iter().rev().find(|x| x.1 == pc).map(|x| x.0)
+    }
+
+    /// The warpgroup MMA instruction `w` issued last at or before `t`: its cycle and pc.
+    fn mma_issue(&self, w: WarpId, t: u64) -> Option<(u64, u32)> {
+        let v = self.mma_issues.get(w)?;
+        let i = v.partition_point(|&(c, _)| c <= t).checked_sub(1)?;
+        Some(v[i])
+    }
+
     fn role_of(&self, warp: u32) -> u32 {
         self.header
             .as_ref()
@@ -336,11 +550,12 @@ impl PathRecorder {
 
     /// The state of `w` at cycle `t - 1`: its interval and the interval's end.
     fn interval_before(&self, w: WarpId, t: u64) -> Option<(Interval, u64)> {
-        let v = self.intervals.get(&w)?;
+        let v = self.intervals.get(w)?;
         let i = v.partition_point(|iv| iv.start < t).checked_sub(1)?;
-        let end = v
-            .get(i + 1)
-            .map_or_else(|| self.finish.get(&w).copied().unwrap_or(t), |n| n.start);
+        let end = v.get(i + 1).map_or_else(
+            || self.finish.get(w).copied().flatten().unwrap_or(t),
+            |n| n.start,
+        );
         Some((v[i], end))
     }
 
@@ -399,14 +614,26 @@ impl PathRecorder {
             .map(|&(c, w)| (c, w))
     }
 
-    /// Walks back from the last warp's finish; see the module's description.
+    /// The critical path, or None when the run had more than [`MAX_STATE_CHANGES`]
+    /// state changes to keep.
+    pub fn path(&self) -> Option<CriticalPath> {
+        (!self.overflowed).then(|| self.walk())
+    }
+
+    /// Walks back from the last warp's finish; see the module's description. (A
+    /// record that overflowed walks nothing: its path is empty.)
     pub fn walk(&self) -> CriticalPath {
         let mut walk = Walk {
             rec: self,
             by_category: HashMap::new(),
             by_pc: HashMap::new(),
         };
-        let Some((&last, &end)) = self.finish.iter().max_by_key(|(w, c)| (**c, **w)) else {
+        let Some((last, end)) = self
+            .finish
+            .iter()
+            .filter_map(|(w, c)| c.map(|c| (w, c)))
+            .max_by_key(|&(w, c)| (c, w))
+        else {
             return CriticalPath {
                 end: 0,
                 by_category: vec![],
@@ -424,6 +651,46 @@ impl PathRecorder {
                 break;
             };
             let cta = w.cta;
+            if let Waiting::Group(GroupKind::Wgmma) = iv.waiting {
+                let chain = self.mma_chain(w, t);
+                if let Some(&(first, _, by)) = chain.last().filter(|c| c.0 < t) {
+                    // The wait, then each MMA's pipe time back to the first, charged to
+                    // the MMA instructions; the path goes on at that MMA's issue.
+                    let mut at = t;
+                    for &(start, _, mw) in &chain {
+                        let pc = self.mma_issue(mw, start).map_or(iv.pc, |x| x.1);
+                        let charged = Interval { pc, ..iv };
+                        walk.charge(mw, &charged, PathCategory::TensorPipe, at - start);
+                        at = start;
+                    }
+                    let issued = self.mma_issue(by, first).map_or(first, |x| x.0);
+                    if issued < first {
+                        // (Issued before the pipe took it: the tensor queue's wait.)
+                        let pc = self.mma_issue(by, first).map_or(iv.pc, |x| x.1);
+                        let charged = Interval { pc, ..iv };
+                        walk.charge(by, &charged, PathCategory::TensorPipe, first - issued);
+                    }
+                    if by != w {
+                        hops += 1;
+                    }
+                    w = by;
+                    t = issued;
+                    jumped_at = None;
+                    continue;
+                }
+            }
+            if let Waiting::Producer(p) = iv.waiting {
+                // The producer's latency from its issue: the instructions the warp
+                // issued meanwhile were off the path.
+                if let Some(issued) = self.producer_issue(w, p, iv.start) {
+                    let c = own_category(iv.state, Waiting::Own);
+                    let charged = Interval { pc: p, ..iv };
+                    walk.charge(w, &charged, c, t - issued);
+                    t = issued;
+                    jumped_at = None;
+                    continue;
+                }
+            }
             let jump = match iv.waiting {
                 Waiting::Mbarrier(m) => self.mbarrier_jump(cta, m, &iv, t, w.warp),
                 Waiting::Barrier(id) => self

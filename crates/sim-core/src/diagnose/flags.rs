@@ -1,5 +1,7 @@
-//! Figures a reader should not take at face value: a rate above the GPU's physical peak,
-//! and instructions the profile's GPU does not have.
+//! Figures a reader should not take at face value: a rate above the GPU's physical
+//! peak, and traffic that happens after the run. (An instruction the profile's GPU does
+//! not have is refused before the run: HGMMA on a Blackwell profile, tcgen05 on a
+//! Hopper one.)
 
 use serde::Serialize;
 
@@ -11,8 +13,9 @@ use crate::{Profile, RunResult};
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Flag {
     /// The HBM rate reported over the kernel's time exceeds the chip's sustained HBM
-    /// bandwidth: stores written to L2 leave for HBM after the run (the write-back is
-    /// booked but nothing waits for it), so the bytes are real but not their rate.
+    /// bandwidth. (Write-backs after the run are left out of the rate, so only reads
+    /// running ahead of the sustained rate in bursts, or a profile whose per-SM limit
+    /// exceeds its share of the chip, can cause it.)
     HbmRateAbovePeak {
         /// The rate the run reports, GB/s.
         reported_gbps: f64,
@@ -23,20 +26,18 @@ pub enum Flag {
         /// The run's cycles.
         run_cycles: u64,
     },
-    /// The kernel issues an instruction the profile's GPU does not have.
-    MissingInstruction {
-        /// The role that issues it.
-        role: String,
-        /// Its text.
-        instruction: String,
-        /// The profile's GPU.
-        gpu: String,
-        /// Which GPUs have it.
-        needs: String,
+    /// Stores the run wrote to L2 were still being written back to HBM when it ended:
+    /// real HBM traffic, after the run, so left out of its HBM rate and bound.
+    HbmWritebackAfterRun {
+        /// The bytes still to write back, on this SM.
+        bytes: u64,
+        /// Cycles they take at this SM's share of the HBM bandwidth.
+        cycles: u64,
     },
 }
 
-/// The chip's sustained HBM bandwidth, GB/s.
+/// The chip's sustained HBM bandwidth, GB/s, from a profile as a kernel runs on it
+/// (`Profile::for_kernel`: its HBM rate in bytes per cycle of its `clock_mhz`).
 pub fn hbm_peak_gbps(profile: &Profile) -> f64 {
     profile.t.hbm_bytes_per_clk_chip * profile.t.clock_mhz / 1e3
 }
@@ -56,30 +57,14 @@ pub fn flags(r: &RunResult, profile: &Profile, b: &Bounds) -> Vec<Flag> {
             run_cycles: r.cycles,
         });
     }
-    // Hopper's warpgroup MMAs (sm_90a) are gone from Blackwell, which has tensor memory
-    // and tcgen05 instead; a profile with tensor memory is a Blackwell one. (tcgen05 on
-    // a profile without tensor memory is refused before the run.)
-    if profile.t.tmem_cols > 0.0 {
-        for role in &r.roles {
-            for p in &role.per_pc {
-                let op = p.instruction.split_whitespace().next().unwrap_or("");
-                let hopper_only = op.starts_with("HGMMA") || op.starts_with("WARPGROUP.");
-                // (One flag per role and opcode: the first instruction names it.)
-                let seen = out.iter().any(|f| {
-                    matches!(f, Flag::MissingInstruction { role: r, instruction, .. }
-                        if *r == role.name && instruction.split_whitespace().next() == Some(op))
-                });
-                if hopper_only && p.issued > 0 && !seen {
-                    out.push(Flag::MissingInstruction {
-                        role: role.name.clone(),
-                        instruction: p.instruction.clone(),
-                        gpu: profile.file.gpu.clone(),
-                        needs: "Hopper (sm_90a): warpgroup MMAs; Blackwell uses tcgen05 (UTCMMA)"
-                            .into(),
-                    });
-                }
-            }
-        }
+    // (A write-back shorter than 1% of the run is not worth a word.)
+    let after = r.memory.hbm_bytes_after_run;
+    let cycles = (after as f64 / super::bounds::hbm_bytes_per_clk(r, profile)).ceil() as u64;
+    if after > 0 && cycles * 100 >= r.cycles {
+        out.push(Flag::HbmWritebackAfterRun {
+            bytes: after,
+            cycles,
+        });
     }
     out
 }

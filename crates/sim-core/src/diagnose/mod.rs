@@ -36,6 +36,9 @@ pub struct Diagnosis {
 
 /// The diagnosis of `r`, a run of `kernel` on `profile`.
 pub fn diagnose(r: &RunResult, kernel: &isa::Kernel, profile: &Profile) -> Diagnosis {
+    // (The kernel ran at its own clock, its memory rates in its cycles: the bounds too.)
+    let clocked = profile.for_kernel(kernel);
+    let profile: &Profile = &clocked;
     let bounds = bounds::bounds(r, profile);
     let flags = flags::flags(r, profile, &bounds);
     let advice = advice::advice(r, kernel, profile, &bounds);

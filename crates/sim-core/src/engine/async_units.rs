@@ -76,6 +76,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.tma_busy += busy;
         let s = memory::ceil(start);
         let mut done = memory::ceil(self.tma_free);
+        // A store has read its shared memory when the unit has moved its bytes.
+        let read = done;
         let first = gaddr / LINE;
         let last = (gaddr + bytes as u64 - 1) / LINE;
         let sharers = if d.kind == Kind::TmaLoad {
@@ -105,6 +107,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                 self.mem_requests[memory::level_index(MemLevel::L2Near)] += 1;
                 done = done.max(dn);
             }
+        }
+        // Its bytes through shared memory: written there (a load) or read from there (a
+        // store), on that side, from its turn at the TMA unit; it is not done before.
+        if t.smem_copy_cost > 0.0 {
+            let side = &mut self.smem_side_free[(d.kind == Kind::TmaLoad) as usize];
+            let from = side.max(start);
+            *side = from + bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;
+            let through = *side;
+            self.emit_busy(slot, Unit::SharedMemory, from, through);
+            done = done.max(memory::ceil(through));
         }
         done += t.tma_extra_latency as u64;
         if S::ENABLED {
@@ -138,9 +150,20 @@ impl<'a, S: Sink> Engine<'a, S> {
         } else {
             let w = &mut self.warps[slot as usize];
             w.bulk_store.add(done);
+            w.bulk_read.add(read);
             w.outstanding = w.outstanding.max(done);
         }
         Ok(())
+    }
+
+    /// A MUFU warp-instruction issued on sub-partition `sp` at `now` takes
+    /// `mufu_tensor_cycles` of its tensor core: the tensor core's next MMA starts after
+    /// them (an MMA already booked keeps its time). On the H100, FlashAttention-3 runs at
+    /// its tensor time plus its MUFU time at every head dimension (the profile's source):
+    /// the two do not overlap, whatever the schedule. (`issue_plain` does the same inline.)
+    pub(super) fn mufu_holds_tensor(&mut self, sp: usize, now: u64) {
+        let f = &mut self.tensor_free[sp];
+        *f = (*f).max(now) + self.mufu_tensor;
     }
 
     /// HGMMA: a warpgroup MMA on the SM's tensor pipe, booked once for the four warps.

@@ -226,7 +226,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 !w.live
                     || matches!(
                         w.block,
-                        Block::Barrier { .. } | Block::Mbar { .. } | Block::WgArrive
+                        Block::Barrier { .. }
+                            | Block::Mbar { .. }
+                            | Block::WgArrive
+                            | Block::Cluster
                     )
             })
     }

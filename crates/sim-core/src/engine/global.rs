@@ -55,9 +55,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         }
         for lane in 0..32 {
+            // (A lane its guard turns off accesses nothing: `predicate.rs`.)
+            if self.active_lanes >> lane & 1 == 0 {
+                continue;
+            }
             env.lane = lane;
             self.addrs[lane as usize] = self.lane_addr(slot, m, width, &env)?;
         }
+        self.fill_inactive_lanes();
         Ok(false)
     }
 
@@ -437,12 +442,13 @@ impl<'a, S: Sink> Engine<'a, S> {
             (self.l1_free, memory::ceil(self.l1_free))
         };
         // One line (most requests) takes the quotient computed once: the same value.
-        self.l1_free = start
-            + if n == 1 {
-                self.l1_line_time
-            } else {
-                n as f64 / self.t.l1_lines_per_clk
-            };
+        let took = if n == 1 {
+            self.l1_line_time
+        } else {
+            n as f64 / self.t.l1_lines_per_clk
+        };
+        self.l1_free = start + took;
+        self.l1_busy += took;
         // One line into an idle L1 whose line time is whole ends a whole time after
         // `now`: the sum is exact, so its ceiling is the sum, without the rounding.
         let through = match self.l1_line_whole {

@@ -12,6 +12,12 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(always)]
     pub(super) fn issue(&mut self, slot: u32) -> Result<(), SimError> {
         let d = self.instr(slot);
+        // (Before any issue path, the short ones too: a race checker sees every issue.)
+        // (An instruction whose declared guard is false does nothing to check; a lane
+        // guard leaves its lanes in `active_lanes` for the checker's addresses.)
+        if S::RACES && !matches!(self.guard_off(slot, d), Ok(true)) {
+            self.race_check(slot, d, self.now);
+        }
         if !S::ENABLED {
             match d.issue {
                 IssueClass::Plain => return self.issue_plain(slot, d),
@@ -37,6 +43,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
         start_quiet_issue(w, &mut self.pcs, &mut self.pipes, &self.intervals, d, now);
+        if self.mufu_tensor > 0 && d.pipe == Pipe::Mufu {
+            let f = &mut self.tensor_free[w.sp as usize & 3];
+            *f = (*f).max(now) + self.mufu_tensor;
+        }
         // (Written whether or not there is a result: `dst_reg` is then a slot nobody
         // reads.)
         let (cycles, stall) = d.short_result;
@@ -108,12 +118,20 @@ impl<'a, S: Sink> Engine<'a, S> {
         // buffer, when the instruction two before it issued: a warp that reaches the
         // branch while that fetch is under way waits for it, one that waited on an
         // operand before the branch has had it fetched meanwhile.
-        let fetched = if d.op == Op::Bra {
+        // (A guard that is false: the instruction issues and does nothing, a branch
+        // is not taken.)
+        let off = self.guard_off(slot, d)?;
+        let fetched = if d.op == Op::Bra && !off {
             self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64
         } else {
             0
         };
-        self.issue_instr(slot)?;
+        if off {
+            self.issue_off(slot)?;
+        } else {
+            self.issue_instr(slot)?;
+        }
+        self.active_lanes = u32::MAX;
         let next = self.now + 1;
         // The control code's stall count holds the warp (Nsight's `wait`, charged to
         // the instruction it waits to issue). An instruction that blocked the warp holds
@@ -213,6 +231,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         let p = d.pipe.index();
         let interval = self.intervals[p];
         self.pipes.book(sp, p, now + interval);
+        if self.mufu_tensor > 0 && d.pipe == Pipe::Mufu {
+            self.mufu_holds_tensor(sp, now);
+        }
         if d.bank_conflict_cycles > 0 {
             self.pipes.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
         }
@@ -242,8 +263,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                         self.lane_addrs(slot, m, d.width, true)?;
                         let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
                             / t.smem_bytes_per_clk;
-                        let start = self.smem_free.max(now as f64);
+                        let side = &mut self.smem_side_free[write as usize];
+                        let start = self.smem_free.max(*side).max(now as f64);
                         self.smem_free = start + waves;
+                        *side = self.smem_free;
+                        self.smem_busy += waves;
+                        self.smem_bytes += d.width as u64 * 32;
                         self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                         self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                         let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
@@ -319,8 +344,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 // One wavefront (32 lanes x 4 bytes) through the shared-memory crossbar:
                 // shuffles and shared loads share its bandwidth and the MIO queue.
                 let waves = 128.0 / t.smem_bytes_per_clk;
-                let start = self.smem_free.max(now as f64);
+                let start = self.smem_free.max(self.smem_side_free[0]).max(now as f64);
                 self.smem_free = start + waves;
+                self.smem_side_free[0] = self.smem_free;
+                self.smem_busy += waves;
                 self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                 self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;
@@ -342,7 +369,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 w.outstanding = w.outstanding.max(done);
             }
             Kind::CpAsyncCommit => self.warps[slot as usize].cp_async.commit(now),
-            Kind::DepbarCpAsync | Kind::DepbarBulk | Kind::WgDepbar => {
+            Kind::DepbarCpAsync | Kind::DepbarBulk | Kind::DepbarBulkRead | Kind::WgDepbar => {
                 let n = self.eval(slot, &d.n)?;
                 if n < 0 {
                     return Err(self.fault_at(slot, "a wait depth cannot be negative"));
@@ -353,7 +380,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                         (&mut w.cp_async, WarpState::LongScoreboard, GROUP_CP_ASYNC)
                     }
                     Kind::DepbarBulk => (&mut w.bulk_store, WarpState::LongScoreboard, GROUP_BULK),
-                    _ => (&mut w.wgmma, WarpState::Gmma, GROUP_WGMMA),
+                    Kind::DepbarBulkRead => {
+                        (&mut w.bulk_read, WarpState::LongScoreboard, GROUP_BULK)
+                    }
+                    // (Nsight Compute counts a WARPGROUP.DEPBAR wait as `barrier`.)
+                    _ => (&mut w.wgmma, WarpState::Barrier, GROUP_WGMMA),
                 };
                 let until = groups.wait_until(now, n as usize);
                 if until > now + 1 {
@@ -361,7 +392,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                 }
             }
             Kind::TmaLoad | Kind::TmaStore => self.tma_copy(slot, d, now)?,
-            Kind::TmaCommit => self.warps[slot as usize].bulk_store.commit(now),
+            Kind::TmaCommit => {
+                let w = &mut self.warps[slot as usize];
+                w.bulk_store.commit(now);
+                w.bulk_read.commit(now);
+            }
             Kind::MbarInit => self.mbar_init(slot, d)?,
             Kind::MbarArrive { expect_tx } => self.mbar_arrive(slot, d, now, *expect_tx)?,
             Kind::MbarWait => self.mbar_wait(slot, d, now)?,
@@ -402,6 +437,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             ),
             Kind::TmemStore | Kind::TmemAlloc => {}
             Kind::BarSync | Kind::BarArrive => self.named_barrier(slot, d, now)?,
+            Kind::ClusterArrive => self.cluster_arrive(slot, now),
+            Kind::ClusterWait => self.cluster_wait(slot, now)?,
             Kind::Compute | Kind::Plain | Kind::Load { .. } | Kind::Store { .. } | Kind::Exit => {
                 unreachable!("issue_instr issues these itself")
             }

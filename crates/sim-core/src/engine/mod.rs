@@ -12,6 +12,8 @@ mod cycle;
 mod global;
 mod issue;
 mod pipes;
+mod predicate;
+mod races;
 mod report;
 mod stall;
 mod sync;
@@ -54,6 +56,11 @@ const NEVER: u64 = u64::MAX;
 pub const MAX_SIMULATED_WARPS: u64 = 1 << 20;
 
 const NPIPES: usize = Pipe::ALL.len();
+
+/// The most loop trips a warp may take in a row without reaching an instruction: they
+/// cost no cycles, so a billion of them would hold the run in one cycle for minutes
+/// (about 2^24 take a few tens of milliseconds).
+const MAX_EMPTY_TRIPS: u32 = 1 << 24;
 
 /// How to run.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -105,6 +112,22 @@ pub fn run_with<S: Sink>(
     run_scheduled(kernel, profile, cfg, Scheduler::Custom(policy), sink)
 }
 
+/// The first warpgroup instruction (HGMMA, WARPGROUP.*) of `kernel`, with its role.
+fn hopper_only_instruction(kernel: &Kernel) -> Option<(&str, &isa::ast::Instr)> {
+    fn find(stmts: &[isa::ast::Stmt]) -> Option<&isa::ast::Instr> {
+        stmts.iter().find_map(|s| match s {
+            isa::ast::Stmt::Instr(i) => {
+                matches!(i.op, isa::Op::Hgmma | isa::Op::Warpgroup).then_some(i)
+            }
+            isa::ast::Stmt::Loop { body, .. } | isa::ast::Stmt::If { body, .. } => find(body),
+        })
+    }
+    kernel
+        .roles
+        .iter()
+        .find_map(|r| find(&r.body).map(|i| (r.name.as_str(), i)))
+}
+
 /// `run_with` of a policy as the engine holds it.
 fn run_scheduled<S: Sink>(
     kernel: &Kernel,
@@ -113,6 +136,9 @@ fn run_scheduled<S: Sink>(
     policy: Scheduler,
     sink: &mut S,
 ) -> Result<RunResult, SimError> {
+    // The kernel's clock, and the memory rates in its cycles.
+    let clocked = profile.for_kernel(kernel);
+    let profile: &Profile = &clocked;
     let t = &profile.t;
     let mut prog = lower::lower(
         kernel,
@@ -134,6 +160,16 @@ fn run_scheduled<S: Sink>(
         return Err(SimError::Invalid(format!(
             "the kernel allocates {} tensor-memory columns but the {} profile has no tensor memory (tcgen05 kernels need a Blackwell profile such as b200)",
             kernel.launch.tmem_cols,
+            profile.name()
+        )));
+    }
+    // Blackwell (a profile with tensor memory) has no warpgroup MMAs: their timing
+    // there would be invented.
+    if let (true, Some((role, i))) = (t.tmem_cols > 0.0, hopper_only_instruction(kernel)) {
+        return Err(SimError::Invalid(format!(
+            "line {}: role {role} issues {}, a Hopper (sm_90a) warpgroup instruction that the {} profile's GPU does not have (Blackwell has tcgen05, UTCMMA, instead); run it on a Hopper profile such as h100",
+            i.span.line,
+            i.mnemonic(),
             profile.name()
         )));
     }
@@ -193,6 +229,13 @@ fn run_scheduled<S: Sink>(
             })?;
         let (base, size) = (e.buffer_base[b], e.buffer_size[b].max(1));
         e.mem.warm_l2(base / LINE, (base + size - 1) / LINE);
+    }
+    // `buffer NAME size=S warm=W`: the first W bytes start in L2.
+    for (b, buf) in kernel.buffers.iter().enumerate() {
+        let (base, warm) = (e.buffer_base[b], buf.warm.min(e.buffer_size[b]));
+        if warm > 0 {
+            e.mem.warm_l2(base / LINE, (base + warm - 1) / LINE);
+        }
     }
     let tell = S::ENABLED || S::POLLS;
     if tell {
@@ -276,6 +319,11 @@ struct Cta {
     mbars: Vec<Mbar>,
     bars: [NamedBar; 16],
     wg_arrived: [u32; 8],
+    /// The cluster barrier (UCGABAR): this CTA's warps arrived in its current phase, the
+    /// phases completed, and when the last completed one lets its waiters go.
+    cga_arrived: u32,
+    cga_phases: u32,
+    cga_release: u64,
     /// Per warpgroup, the tensor-pipe slots of its last few warpgroup MMAs.
     wg_mma: [[MmaBooking; MMA_BOOKINGS]; 8],
 }
@@ -355,8 +403,21 @@ struct Engine<'a, S: Sink> {
     tensor_q: [Queue; 4],
     tensor_free: [u64; 4],
     tensor_busy: [u64; 4],
+    /// `mufu_tensor_cycles`: what a MUFU warp-instruction takes of its sub-partition's
+    /// tensor core (0: nothing).
+    mufu_tensor: u64,
     smem_free: f64,
+    /// When shared memory's read side (LDS, shuffles, bulk stores' reads) and write side
+    /// (STS, copies' writes) are next free: copies book their side's time here
+    /// (`smem_copy_cost`), and an LDS or STS waits for its side too.
+    smem_side_free: [f64; 2],
+    /// Cycles the shared-memory crossbar was booked (its wavefronts at its rate), and
+    /// the bytes shared loads and stores moved through it: the shared-memory bound.
+    smem_busy: f64,
+    smem_bytes: u64,
     l1_free: f64,
+    /// Cycles L1TEX's line rate was booked: the LSU bound.
+    l1_busy: f64,
     /// What one line takes of L1's rate: `1 / l1_lines_per_clk`.
     l1_line_time: f64,
     /// `l1_line_time` as a cycle count when it is a whole number of cycles (as with one
@@ -387,6 +448,9 @@ struct Engine<'a, S: Sink> {
     /// visits aside: where a deadlock is reported).
     last_due_cycle: u64,
     addrs: [u64; 32],
+    /// The lanes the instruction being issued runs for: all, except under a guard
+    /// whose declared truth reads `lane` (`predicate.rs`).
+    active_lanes: u32,
     lines: Vec<(u64, u32)>,
     next_cta: u32,
     /// CTAs launched or about to be (a launch waits `cta_launch_cycles`): several CTAs
@@ -515,7 +579,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             tensor_q: q(t.tensor_queue_depth),
             tensor_free: [0; 4],
             tensor_busy: [0; 4],
+            mufu_tensor: t.mufu_tensor_cycles.round() as u64,
             smem_free: 0.0,
+            smem_side_free: [0.0; 2],
+            smem_busy: 0.0,
+            smem_bytes: 0,
+            l1_busy: 0.0,
             l1_free: 0.0,
             l1_line_time: 1.0 / t.l1_lines_per_clk,
             l1_line_whole: whole_cycles(1.0 / t.l1_lines_per_clk),
@@ -536,6 +605,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             stop_after: 0,
             last_due_cycle: 0,
             addrs: [0; 32],
+            active_lanes: u32::MAX,
             lines: Vec::with_capacity(64),
             next_cta: 0,
             ctas_claimed: 0,
@@ -658,6 +728,9 @@ impl Cta {
             ],
             bars: [NamedBar::default(); 16],
             wg_arrived: [0; 8],
+            cga_arrived: 0,
+            cga_phases: 0,
+            cga_release: 0,
             wg_mma: [[MmaBooking::default(); MMA_BOOKINGS]; 8],
         }
     }

@@ -158,6 +158,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                         cta.wg_arrived[wg as usize]
                     )
                 }
+                Block::Cluster => format!(
+                    "UCGABAR_WAIT: {} of the CTA's {} warps arrived on the cluster barrier's phase {}",
+                    cta.cga_arrived,
+                    self.warps_per_cta,
+                    cta.cga_phases + 1
+                ),
                 Block::Until { t, state, .. } => format!("{state} until cycle {t}"),
                 Block::None if w.exited => format!("drain until cycle {}", w.outstanding),
                 Block::None => format!(
@@ -303,7 +309,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             busy_fraction: (self.tma_busy / c).min(1.0),
         });
         let l2_bytes = self.mem.l2_bw.bytes;
-        let hbm_bytes = self.mem.hbm_bw.bytes;
+        // (Write-backs still owed at the end cross HBM after the run: not in its rate.)
+        let hbm_after = self.mem.hbm_bytes_after(cycles);
+        let hbm_bytes = self.mem.hbm_bw.bytes - hbm_after;
         pipes.push(UnitUse {
             unit: "l2_bandwidth".into(),
             busy_fraction: (self.mem.l2_busy_cycles() / c).min(1.0),
@@ -349,6 +357,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 requests_shared: self.mem_requests[4],
                 l2_bytes,
                 hbm_bytes,
+                hbm_bytes_after_run: hbm_after,
+                shared_bytes: self.smem_bytes,
+                shared_busy_cycles: self.smem_busy,
+                l1tex_busy_cycles: self.l1_busy,
             },
             roles,
             warps: std::mem::take(&mut self.warp_summaries),

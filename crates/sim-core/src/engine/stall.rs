@@ -283,11 +283,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                     Block::Mbar { idx, .. } => {
                         let m = &self.ctas[w.cta as usize].mbars[idx as usize];
-                        return Some((WarpState::Sleeping, NEVER, Cause::mbar(m, idx)));
+                        return Some((WarpState::LongScoreboard, NEVER, Cause::mbar(m, idx)));
                     }
                     Block::WgArrive => {
                         return Some((WarpState::Gmma, NEVER, Cause::warpgroup(w.warp / 4)));
                     }
+                    Block::Cluster => return Some((WarpState::Barrier, NEVER, Cause::OWN)),
                     Block::Until {
                         t,
                         state,

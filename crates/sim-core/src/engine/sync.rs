@@ -44,13 +44,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                 // named by what the phase lacked last.)
                 let cause = match w.cause.unpack() {
                     Unpacked::MbarArrivals { mbar: m } | Unpacked::MbarCopies { mbar: m }
-                        if m == mbar && w.state == WarpState::Sleeping =>
+                        if m == mbar && w.state == WarpState::LongScoreboard =>
                     {
                         w.cause
                     }
                     _ => Cause::mbar_lacking(mbar, by_copies),
                 };
-                w.block = Block::until(wake, WarpState::Sleeping, cause);
+                w.block = Block::until(wake, WarpState::LongScoreboard, cause);
                 self.passed_mbar[s as usize] = mbar;
                 self.set_until(s, self.now);
             }
@@ -72,11 +72,11 @@ impl<'a, S: Sink> Engine<'a, S> {
             // it is.)
             if w.live
                 && matches!(w.block, Block::Mbar { idx, .. } if idx == mbar)
-                && w.state == WarpState::Sleeping
+                && w.state == WarpState::LongScoreboard
                 && w.state_since <= self.now
                 && w.cause != cause
             {
-                self.set_state(s, WarpState::Sleeping, cause, NEVER);
+                self.set_state(s, WarpState::LongScoreboard, cause, NEVER);
             }
         }
     }
@@ -251,6 +251,55 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         } else {
             self.block(slot, Block::WgArrive);
+        }
+        Ok(())
+    }
+
+    /// UCGABAR_ARV: the warp arrives on its cluster's barrier. The cluster's other CTAs
+    /// run on other SMs, and are taken to arrive when this one does (they run the same
+    /// code): the phase completes when every warp of the CTA has arrived, and lets its
+    /// waiters go `lat_cluster_barrier` later, the round trip between the SMs.
+    pub(super) fn cluster_arrive(&mut self, slot: u32, now: u64) {
+        let w = &mut self.warps[slot as usize];
+        w.cga_arrivals += 1;
+        let c = w.cta;
+        let cta = &mut self.ctas[c as usize];
+        cta.cga_arrived += 1;
+        if cta.cga_arrived < self.warps_per_cta {
+            return;
+        }
+        cta.cga_arrived = 0;
+        cta.cga_phases += 1;
+        let release = now + self.t.lat_cluster_barrier as u64;
+        cta.cga_release = release;
+        let per = self.warps_per_cta;
+        for s in c * per..(c + 1) * per {
+            if self.warps[s as usize].live && self.warps[s as usize].block == Block::Cluster {
+                self.warps[s as usize].block =
+                    Block::until(release, WarpState::Barrier, Cause::OWN);
+                let due = self.until[self.until_index(s)].min(now + 1);
+                self.set_until(s, due);
+            }
+        }
+    }
+
+    /// UCGABAR_WAIT: the warp waits for the phase of its last arrival.
+    pub(super) fn cluster_wait(&mut self, slot: u32, now: u64) -> Result<(), SimError> {
+        let w = &self.warps[slot as usize];
+        if w.cga_arrivals == 0 {
+            return Err(self.fault_at(
+                slot,
+                "UCGABAR_WAIT before any UCGABAR_ARV: the warp waits for a cluster-barrier phase it never arrived on",
+            ));
+        }
+        let cta = &self.ctas[w.cta as usize];
+        if cta.cga_phases >= w.cga_arrivals {
+            if cta.cga_release > now + 1 {
+                let release = cta.cga_release;
+                self.block(slot, Block::until(release, WarpState::Barrier, Cause::OWN));
+            }
+        } else {
+            self.block(slot, Block::Cluster);
         }
         Ok(())
     }

@@ -15,6 +15,9 @@ pub(super) enum Block {
         parity: u32,
     },
     WgArrive,
+    /// UCGABAR_WAIT on a phase of the cluster barrier that not every warp of the CTA has
+    /// arrived on.
+    Cluster,
     /// Until cycle `t`, in `state`, waiting on what the `Cause` packed in `cause_kind`
     /// and `cause_low` names (`Block::until`; two fields, not a `Cause`, keep a block
     /// two words).
@@ -90,8 +93,13 @@ pub(super) struct Warp<'a> {
     /// HGMMAs this warp has issued: the i-th HGMMA of each of a warpgroup's four warps
     /// is one warpgroup MMA.
     pub(super) hgmma_issued: u32,
+    /// UCGABAR_ARVs this warp has made: its WAIT waits for that many phases.
+    pub(super) cga_arrivals: u32,
     pub(super) cp_async: WaitGroups,
     pub(super) bulk_store: WaitGroups,
+    /// The same bulk-store groups, completing when their stores have read shared
+    /// memory (`DEPBAR.LE.READ SB1`).
+    pub(super) bulk_read: WaitGroups,
     pub(super) utc_done: u64,
     pub(super) outstanding: u64,
     pub(super) last_issue: u64,
@@ -298,6 +306,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         cta.warps_left = self.warps_per_cta;
         cta.bars = [NamedBar::default(); 16];
         cta.wg_arrived = [0; 8];
+        (cta.cga_arrived, cta.cga_phases, cta.cga_release) = (0, 0, 0);
         cta.wg_mma = [[MmaBooking::default(); MMA_BOOKINGS]; 8];
         for (d, decl) in self.kernel.mbarriers.iter().enumerate() {
             let base = self.prog.mbar_base[d] as usize;
@@ -356,8 +365,10 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.state_pc = 0;
             warp.wgmma.clear();
             warp.hgmma_issued = 0;
+            warp.cga_arrivals = 0;
             warp.cp_async.clear();
             warp.bulk_store.clear();
+            warp.bulk_read.clear();
             warp.utc_done = 0;
             warp.outstanding = 0;
             warp.last_issue = 0;
@@ -384,10 +395,14 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(())
     }
 
-    /// Steps over loop control (which costs no cycles) to the next instruction.
+    /// Steps over loop control (which costs no cycles) to the next instruction. A warp
+    /// that goes `MAX_EMPTY_TRIPS` loop trips without reaching one (a loop whose body is
+    /// an `if` that never holds) faults: those trips take no cycle, so neither the
+    /// watchdog nor Ctrl-C would ever end them.
     pub(super) fn settle(&mut self, slot: u32) -> Result<(), SimError> {
         let role = self.warps[slot as usize].role as usize;
         let code: &'a [Node] = &self.prog.roles[role].code;
+        let mut trips = 0u32;
         loop {
             let pc = self.warps[slot as usize].pc as usize;
             match &code[pc] {
@@ -428,6 +443,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                     }
                 }
                 Node::LoopTail { slot: s, head } => {
+                    trips += 1;
+                    if trips >= MAX_EMPTY_TRIPS {
+                        return Err(self.fault_at(
+                            slot,
+                            &format!("{MAX_EMPTY_TRIPS} loop trips in a row without an instruction (a loop whose body never runs, its `if` never holding?): they would take no cycle, so the run stops here; give the loop fewer trips or its body an instruction"),
+                        ));
+                    }
                     self.warps[slot as usize].loop_tail(*s, *head);
                 }
                 Node::If { cond, exit } => {
@@ -549,8 +571,10 @@ impl Warp<'_> {
             state_pc: 0,
             wgmma: WaitGroups::default(),
             hgmma_issued: 0,
+            cga_arrivals: 0,
             cp_async: WaitGroups::default(),
             bulk_store: WaitGroups::default(),
+            bulk_read: WaitGroups::default(),
             utc_done: 0,
             outstanding: 0,
             last_issue: 0,

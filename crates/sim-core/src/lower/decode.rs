@@ -91,6 +91,21 @@ impl<'k> Lowerer<'k> {
         }
     }
 
+    /// The truth of `i`'s guard where its predicate is declared (`pred P0 = EXPR`),
+    /// compiled where `i` stands (its loop variables in scope); `@!P0` is `EXPR == 0`.
+    pub(super) fn guard(&self, i: &Instr) -> Result<Option<Box<CExpr>>, LowerError> {
+        let Some(g) = i.guard else { return Ok(None) };
+        let Some(p) = self.k.pred(g.pred) else {
+            return Ok(None);
+        };
+        let truth = if g.negated {
+            Expr::bin(BinOp::Eq, p.truth.clone(), Expr::Int(0))
+        } else {
+            p.truth.clone()
+        };
+        self.cexpr(&truth, i.span).map(|c| Some(Box::new(c)))
+    }
+
     /// One instruction decoded. (Over 150 lines: one match over the opcodes' operand
     /// forms, each arm a few lines that read that form's operands; split by family,
     /// the shared decoding of registers and results would be spread over several.)
@@ -115,8 +130,13 @@ impl<'k> Lowerer<'k> {
             tensor_box: None,
             mma: None,
             mma_a_not_smem: false,
-            bypass_l1: i.has_mod("CG") || i.has_mod("BYPASS"),
+            // `.STRONG.GPU` (`__ldcg`, ld.relaxed.gpu): coherent at the GPU's level, so
+            // not allocated in the SM's L1: served by L2 every time, as `.CG`.
+            bypass_l1: i.has_mod("CG")
+                || i.has_mod("BYPASS")
+                || (op == Op::Ldg && i.has_mod("STRONG") && (i.has_mod("GPU") || i.has_mod("SYS"))),
             multicast: i.has_mod("MULTICAST"),
+            guard: self.guard(i)?,
             text,
             result: None,
             own_latency: 0,
@@ -246,7 +266,14 @@ impl<'k> Lowerer<'k> {
                 let (kind, n) = if let Some(n) = word_n("SB0") {
                     (DepbarCpAsync, n)
                 } else if let Some(n) = word_n("SB1") {
-                    (DepbarBulk, n)
+                    (
+                        if i.has_mod("READ") {
+                            DepbarBulkRead
+                        } else {
+                            DepbarBulk
+                        },
+                        n,
+                    )
                 } else {
                     return Err(err(
                         span,
@@ -255,6 +282,15 @@ impl<'k> Lowerer<'k> {
                 };
                 d.n = self.operand_expr(n, span)?;
                 kind
+            }
+            // UBLKCP shared to global: a bulk store, as UTMASTG of one contiguous range.
+            Op::Ublkcp
+                if mem.len() == 2
+                    && mem[0].space == Space::Global
+                    && mem[1].space == Space::Shared =>
+            {
+                d.n = self.need_key(i, "bytes")?;
+                TmaStore
             }
             Op::Ublkcp | Op::Utmaldg => {
                 if mem.len() != 2 || mem[0].space != Space::Shared || mem[1].space != Space::Global
@@ -404,6 +440,8 @@ impl<'k> Lowerer<'k> {
                 };
                 Nanosleep
             }
+            Op::UcgabarArv => ClusterArrive,
+            Op::UcgabarWait => ClusterWait,
             Op::Exit => Exit,
             Op::Shfl => Shuffle,
             Op::Bra | Op::Nop | Op::Setmaxnreg | Op::Tmemdealloc => Plain,
@@ -420,6 +458,17 @@ impl<'k> Lowerer<'k> {
         }
         d.srcs = srcs.into_boxed_slice();
         d.operand_regs = operand_regs.into_boxed_slice();
+        // Under a guard that reads `lane`, only the lanes it holds for access memory
+        // (`engine/predicate.rs`): their addresses are worked out lane by lane, not
+        // from a warp-uniform or contiguous shortcut.
+        if d.guard.as_ref().is_some_and(|g| g.uses_lane()) {
+            for mo in &mut mem {
+                mo.uniform = false;
+                if let CExpr::Code { lane_step, .. } = &mut mo.addr {
+                    *lane_step = None;
+                }
+            }
+        }
         d.mem = mem.into_boxed_slice();
         Ok(d)
     }

@@ -34,6 +34,8 @@ pub enum EOp {
     DivPow2(u32),
     Min,
     Max,
+    /// `perm(x, n)` (`isa::expr::perm`).
+    Perm,
 }
 
 /// A compiled expression: a constant, or postfix code.
@@ -466,6 +468,13 @@ impl CExpr {
                             top = below[sp].max(top);
                             continue;
                         }
+                        EOp::Perm => {
+                            sp -= 1;
+                            top = Func::Perm
+                                .apply(below[sp], top)
+                                .map_err(|e| EvalFault(e.to_string()))?;
+                            continue;
+                        }
                     };
                     // The first push stores the empty stack's placeholder: harmless.
                     below[sp] = top;
@@ -565,6 +574,7 @@ pub(super) fn compile(
             out.push(match f {
                 Func::Min => EOp::Min,
                 Func::Max => EOp::Max,
+                Func::Perm => EOp::Perm,
             });
         }
     }
@@ -576,7 +586,7 @@ pub(super) fn stack_effect(op: &EOp) -> (i32, i32) {
     match op {
         EOp::Const(_) | EOp::Var(_) | EOp::Warp | EOp::Lane | EOp::Warpgroup | EOp::Cta => (0, 1),
         EOp::Neg | EOp::Not | EOp::BinK(..) | EOp::RemPow2(_) | EOp::DivPow2(_) => (1, 1),
-        EOp::Bin(_) | EOp::Min | EOp::Max => (2, 1),
+        EOp::Bin(_) | EOp::Min | EOp::Max | EOp::Perm => (2, 1),
     }
 }
 

@@ -17,8 +17,13 @@ mod tests;
 use decode::*;
 pub use expr::*;
 
-/// Register-file indices: R0..R254 are 0..254, P0..P6 are 256..262.
-pub const REG_SLOTS: usize = 264;
+/// Register-file indices: R0..R254 are 0..254, P0..P6 are 256..262, UR0..UR62 are
+/// 264..326 (`UR_BASE`), UP0..UP6 are 328..334 (`UP_BASE`).
+pub const REG_SLOTS: usize = 336;
+/// The slot of UR0.
+pub const UR_BASE: u16 = 264;
+/// The slot of UP0.
+pub const UP_BASE: u16 = 328;
 
 /// The register slot that a `Plain` instruction without a result names as its
 /// `dst_reg`: beyond `REG_SLOTS`, so no instruction reads it, and the short issue writes
@@ -30,7 +35,9 @@ pub fn reg_index(r: Reg) -> Option<u16> {
     match r {
         Reg::R(n) => Some(n as u16),
         Reg::P(n) => Some(256 + n as u16),
-        Reg::Rz | Reg::Pt => None,
+        Reg::Ur(n) => Some(UR_BASE + n as u16),
+        Reg::Up(n) => Some(UP_BASE + n as u16),
+        Reg::Rz | Reg::Pt | Reg::Urz | Reg::Upt => None,
     }
 }
 
@@ -55,6 +62,10 @@ pub enum Kind {
     /// DEPBAR.LE SB0, N (cp.async groups) or SB1 (bulk stores).
     DepbarCpAsync,
     DepbarBulk,
+    /// `DEPBAR.LE.READ SB1, N` (cp.async.bulk.wait_group.read): waits until the bulk
+    /// stores of all but N groups have read their shared memory, not until they
+    /// complete.
+    DepbarBulkRead,
     TmaLoad,
     TmaStore,
     TmaCommit,
@@ -76,6 +87,10 @@ pub enum Kind {
     TmemAlloc,
     BarSync,
     BarArrive,
+    /// UCGABAR_ARV: the warp's arrival on its cluster's barrier.
+    ClusterArrive,
+    /// UCGABAR_WAIT: the warp waits for the cluster barrier's phase it arrived on.
+    ClusterWait,
     Membar {
         gpu: bool,
     },
@@ -191,6 +206,12 @@ pub struct DInstr {
     /// A tensor copy's box (`row=`, `pitch=`): the bytes read from each row and the
     /// bytes between rows in global memory. None: one contiguous range.
     pub tensor_box: Option<(CExpr, CExpr)>,
+    /// The truth of its guard where the guard reads a declared predicate (`pred P0 =
+    /// EXPR`; `@!P0` as `EXPR == 0`): where it evaluates to 0 the instruction issues
+    /// and does nothing else. None: it executes (no guard, or a guard whose truth is
+    /// not declared, timed as holding). Boxed: most instructions have none, and the
+    /// instruction stays the size it was.
+    pub guard: Option<Box<CExpr>>,
     /// Index of the source instruction in the role's instruction list.
     pub text: u32,
     /// The control code's stall count (`stall=`): cycles from this issue before the
@@ -326,7 +347,8 @@ impl Program {
                     Some((base, 1)) if (base as usize) < REG_SLOTS => Some(base),
                     _ => None,
                 };
-                let simple = d.op != Op::Bra && d.stall <= 1;
+                // (A declared guard is evaluated on the general path.)
+                let simple = d.op != Op::Bra && d.stall <= 1 && d.guard.is_none();
                 d.issue = match d.kind {
                     Kind::Compute | Kind::Plain
                         if simple && (d.result.is_none() || one_dst.is_some()) =>

@@ -36,6 +36,8 @@ pub struct Memory {
     pub l2_bw: L2Servers,
     l2_shared_read_gain: f64,
     pub hbm_bw: Bandwidth,
+    /// Bytes of stores written back to HBM (booked on `hbm_bw`, waited for by nobody).
+    hbm_writeback_bytes: u64,
     rng: Draws,
     lat_l1: u64,
     /// What a hit's further sectors add on L1's return path: `l1_sector_extra[s]` for a
@@ -119,6 +121,7 @@ impl Memory {
             l2_bw: L2Servers::new(t.l2_bytes_per_clk_sm_max, share(t.l2_bytes_per_clk_chip)),
             l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
             hbm_bw: Bandwidth::new(hbm_rate),
+            hbm_writeback_bytes: 0,
             rng: Draws::new(seed),
             lat_l1: t.lat_l1_hit as u64,
             l1_sector_extra: std::array::from_fn(|s| {
@@ -164,6 +167,14 @@ impl Memory {
     }
 
     /// Cycles the L2 path was the busier of this SM's port and its share of the chip.
+    /// HBM bytes still to cross when the run ends at `end`: `hbm_bw`'s backlog then,
+    /// at its rate, taken to be write-backs (every read was waited for within the
+    /// run), at most the bytes written back.
+    pub fn hbm_bytes_after(&self, end: u64) -> u64 {
+        let backlog = (self.hbm_bw.free_at - end as f64).max(0.0) / self.hbm_bw.clk_per_byte;
+        (backlog.ceil() as u64).min(self.hbm_writeback_bytes)
+    }
+
     pub fn l2_busy_cycles(&self) -> f64 {
         self.l2_bw.busy[PORT].max(self.l2_bw.busy[CHIP])
     }
@@ -613,6 +624,7 @@ impl Memory {
             // Global data written is written back to HBM in time: the store completes
             // at L2, but its bytes take their share of HBM bandwidth from later reads.
             self.hbm_bw.transfer(t, bytes);
+            self.hbm_writeback_bytes += bytes;
         }
         if self.l2.lookup(line).is_none() {
             self.l2.fill(line, t + lat);

@@ -33,9 +33,15 @@ impl Rng {
 }
 
 /// The kernels mutated: built-in kernels as printed (see below), and the repository's
-/// kernel files.
+/// kernel files (the repository this was built in, else `SMSIM_FUZZ_ROOT`, else the
+/// current folder: a binary carried to another machine).
 pub fn corpus() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let built_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = match std::env::var_os("SMSIM_FUZZ_ROOT") {
+        Some(r) => std::path::PathBuf::from(r),
+        None if built_in.join("examples").is_dir() => built_in,
+        None => std::path::PathBuf::from("."),
+    };
     let mut srcs = Vec::new();
     for dir in ["examples", "crates/sim-core/benches"] {
         let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
@@ -466,7 +472,8 @@ fn same_with_a_sink(
     r: &RunResult,
     problems: &mut Vec<String>,
 ) {
-    let mut sink = VecSink::default();
+    // (With the race checker on: checking races changes nothing of a run.)
+    let mut sink = sim_core::races::RaceCheck::new(VecSink::default(), k);
     let run = || sim_core::run_with(k, p, cfg, cfg.policy.build(), &mut sink);
     match catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(b)) if json(&b) == json(r) => {}
@@ -474,7 +481,7 @@ fn same_with_a_sink(
         Ok(Err(e)) => problems.push(format!("with a sink the run fails: {e}")),
         Err(e) => problems.push(format!("with a sink the engine panicked: {}", message(&*e))),
     }
-    for e in &sink.events {
+    for e in &sink.inner.events {
         if let Event::Issue { role, pc, .. } = e {
             let rows = r.roles.get(*role as usize).map_or(0, |r| r.per_pc.len());
             if *pc as usize >= rows {
@@ -483,7 +490,7 @@ fn same_with_a_sink(
             }
         }
     }
-    event_order(&sink.events, problems);
+    event_order(&sink.inner.events, problems);
 }
 
 /// Each warp's state changes come in time order, and each issue while the warp is

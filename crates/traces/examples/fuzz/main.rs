@@ -2,7 +2,7 @@
 //! checks). From the repository root:
 //!
 //! ```sh
-//! cargo run --release -p traces --example fuzz -- [SEED] [CASES] [--profile]
+//! cargo run --release -p traces --example fuzz -- [SEED] [CASES] [SECONDS] [--profile]
 //! ```
 //!
 //! `--profile` leaves the kernels as they are and sets one to three profile parameters
@@ -28,12 +28,13 @@ fn main() -> ExitCode {
         } else if let Ok(n) = a.parse::<u64>() {
             numbers.push(n);
         } else {
-            eprintln!("usage: fuzz [SEED] [CASES] [--profile]  (`{a}` is not a number)");
+            eprintln!("usage: fuzz [SEED] [CASES] [SECONDS] [--profile]  (`{a}` is not a number)");
             return ExitCode::from(2);
         }
     }
     let seed = numbers.first().copied().unwrap_or(1);
     let cases = numbers.get(1).copied().unwrap_or(2000);
+    let limit = numbers.get(2).copied().map(std::time::Duration::from_secs);
     let out_dir = std::path::Path::new("target/fuzz");
     let corpus = check::corpus();
     let h100 = sim_core::Profile::builtin("h100").expect("built in");
@@ -44,7 +45,12 @@ fn main() -> ExitCode {
     let mut outcomes: BTreeMap<&str, u64> = BTreeMap::new();
     let mut found = 0u64;
     let started = std::time::Instant::now();
+    let mut ran = 0u64;
     for case in 0..cases {
+        if limit.is_some_and(|l| started.elapsed() >= l) {
+            break;
+        }
+        ran += 1;
         if case > 0 && case % 1000 == 0 {
             eprintln!(
                 "{case}/{cases} cases, {found} with problems, {:.0} s",
@@ -120,7 +126,7 @@ fn main() -> ExitCode {
     }
     let summary: Vec<String> = outcomes.iter().map(|(k, v)| format!("{k} {v}")).collect();
     println!(
-        "seed {seed}: {cases} cases ({}), {found} with problems, in {:.0} s",
+        "seed {seed}: {ran} cases ({}), {found} with problems, in {:.0} s",
         summary.join(", "),
         started.elapsed().as_secs_f64()
     );

@@ -1,0 +1,415 @@
+// smsim calibrate: the engine's model gaps, each isolated (issue 25 items 1-6, issue 30's
+// cluster barrier). Opt-in: `calibrate-collect --only clock.light,gaps`. Compiled at run
+// time with NVRTC for sm_90a (no #include). The wgmma kernels are appended by
+// crates/calibrate/src/families/gaps.rs (their inline PTX lists the accumulators).
+// Every spin loop is bounded so a bug cannot hang the GPU.
+
+typedef unsigned long long u64;
+typedef unsigned int u32;
+struct __align__(16) V4 {
+  u32 x, y, z, w;
+};
+
+#define DEV static __device__ __forceinline__
+#define UNROLL _Pragma("unroll")
+#define SPIN_LIMIT 2000000000ull
+
+DEV u64 clk() {
+  u64 c;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
+  return c;
+}
+DEV u64 gtime() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
+DEV u32 smid() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+  return r;
+}
+DEV u32 smaddr(const void* p) {
+  u32 r;
+  asm volatile("{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, %1;\n\tcvt.u32.u64 %0, t;\n\t}" : "=r"(r) : "l"(p));
+  return r;
+}
+DEV void mbar_init(u32 bar, u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+DEV void mbar_fence_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::: "memory");
+}
+DEV void mbar_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(bar),
+               "r"(bytes)
+               : "memory");
+}
+DEV void mbar_arrive(u32 bar) {
+  asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.shared::cta.b64 st, [%0];\n\t}" ::"r"(bar) : "memory");
+}
+DEV u32 mbar_try(u32 bar, u32 parity) {
+  u32 ok;
+  asm volatile(
+      "{\n\t.reg .pred P;\n\tmbarrier.try_wait.parity.shared::cta.b64 P, [%1], %2;\n\tselp.u32 %0, 1, 0, P;\n\t}"
+      : "=r"(ok)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return ok;
+}
+// returns 0 on timeout
+DEV int mbar_wait(u32 bar, u32 parity) {
+  if (mbar_try(bar, parity)) return 1;
+  u64 t0 = clk();
+  while (!mbar_try(bar, parity)) {
+    if (clk() - t0 > SPIN_LIMIT) return 0;
+  }
+  return 1;
+}
+DEV void bulk_g2s(u32 dst, const void* src, u32 bytes, u32 bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
+DEV void bulk_s2g(void* dst, u32 src, u32 bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src), "r"(bytes)
+               : "memory");
+}
+
+// ---------------------------------------------------------------- item 1: shared-memory bandwidth
+// One CTA of 288 threads. For `budget` cycles from a common start:
+//   warp 0, lane 0 (copies != 0): mode 0 streams bulk copies global -> shared of `bytes`
+//     into a ring of 4 slots (4 in flight, one mbarrier per slot) from src + (i % 64) *
+//     bytes (L2-resident after the first launch); mode 1 streams bulk stores shared ->
+//     global from the slots to dst + (i % 64) * bytes (4 groups in flight, wait_group.read).
+//   warps 1..8 (lds != 0): every thread loops 4 x LDS.128 (sts = 0) or STS.128 (sts = 1)
+//     over a 32 KiB region, conflict-free (a warp-instruction touches 512 contiguous bytes).
+// out[4 * warp + 0..3]: start, end clock64, and the units done (copies, or 4-wide
+// iterations); the host turns them into bytes per clock.
+#define SB_SLOTS 4
+#define SB_REGION 32768
+extern "C" __global__ void __launch_bounds__(288, 1) gap_smem_bw(const char* src, char* dst, u32 bytes, int copies,
+                                                                 int mode, int lds, int sts, u64 budget, u64* out,
+                                                                 int* err) {
+  extern __shared__ __align__(1024) unsigned char dsm[];
+  __shared__ __align__(8) u64 bars[SB_SLOTS];
+  u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  u32 ring = smaddr(dsm);
+  u32 region = ring + SB_SLOTS * bytes;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < SB_SLOTS; ++s) mbar_init(smaddr(&bars[s]), 1);
+    mbar_fence_init();
+  }
+  for (u32 i = threadIdx.x; i < (SB_SLOTS * bytes + SB_REGION) / 4; i += blockDim.x) ((u32*)dsm)[i] = i;
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  u64 t0 = clk();
+  u64 done = 0;
+  if (warp == 0) {
+    if (lane == 0 && copies) {
+      if (mode == 0) {
+        int i = 0;
+        for (; clk() - t0 < budget; ++i) {
+          u32 s = i % SB_SLOTS;
+          u32 bar = smaddr(&bars[s]);
+          if (i >= SB_SLOTS && !mbar_wait(bar, ((i / SB_SLOTS) - 1) & 1)) {
+            err[0] = 1;
+            break;
+          }
+          mbar_expect_tx(bar, bytes);
+          bulk_g2s(ring + s * bytes, src + (u64)(i % 64) * bytes, bytes, bar);
+        }
+        for (int j = (i > SB_SLOTS ? i - SB_SLOTS : 0); j < i; ++j) {
+          if (!mbar_wait(smaddr(&bars[j % SB_SLOTS]), (j / SB_SLOTS) & 1)) err[0] = 2;
+        }
+        done = i;
+      } else {
+        int i = 0;
+        for (; clk() - t0 < budget; ++i) {
+          bulk_s2g(dst + (u64)(i % 64) * bytes, ring + (i % SB_SLOTS) * bytes, bytes);
+          asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+          asm volatile("cp.async.bulk.wait_group.read 3;" ::: "memory");
+        }
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+        done = i;
+      }
+    }
+  } else if (lds) {
+    u32 t = threadIdx.x - 32, n = blockDim.x - 32;
+    u32 acc = 0;
+    u64 it = 0;
+    u32 idx = t;
+    while (clk() - t0 < budget) {
+      UNROLL for (int u = 0; u < 4; ++u) {
+        u32 a = region + ((idx + u * n) & (SB_REGION / 16 - 1)) * 16;
+        if (sts) {
+          asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(a), "r"((u32)it) : "memory");
+        } else {
+          u32 x, y, z, w;
+          asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(a) : "memory");
+          acc ^= x ^ y ^ z ^ w;
+        }
+      }
+      idx += 4 * n;
+      ++it;
+    }
+    done = it;
+    if (acc == 0x9E3779B9u) err[1] = acc;
+  }
+  u64 t1 = clk();
+  if (lane == 0) {
+    out[4 * warp + 0] = t0;
+    out[4 * warp + 1] = t1;
+    out[4 * warp + 2] = done;
+    out[4 * warp + 3] = smid();
+  }
+}
+
+// ---------------------------------------------------------------- item 2: the clock under load
+// Per block, thread 0 records (clock64 start, end, globaltimer start, end, SM id) in
+// times[5 * block]: the layout of the collector's BlockTimes.
+DEV void block_times(u64* times, u64 c0, u64 g0) {
+  __syncthreads();
+  u64 c1 = clk(), g1 = gtime();
+  if (threadIdx.x == 0) {
+    times[5 * blockIdx.x + 0] = c0;
+    times[5 * blockIdx.x + 1] = c1;
+    times[5 * blockIdx.x + 2] = g0;
+    times[5 * blockIdx.x + 3] = g1;
+    times[5 * blockIdx.x + 4] = smid();
+  }
+}
+
+// Every SM: 1024 threads, 8 independent FFMA chains each, `iters` x 8 x 8 FFMA.
+extern "C" __global__ void __launch_bounds__(1024, 1) gap_ffma_burn(long long iters, u64* times, float* sink) {
+  float a[8];
+  UNROLL for (int j = 0; j < 8; ++j) a[j] = threadIdx.x * 1e-7f + j;
+  float m = 0.999999f, c = 1e-7f;
+  __syncthreads();
+  u64 c0 = clk(), g0 = gtime();
+  for (long long it = 0; it < iters; ++it) {
+    UNROLL for (int r = 0; r < 8; ++r) {
+      UNROLL for (int j = 0; j < 8; ++j) a[j] = fmaf(a[j], m, c);
+    }
+  }
+  block_times(times, c0, g0);
+  float s = 0.f;
+  UNROLL for (int j = 0; j < 8; ++j) s += a[j];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// Every SM: 1024 threads copy `n` V4 from src to dst (grid-stride), `passes` times: the
+// chip's HBM stream (both buffers far larger than L2).
+extern "C" __global__ void __launch_bounds__(1024, 1) gap_stream_burn(const V4* src, V4* dst, u64 n, int passes,
+                                                                      u64* times) {
+  __syncthreads();
+  u64 c0 = clk(), g0 = gtime();
+  u64 stride = (u64)gridDim.x * blockDim.x;
+  for (int p = 0; p < passes; ++p) {
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+      V4 x = src[i];
+      x.x += p;
+      dst[i] = x;
+    }
+  }
+  block_times(times, c0, g0);
+}
+
+// ---------------------------------------------------------------- issue 30: cluster barrier
+// Every thread of both CTAs of a cluster: `iters` x (barrier.cluster.arrive.release;
+// barrier.cluster.wait.acquire); thread 0 of each CTA records clock64 around the loop
+// and its SM id in out[4 * block ..]. The one-CTA cluster is the same code with
+// nobody across the chip to wait for; BAR.SYNC (bar.sync 0) the CTA barrier beside it.
+DEV void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+DEV void record4(u64* out, u64 t0, u64 t1) {
+  if (threadIdx.x == 0) {
+    out[4 * blockIdx.x + 0] = t0;
+    out[4 * blockIdx.x + 1] = t1;
+    out[4 * blockIdx.x + 2] = smid();
+    out[4 * blockIdx.x + 3] = 0;
+  }
+}
+extern "C" __global__ void __cluster_dims__(2, 1, 1) gap_cluster2(int iters, u64* out) {
+  cluster_sync();
+  u64 t0 = clk();
+  for (int i = 0; i < iters; ++i) cluster_sync();
+  u64 t1 = clk();
+  record4(out, t0, t1);
+}
+extern "C" __global__ void __cluster_dims__(1, 1, 1) gap_cluster1(int iters, u64* out) {
+  cluster_sync();
+  u64 t0 = clk();
+  for (int i = 0; i < iters; ++i) cluster_sync();
+  u64 t1 = clk();
+  record4(out, t0, t1);
+}
+extern "C" __global__ void gap_cta_bar(int iters, u64* out) {
+  __syncthreads();
+  u64 t0 = clk();
+  for (int i = 0; i < iters; ++i) __syncthreads();
+  u64 t1 = clk();
+  record4(out, t0, t1);
+}
+
+// The same loops with a relaxed arrive (no release fence: what orders nothing but the
+// barrier itself), a cluster of 2 and of 1.
+DEV void cluster_sync_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+extern "C" __global__ void __cluster_dims__(2, 1, 1) gap_cluster2_relaxed(int iters, u64* out) {
+  cluster_sync();
+  u64 t0 = clk();
+  for (int i = 0; i < iters; ++i) cluster_sync_relaxed();
+  u64 t1 = clk();
+  record4(out, t0, t1);
+}
+extern "C" __global__ void __cluster_dims__(1, 1, 1) gap_cluster1_relaxed(int iters, u64* out) {
+  cluster_sync();
+  u64 t0 = clk();
+  for (int i = 0; i < iters; ++i) cluster_sync_relaxed();
+  u64 t1 = clk();
+  record4(out, t0, t1);
+}
+// A peer CTA's mbarrier: thread 0 of CTA rank 0 arrives on rank 1's mbarrier (mapa, a
+// remote arrive with release at cluster scope) and waits on its own; rank 1 waits on its
+// own and arrives on rank 0's. One iteration is a round trip: two one-way hand-offs
+// across SMs. `remote` 0 does the same between two warps of one CTA (local arrives), the
+// baseline. out[4 * block + 0..1]: the timing thread's clock64 around the loop.
+DEV u32 cluster_rank() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+DEV void mbar_arrive_remote(u32 local_bar, u32 peer) {
+  asm volatile(
+      "{\n\t.reg .b32 ra;\n\tmapa.shared::cluster.u32 ra, %0, %1;\n\t"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n\t}" ::"r"(local_bar),
+      "r"(peer)
+      : "memory");
+}
+DEV u32 mbar_try_cluster(u32 bar, u32 parity) {
+  u32 ok;
+  asm volatile(
+      "{\n\t.reg .pred P;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 P, [%1], %2;\n\tselp.u32 %0, 1, 0, "
+      "P;\n\t}"
+      : "=r"(ok)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return ok;
+}
+DEV int mbar_wait_cluster(u32 bar, u32 parity) {
+  u64 t0 = clk();
+  while (!mbar_try_cluster(bar, parity)) {
+    if (clk() - t0 > SPIN_LIMIT) return 0;
+  }
+  return 1;
+}
+extern "C" __global__ void __cluster_dims__(2, 1, 1) gap_peer_mbar(int iters, u64* out, int* err) {
+  __shared__ __align__(8) u64 bar_mem;
+  u32 bar = smaddr(&bar_mem);
+  u32 rank = cluster_rank();
+  if (threadIdx.x == 0) {
+    mbar_init(bar, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  cluster_sync();
+  u64 t0 = clk();
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < iters; ++i) {
+      if (rank == 0) {
+        mbar_arrive_remote(bar, 1);
+        if (!mbar_wait_cluster(bar, i & 1)) {
+          err[0] = 1;
+          break;
+        }
+      } else {
+        if (!mbar_wait_cluster(bar, i & 1)) {
+          err[0] = 2;
+          break;
+        }
+        mbar_arrive_remote(bar, 0);
+      }
+    }
+  }
+  u64 t1 = clk();
+  record4(out, t0, t1);
+  cluster_sync();
+}
+extern "C" __global__ void gap_local_mbar(int iters, u64* out, int* err) {
+  __shared__ __align__(8) u64 bars[2];
+  u32 b0 = smaddr(&bars[0]), b1 = smaddr(&bars[1]);
+  if (threadIdx.x == 0) {
+    mbar_init(b0, 1);
+    mbar_init(b1, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  u64 t0 = clk();
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < iters; ++i) {
+      mbar_arrive(b1);
+      if (!mbar_wait(b0, i & 1)) {
+        err[0] = 3;
+        break;
+      }
+    }
+  } else if (threadIdx.x == 32) {
+    for (int i = 0; i < iters; ++i) {
+      if (!mbar_wait(b1, i & 1)) {
+        err[0] = 4;
+        break;
+      }
+      mbar_arrive(b0);
+    }
+  }
+  u64 t1 = clk();
+  record4(out, t0, t1);
+}
+
+// ---------------------------------------------------------------- item 5: copy + try_wait loop
+// One stage, steady state, `iters` bulk copies of `bytes` from an L2-resident source:
+// handoff = 0: warp 0 lane 0 copies and waits on the copy itself (try_wait loop);
+// handoff = 1: warp 0 lane 0 copies, warp 1 lane 0 waits on full and arrives on empty,
+//              which the producer waits on before the next copy (a one-stage pipeline).
+// out[0..1]: the producer's clock64 around the loop.
+extern "C" __global__ void gap_copy_wait(const char* src, u32 bytes, int iters, int handoff, u64* out, int* err) {
+  extern __shared__ __align__(128) unsigned char dsm[];
+  __shared__ __align__(8) u64 bars[2];
+  u32 full = smaddr(&bars[0]), empty = smaddr(&bars[1]);
+  if (threadIdx.x == 0) {
+    mbar_init(full, 1);
+    mbar_init(empty, 1);
+    mbar_fence_init();
+  }
+  __syncthreads();
+  u32 dst = smaddr(dsm);
+  if (threadIdx.x == 0) {
+    u64 t0 = clk();
+    for (int i = 0; i < iters; ++i) {
+      if (handoff && i > 0 && !mbar_wait(empty, (i - 1) & 1)) {
+        err[0] = 1;
+        break;
+      }
+      mbar_expect_tx(full, bytes);
+      bulk_g2s(dst, src + (u64)(i % 64) * bytes, bytes, full);
+      if (!handoff && !mbar_wait(full, i & 1)) {
+        err[0] = 2;
+        break;
+      }
+    }
+    if (handoff && iters > 0 && !mbar_wait(empty, (iters - 1) & 1)) err[0] = 3;
+    u64 t1 = clk();
+    out[0] = t0;
+    out[1] = t1;
+  } else if (handoff && threadIdx.x == 32) {
+    for (int i = 0; i < iters; ++i) {
+      if (!mbar_wait(full, i & 1)) {
+        err[0] = 4;
+        break;
+      }
+      mbar_arrive(empty);
+    }
+  }
+}

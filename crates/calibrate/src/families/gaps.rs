@@ -1,0 +1,554 @@
+//! The engine's model gaps, each isolated by a microbenchmark (issue 25 items 1-6, issue
+//! 30's cluster barrier): copies and LDS/STS sharing shared-memory bandwidth, the SM clock
+//! under non-tensor and tensor loads (with zero, near-one and random operands), the
+//! cross-SM cluster barrier's round trip, the wgmma commit's extra cost, a copy followed by
+//! its try_wait in steady state. Opt-in: `calibrate-collect --only clock.light,gaps`
+//! (its source is compiled only then, so a default collect is unchanged).
+//!
+//! The collector's section (run on the GPU) beside the simulated twins of its benchmarks.
+
+use crate::bench::*;
+use crate::gpu::{Result, arg};
+use crate::sources;
+use serde_json::json;
+
+/// The hand-written kernels (`kernels/gaps.cu`).
+pub const GAPS_CU: &str = include_str!("../../kernels/gaps.cu");
+
+/// Bulk-copy ring slots and the LDS/STS region of `gap_smem_bw` (SB_SLOTS, SB_REGION).
+const SB_SLOTS: u32 = 4;
+const SB_REGION: u32 = 32768;
+/// Threads of `gap_smem_bw`: one copy warp, eight LDS/STS warps.
+const SB_THREADS: u32 = 288;
+
+/// The gaps source: `kernels/gaps.cu` and the generated wgmma kernels (the tensor load
+/// with three operand fills, and the commit variants).
+pub fn source() -> String {
+    let mut s = String::from(GAPS_CU);
+    let stmt256 = sources::wgmma_stmt(256);
+    let stmt64 = sources::wgmma_stmt(64);
+    s += &format!(
+        r#"
+// ---------------------------------------------------------------- wgmma helpers
+DEV u64 desc(u32 saddr, u32 lbo, u32 sbo) {{
+  return (u64)((saddr & 0x3FFFF) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(sbo >> 4) << 32);
+}}
+// Operands: fill 0 zeros; 1 bf16 near one (the collector's wgmma_burn_n256); 2 random
+// bf16 (random sign and mantissa, exponent 2^-7 .. 2^8), as real data toggle the datapath.
+DEV void gap_fill(unsigned char* sm, int bytes, int fill) {{
+  for (int i = threadIdx.x; i < bytes / 4; i += blockDim.x) {{
+    u32 h = (u32)i * 2654435761u;
+    h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
+    u32 lo = (h & 0x807Fu) | ((120u + ((h >> 8) & 15u)) << 7);
+    u32 hi = ((h >> 16) & 0x807Fu) | ((120u + ((h >> 24) & 15u)) << 7);
+    u32 v = fill == 0 ? 0u : fill == 1 ? (0x3F803F80u ^ (((u32)i * 2654435761u) & 0x007F007Fu)) : (lo | (hi << 16));
+    ((u32*)sm)[i] = v;
+  }}
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+}}
+
+// ---------------------------------------------------------------- item 2: tensor load
+// Every SM: 2 warpgroups, each {per} m64n256k16 per iteration, commit, wait_group 1, as
+// wgmma_burn_n256 but with the operands of `fill`. BlockTimes in times.
+extern "C" __global__ void __launch_bounds__(256, 1) gap_wgmma_burn(long long iters, int fill, u64* times, float* sink) {{
+  extern __shared__ __align__(128) unsigned char sm[];
+  gap_fill(sm, {smem256}, fill);
+  u32 a = smaddr(sm), b = a + 2048;
+  u64 da = desc(a, 128, 256), db = desc(b, 128, 256);
+  u32 scale_d = 1;
+  float d[128];
+  #pragma unroll
+  for (int i = 0; i < 128; ++i) d[i] = 0.f;
+  __syncthreads();
+  u64 c0 = clk(), g0 = gtime();
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  for (long long it = 0; it < iters; ++it) {{
+    #pragma unroll
+    for (int kk = 0; kk < {per}; ++kk) {{
+      {stmt256}    }}
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+  }}
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  block_times(times, c0, g0);
+  float s = 0.f;
+  #pragma unroll
+  for (int i = 0; i < 128; ++i) s += d[i];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}}
+"#,
+        per = sources::BURN_PER_ITER,
+        smem256 = sources::wgmma_smem(256),
+    );
+    for (name, body) in COMMIT_VARIANTS {
+        let body = body.replace("STMT", &stmt64);
+        s += &format!(
+            r#"
+// item 4: one warpgroup, `iters` x (fence; {name}; wait_group 0), m64n64k16.
+extern "C" __global__ void __launch_bounds__(128, 1) gap_commit_{name}(int iters, int n, u64* out, float* sink) {{
+  extern __shared__ __align__(128) unsigned char sm[];
+  gap_fill(sm, {smem64}, 1);
+  u32 a = smaddr(sm), b = a + 2048;
+  u64 da = desc(a, 128, 256), db = desc(b, 128, 256);
+  u32 scale_d = 1;
+  float d[32];
+  #pragma unroll
+  for (int i = 0; i < 32; ++i) d[i] = 0.f;
+  __syncthreads();
+  u64 t0 = clk();
+  for (int it = 0; it < iters; ++it) {{
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    {body}
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  }}
+  u64 t1 = clk();
+  if (threadIdx.x == 0) {{
+    out[0] = t0;
+    out[1] = t1;
+  }}
+  float s = 0.f;
+  #pragma unroll
+  for (int i = 0; i < 32; ++i) s += d[i];
+  sink[threadIdx.x] = s + n;
+}}
+"#,
+            smem64 = sources::wgmma_smem(64),
+        );
+    }
+    s
+}
+
+/// The commit variants (item 4): one MMA and its commit; a second, empty commit; two MMAs
+/// in one group; one MMA in a loop of a run-time trip count, so that the commit cannot
+/// ride on the last MMA's instruction.
+const COMMIT_VARIANTS: [(&str, &str); 4] = [
+    (
+        "plain",
+        "STMT asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");",
+    ),
+    (
+        "empty",
+        "STMT asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");",
+    ),
+    (
+        "two",
+        "STMT STMT asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");",
+    ),
+    (
+        "loop",
+        "_Pragma(\"unroll 1\") for (int kk = 0; kk < n; ++kk) { STMT } asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");",
+    ),
+];
+
+impl Runner {
+    /// Item 1: bulk copies (into or out of shared memory) and LDS/STS alone and together.
+    pub(crate) fn gaps_smem_bw(&mut self) -> Result<()> {
+        let bytes: u32 = 16384;
+        let smem = SB_SLOTS * bytes + SB_REGION;
+        self.k("gap_smem_bw")?.func.allow_smem(smem)?;
+        let budget: u64 = 400_000;
+        let (src, dst) = (self.arena.ptr + 768 * MIB, self.arena.ptr + 800 * MIB);
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        // (name, copies, mode, lds, sts)
+        let cases: [(&str, i32, i32, i32, i32); 8] = [
+            ("g2s", 1, 0, 0, 0),
+            ("s2g", 1, 1, 0, 0),
+            ("lds", 0, 0, 1, 0),
+            ("sts", 0, 0, 1, 1),
+            ("g2s_lds", 1, 0, 1, 0),
+            ("g2s_sts", 1, 0, 1, 1),
+            ("s2g_lds", 1, 1, 1, 0),
+            ("s2g_sts", 1, 1, 1, 1),
+        ];
+        let warps = SB_THREADS / 32;
+        for (name, copies, mode, lds, sts) in cases {
+            self.clear_err()?;
+            let (mut copy_bpc, mut lds_bpc, mut raw) = (Vec::new(), Vec::new(), Vec::new());
+            // The first launch brings the copies' sources into L2 and is not kept.
+            for rep in 0..self.reps(6, 2) {
+                self.launch(
+                    "gap_smem_bw",
+                    1,
+                    SB_THREADS,
+                    smem,
+                    &[
+                        arg(&src),
+                        arg(&dst),
+                        arg(&bytes),
+                        arg(&copies),
+                        arg(&mode),
+                        arg(&lds),
+                        arg(&sts),
+                        arg(&budget),
+                        arg(&out),
+                        arg(&err),
+                    ],
+                )?;
+                let o = self.out_u64(4 * warps as usize)?;
+                if rep == 0 {
+                    continue;
+                }
+                let span = |w: usize| o[4 * w + 1].wrapping_sub(o[4 * w]) as f64;
+                if copies != 0 {
+                    copy_bpc.push(o[2] as f64 * f64::from(bytes) / span(0));
+                }
+                if lds != 0 {
+                    // each warp's 4 x 512 B per iteration over its own span, summed
+                    let r: f64 = (1..warps as usize)
+                        .map(|w| o[4 * w + 2] as f64 * 4.0 * 512.0 / span(w))
+                        .sum();
+                    lds_bpc.push(r);
+                }
+                raw.push(json!(o));
+            }
+            self.check_err("gap_smem_bw")?;
+            let params = vec![
+                ("copy_bytes", v(bytes)),
+                ("copies_in_flight", v(SB_SLOTS)),
+                (
+                    "copy_mode",
+                    v(if mode == 0 {
+                        "global->shared"
+                    } else {
+                        "shared->global"
+                    }),
+                ),
+                ("copies", v(copies != 0)),
+                ("lds_warps", v(if lds != 0 { warps - 1 } else { 0 })),
+                ("shared_op", v(if sts != 0 { "STS.128" } else { "LDS.128" })),
+                ("budget_cycles", v(budget)),
+            ];
+            let method = "one CTA: warp 0 lane 0 streams bulk copies of 16 KiB (4 in flight) from an \
+                          L2-resident 1 MiB (or bulk stores to one) for a budget of cycles, while 8 warps \
+                          loop 4 conflict-free 128-bit shared loads (or stores) per thread; bytes per \
+                          clock of each over its own span, median over launches after a warm-up one";
+            if copies != 0 {
+                self.push(Rec {
+                    name: format!("gap.smem.{name}.copy"),
+                    group: "gaps",
+                    unit: "B/clk",
+                    kernel: "gap_smem_bw",
+                    method,
+                    params: params.clone(),
+                    reps: copy_bpc,
+                    extra: vec![("raw", v(&raw))],
+                });
+            }
+            if lds != 0 {
+                self.push(Rec {
+                    name: format!("gap.smem.{name}.shared"),
+                    group: "gaps",
+                    unit: "B/clk",
+                    kernel: "gap_smem_bw",
+                    method,
+                    params,
+                    reps: lds_bpc,
+                    extra: vec![],
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Item 2: the SM clock (clock64 against %globaltimer, per block, median) under
+    /// full-chip FFMA, HBM-stream and wgmma loads, the last with three operand fills.
+    pub(crate) fn gaps_clock(&mut self) -> Result<()> {
+        let grid = self.sm_count;
+        let mhz = self.clock_mhz.unwrap_or(1900.0);
+        let secs = if self.quick { 0.02 } else { 0.1 };
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let reps = self.reps(3, 1);
+        // FFMA: 512 cycles per iteration per SM (65,536 FFMA at 128 per clock).
+        let iters: i64 = (secs * mhz * 1e6 / 512.0) as i64;
+        let mut runs: Vec<(String, Vec<f64>, Vec<serde_json::Value>)> = Vec::new();
+        let (mut c, mut raw) = (Vec::new(), Vec::new());
+        for _ in 0..reps {
+            let ms = self.launch_timed(
+                "gap_ffma_burn",
+                grid,
+                1024,
+                0,
+                &[arg(&iters), arg(&out), arg(&sink)],
+            )?;
+            let bt = BlockTimes::parse(&self.out_u64(5 * grid as usize)?);
+            c.push(bt.mhz());
+            raw.push(json!({"event_ms": ms, "iters": iters, "distinct_sms": bt.distinct_sms()}));
+        }
+        runs.push(("ffma".into(), c, raw));
+        // HBM stream: 256 MiB copied per pass, about 0.2 ms a pass.
+        let n: u64 = 256 * MIB / 16;
+        let passes: i32 = if self.quick { 50 } else { 250 };
+        let (src, dst) = (self.arena.ptr, self.arena.ptr + 512 * MIB);
+        let (mut c, mut raw) = (Vec::new(), Vec::new());
+        for _ in 0..reps {
+            let ms = self.launch_timed(
+                "gap_stream_burn",
+                grid,
+                1024,
+                0,
+                &[arg(&src), arg(&dst), arg(&n), arg(&passes), arg(&out)],
+            )?;
+            let bt = BlockTimes::parse(&self.out_u64(5 * grid as usize)?);
+            c.push(bt.mhz());
+            let gbs = 2.0 * (n * 16) as f64 * f64::from(passes) / (ms * 1e6);
+            raw.push(json!({"event_ms": ms, "passes": passes, "gb_per_s": gbs}));
+        }
+        runs.push(("hbm_stream".into(), c, raw));
+        // wgmma: as clock.tensor, 2 x 16 x 128 cycles per iteration.
+        let smem = sources::wgmma_smem(256);
+        self.k("gap_wgmma_burn")?.func.allow_smem(smem)?;
+        let iters: i64 =
+            (0.15 * mhz * 1e6 / (2.0 * f64::from(sources::BURN_PER_ITER) * 128.0)) as i64;
+        for (fill, label) in [(0i32, "zeros"), (1, "near_one"), (2, "random")] {
+            let (mut c, mut raw) = (Vec::new(), Vec::new());
+            for _ in 0..reps {
+                let ms = self.launch_timed(
+                    "gap_wgmma_burn",
+                    grid,
+                    256,
+                    smem,
+                    &[arg(&iters), arg(&fill), arg(&out), arg(&sink)],
+                )?;
+                let bt = BlockTimes::parse(&self.out_u64(5 * grid as usize)?);
+                c.push(bt.mhz());
+                let flop = 2.0
+                    * 64.0
+                    * 256.0
+                    * 16.0
+                    * f64::from(sources::BURN_PER_ITER)
+                    * iters as f64
+                    * 2.0
+                    * f64::from(grid);
+                raw.push(
+                    json!({"event_ms": ms, "iters": iters, "tflops": flop / (ms * 1e-3) / 1e12,
+                    "max_block_cycles": bt.max_cycles(), "max_block_ns": bt.max_ns()}),
+                );
+            }
+            runs.push((format!("wgmma_{label}"), c, raw));
+        }
+        for (label, c, raw) in runs {
+            self.push(Rec {
+                name: format!("gap.clock.{label}.globaltimer"),
+                group: "gaps",
+                unit: "MHz",
+                kernel: match label.as_str() {
+                    "ffma" => "gap_ffma_burn",
+                    "hbm_stream" => "gap_stream_burn",
+                    _ => "gap_wgmma_burn",
+                },
+                method: "every SM runs the load; median over blocks of clock64 delta / %globaltimer \
+                         delta, one value per launch",
+                params: vec![("grid", v(grid))],
+                reps: c,
+                extra: vec![("raw", v(&raw))],
+            });
+        }
+        self.clock_spin("gaps_light_after", 3)
+    }
+
+    /// Issue 30: barrier.cluster arrive + wait, a cluster of 2 CTAs (two SMs) against one
+    /// CTA's cluster and BAR.SYNC; cycles per round, every CTA's median.
+    pub(crate) fn gaps_cluster(&mut self) -> Result<()> {
+        let iters: i32 = 4096;
+        let out = self.out.ptr;
+        for (name, kernel, grid, block) in [
+            ("cluster2.threads_128", "gap_cluster2", 2u32, 128u32),
+            ("cluster2.threads_256", "gap_cluster2", 2, 256),
+            ("cluster2.threads_32", "gap_cluster2", 2, 32),
+            ("cluster1.threads_128", "gap_cluster1", 1, 128),
+            ("cta_bar.threads_128", "gap_cta_bar", 1, 128),
+            (
+                "cluster2_relaxed.threads_128",
+                "gap_cluster2_relaxed",
+                2,
+                128,
+            ),
+            (
+                "cluster1_relaxed.threads_128",
+                "gap_cluster1_relaxed",
+                1,
+                128,
+            ),
+        ] {
+            let (mut per, mut raw) = (Vec::new(), Vec::new());
+            for _ in 0..self.reps(5, 2) {
+                self.launch(kernel, grid, block, 0, &[arg(&iters), arg(&out)])?;
+                let o = self.out_u64(4 * grid as usize)?;
+                for b in 0..grid as usize {
+                    per.push(o[4 * b + 1].wrapping_sub(o[4 * b]) as f64 / f64::from(iters));
+                }
+                raw.push(json!(o));
+            }
+            self.push(Rec {
+                name: format!("gap.{name}"),
+                group: "gaps",
+                unit: "cycles",
+                kernel,
+                method: "every thread loops barrier.cluster.arrive.release + barrier.cluster.wait.acquire \
+                         (bar.sync 0 for cta_bar); thread 0 of each CTA times the loop; cycles per round, \
+                         one value per CTA per launch (raw: start, end, SM id per CTA)",
+                params: vec![("grid", v(grid)), ("block", v(block)), ("iters", v(iters))],
+                reps: per,
+                extra: vec![("raw", v(&raw))],
+            });
+        }
+        // An mbarrier arrive on the peer CTA's barrier and back (a round trip), against
+        // the same between two warps of one CTA.
+        let err = self.err.ptr;
+        for (name, kernel, grid, block) in [
+            ("peer_mbar.round_trip", "gap_peer_mbar", 2u32, 64u32),
+            ("local_mbar.round_trip", "gap_local_mbar", 1, 64),
+        ] {
+            self.clear_err()?;
+            let (mut per, mut raw) = (Vec::new(), Vec::new());
+            for _ in 0..self.reps(5, 2) {
+                self.launch(kernel, grid, block, 0, &[arg(&iters), arg(&out), arg(&err)])?;
+                let o = self.out_u64(4 * grid as usize)?;
+                per.push(o[1].wrapping_sub(o[0]) as f64 / f64::from(iters));
+                raw.push(json!(o));
+            }
+            self.check_err(kernel)?;
+            self.push(Rec {
+                name: format!("gap.{name}"),
+                group: "gaps",
+                unit: "cycles",
+                kernel,
+                method: "thread 0 of CTA rank 0 arrives on the other's mbarrier (peer: mapa + \
+                         mbarrier.arrive.release.cluster.shared::cluster; local: a second warp's \
+                         barrier in the same CTA) and waits on its own, which the other arrives on \
+                         after its wait; cycles per round trip (two hand-offs) of rank 0",
+                params: vec![("grid", v(grid)), ("block", v(block)), ("iters", v(iters))],
+                reps: per,
+                extra: vec![("raw", v(&raw))],
+            });
+        }
+        Ok(())
+    }
+
+    /// Item 4: the commit variants' cycles per iteration.
+    pub(crate) fn gaps_commit(&mut self) -> Result<()> {
+        let iters: i32 = 1024;
+        let n: i32 = 1;
+        let smem = sources::wgmma_smem(64);
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        for (name, _) in COMMIT_VARIANTS {
+            let kernel = format!("gap_commit_{name}");
+            self.k(&kernel)?.func.allow_smem(smem)?;
+            let mut per = Vec::new();
+            for _ in 0..self.reps(5, 2) {
+                self.launch(
+                    &kernel,
+                    1,
+                    128,
+                    smem,
+                    &[arg(&iters), arg(&n), arg(&out), arg(&sink)],
+                )?;
+                let o = self.out_u64(2)?;
+                per.push(o[1].wrapping_sub(o[0]) as f64 / f64::from(iters));
+            }
+            self.push(Rec {
+                name: format!("gap.commit.{name}"),
+                group: "gaps",
+                unit: "cycles",
+                kernel: &kernel,
+                method: "one warpgroup: iters x (wgmma.fence; the variant's m64n64k16 and commits; \
+                         wait_group 0); cycles per iteration",
+                params: vec![
+                    ("iters", v(iters)),
+                    ("n", v(n)),
+                    ("shape", v("m64n64k16 bf16")),
+                ],
+                reps: per,
+                extra: vec![],
+            });
+        }
+        Ok(())
+    }
+
+    /// Item 5: a copy and its try_wait in steady state, by the copying thread or handed
+    /// to another warp and back; cycles per copy.
+    pub(crate) fn gaps_copy_wait(&mut self) -> Result<()> {
+        self.k("gap_copy_wait")?.func.allow_smem(32768)?;
+        let iters: i32 = 256;
+        let src = self.arena.ptr + 832 * MIB;
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        for bytes in [1024u32, 4096, 16384] {
+            for handoff in [0i32, 1] {
+                self.clear_err()?;
+                let mut per = Vec::new();
+                for rep in 0..self.reps(6, 2) {
+                    self.launch(
+                        "gap_copy_wait",
+                        1,
+                        64,
+                        bytes,
+                        &[
+                            arg(&src),
+                            arg(&bytes),
+                            arg(&iters),
+                            arg(&handoff),
+                            arg(&out),
+                            arg(&err),
+                        ],
+                    )?;
+                    let o = self.out_u64(2)?;
+                    if rep > 0 {
+                        per.push(o[1].wrapping_sub(o[0]) as f64 / f64::from(iters));
+                    }
+                }
+                self.check_err("gap_copy_wait")?;
+                self.push(Rec {
+                    name: format!(
+                        "gap.copy_wait.{}.{}",
+                        if handoff == 0 { "self" } else { "handoff" },
+                        fmt_bytes(u64::from(bytes))
+                    ),
+                    group: "gaps",
+                    unit: "cycles",
+                    kernel: "gap_copy_wait",
+                    method: "one stage: iters x (expect_tx + bulk copy from an L2-resident 64-copy ring; \
+                             the copier's try_wait loop, or another warp's wait and arrive on an empty \
+                             barrier the copier waits on); cycles per copy after a warm-up launch",
+                    params: vec![("bytes", v(bytes)), ("handoff", v(handoff)), ("iters", v(iters))],
+                    reps: per,
+                    extra: vec![],
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_gap_kernel_is_found_by_name() {
+        let names = kernel_names(&source());
+        for k in [
+            "gap_smem_bw",
+            "gap_ffma_burn",
+            "gap_stream_burn",
+            "gap_wgmma_burn",
+            "gap_cluster2",
+            "gap_cluster1",
+            "gap_cta_bar",
+            "gap_copy_wait",
+            "gap_commit_plain",
+            "gap_commit_empty",
+            "gap_commit_two",
+            "gap_commit_loop",
+            "gap_cluster2_relaxed",
+            "gap_cluster1_relaxed",
+            "gap_peer_mbar",
+            "gap_local_mbar",
+        ] {
+            assert!(names.iter().any(|n| n == k), "{k} not in {names:?}");
+        }
+        assert!(!names.iter().any(|n| n.starts_with("__")), "{names:?}");
+        // The generated text leaves no placeholder behind.
+        assert!(!source().contains("STMT"));
+    }
+}

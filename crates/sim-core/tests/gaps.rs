@@ -1,0 +1,163 @@
+//! The model gaps that issue 25 and issue 30 isolated on the H100, each with a
+//! hand-derived cycle count: copies take shared-memory bandwidth on their side, the clock
+//! follows the kernel's load, and the cluster barrier's round trip.
+
+use sim_core::{Profile, RunConfig, RunResult, WarpState, run};
+
+fn kernel(src: &str) -> isa::Kernel {
+    isa::parse_kernel(src).unwrap_or_else(|e| panic!("{}", e.render("test", src)))
+}
+
+fn sim(src: &str, p: &Profile) -> RunResult {
+    run(&kernel(src), p, &RunConfig::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn h100_with(sets: &[(&str, f64)]) -> Profile {
+    let mut p = Profile::builtin("h100").unwrap();
+    for (k, v) in sets {
+        p.set(k, *v).unwrap();
+    }
+    p
+}
+
+/// One warp: a copy of 16 KiB (`copy`), then a 128-bit shared access, then an FADD that
+/// needs the access's result when it is a load.
+fn copy_then(copy: &str, access: &str) -> String {
+    format!(
+        "kernel copy_then\nlaunch cta_threads=32 regs=32 smem=32768 grid=1\nbuffer G global size=1MiB\nshared stage size=32768\nmbarrier full[1] count=1\nrole main warps=0..0\n  {copy}\n  {access}\n  FADD R8, R8, R4\n  EXIT\n"
+    )
+}
+
+const LOAD: &str = "UBLKCP.S.G stage[0], G[0], bytes=16384, bar=full[0]";
+const STORE: &str = "UTMASTG G[0], stage[0], bytes=16384";
+const LDS: &str = "LDS.128 R4, stage[16384 + lane * 16]";
+
+/// Cycles the FADD after the LDS waits on its result (`short_scoreboard`).
+fn lds_wait(r: &RunResult) -> u64 {
+    r.roles[0].per_pc[2].states.get(WarpState::ShortScoreboard)
+}
+
+#[test]
+fn a_bulk_store_holds_the_read_side_of_shared_memory() {
+    // 128 B per cycle: the store's 16 KiB read out of shared memory take cycles 0..128
+    // from its turn at the TMA unit (cycle 0). The LDS issues at cycle 1; without the
+    // copy's cost its wavefronts (4, conflict-free) start at once, with it at 128: its
+    // result, and so the FADD, comes 127 cycles later.
+    let free = h100_with(&[("smem_bytes_per_clk", 128.0), ("smem_copy_cost", 0.0)]);
+    let costs = h100_with(&[("smem_bytes_per_clk", 128.0), ("smem_copy_cost", 1.0)]);
+    let src = copy_then(STORE, LDS);
+    let (a, b) = (sim(&src, &free), sim(&src, &costs));
+    assert_eq!(lds_wait(&b) - lds_wait(&a), 127);
+    // Half the cost: 64 cycles of the read side, 63 of them waited.
+    let half = h100_with(&[("smem_bytes_per_clk", 128.0), ("smem_copy_cost", 0.5)]);
+    assert_eq!(lds_wait(&sim(&src, &half)) - lds_wait(&a), 63);
+}
+
+#[test]
+fn a_copy_into_shared_memory_takes_the_write_side_not_the_read_side() {
+    let free = h100_with(&[("smem_bytes_per_clk", 128.0), ("smem_copy_cost", 0.0)]);
+    let costs = h100_with(&[("smem_bytes_per_clk", 128.0), ("smem_copy_cost", 1.0)]);
+    // An LDS after a copy into shared memory is not held (as measured: copies in did not
+    // slow LDS, 97.2 against 96.7 B/clk).
+    let src = copy_then(LOAD, LDS);
+    assert_eq!(lds_wait(&sim(&src, &costs)), lds_wait(&sim(&src, &free)));
+    // An STS after it waits for the write side, and an LDS behind the STS (the
+    // crossbar serves them in turn): without the copy's cost the STS takes cycles 1..5
+    // and the LDS starts at 5; with it the STS waits for the copy's 128 cycles of the
+    // write side, 128..132, and the LDS starts at 132: 127 cycles later.
+    let src = format!(
+        "kernel copy_sts_lds\nlaunch cta_threads=32 regs=32 smem=32768 grid=1\nbuffer G global size=1MiB\nshared stage size=32768\nmbarrier full[1] count=1\nrole main warps=0..0\n  {LOAD}\n  STS.128 stage[16384 + lane * 16], R6\n  {LDS}\n  FADD R8, R8, R4\n  EXIT\n"
+    );
+    let wait = |r: &RunResult| r.roles[0].per_pc[3].states.get(WarpState::ShortScoreboard);
+    assert_eq!(wait(&sim(&src, &costs)) - wait(&sim(&src, &free)), 127);
+}
+
+#[test]
+fn the_clock_follows_the_tensor_pipe() {
+    let p = Profile::builtin("h100").unwrap();
+    let chain = "kernel chain\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  FFMA R1, R1, R2, 0.5\n  EXIT\n";
+    let r = sim(chain, &p);
+    // No tensor-pipe instruction: the light clock, 1979.7 MHz.
+    assert_eq!(r.clock_mhz, p.t.clock_mhz_light);
+    assert_eq!(r.time_us, r.cycles as f64 / p.t.clock_mhz_light);
+    let k = kernel(chain);
+    assert_eq!(p.kernel_clock_mhz(&k), 1979.7);
+    // The same with a warpgroup MMA: the clock under tensor load, and the L2 and HBM
+    // rates (bytes per light cycle in the profile) in bytes per cycle of that clock.
+    let mma = "kernel mma\nlaunch cta_threads=128 regs=168 smem=16384 grid=1\nshared A size=8192\nshared B size=8192\nrole main warps=0..3\n  WARPGROUP.ARRIVE\n  HGMMA.64x64x16.F32.BF16 R24, A[0], B[0], gsb0\n  WARPGROUP.DEPBAR.LE gsb0, 0\n  EXIT\n";
+    let k = kernel(mma);
+    assert_eq!(p.kernel_clock_mhz(&k), 1604.5);
+    let clocked = p.for_kernel(&k);
+    let ratio = 1979.7 / 1604.5;
+    assert_eq!(clocked.t.clock_mhz, 1604.5);
+    assert_eq!(
+        clocked.t.hbm_bytes_per_clk_chip,
+        p.t.hbm_bytes_per_clk_chip * ratio
+    );
+    assert_eq!(
+        clocked.t.l2_bytes_per_clk_chip,
+        p.t.l2_bytes_per_clk_chip * ratio
+    );
+    assert_eq!(
+        clocked.t.l2_bytes_per_clk_sm_max,
+        p.t.l2_bytes_per_clk_sm_max * ratio
+    );
+    // (Shared memory and the TMA unit run on the SM's clock: unchanged.)
+    assert_eq!(clocked.t.smem_bytes_per_clk, p.t.smem_bytes_per_clk);
+    assert_eq!(clocked.t.tma_bytes_per_clk, p.t.tma_bytes_per_clk);
+    let r = sim(mma, &p);
+    assert_eq!(r.clock_mhz, 1604.5);
+    // The chip's HBM rate in GB/s is the same at either clock.
+    let gbps = |q: &Profile| q.t.hbm_bytes_per_clk_chip * q.t.clock_mhz / 1e3;
+    assert!((gbps(&clocked) - p.t.hbm_bytes_per_clk_chip * 1979.7 / 1e3).abs() < 1e-9);
+}
+
+/// Warp 0 arrives on the cluster barrier at once; warp 1 after a chain of `n` FFMAs.
+fn cluster(n: u32) -> String {
+    let chain = "  FFMA R1, R1, R2, 0.5\n".repeat(n as usize);
+    format!(
+        "kernel cluster\nlaunch cta_threads=64 regs=32 smem=0 grid=2 cluster=2\nrole early warps=0..0\n  UCGABAR_ARV\n  UCGABAR_WAIT\n  EXIT\nrole late warps=1..1\n{chain}  UCGABAR_ARV\n  UCGABAR_WAIT\n  EXIT\n"
+    )
+}
+
+#[test]
+fn the_cluster_barrier_lets_the_cta_go_its_round_trip_after_the_last_arrival() {
+    for lat in [0.0, 100.0, 300.0] {
+        let p = h100_with(&[("lat_cluster_barrier", lat)]);
+        let f = p.t.lat_fma as u64;
+        let r = sim(&cluster(4), &p);
+        // Warp 1's FFMAs issue at 0, f, 2f, 3f; its UCGABAR_ARV the cycle after, the
+        // CTA's last arrival: the phase completes and lets its waiters go lat later (the
+        // cycle after, at the soonest). Warp 0, waiting since its WAIT at cycle 1, issues
+        // its EXIT then; warp 1's WAIT comes the cycle after its ARV, and it leaves at
+        // the release too, or at once past it. The run ends the cycle after the last EXIT.
+        let arrive = 3 * f + 1;
+        let early_exit = (arrive + lat as u64).max(arrive + 1);
+        let late_exit = (arrive + lat as u64).max(arrive + 2);
+        assert_eq!(r.cycles, late_exit + 1, "lat {lat}");
+        let early = r.role("early").unwrap();
+        assert_eq!(
+            early.states.get(WarpState::Barrier),
+            early_exit - 2,
+            "lat {lat}"
+        );
+        let late = r.role("late").unwrap();
+        assert_eq!(
+            late.states.get(WarpState::Barrier),
+            late_exit - (arrive + 2),
+            "lat {lat}"
+        );
+    }
+}
+
+#[test]
+fn a_cluster_wait_without_an_arrive_is_a_fault() {
+    let src = "kernel bad\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nrole main warps=0..0\n  UCGABAR_WAIT\n  EXIT\n";
+    let p = Profile::builtin("h100").unwrap();
+    let e = run(&kernel(src), &p, &RunConfig::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("UCGABAR_WAIT before any UCGABAR_ARV"),
+        "{e}"
+    );
+}

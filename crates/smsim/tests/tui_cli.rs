@@ -1,0 +1,131 @@
+//! `smsim tui` as a newcomer meets it from the command line, without a terminal: a
+//! stdout that is not a terminal is refused with a pointer to `--render`; kernel and
+//! option errors come as `smsim run` prints them, with its exit statuses, before the
+//! terminal is touched; a deadlocked run opens at its deadlock.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `smsim ARGS` with stdout and stderr piped; returns (exit code, stdout, stderr).
+fn smsim(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_smsim"))
+        .current_dir(repo())
+        .args(args)
+        .output()
+        .expect("smsim runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn a_stdout_that_is_not_a_terminal_is_refused_naming_render() {
+    let (code, out, err) = smsim(&["tui", "gemm-mainloop/ws"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("not a terminal") && err.contains("--render COLSxROWS"),
+        "{err}"
+    );
+}
+
+#[test]
+fn kernel_and_option_errors_come_as_smsim_run_says_them() {
+    for (what, args) in [
+        ("a syntax error", &["examples/broken/syntax_error.smk"][..]),
+        (
+            "a kernel the checker refuses",
+            &["examples/broken/too_much_smem.smk"][..],
+        ),
+        ("no such file", &["examples/nope.smk"][..]),
+        ("no such built-in kernel", &["gemm-mainloop/nope"][..]),
+        (
+            "an unknown --param",
+            &["gemm-mainloop/ws", "--param", "NOPE=1"][..],
+        ),
+        (
+            "an unknown --set",
+            &["gemm-mainloop/ws", "--set", "nope=1"][..],
+        ),
+        (
+            "no such profile",
+            &["gemm-mainloop/ws", "--profile", "h999"][..],
+        ),
+    ] {
+        let run: Vec<&str> = ["run"].iter().chain(args).copied().collect();
+        let (run_code, _, run_err) = smsim(&run);
+        assert_ne!(run_code, 0, "{what}: smsim run fails");
+        // Interactive (a piped stdout: the kernel's error still comes first), and
+        // with --render.
+        let tui: Vec<&str> = ["tui"].iter().chain(args).copied().collect();
+        let render: Vec<&str> = tui.iter().copied().chain(["--render", "80x24"]).collect();
+        for cmd in [tui, render] {
+            let (code, out, err) = smsim(&cmd);
+            assert_eq!(
+                (code, err.as_str()),
+                (run_code, run_err.as_str()),
+                "{what}: {cmd:?}"
+            );
+            assert!(
+                out.is_empty(),
+                "{what}: nothing on stdout, no escape codes: {out:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_deadlocked_kernel_opens_at_the_deadlock() {
+    // Warp 0 issues BAR.SYNC at cycle 0 and warp 1 EXIT; warp 1 leaves at cycle 1 and
+    // from then on nothing can move: `smsim run` says the deadlock is at cycle 1.
+    let file = "examples/runtime/deadlock.smk";
+    let (code, _, err) = smsim(&["run", file]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("deadlock: no warp can make progress (cycle 1)"),
+        "{err}"
+    );
+    let (code, frame, err) = smsim(&["tui", file, "--render", "100x24"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(frame.contains("2 cycles, DEADLOCK"), "{frame}");
+    assert!(
+        frame.contains("cursor 1 "),
+        "the cursor opens at the deadlock:\n{frame}"
+    );
+    // The blocked warp is marked and selected; the report is in the detail pane.
+    assert!(frame.contains("> !c0 w0"), "{frame}");
+    assert!(
+        frame.contains("deadlock: no warp can make progress (cycle 1)"),
+        "{frame}"
+    );
+    assert!(frame.contains("! c0 w0 (main) at `BAR.SYNC 0`"), "{frame}");
+}
+
+#[test]
+fn bad_frame_sizes_and_keys_are_usage_errors() {
+    for (args, says) in [
+        (&["--render", "30x10"][..], "a frame is at least 40x12"),
+        (&["--render", "big"][..], "is not COLSxROWS"),
+        (
+            &["--render", "80x24", "--keys", "<Nope>"][..],
+            "unknown key `<Nope>`",
+        ),
+        (&["--render", "80x24", "--zoom", "0"][..], "is not a zoom"),
+    ] {
+        let cmd: Vec<&str> = ["tui", "gemm-mainloop/ws"]
+            .iter()
+            .chain(args)
+            .copied()
+            .collect();
+        let (code, out, err) = smsim(&cmd);
+        assert_eq!(code, 2, "{cmd:?}: {err}");
+        assert!(out.is_empty());
+        assert!(err.contains(says), "{cmd:?}: {err}");
+    }
+}

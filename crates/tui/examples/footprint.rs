@@ -1,0 +1,123 @@
+//! Where a viewer's run spends its memory: state intervals, causes, units, memory
+//! requests, synchronisation events, as the timeline counts them.
+//!
+//! `cargo run --release -p tui --example footprint -- KERNEL [K=V ...]`
+
+use sim_core::Profile;
+use tui::model::{Loader, RunSpec, simulate};
+
+struct Library;
+
+impl Loader for Library {
+    fn load(&self, spec: &RunSpec) -> Result<(isa::Kernel, Profile), String> {
+        let family = spec.kernel.split('/').next().unwrap_or("");
+        let profile = traces::family(family)?.profile;
+        let k = traces::builtin_with(&spec.kernel, &spec.params)?;
+        Ok((k, Profile::builtin(profile).map_err(|e| e.to_string())?))
+    }
+}
+
+/// Events by kind.
+#[derive(Default)]
+struct Count([u64; 5]);
+
+impl sim_core::sink::Sink for Count {
+    fn event(&mut self, e: sim_core::sink::Event) {
+        use sim_core::sink::Event;
+        let i = match e {
+            Event::StateChange { cause: Some(_), .. } => 4,
+            Event::StateChange { .. } => 0,
+            Event::Issue { .. } => 1,
+            Event::UnitBusy { .. } => 2,
+            _ => 3,
+        };
+        self.0[i] += 1;
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1).peekable();
+    // `--only MODE` (nosink, count, timeline) runs just that, for `perf stat`.
+    let only = if args.peek().is_some_and(|a| a == "--only") {
+        args.next();
+        args.next()
+    } else {
+        None
+    };
+    let kernel = args
+        .next()
+        .unwrap_or_else(|| "singe-viscosity/data-parallel".into());
+    let mut spec = RunSpec::new(&kernel);
+    for a in args {
+        let (k, v) = a.split_once('=').expect("K=V");
+        spec.set_param(k, v.parse().expect("an integer"));
+    }
+    let (k, p) = Library.load(&spec).expect("loads");
+    let cfg = sim_core::RunConfig {
+        seed: spec.seed,
+        ..Default::default()
+    };
+    match only.as_deref() {
+        Some("nosink") => {
+            sim_core::run(&k, &p, &cfg).expect("runs");
+            return;
+        }
+        Some("count") => {
+            sim_core::run_with(&k, &p, &cfg, cfg.policy.build(), &mut Count::default())
+                .expect("runs");
+            return;
+        }
+        Some("timeline") => {
+            simulate(&Library, &spec).expect("runs");
+            return;
+        }
+        _ => {}
+    }
+    let t0 = std::time::Instant::now();
+    let mut count = Count::default();
+    sim_core::run_with(&k, &p, &cfg, cfg.policy.build(), &mut count).expect("runs");
+    println!(
+        "counting sink: {:.3} s, {:?}",
+        t0.elapsed().as_secs_f64(),
+        count.0
+    );
+    let t0 = std::time::Instant::now();
+    sim_core::run(&k, &p, &cfg).expect("runs");
+    println!("no sink: {:.3} s", t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
+    let run = simulate(&Library, &spec).expect("runs");
+    println!("simulated in {:.3} s", t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
+    let mut app = tui::App::new(vec![run], None);
+    tui::prepare(&mut app, 200, None, None, &[]);
+    let frame = tui::render_text(&mut app, 200, 60);
+    println!(
+        "app and first 200x60 frame in {:.3} s ({} lines)",
+        t0.elapsed().as_secs_f64(),
+        frame.lines().count()
+    );
+    // Redraws at the whole run's zoom, the cursor moving: what a key press costs.
+    let t0 = std::time::Instant::now();
+    for i in 0..20 {
+        app.view.step(if i % 2 == 0 { 1 } else { -1 });
+        std::hint::black_box(tui::render_text(&mut app, 200, 60));
+    }
+    println!(
+        "redraw 200x60 at fit: {:.1} ms",
+        t0.elapsed().as_secs_f64() * 50.0
+    );
+    let t = &app.runs[0].timeline;
+    println!("cycles {}", t.end);
+    println!("warps {}", t.warps.len());
+    println!("intervals {}", t.interval_count());
+    println!("causes {}", t.cause_count());
+    println!("kinds {}", t.kind_count());
+    println!("syncs {}", t.syncs.len());
+    for u in &t.units {
+        println!("unit {:?}: {} busy intervals", u.unit, u.busy.len());
+    }
+    for m in &t.memory {
+        println!("memory {:?}: {} requests", m.level, m.requests.len());
+    }
+    println!("timeline heap {:.1} MB", t.heap_bytes() as f64 / 1e6);
+}
