@@ -306,7 +306,8 @@ pub fn single_file_reference(
         .collect())
 }
 
-fn short(gpu: &str) -> String {
+/// A GPU's short name: the first 8 characters of its UUID after `GPU-`.
+pub fn short(gpu: &str) -> String {
     gpu.strip_prefix("GPU-")
         .map(|u| u.chars().take(8).collect())
         .unwrap_or_else(|| gpu.to_string())
@@ -554,11 +555,22 @@ pub fn run(
     p: &sim_core::Profile,
     fitted_on: FittedOn<'_>,
 ) -> Result<String, String> {
-    use rayon::prelude::*;
     let collects = load_collects(dir, extra)?;
+    let (sp, scores) = score(&collects, p, fitted_on)?;
+    Ok(markdown(&collects, &sp, &scores, &p.file.name))
+}
+
+/// Each benchmark's spread with `p`'s value, and every GPU scored, for a profile fitted
+/// as `fitted_on` says.
+pub fn score(
+    collects: &[Collect],
+    p: &sim_core::Profile,
+    fitted_on: FittedOn<'_>,
+) -> Result<(Vec<Spread>, Vec<GpuScore>), String> {
+    use rayon::prelude::*;
     let reference = match fitted_on {
-        FittedOn::File(f) => single_file_reference(&collects, f)?,
-        _ => fit_reference(&collects),
+        FittedOn::File(f) => single_file_reference(collects, f)?,
+        _ => fit_reference(collects),
     };
     let fit_data = crate::load_data(crate::PRIMARY_DATA)?;
     let targets = crate::fit::targets(&fit_data);
@@ -572,7 +584,7 @@ pub fn run(
         })
         .collect();
     let sims = sims.into_iter().collect::<Result<Vec<_>, String>>()?;
-    let mut sp = spreads(&collects, &reference, &sims);
+    let mut sp = spreads(collects, &reference, &sims);
     let median_without = match fitted_on {
         FittedOn::MedianWithout(l) => Some(l),
         FittedOn::Committed => Some(None),
@@ -583,13 +595,18 @@ pub fn run(
             s.fitted_on = s
                 .per_gpu
                 .keys()
-                .filter(|g| leave_out.is_none_or(|l| g.as_str() != l && short(g) != l))
+                .filter(|g| leave_out.is_none_or(|l| !is_gpu(g, l)))
                 .cloned()
                 .collect();
         }
     }
-    let scores = score_gpus(&collects, &sp);
-    Ok(markdown(&collects, &sp, &scores, &p.file.name))
+    let scores = score_gpus(collects, &sp);
+    Ok((sp, scores))
+}
+
+/// Whether `gpu` (a UUID) is the GPU `name` names: the UUID or its first 8 characters.
+pub fn is_gpu(gpu: &str, name: &str) -> bool {
+    gpu == name || short(gpu) == name
 }
 
 #[cfg(test)]

@@ -679,11 +679,14 @@ pub fn fit_with(
         .filter(|t| matches(&t.twin.bench, HBM_BENCHES))
         .collect();
     if !hbm.is_empty() {
+        // As the joint refinement does, a benchmark beyond 3% costs more than any
+        // trade of errors below it (one HBM rate, which trades the LDG stream against
+        // the TMA stream, otherwise settles with the one 3.05% off and the other 2.2%).
         let cost = |vals: &[f64]| -> f64 {
             let mut c = 0.0;
             for (t, v) in hbm.iter().zip(vals) {
                 let e = rel(*v, t.measured).abs();
-                c += margin_cost(e, HBM_MARGIN);
+                c += if e > TARGET { 1.0 } else { 0.0 } + margin_cost(e, HBM_MARGIN);
             }
             c
         };
@@ -718,13 +721,27 @@ pub fn fit_with(
                 break;
             }
         }
-        for &(name, integer, ..) in HBM_PARAMS {
-            let x = p.file.params[name].value;
-            if !integer {
-                // Three significant digits (a probability, a rate).
-                let scale = 10f64.powi(2 - x.abs().max(1e-9).log10().floor() as i32);
-                p.set(name, (x * scale).round() / scale)
-                    .map_err(|e| e.to_string())?;
+        // Three significant digits (a probability, a rate), or four where three would
+        // cost more (a benchmark pushed past 3% by the rounding).
+        for digits in [3, 4] {
+            let mut q = p.clone();
+            for &(name, integer, ..) in HBM_PARAMS {
+                let x = q.file.params[name].value;
+                if !integer {
+                    let scale = 10f64.powi(digits - 1 - x.abs().max(1e-9).log10().floor() as i32);
+                    q.set(name, (x * scale).round() / scale)
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            let missed = |r: &Profile| {
+                hbm.iter()
+                    .zip(eval_many(&hbm, r))
+                    .filter(|(t, v)| rel(*v, t.measured).abs() > TARGET)
+                    .count()
+            };
+            if digits == 4 || missed(&q) <= missed(&p) {
+                p = q;
+                break;
             }
         }
         let names: Vec<String> = hbm.iter().map(|t| t.twin.bench.clone()).collect();
@@ -733,7 +750,7 @@ pub fn fit_with(
             how.insert(
                 name,
                 (
-                    format!("fit: coordinate descent with the other HBM parameters on the benchmarks of lines from HBM (each one's error beyond 2%, then the sum of squares), from the study's {x0} (scripts/hbm_study)"),
+                    format!("fit: coordinate descent with the other HBM parameters on the benchmarks of lines from HBM (how many miss 3%, then each one's error beyond 2%, then the sum of squares), from the study's {x0} (scripts/hbm_study)"),
                     names.clone(),
                 ),
             );

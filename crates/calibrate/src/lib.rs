@@ -15,6 +15,7 @@ mod families;
 pub mod fit;
 mod gpu;
 pub mod library;
+pub mod loo;
 pub mod ncu;
 pub mod nvrtc;
 pub mod report;

@@ -87,6 +87,11 @@ pub enum Cmd {
         /// The GPU (UUID or its first 8 characters) the median fit left out.
         #[arg(long, requires = "median_fit")]
         leave_out: Option<String>,
+        /// Leave one GPU out: score each GPU against the profile in DIR that left it out
+        /// (`median-no-GPU.toml`, from `calibrate fit --leave-out GPU`), instead of one
+        /// profile.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["fitted_on", "median_fit", "profile"])]
+        leave_one_out: Option<PathBuf>,
     },
     /// Simulated against measured for every microbenchmark and validation kernel.
     ///
@@ -152,8 +157,12 @@ pub fn run(args: &Args) -> ExitCode {
             fitted_on,
             median_fit,
             leave_out,
+            leave_one_out,
         } => {
             use calibrate::across::FittedOn;
+            if let Some(dir) = leave_one_out {
+                return leave_one_out_cmd(data_dir, with, dir, out.as_deref());
+            }
             let f = match (fitted_on, median_fit) {
                 (Some(f), _) => FittedOn::File(f),
                 (None, true) => FittedOn::MedianWithout(leave_out.as_deref()),
@@ -359,6 +368,52 @@ fn report(a: &ReportArgs<'_>) -> ExitCode {
         }
         Err(e) => fail(e),
     }
+}
+
+/// `calibrate across --leave-one-out DIR`.
+fn leave_one_out_cmd(data_dir: &str, with: &[PathBuf], dir: &Path, out: Option<&Path>) -> ExitCode {
+    let extra: Vec<&Path> = with.iter().map(PathBuf::as_path).collect();
+    let md = (|| -> Result<String, String> {
+        let collects = calibrate::across::load_collects(&workspace_path(data_dir), &extra)?;
+        let dir_path = if dir.exists() {
+            dir.to_path_buf()
+        } else {
+            workspace_path(&dir.to_string_lossy())
+        };
+        let mut profiles = Vec::new();
+        for (gpu, path) in calibrate::loo::profiles_in(&dir_path)? {
+            let p = crate::run::load_profile(&path.to_string_lossy(), &[])?;
+            let file = path
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default();
+            profiles.push((gpu, file, p));
+        }
+        let rows = calibrate::loo::rows(&collects, &profiles)?;
+        // Every GPU with data, to name those no profile left out.
+        let (_, all) = calibrate::across::score(
+            &collects,
+            &profiles[0].2,
+            calibrate::across::FittedOn::Committed,
+        )?;
+        Ok(calibrate::loo::markdown(
+            &rows,
+            &all,
+            &dir.to_string_lossy(),
+            95.0,
+        ))
+    })();
+    let md = match md {
+        Ok(md) => md,
+        Err(e) => return fail(e),
+    };
+    if let Some(o) = out
+        && let Err(e) = calibrate::write_new(o, &md)
+    {
+        return fail(e);
+    }
+    print!("{md}");
+    ExitCode::SUCCESS
 }
 
 fn across(
