@@ -108,6 +108,7 @@ fn first_frame(c: &mut Criterion) {
                     first: FIRST_PARTIAL,
                     every: PARTIAL_EVERY,
                     show: &mut show,
+                    wanted: None,
                 };
                 let p = Progress::default();
                 let run = simulate_live(&spec, &kernel, &profile, &p, None, Some(partials));

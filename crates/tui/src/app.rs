@@ -605,6 +605,53 @@ impl App {
         true
     }
 
+    /// Shows `run`, the run so far of a run still simulating (the viewer of its
+    /// partial frames), in place of the one shown before: the place kept (the window,
+    /// refitted if it showed the whole run so far; the cursor, selection and folds).
+    pub fn take_partial(&mut self, run: RunData) {
+        let fit = self.view.start == 0 && self.view.per_col == self.view.fit_per_col();
+        self.runs = vec![run];
+        self.loads += 1;
+        self.view.set_end(self.runs[0].timeline.end);
+        if fit {
+            self.view.zoom_fit();
+        }
+        let selected = self.selected;
+        self.rebuild();
+        self.selected = selected.min(self.rows.len().saturating_sub(1));
+    }
+
+    /// Gives the run shown back (to the simulation, which goes on filling it); until
+    /// the next [`take_partial`](Self::take_partial) the app holds no run and must
+    /// not be drawn or sent keys.
+    pub fn give_back(&mut self) -> Option<RunData> {
+        self.runs.pop()
+    }
+
+    /// Carries over the place a viewer of the same run's partial frames had reached:
+    /// the window (refitted if it showed the whole run so far), the cursor, the
+    /// selection, folds and panes. A run that stopped keeps its opening at the stop.
+    pub fn keep_place_of(&mut self, live: &App) {
+        if self.runs[0].outcome.stuck_cycle().is_none() {
+            let fit = live.view.start == 0 && live.view.per_col == live.view.fit_per_col();
+            let end = self.view.end;
+            self.view = live.view;
+            self.view.set_end(end);
+            if fit {
+                self.view.zoom_fit();
+            }
+            self.selected = live.selected;
+            self.scroll = live.scroll;
+        }
+        self.folds = live.folds.clone();
+        self.show_units = live.show_units;
+        self.show_summary = live.show_summary;
+        self.jump = live.jump;
+        let selected = self.selected;
+        self.rebuild();
+        self.selected = selected.min(self.rows.len().saturating_sub(1));
+    }
+
     /// Handles a mouse event: the wheel zooms at the pointer, a click moves the cursor
     /// and selects the row.
     pub fn mouse(&mut self, m: MouseEvent) {

@@ -332,6 +332,7 @@ fn a_long_run_shows_its_first_frame_while_it_simulates() {
         first: Duration::ZERO,
         every: Duration::from_secs(3600),
         show: &mut show,
+        wanted: None,
     };
     let run = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials)).unwrap();
     // One partial run, at the first poll (before cycle 4,096 is simulated): up to the
@@ -355,11 +356,88 @@ fn a_long_run_shows_its_first_frame_while_it_simulates() {
         f.contains(&format!("chain N=3000: {end} cycles, so far")),
         "{f}"
     );
-    assert!(f.contains("the keys work once it ends"), "{f}");
+    assert!(f.contains("what-ifs once it ends"), "{f}");
     // The cursor's warp reads what the finished run says there: 4,001 is one past an
     // issue (4,000 = 1,000 lat for lat 4), so the warp waits on its FFMA.
     let iv = run.timeline.warps[0].at(4001).unwrap();
     assert_eq!(iv.state, WarpState::Wait);
     assert!(f.contains("wait"), "{f}");
     insta::assert_snapshot!("partial_100x24", f);
+}
+
+/// While a run simulates, the viewer of its partial frames keeps its place from one
+/// to the next (a zoom and cursor the user chose stay; a window showing the whole run
+/// so far grows with it), and the finished run opens where the user left off.
+#[test]
+fn partial_frames_keep_the_users_place_into_the_finished_run() {
+    use std::time::Duration;
+    use tui::model::{Partials, Progress, simulate_live};
+    let lat = lat_fma();
+    let mut spec = RunSpec::new("chain");
+    spec.set_param("N", 5000);
+    let l = loader();
+    let (k, p) = l.load(&spec).unwrap();
+    for zoomed in [false, true] {
+        let mut live: Option<App> = None;
+        let mut seen = Vec::new();
+        let mut show = |run: tui::RunData| {
+            let app = match &mut live {
+                Some(a) => {
+                    a.take_partial(run);
+                    a
+                }
+                None => {
+                    let mut a = App::new(vec![run], None);
+                    a.color = false;
+                    prepare(&mut a, 100, None, None, &[]);
+                    if zoomed {
+                        // One cycle per column at cycle 1,000, the cursor 3 columns on.
+                        a.view.goto(1000);
+                        keys(&mut a, "z<Right><Right><Right>");
+                    }
+                    live.insert(a)
+                }
+            };
+            let frame = render_text(app, 100, 24);
+            seen.push((app.view, app.runs[0].timeline.end, frame));
+            app.give_back()
+        };
+        let partials = Partials {
+            first: Duration::ZERO,
+            every: Duration::ZERO,
+            show: &mut show,
+            wanted: None,
+        };
+        let run = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials)).unwrap();
+        // A partial frame at every poll: 4,096 cycles apart, over (N - 1) * lat + 2.
+        let last = 4999 * lat + 2;
+        assert_eq!(run.timeline.end, last);
+        assert_eq!(seen.len() as u64, (last - 1) / 4096, "{zoomed}");
+        for (i, (v, end, frame)) in seen.iter().enumerate() {
+            assert_eq!(v.end, *end);
+            assert!(frame.starts_with(" PARTIAL, running… cycle "), "{frame}");
+            if zoomed {
+                assert_eq!((v.per_col, v.cursor), (1, 1003), "partial {i}");
+            } else {
+                assert_eq!((v.start, v.per_col), (0, v.fit_per_col()), "partial {i}");
+            }
+        }
+        // Each partial run ends further on.
+        assert!(seen.windows(2).all(|w| w[0].1 < w[1].1));
+        let live = live.unwrap();
+        let mut done = App::new(vec![run], None);
+        done.keep_place_of(&live);
+        let f = render_text(&mut done, 100, 24);
+        assert!(
+            f.contains(&format!("chain N=5000: {last} cycles, finished")),
+            "{f}"
+        );
+        if zoomed {
+            assert_eq!((done.view.per_col, done.view.cursor), (1, 1003));
+            assert!(f.contains("cursor 1003"), "{f}");
+        } else {
+            assert_eq!(done.view.per_col, done.view.fit_per_col());
+            assert_eq!(done.view.end, last);
+        }
+    }
 }
