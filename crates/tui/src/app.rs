@@ -109,6 +109,8 @@ pub struct App {
     loads: u64,
     /// `waits_most` of the last window asked: (window, loads) and the answer.
     waits_cache: RefCell<Option<WaitsCache>>,
+    /// CTAs (by launch id) the folding rule has met: a run's partial frames bring more.
+    ctas_seen: u32,
 }
 
 /// An instruction's stalled cycles in a window: `(role, pc, its stalled cycles, every
@@ -132,7 +134,6 @@ impl App {
         );
         let end = runs.iter().map(|r| r.timeline.end).max().unwrap_or(1);
         let (tx, rx) = channel();
-        let many = runs.iter().map(|r| r.timeline.warps.len()).sum::<usize>() > 48;
         let mut app = App {
             runs,
             view: View::fit(end, 80),
@@ -161,17 +162,9 @@ impl App {
             rx,
             loads: 0,
             waits_cache: RefCell::new(None),
+            ctas_seen: 0,
         };
-        if many {
-            // Large runs open folded to one row per CTA and role, the first CTA open.
-            for (i, r) in app.runs.iter().enumerate() {
-                for w in &r.timeline.warps {
-                    if w.id.cta != 0 {
-                        app.folds.groups.insert((i, w.id.cta, w.role));
-                    }
-                }
-            }
-        }
+        app.fold_new_ctas();
         app.rebuild();
         // Start on the first warp or group, not a title.
         app.selected = app
@@ -181,6 +174,26 @@ impl App {
             .unwrap_or(0);
         app.after_load();
         app
+    }
+
+    /// Large runs open folded to one row per CTA and role, the first CTA open: the
+    /// groups of the CTAs not met before are folded (those met keep the user's folds).
+    fn fold_new_ctas(&mut self) {
+        let many = self
+            .runs
+            .iter()
+            .map(|r| r.timeline.warps.len())
+            .sum::<usize>()
+            > 48;
+        let seen = self.ctas_seen;
+        for (i, r) in self.runs.iter().enumerate() {
+            for w in &r.timeline.warps {
+                if many && w.id.cta != 0 && w.id.cta >= seen {
+                    self.folds.groups.insert((i, w.id.cta, w.role));
+                }
+                self.ctas_seen = self.ctas_seen.max(w.id.cta + 1);
+            }
+        }
     }
 
     /// Recomputes what depends on the runs: rows, divergence, and a stopped run's
@@ -616,6 +629,7 @@ impl App {
         if fit {
             self.view.zoom_fit();
         }
+        self.fold_new_ctas();
         let selected = self.selected;
         self.rebuild();
         self.selected = selected.min(self.rows.len().saturating_sub(1));
@@ -643,7 +657,17 @@ impl App {
             self.selected = live.selected;
             self.scroll = live.scroll;
         }
-        self.folds = live.folds.clone();
+        // The user's folds for the CTAs the partial frames showed; the opening folds
+        // for those launched since.
+        let mut folds = live.folds.clone();
+        folds.groups.extend(
+            self.folds
+                .groups
+                .iter()
+                .filter(|g| g.1 >= live.ctas_seen)
+                .copied(),
+        );
+        self.folds = folds;
         self.show_units = live.show_units;
         self.show_summary = live.show_summary;
         self.jump = live.jump;

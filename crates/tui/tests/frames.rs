@@ -441,3 +441,84 @@ fn partial_frames_keep_the_users_place_into_the_finished_run() {
         }
     }
 }
+
+/// A run of four waves of two 32-warp CTAs: its partial frames fold each CTA's warps
+/// into one row as the CTA launches (the first CTA open), a CTA the user unfolded stays
+/// open, and the finished run keeps that and folds the CTAs launched since.
+#[test]
+fn partial_frames_fold_ctas_as_they_launch_and_keep_the_users_folds() {
+    use std::time::Duration;
+    use tui::model::{Partials, Progress, simulate_live};
+    use tui::rows::RowKind;
+    // 1,056 CTAs over 132 SMs: 8 on the SM simulated, two resident at a time (64 warps).
+    let waves = "kernel waves
+launch cta_threads=1024 regs=32 smem=0 grid=1056
+param N=1500
+role main warps=0..31
+  loop i 0..N
+    FFMA R1, R1, R2, 0.5
+  EXIT
+";
+    let l = Texts(vec![("waves", waves.to_string())]);
+    let spec = RunSpec::new("waves");
+    let (k, p) = l.load(&spec).unwrap();
+    // The CTAs whose warps have rows of their own.
+    let open_ctas = |a: &App| {
+        let mut c: Vec<u32> = a
+            .rows
+            .iter()
+            .filter_map(|r| match r.kind {
+                RowKind::Warp(w) => Some(a.runs[0].timeline.warps[w].id.cta),
+                _ => None,
+            })
+            .collect();
+        c.dedup();
+        c
+    };
+    let mut live: Option<App> = None;
+    let mut seen = Vec::new();
+    let mut show = |run: tui::RunData| {
+        let app = match &mut live {
+            Some(a) => {
+                a.take_partial(run);
+                a
+            }
+            None => {
+                let mut a = App::new(vec![run], None);
+                a.color = false;
+                // The user opens CTA 1's group.
+                let g = a
+                    .rows
+                    .iter()
+                    .position(|r| matches!(r.kind, RowKind::Group { cta: 1, .. }))
+                    .expect("CTA 1 is on the SM from the start");
+                a.selected = g;
+                keys(&mut a, "<Enter>");
+                live.insert(a)
+            }
+        };
+        let ctas = app.runs[0].timeline.warps.iter().map(|w| w.id.cta).max();
+        seen.push((ctas.unwrap_or(0), open_ctas(app)));
+        app.give_back()
+    };
+    let partials = Partials {
+        first: Duration::ZERO,
+        every: Duration::ZERO,
+        show: &mut show,
+        wanted: None,
+    };
+    let run = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials)).unwrap();
+    assert_eq!(run.timeline.warps.len(), 8 * 32);
+    // Partial frames met every CTA as it launched, and only 0 and 1 had warp rows.
+    assert!(seen.iter().any(|s| s.0 == 7), "{seen:?}");
+    assert!(seen.iter().all(|s| s.1 == vec![0, 1]), "{seen:?}");
+    let live = live.unwrap();
+    let mut done = App::new(vec![run], None);
+    assert_eq!(
+        open_ctas(&done),
+        vec![0],
+        "opening folds: the first CTA open"
+    );
+    done.keep_place_of(&live);
+    assert_eq!(open_ctas(&done), vec![0, 1], "the user's CTA 1 stays open");
+}
