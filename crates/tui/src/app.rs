@@ -179,12 +179,17 @@ impl App {
     /// Large runs open folded to one row per CTA and role, the first CTA open: the
     /// groups of the CTAs not met before are folded (those met keep the user's folds).
     fn fold_new_ctas(&mut self) {
-        let many = self
-            .runs
-            .iter()
-            .map(|r| r.timeline.warps.len())
-            .sum::<usize>()
-            > 48;
+        // Counted as the run will have them (its header's CTAs times warps per CTA), so
+        // that a run still simulating folds as its finished self will.
+        let warps = |r: &RunData| {
+            let t = &r.timeline;
+            let planned = t
+                .header
+                .as_ref()
+                .map_or(0, |h| h.ctas_simulated as usize * h.warps_per_cta as usize);
+            planned.max(t.warps.len())
+        };
+        let many = self.runs.iter().map(warps).sum::<usize>() > 48;
         let seen = self.ctas_seen;
         for (i, r) in self.runs.iter().enumerate() {
             for w in &r.timeline.warps {

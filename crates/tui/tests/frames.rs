@@ -522,3 +522,62 @@ role main warps=0..31
     done.keep_place_of(&live);
     assert_eq!(open_ctas(&done), vec![0, 1], "the user's CTA 1 stays open");
 }
+
+/// A run that will be large opens folded even while its first CTAs alone would be
+/// few: 8 CTAs of 8 warps, two resident at a time (16 warps on the SM at first, 64 in
+/// all), fold every CTA but the first from the first partial frame to the end.
+#[test]
+fn partial_frames_fold_as_the_whole_run_will() {
+    use std::time::Duration;
+    use tui::model::{Partials, Progress, simulate_live};
+    use tui::rows::RowKind;
+    let waves = "kernel waves8
+launch cta_threads=256 regs=128 smem=0 grid=1056
+param N=3000
+role main warps=0..7
+  loop i 0..N
+    FFMA R1, R1, R2, 0.5
+  EXIT
+";
+    let l = Texts(vec![("waves8", waves.to_string())]);
+    let spec = RunSpec::new("waves8");
+    let (k, p) = l.load(&spec).unwrap();
+    let open_ctas = |a: &App| {
+        let mut c: Vec<u32> = a
+            .rows
+            .iter()
+            .filter_map(|r| match r.kind {
+                RowKind::Warp(w) => Some(a.runs[0].timeline.warps[w].id.cta),
+                _ => None,
+            })
+            .collect();
+        c.dedup();
+        c
+    };
+    let mut live: Option<App> = None;
+    let mut seen = Vec::new();
+    let mut show = |run: tui::RunData| {
+        let app = match &mut live {
+            Some(a) => {
+                a.take_partial(run);
+                a
+            }
+            None => live.insert(App::new(vec![run], None)),
+        };
+        seen.push((app.runs[0].timeline.warps.len(), open_ctas(app)));
+        app.give_back()
+    };
+    let partials = Partials {
+        first: Duration::ZERO,
+        every: Duration::ZERO,
+        show: &mut show,
+        wanted: None,
+    };
+    let run = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials)).unwrap();
+    assert_eq!(run.timeline.warps.len(), 64);
+    assert_eq!(seen[0].0, 16, "two CTAs at the first partial frame");
+    assert!(seen.iter().all(|s| s.1 == vec![0]), "{seen:?}");
+    let mut done = App::new(vec![run], None);
+    done.keep_place_of(&live.unwrap());
+    assert_eq!(open_ctas(&done), vec![0]);
+}
