@@ -161,3 +161,48 @@ fn a_cluster_wait_without_an_arrive_is_a_fault() {
         "{e}"
     );
 }
+
+/// One warp: `first` (a bulk store of 16 KiB, or a NOP in its place), then a bulk load
+/// of 16 KiB from other lines and its wait.
+fn store_then_load(first: &str) -> String {
+    format!(
+        "kernel store_then_load\nlaunch cta_threads=32 regs=32 smem=32768 grid=1\nbuffer G global size=1MiB\nbuffer H global size=1MiB\nshared stage size=32768\nmbarrier full[1] count=1\nrole main warps=0..0\n  {first}\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX full[0], bytes=16384\n  UBLKCP.S.G stage[16384], H[0], bytes=16384, bar=full[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=0\n  EXIT\n"
+    )
+}
+
+#[test]
+fn a_store_holds_the_tma_unit_at_its_own_rate_and_loads_wait_behind_it() {
+    // The store (cycle 0) holds the TMA unit tma_issue_cycles + 16384 / rate; the load,
+    // issued at cycle 2, starts then instead of at once, and the run ends that much later
+    // (its lines from L2, its bytes at the load rate, the wake-up and EXIT are the same).
+    for rate in [16.0, 32.0, 64.0] {
+        // (No L2 jitter: the store's writes would shift the load's draws.)
+        let p = h100_with(&[
+            ("tma_store_bytes_per_clk", rate),
+            ("smem_copy_cost", 0.0),
+            ("jitter_l2", 0.0),
+        ]);
+        // (H warm in L2: the load's lines take the same time whenever it starts.)
+        let cfg = RunConfig {
+            warm_l2: vec!["H".into()],
+            ..RunConfig::default()
+        };
+        let end = |src: &str| {
+            run(&kernel(src), &p, &cfg)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .cycles
+        };
+        let alone = end(&store_then_load("NOP"));
+        let behind = end(&store_then_load("UBLKCP.G.S G[0], stage[0], bytes=16384"));
+        let held = (p.t.tma_issue_cycles + 16384.0 / rate).ceil() as u64;
+        assert_eq!(behind - alone, held - 2, "rate {rate}");
+    }
+    // The H100's measured rate: a 16 KiB store holds the unit 521 cycles (the GPU: a
+    // store just ahead of two 16 KiB tensor loads delayed them by 533).
+    let p = Profile::builtin("h100").unwrap();
+    assert_eq!(p.t.tma_store_bytes_per_clk, 32.0);
+    assert_eq!(
+        (p.t.tma_issue_cycles + 16384.0 / p.t.tma_store_bytes_per_clk).ceil(),
+        521.0
+    );
+}
