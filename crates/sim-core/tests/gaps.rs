@@ -206,3 +206,35 @@ fn a_store_holds_the_tma_unit_at_its_own_rate_and_loads_wait_behind_it() {
         521.0
     );
 }
+
+/// One warpgroup: ARRIVE, an m64n64k16 MMA, then (`dummy`) ptxas's commit of a group
+/// whose last MMA could not carry it: a second ARRIVE and an `HGMMA.64x8x16` into RZ
+/// (here R100), then the wait for every group.
+fn commit(dummy: bool) -> String {
+    let (gsb, tail) = if dummy {
+        (
+            "",
+            "  WARPGROUP.ARRIVE\n  HGMMA.64x8x16.F16.F16 R100, A[0], B[0], gsb0\n",
+        )
+    } else {
+        (", gsb0", "")
+    };
+    format!(
+        "kernel commit\nlaunch cta_threads=128 regs=168 smem=16384 grid=1\nshared A size=8192\nshared B size=8192\nrole main warps=0..3\n  WARPGROUP.ARRIVE\n  HGMMA.64x64x16.F32.BF16 R24, A[0], B[0]{gsb}\n{tail}  WARPGROUP.DEPBAR.LE gsb0, 0\n  EXIT\n"
+    )
+}
+
+#[test]
+fn the_commits_dummy_mma_costs_its_own_pipe_time_behind_the_real_one() {
+    // The dummy issues while the real MMA holds the tensor pipe (32 cycles: 64x64x16 at
+    // 4096 FLOP per cycle per SM), runs after it for 64x8x16's 4 cycles, and its group
+    // completes hgmma_latency later: the wait ends 4 cycles after the real MMA's would.
+    // A second ARRIVE behind an MMA in flight costs nothing: the GPU ran `ARRIVE; MMA;
+    // ARRIVE; MMA; commit; wait` in 119.7 cycles, the same as one ARRIVE before both
+    // (gap.commit.fence2, .two), and the dummy +6.8 (gap.commit.empty against .plain).
+    let p = Profile::builtin("h100").unwrap();
+    let plain = sim(&commit(false), &p).cycles;
+    let dummy = sim(&commit(true), &p).cycles;
+    assert_eq!(p.t.tensor_flops_per_clk_sm, 4096.0);
+    assert_eq!(dummy - plain, 4);
+}
