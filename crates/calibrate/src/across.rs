@@ -306,7 +306,8 @@ pub fn single_file_reference(
         .collect())
 }
 
-fn short(gpu: &str) -> String {
+/// A GPU's short name: the first 8 characters of its UUID after `GPU-`.
+pub fn short(gpu: &str) -> String {
     gpu.strip_prefix("GPU-")
         .map(|u| u.chars().take(8).collect())
         .unwrap_or_else(|| gpu.to_string())
@@ -330,7 +331,7 @@ pub fn markdown(
     );
     let _ = writeln!(
         s,
-        "## Each GPU scored against the model\n\nOut of sample: benchmarks the fit read from another GPU, so the model was fitted without this GPU's value (the committed fit reads one GPU per benchmark: the primary's, or the pooled HBM copies' GPU). In sample: benchmarks the fit read from this GPU.\n\n| GPU | files | out of sample: n | in band | within 3% | MAPE | in sample: n | in band | within 3% | MAPE |\n|---|---|---|---|---|---|---|---|---|---|"
+        "## Each GPU scored against the model\n\nOut of sample: benchmarks the fit read from another GPU, so the model was fitted without this GPU's value (the committed fit reads the median over every GPU, so all its values are in sample: the out-of-sample figures are in `leave-one-gpu-out.md`). In sample: benchmarks the fit read from this GPU.\n\n| GPU | files | out of sample: n | in band | within 3% | MAPE | in sample: n | in band | within 3% | MAPE |\n|---|---|---|---|---|---|---|---|---|---|"
     );
     let pct = |a: usize, n: usize| {
         if n == 0 {
@@ -470,6 +471,14 @@ pub fn median_measurement(
         match crate::schema::median(&values) {
             Some(med) => {
                 b.median = med;
+                // the per-GPU values, for the report's spread column
+                let per_gpu: serde_json::Map<String, Value> = s
+                    .per_gpu
+                    .iter()
+                    .filter(|(g, _)| !left_out(g))
+                    .map(|(g, v)| (g.clone(), Value::from(*v)))
+                    .collect();
+                b.extra.insert(PER_GPU.into(), Value::Object(per_gpu));
                 b.method = format!(
                     "{}; the median over {} GPUs of each GPU's median",
                     b.method,
@@ -483,12 +492,46 @@ pub fn median_measurement(
     (m, kept)
 }
 
-/// The whole comparison: the collects of `dir` (and `extra`), the model's value of each
-/// twinned benchmark under `p`, the spreads and the scores, as markdown.
+/// The key of [`median_measurement`]'s per-GPU values in a benchmark's `extra`: an
+/// object from GPU UUID to that GPU's median.
+pub const PER_GPU: &str = "per_gpu";
+
+/// The per-GPU values [`median_measurement`] left in a benchmark, if any.
+pub fn per_gpu_values(b: &Benchmark) -> Vec<f64> {
+    b.extra
+        .get(PER_GPU)
+        .and_then(Value::as_object)
+        .map(|o| o.values().filter_map(Value::as_f64).collect())
+        .unwrap_or_default()
+}
+
+/// How the fitted profiles and the report name the median data.
+pub fn median_data_name(leave_out: Option<&str>) -> String {
+    match leave_out {
+        Some(g) => format!("the median over the GPUs of {} but {g}", crate::DATA_DIR),
+        None => format!("the median over the GPUs of {}", crate::DATA_DIR),
+    }
+}
+
+/// What the built-in fit reads: the committed collects of `dir` (grouped by GPU), each
+/// benchmark at its median over GPUs ([`median_measurement`]), less `leave_out`. Returns
+/// the measurement and the benchmarks no other GPU measured.
+pub fn median_data(
+    dir: &Path,
+    leave_out: Option<&str>,
+) -> Result<(Measurement, Vec<String>), String> {
+    let (collects, fit_data) = load_all(dir, &[])?;
+    let reference = fit_reference(&collects);
+    Ok(median_measurement(
+        &collects, &reference, &fit_data, leave_out,
+    ))
+}
+
 /// What the scored profile was fitted to, which decides what is in sample.
 #[derive(Clone, Copy, Debug)]
 pub enum FittedOn<'a> {
-    /// The committed fit: the primary, the pooled HBM copies' files, the added benchmarks.
+    /// The committed fit: the median over every GPU ([`median_data`]), so every GPU's
+    /// value is in sample; the headline out-of-sample figures are leave-one-GPU-out.
     Committed,
     /// One collect (`calibrate fit --data FILE`): its GPU's benchmarks.
     File(&'a str),
@@ -512,11 +555,22 @@ pub fn run(
     p: &sim_core::Profile,
     fitted_on: FittedOn<'_>,
 ) -> Result<String, String> {
-    use rayon::prelude::*;
     let collects = load_collects(dir, extra)?;
+    let (sp, scores) = score(&collects, p, fitted_on)?;
+    Ok(markdown(&collects, &sp, &scores, &p.file.name))
+}
+
+/// Each benchmark's spread with `p`'s value, and every GPU scored, for a profile fitted
+/// as `fitted_on` says.
+pub fn score(
+    collects: &[Collect],
+    p: &sim_core::Profile,
+    fitted_on: FittedOn<'_>,
+) -> Result<(Vec<Spread>, Vec<GpuScore>), String> {
+    use rayon::prelude::*;
     let reference = match fitted_on {
-        FittedOn::File(f) => single_file_reference(&collects, f)?,
-        _ => fit_reference(&collects),
+        FittedOn::File(f) => single_file_reference(collects, f)?,
+        _ => fit_reference(collects),
     };
     let fit_data = crate::load_data(crate::PRIMARY_DATA)?;
     let targets = crate::fit::targets(&fit_data);
@@ -530,19 +584,29 @@ pub fn run(
         })
         .collect();
     let sims = sims.into_iter().collect::<Result<Vec<_>, String>>()?;
-    let mut sp = spreads(&collects, &reference, &sims);
-    if let FittedOn::MedianWithout(leave_out) = fitted_on {
+    let mut sp = spreads(collects, &reference, &sims);
+    let median_without = match fitted_on {
+        FittedOn::MedianWithout(l) => Some(l),
+        FittedOn::Committed => Some(None),
+        _ => None,
+    };
+    if let Some(leave_out) = median_without {
         for s in &mut sp {
             s.fitted_on = s
                 .per_gpu
                 .keys()
-                .filter(|g| leave_out.is_none_or(|l| g.as_str() != l && short(g) != l))
+                .filter(|g| leave_out.is_none_or(|l| !is_gpu(g, l)))
                 .cloned()
                 .collect();
         }
     }
-    let scores = score_gpus(&collects, &sp);
-    Ok(markdown(&collects, &sp, &scores, &p.file.name))
+    let scores = score_gpus(collects, &sp);
+    Ok((sp, scores))
+}
+
+/// Whether `gpu` (a UUID) is the GPU `name` names: the UUID or its first 8 characters.
+pub fn is_gpu(gpu: &str, name: &str) -> bool {
+    gpu == name || short(gpu) == name
 }
 
 #[cfg(test)]

@@ -305,6 +305,8 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         // clock kernels live in the micro source, which a validation run does not load
         r.section("validation.latency_hiding", Runner::val_latency_hiding);
         r.section("validation.gemm_mainloop", Runner::val_gemm_mainloop);
+        r.section("validation.elementwise", Runner::val_elementwise);
+        r.section("validation.singe", Runner::val_singe);
     } else {
         r.section("clock.light", Runner::clock_light);
         r.section("lat.alu", Runner::lat_alu);
@@ -669,6 +671,18 @@ mod tests {
         s.sort_unstable();
         assert_eq!(s, (0..1000).collect::<Vec<u32>>());
         assert_ne!(p, (0..1000).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    pub(crate) fn stream_kernels_found() {
+        assert_eq!(
+            kernel_names(sources::STREAM),
+            ["ew_tma_pipelined", "ew_warp_specialized"]
+        );
+        assert_eq!(
+            kernel_names(&sources::singe_source(60)),
+            ["sv_data_parallel_n60", "sv_warp_specialized_n60"]
+        );
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub struct FitResult {
     /// (benchmark, measured, simulated) with the fitted profile.
     pub rows: Vec<(String, f64, f64)>,
     pub data_file: String,
+    /// Rows in band: the model inside the benchmark's spread over GPUs (the per-GPU
+    /// values a median fit's data carry) or within 3%, whichever is wider.
+    pub in_band: usize,
 }
 
 fn rel(sim: f64, meas: f64) -> f64 {
@@ -676,11 +679,14 @@ pub fn fit_with(
         .filter(|t| matches(&t.twin.bench, HBM_BENCHES))
         .collect();
     if !hbm.is_empty() {
+        // As the joint refinement does, a benchmark beyond 3% costs more than any
+        // trade of errors below it (one HBM rate, which trades the LDG stream against
+        // the TMA stream, otherwise settles with the one 3.05% off and the other 2.2%).
         let cost = |vals: &[f64]| -> f64 {
             let mut c = 0.0;
             for (t, v) in hbm.iter().zip(vals) {
                 let e = rel(*v, t.measured).abs();
-                c += margin_cost(e, HBM_MARGIN);
+                c += if e > TARGET { 1.0 } else { 0.0 } + margin_cost(e, HBM_MARGIN);
             }
             c
         };
@@ -715,13 +721,27 @@ pub fn fit_with(
                 break;
             }
         }
-        for &(name, integer, ..) in HBM_PARAMS {
-            let x = p.file.params[name].value;
-            if !integer {
-                // Three significant digits (a probability, a rate).
-                let scale = 10f64.powi(2 - x.abs().max(1e-9).log10().floor() as i32);
-                p.set(name, (x * scale).round() / scale)
-                    .map_err(|e| e.to_string())?;
+        // Three significant digits (a probability, a rate), or four where three would
+        // cost more (a benchmark pushed past 3% by the rounding).
+        for digits in [3, 4] {
+            let mut q = p.clone();
+            for &(name, integer, ..) in HBM_PARAMS {
+                let x = q.file.params[name].value;
+                if !integer {
+                    let scale = 10f64.powi(digits - 1 - x.abs().max(1e-9).log10().floor() as i32);
+                    q.set(name, (x * scale).round() / scale)
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            let missed = |r: &Profile| {
+                hbm.iter()
+                    .zip(eval_many(&hbm, r))
+                    .filter(|(t, v)| rel(*v, t.measured).abs() > TARGET)
+                    .count()
+            };
+            if digits == 4 || missed(&q) <= missed(&p) {
+                p = q;
+                break;
             }
         }
         let names: Vec<String> = hbm.iter().map(|t| t.twin.bench.clone()).collect();
@@ -730,7 +750,7 @@ pub fn fit_with(
             how.insert(
                 name,
                 (
-                    format!("fit: coordinate descent with the other HBM parameters on the benchmarks of lines from HBM (each one's error beyond 2%, then the sum of squares), from the study's {x0} (scripts/hbm_study)"),
+                    format!("fit: coordinate descent with the other HBM parameters on the benchmarks of lines from HBM (how many miss 3%, then each one's error beyond 2%, then the sum of squares), from the study's {x0} (scripts/hbm_study)"),
                     names.clone(),
                 ),
             );
@@ -797,11 +817,24 @@ pub fn fit_with(
         );
     }
     p.overrides.clear();
+    let in_band = rows
+        .iter()
+        .filter(|(b, meas, sim)| {
+            let v = m
+                .get(b)
+                .map(crate::across::per_gpu_values)
+                .unwrap_or_default();
+            let lo = v.iter().copied().fold(*meas, f64::min);
+            let hi = v.iter().copied().fold(*meas, f64::max);
+            crate::across::in_band(*sim, *meas, lo, hi)
+        })
+        .count();
     Ok(FitResult {
         profile: p,
         params: fits,
         rows,
         data_file: data_file.to_string(),
+        in_band,
     })
 }
 
@@ -859,21 +892,23 @@ pub fn finished_toml(r: &FitResult) -> String {
         .iter()
         .filter(|(_, m, s)| (rel(*s, *m)).abs() <= TARGET)
         .count();
-    p.file.validated = worst <= TARGET * 100.0;
+    // validated: every benchmark in band (within 3% where the data carry no spread)
+    p.file.validated = r.in_band == r.rows.len();
     p.file.note = format!(
-        "fitted by `smsim calibrate fit` to {}{} ({} twinned microbenchmarks): mean |error| {:.1}%, {} of {} within 3%, worst {:.1}% ({}); {}",
+        "fitted by `smsim calibrate fit` to {}{} ({} twinned microbenchmarks): mean |error| {:.1}%, {} of {} within 3%, {} in band (inside the spread over GPUs or within 3%), worst {:.1}% ({}); {}",
         r.data_file,
         crate::pooled_from(&r.data_file).map_or(String::new(), |p| format!(", with {p}")),
         r.rows.len(),
         mape,
         within,
         r.rows.len(),
+        r.in_band,
         worst,
         wb,
         if p.file.validated {
-            "all within 3%"
+            "all in band"
         } else {
-            "not all within 3%: see crates/calibrate/report/report.md"
+            "not all in band: see crates/calibrate/report/report.md"
         }
     );
     profile_toml(

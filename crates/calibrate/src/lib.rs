@@ -14,6 +14,8 @@ mod bench;
 mod families;
 pub mod fit;
 mod gpu;
+pub mod library;
+pub mod loo;
 pub mod ncu;
 pub mod nvrtc;
 pub mod report;
@@ -441,7 +443,7 @@ pub fn load_data(rel: &str) -> Result<Measurement, String> {
 }
 
 /// The validation measurements the report uses by default (never read by the fit).
-pub const VALIDATION_DATA: &str = "crates/calibrate/data/validation/h100-20261122T210256Z.json";
+pub const VALIDATION_DATA: &str = "crates/calibrate/data/validation/h100-20261127T060007Z.json";
 /// Nsight Compute warp-state ratios of the validation kernels.
 pub const VALIDATION_NCU: &str = "crates/calibrate/data/validation/h100-20261122T210256Z.ncu.csv";
 /// Where the committed report lives.

@@ -25,6 +25,22 @@ pub const UNI: &str = include_str!("../kernels/uni.cu");
 pub const LINES: &str = include_str!("../kernels/lines.cu");
 /// Validation kernels (never used by the fit): `calibrate-collect --validation`.
 pub const VALIDATION: &str = include_str!("../kernels/validation.cu");
+/// TMA-streaming validation kernels, twins of the library's elementwise-add.
+pub const STREAM: &str = include_str!("../kernels/stream.cu");
+/// singe-viscosity validation kernels, twins of the library's (SPECIES a compile-time
+/// constant: [`singe_source`]).
+pub const SINGE: &str = include_str!("../kernels/singe.cu");
+
+/// `kernels/singe.cu` at SPECIES `n`: `#define SP n` first, the kernels named `_n{n}`
+/// (one module per species count, and kernel names unique across modules).
+pub fn singe_source(n: u32) -> String {
+    format!("#define SP {n}\n{SINGE}")
+        .replace("sv_data_parallel(", &format!("sv_data_parallel_n{n}("))
+        .replace(
+            "sv_warp_specialized(",
+            &format!("sv_warp_specialized_n{n}("),
+        )
+}
 /// K values with a latency-hiding kernel (vh_chase_{l1,l2}_k{K}).
 pub const VH_K: [u32; 4] = [1, 4, 16, 64];
 
@@ -33,6 +49,9 @@ pub fn validation() -> Vec<(&'static str, String)> {
     vec![
         ("validation", VALIDATION.to_string()),
         ("validation_gemm", gemm_validation_source()),
+        ("validation_stream", STREAM.to_string()),
+        ("validation_singe30", singe_source(30)),
+        ("validation_singe60", singe_source(60)),
     ]
 }
 

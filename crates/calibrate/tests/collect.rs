@@ -260,7 +260,16 @@ fn report_goes_into_a_new_folder_outside_the_source_tree() {
     std::fs::write(first.join("report.md"), "mine").unwrap();
     let val = ValidationInput::load(calibrate::VALIDATION_DATA).unwrap();
     let p = sim_core::Profile::builtin("h100").unwrap();
-    let e = run_with(&sample(), "x.json", &val, &p, &first, Output::NewDir).unwrap_err();
+    let e = run_with(
+        &sample(),
+        "x.json",
+        &Default::default(),
+        &val,
+        &p,
+        &first,
+        Output::NewDir,
+    )
+    .unwrap_err();
     assert!(e.contains("exists"), "{e}");
     assert_eq!(
         std::fs::read_to_string(first.join("report.md")).unwrap(),

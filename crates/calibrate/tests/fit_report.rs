@@ -9,6 +9,13 @@ fn data() -> Measurement {
     calibrate::load_data(PRIMARY_DATA).unwrap()
 }
 
+/// What the built-in fit reads: every benchmark at its median over the committed GPUs.
+fn median() -> Measurement {
+    calibrate::across::median_data(&workspace_path(calibrate::DATA_DIR), None)
+        .unwrap()
+        .0
+}
+
 /// Every microbenchmark twin and every validation twin is a valid kernel.
 #[test]
 fn twins_validate() {
@@ -69,18 +76,14 @@ fn every_benchmark_is_twinned_or_explained() {
     }
 }
 
-/// The primary data file's name, as the fit and the report cite it.
-fn primary_name() -> &'static str {
-    calibrate::PRIMARY_DATA.rsplit('/').next().unwrap()
-}
-
 /// The committed report is what the code computes from the committed data and profile.
 #[test]
 fn committed_report_matches() {
     let p = Profile::builtin("h100").unwrap();
     let r = calibrate::report::run(
-        &data(),
-        primary_name(),
+        &median(),
+        &calibrate::across::median_data_name(None),
+        &calibrate::report::committed_spreads().unwrap(),
         &p,
         &workspace_path(REPORT_DIR),
         true,
@@ -88,14 +91,15 @@ fn committed_report_matches() {
     assert!(r.is_ok(), "{}", r.unwrap_err());
 }
 
-/// The fit on the committed data reproduces the committed built-in profile (slow in debug:
-/// CI runs it in release through .ci/run).
+/// The fit to the median over GPUs of the committed data reproduces the committed
+/// built-in profile (slow in debug: CI runs it in release through .ci/run).
 #[test]
 #[ignore]
 fn fit_reproduces_the_committed_profile() {
     let prior = Profile::from_toml(calibrate::H100_PRIORS).unwrap();
+    let name = calibrate::across::median_data_name(None);
     let mut told = Vec::new();
-    let r = calibrate::fit::fit_with(&data(), &prior, primary_name(), 4, &mut |p| {
+    let r = calibrate::fit::fit_with(&median(), &prior, &name, 4, &mut |p| {
         told.push((p.step, p.item, p.items));
     })
     .unwrap();

@@ -34,6 +34,8 @@ pub struct Description {
     pub mbarriers: Vec<isa::ast::MbarrierDecl>,
     /// The named barriers.
     pub named_barriers: Vec<isa::ast::NamedBarrierDecl>,
+    /// The predicates declared with `pred P = EXPR`, each with its truth as written.
+    pub preds: Vec<PredInfo>,
     /// The declared work per CTA, if any (`work flops=` / `bytes=`).
     pub work: Option<WorkInfo>,
     /// The profile whose SM limits the occupancy is computed for.
@@ -106,6 +108,17 @@ pub struct BufferInfo {
     pub name: String,
     /// Its size in bytes.
     pub bytes: u64,
+    /// Its first `warm` bytes start the run in L2 (`warm=`; 0 when not written).
+    pub warm: u64,
+}
+
+/// One declared predicate: `pred P0 = EXPR`.
+#[derive(Serialize)]
+pub struct PredInfo {
+    /// The predicate register, `P0`..`P6` or `UP0`..`UP6`.
+    pub pred: String,
+    /// Its truth as written (non-zero is true), evaluated per warp and iteration.
+    pub truth: String,
 }
 
 /// One shared-memory region.
@@ -234,11 +247,20 @@ pub fn describe(kernel: &Kernel, file: &str, profile: &str, limits: &SmLimits) -
             .map(|b| BufferInfo {
                 name: b.name.clone(),
                 bytes: b.size,
+                warm: b.warm,
             })
             .collect(),
         shared,
         mbarriers: k.mbarriers.clone(),
         named_barriers: k.named_barriers.clone(),
+        preds: k
+            .preds
+            .iter()
+            .map(|p| PredInfo {
+                pred: p.pred.to_string(),
+                truth: p.truth.to_string(),
+            })
+            .collect(),
         work: k.work.as_ref().map(|w| WorkInfo {
             flops_expr: w.flops.as_ref().map(|e| e.to_string()),
             flops: w.flops.as_ref().and_then(value),
@@ -357,11 +379,17 @@ pub fn render(d: &Description) -> String {
     let any_memory = !(d.buffers.is_empty()
         && d.shared.is_empty()
         && d.mbarriers.is_empty()
-        && d.named_barriers.is_empty());
+        && d.named_barriers.is_empty()
+        && d.preds.is_empty());
     if any_memory {
         let _ = writeln!(s, "\nmemory and barriers");
         for b in &d.buffers {
-            let _ = writeln!(s, "  buffer    {:<10}  {}", b.name, bytes(b.bytes));
+            let warm = match b.warm {
+                0 => String::new(),
+                w if w >= b.bytes => ", warm in L2".to_string(),
+                w => format!(", first {} warm in L2", bytes(w)),
+            };
+            let _ = writeln!(s, "  buffer    {:<10}  {}{warm}", b.name, bytes(b.bytes));
         }
         for sh in &d.shared {
             let _ = writeln!(
@@ -391,6 +419,13 @@ pub fn render(d: &Description) -> String {
                 s,
                 "  barrier   {:<10}  id {}, {} threads",
                 b.name, b.id, b.threads
+            );
+        }
+        for p in &d.preds {
+            let _ = writeln!(
+                s,
+                "  pred      {:<10}  = {} (true where non-zero)",
+                p.pred, p.truth
             );
         }
     }

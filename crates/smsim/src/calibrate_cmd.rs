@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use calibrate::{BUILTIN_PROFILE, PRIMARY_DATA, workspace_path};
+use calibrate::{BUILTIN_PROFILE, workspace_path};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -26,11 +26,12 @@ pub enum Cmd {
         #[arg(long)]
         quick: bool,
     },
-    /// Fit the profile's parameters to committed measurements (offline).
+    /// Fit the profile's parameters to committed measurements (offline): by default to
+    /// each benchmark's median over the GPUs of every committed collect.
     Fit {
-        /// The measurement file.
-        #[arg(long, default_value = PRIMARY_DATA)]
-        data: String,
+        /// Fit one measurement file instead of the median over GPUs.
+        #[arg(long, conflicts_with_all = ["median_across_gpus", "write_builtin"])]
+        data: Option<String>,
         /// Where to write the fitted profile (refused if it exists, unless --force).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -48,12 +49,12 @@ pub enum Cmd {
         #[arg(long, default_value_t = 4)]
         sweeps: usize,
         /// Fit to the median over GPUs of every committed collect (crates/calibrate/data,
-        /// grouped by GPU as `calibrate across` does) instead of one file.
-        #[arg(long, conflicts_with = "write_builtin")]
+        /// grouped by GPU as `calibrate across` does): the default, kept for scripts.
+        #[arg(long)]
         median_across_gpus: bool,
-        /// With --median-across-gpus: leave this GPU out (UUID or its first 8
-        /// characters), to score it out of sample afterwards.
-        #[arg(long, requires = "median_across_gpus")]
+        /// Leave this GPU (UUID or its first 8 characters) out of the median, to score it
+        /// out of sample afterwards.
+        #[arg(long, conflicts_with_all = ["data", "write_builtin"])]
         leave_out: Option<String>,
         /// Say nothing on stderr while fitting (by default: each step and item as it
         /// starts, and the time taken every ten seconds).
@@ -86,15 +87,21 @@ pub enum Cmd {
         /// The GPU (UUID or its first 8 characters) the median fit left out.
         #[arg(long, requires = "median_fit")]
         leave_out: Option<String>,
+        /// Leave one GPU out: score each GPU against the profile in DIR that left it out
+        /// (`median-no-GPU.toml`, from `calibrate fit --leave-out GPU`), instead of one
+        /// profile.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["fitted_on", "median_fit", "profile"])]
+        leave_one_out: Option<PathBuf>,
     },
     /// Simulated against measured for every microbenchmark and validation kernel.
     ///
     /// Writes into a new folder beside the data (in the temporary folder when the data
     /// lies in this source tree), never over existing files.
     Report {
-        /// The measurement file.
-        #[arg(long, default_value = PRIMARY_DATA)]
-        data: String,
+        /// A measurement file (e.g. a new GPU's collect); default: each benchmark's median
+        /// over the GPUs of the committed collects, what the built-in profile was fitted to.
+        #[arg(long)]
+        data: Option<String>,
         /// The validation kernels' measurement file.
         #[arg(long, default_value = calibrate::VALIDATION_DATA)]
         validation_data: String,
@@ -130,17 +137,16 @@ pub fn run(args: &Args) -> ExitCode {
             force,
             profile,
             sweeps,
-            median_across_gpus,
+            median_across_gpus: _,
             leave_out,
             quiet,
         } => fit(
-            data,
+            data.as_deref().ok_or(leave_out.as_deref()),
             out.as_deref(),
             *write_builtin,
             *force,
             profile.as_deref(),
             *sweeps,
-            median_across_gpus.then_some(leave_out.as_deref()),
             *quiet,
         ),
         Cmd::Across {
@@ -151,8 +157,12 @@ pub fn run(args: &Args) -> ExitCode {
             fitted_on,
             median_fit,
             leave_out,
+            leave_one_out,
         } => {
             use calibrate::across::FittedOn;
+            if let Some(dir) = leave_one_out {
+                return leave_one_out_cmd(data_dir, with, dir, out.as_deref());
+            }
             let f = match (fitted_on, median_fit) {
                 (Some(f), _) => FittedOn::File(f),
                 (None, true) => FittedOn::MedianWithout(leave_out.as_deref()),
@@ -168,7 +178,7 @@ pub fn run(args: &Args) -> ExitCode {
             check,
             write_committed,
         } => report(&ReportArgs {
-            data,
+            data: data.as_deref(),
             validation_data,
             profile,
             out_dir: out_dir.as_deref(),
@@ -213,34 +223,25 @@ fn load_measurement(data: &str) -> Result<(calibrate::Measurement, String), Stri
 /// less `leave_out`, and the name the fitted profile's sources give it.
 fn median_measurement(leave_out: Option<&str>) -> Result<(calibrate::Measurement, String), String> {
     use calibrate::across;
-    let (collects, fit_data) = across::load_all(&workspace_path(calibrate::DATA_DIR), &[])?;
-    let reference = across::fit_reference(&collects);
-    let (m, kept) = across::median_measurement(&collects, &reference, &fit_data, leave_out);
+    let (m, kept) = across::median_data(&workspace_path(calibrate::DATA_DIR), leave_out)?;
     if !kept.is_empty() {
         eprintln!(
-            "note: no GPU but the one left out measured {}; kept as the fit's file has them",
+            "note: one GPU alone measured {}; kept as the fit's file has them",
             kept.join(", ")
         );
     }
-    let name = match leave_out {
-        Some(g) => format!(
-            "the median over the GPUs of {} but {g}",
-            calibrate::DATA_DIR
-        ),
-        None => format!("the median over the GPUs of {}", calibrate::DATA_DIR),
-    };
-    Ok((m, name))
+    Ok((m, across::median_data_name(leave_out)))
 }
 
+/// `data`: one file (`Ok`), or the median over GPUs less a GPU left out (`Err`).
 #[allow(clippy::too_many_arguments)]
 fn fit(
-    data: &str,
+    data: Result<&str, Option<&str>>,
     out: Option<&Path>,
     write_builtin: bool,
     force: bool,
     profile: Option<&str>,
     sweeps: usize,
-    median: Option<Option<&str>>,
     quiet: bool,
 ) -> ExitCode {
     let target: PathBuf = match (out, write_builtin) {
@@ -258,9 +259,9 @@ fn fit(
             target.display()
         ));
     }
-    let loaded = match median {
-        None => load_measurement(data),
-        Some(leave_out) => median_measurement(leave_out),
+    let loaded = match data {
+        Ok(file) => load_measurement(file),
+        Err(leave_out) => median_measurement(leave_out),
     };
     let (m, name) = match loaded {
         Ok(x) => x,
@@ -308,7 +309,7 @@ fn fit(
 
 /// `calibrate report`'s arguments.
 struct ReportArgs<'a> {
-    data: &'a str,
+    data: Option<&'a str>,
     validation_data: &'a str,
     profile: &'a str,
     out_dir: Option<&'a Path>,
@@ -318,15 +319,23 @@ struct ReportArgs<'a> {
 
 fn report(a: &ReportArgs<'_>) -> ExitCode {
     use calibrate::report::Output;
-    let committed_inputs =
-        a.data == PRIMARY_DATA && a.validation_data == calibrate::VALIDATION_DATA;
+    let committed_inputs = a.data.is_none() && a.validation_data == calibrate::VALIDATION_DATA;
     if (a.check || a.write_committed) && !committed_inputs {
         return fail(
             "--check and --write-committed are for the committed report, from the committed data; \
              drop --data/--validation-data or the option",
         );
     }
-    let (m, name) = match load_measurement(a.data) {
+    let loaded = match a.data {
+        Some(file) => load_measurement(file),
+        None => median_measurement(None),
+    };
+    let (m, name) = match loaded {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    // each benchmark's spread over the committed GPUs, for the band
+    let spreads = match calibrate::report::committed_spreads() {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
@@ -346,19 +355,65 @@ fn report(a: &ReportArgs<'_>) -> ExitCode {
         (d.to_path_buf(), Output::NewDir)
     } else {
         let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let data_path = workspace_path(a.data);
+        let data_path = workspace_path(a.data.unwrap_or(calibrate::DATA_DIR));
         (
             calibrate::report::default_out_dir(&data_path, Some(&tree)),
             Output::NewDir,
         )
     };
-    match calibrate::report::run_with(&m, &name, &val, &p, &dir, mode) {
+    match calibrate::report::run_with(&m, &name, &spreads, &val, &p, &dir, mode) {
         Ok(summary) => {
             println!("{summary}");
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
     }
+}
+
+/// `calibrate across --leave-one-out DIR`.
+fn leave_one_out_cmd(data_dir: &str, with: &[PathBuf], dir: &Path, out: Option<&Path>) -> ExitCode {
+    let extra: Vec<&Path> = with.iter().map(PathBuf::as_path).collect();
+    let md = (|| -> Result<String, String> {
+        let collects = calibrate::across::load_collects(&workspace_path(data_dir), &extra)?;
+        let dir_path = if dir.exists() {
+            dir.to_path_buf()
+        } else {
+            workspace_path(&dir.to_string_lossy())
+        };
+        let mut profiles = Vec::new();
+        for (gpu, path) in calibrate::loo::profiles_in(&dir_path)? {
+            let p = crate::run::load_profile(&path.to_string_lossy(), &[])?;
+            let file = path
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default();
+            profiles.push((gpu, file, p));
+        }
+        let rows = calibrate::loo::rows(&collects, &profiles)?;
+        // Every GPU with data, to name those no profile left out.
+        let (_, all) = calibrate::across::score(
+            &collects,
+            &profiles[0].2,
+            calibrate::across::FittedOn::Committed,
+        )?;
+        Ok(calibrate::loo::markdown(
+            &rows,
+            &all,
+            &dir.to_string_lossy(),
+            95.0,
+        ))
+    })();
+    let md = match md {
+        Ok(md) => md,
+        Err(e) => return fail(e),
+    };
+    if let Some(o) = out
+        && let Err(e) = calibrate::write_new(o, &md)
+    {
+        return fail(e);
+    }
+    print!("{md}");
+    ExitCode::SUCCESS
 }
 
 fn across(

@@ -47,6 +47,16 @@ fn stem(path: &str) -> String {
         .to_string()
 }
 
+/// The format-gap examples declare predicates and warm buffers; `check` shows both.
+#[test]
+fn check_describes_gap_examples() {
+    for file in smk_files("examples/gaps") {
+        let out = smsim(&["check", &file]);
+        assert_eq!(out.code, 0, "{file}: {}", out.stderr);
+        insta::assert_snapshot!(format!("check__gaps__{}", stem(&file)), out.stdout);
+    }
+}
+
 #[test]
 fn check_describes_every_example() {
     for file in smk_files("examples") {

@@ -129,3 +129,48 @@ fn bad_frame_sizes_and_keys_are_usage_errors() {
         assert!(err.contains(says), "{cmd:?}: {err}");
     }
 }
+
+/// The words of a shell command line: spaces split, double quotes group.
+fn words(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// README.md's example frame (`$ smsim tui --compare ... --render ...` and what it
+/// prints) is what smsim prints today: a newcomer who runs it sees the README's frame.
+/// An engine change that moves it fails here: rerun the command and paste its output
+/// (and check the paragraph under it still describes it).
+#[test]
+fn the_readmes_frame_is_what_smsim_prints() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let at = readme
+        .find("\n$ smsim tui --compare ")
+        .expect("README.md shows a `smsim tui --compare` frame");
+    let rest = &readme[at + 3..];
+    let (line, rest) = rest.split_once('\n').unwrap();
+    let shown = &rest[..rest.find("```").expect("the frame's block ends")];
+    let args = words(line);
+    assert_eq!(args[0], "smsim");
+    let args: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+    assert!(args.contains(&"--render"), "{line}");
+    let (code, frame, err) = smsim(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        frame == shown,
+        "README.md's frame is stale: `{line}` now prints\n{frame}"
+    );
+}

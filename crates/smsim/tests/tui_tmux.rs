@@ -233,21 +233,44 @@ fn a_kernel_error_is_printed_on_the_normal_screen() {
 }
 
 #[test]
-fn a_long_first_simulation_shows_progress_and_q_stops_it() {
+fn a_long_first_simulation_shows_itself_so_far_and_q_stops_it() {
     // The seed's problem: millions of warp-instructions, seconds to simulate in a
-    // test build.
+    // test build. Its first frame comes while it simulates, says it is partial, and
+    // fills in.
     let Some(t) = start(
         "long",
         "singe-viscosity/data-parallel --param SPECIES=52 --param POINTS=262144",
     ) else {
         return;
     };
-    let s = t.wait_for("CTAs done");
+    let s = t.wait_for("PARTIAL, running… cycle ");
+    let title = |s: &str| s.lines().next().unwrap_or("").to_string();
+    let first = title(&s);
     assert!(
-        s.contains("smsim tui │ simulating singe-viscosity/data-parallel"),
+        first.contains("/8 CTAs │ smsim tui │ singe-viscosity/data-parallel"),
         "{s}"
     );
-    assert!(s.contains("of 8 CTAs done"), "{s}");
+    assert!(s.contains("the keys work once it ends"), "{s}");
+    let start = Instant::now();
+    let later = loop {
+        let s = t.screen();
+        if title(&s).starts_with(" PARTIAL") && title(&s) != first {
+            break title(&s);
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never filled in: {s}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let cycle = |t: &str| -> u64 {
+        let n = t.split("cycle ").nth(1).unwrap_or("").split(',');
+        n.take_while(|p| p.len() == 3 || p.chars().all(|c| c.is_ascii_digit()))
+            .collect::<String>()
+            .parse()
+            .unwrap_or(0)
+    };
+    assert!(cycle(&later) > cycle(&first), "{first}\n{later}");
     let asked = Instant::now();
     t.keys(&["q"]);
     check_restored(&t);

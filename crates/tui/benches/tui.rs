@@ -2,18 +2,23 @@
 //! the app, one 200x60 frame), a redraw at 200x60 at full zoom-out and at one cycle
 //! per column, a redraw that pans (a new window: the summary's scan included), and a
 //! what-if round trip (rerun with the next seed, then a frame); singe-viscosity also at
-//! its seed's problem size. Targets (issue 26): first frame within 0.5 s, a redraw
-//! within 16 ms.
+//! its seed's problem size, both whole and as the terminal first shows it (the run so
+//! far, drawn while it simulates). Targets (issue 26): first frame within 0.5 s, a
+//! redraw within 16 ms.
 //!
 //! `cargo bench -p tui --bench tui`
 
 use std::hint::black_box;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sim_core::Profile;
+use tui::RunData;
 use tui::app::App;
-use tui::model::{Loader, RunSpec, simulate};
+use tui::model::{
+    FIRST_PARTIAL, Loader, PARTIAL_EVERY, Partials, Progress, RunSpec, simulate, simulate_live,
+};
 use tui::{Zoom, prepare, render_text};
 
 /// Library kernels, with their family's profile.
@@ -76,6 +81,39 @@ fn first_frame(c: &mut Criterion) {
             let mut app = open_with(k, params);
             prepare(&mut app, 200, None, None, &[]);
             black_box(render_text(&mut app, 200, 60))
+        })
+    });
+    // What the terminal shows first: the run so far, due `FIRST_PARTIAL` after launch
+    // (the kernel loaded, the run caught up, the app made, a 200x60 frame), the run
+    // stopped once it is drawn.
+    g.bench_function(format!("{k}@seed-scale/partial"), |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let t0 = Instant::now();
+                let mut spec = RunSpec::new(k);
+                for (n, v) in params {
+                    spec.set_param(n, *v);
+                }
+                let (kernel, profile) = Library.load(&spec).expect("loads");
+                let mut first = None;
+                let mut show = |run: RunData| {
+                    let mut app = App::new(vec![run], None);
+                    prepare(&mut app, 200, None, None, &[]);
+                    black_box(render_text(&mut app, 200, 60));
+                    first = Some(t0.elapsed());
+                    None
+                };
+                let partials = Partials {
+                    first: FIRST_PARTIAL,
+                    every: PARTIAL_EVERY,
+                    show: &mut show,
+                };
+                let p = Progress::default();
+                let _ = simulate_live(&spec, &kernel, &profile, &p, None, Some(partials));
+                total += first.expect("a partial frame: the run takes longer than 0.2 s");
+            }
+            total
         })
     });
     g.finish();

@@ -37,7 +37,7 @@ impl sim_core::sink::Sink for Count {
 
 fn main() {
     let mut args = std::env::args().skip(1).peekable();
-    // `--only MODE` (nosink, count, timeline) runs just that, for `perf stat`.
+    // `--only MODE` (nosink, count, timeline, partial) runs just that, for `perf stat`.
     let only = if args.peek().is_some_and(|a| a == "--only") {
         args.next();
         args.next()
@@ -69,6 +69,34 @@ fn main() {
         }
         Some("timeline") => {
             simulate(&Library, &spec).expect("runs");
+            return;
+        }
+        Some("partial") => {
+            // As the terminal shows the run: launch to each partial frame (200x60),
+            // then to the complete one.
+            let t0 = std::time::Instant::now();
+            let mut show = |run: tui::RunData| {
+                let mut app = tui::App::new(vec![run], None);
+                tui::prepare(&mut app, 200, None, None, &[]);
+                std::hint::black_box(tui::render_text(&mut app, 200, 60));
+                println!(
+                    "partial frame at {:.3} s ({} cycles)",
+                    t0.elapsed().as_secs_f64(),
+                    app.runs[0].timeline.end
+                );
+                app.runs.pop()
+            };
+            let partials = tui::model::Partials {
+                first: tui::model::FIRST_PARTIAL,
+                every: tui::model::PARTIAL_EVERY,
+                show: &mut show,
+            };
+            let progress = tui::model::Progress::default();
+            let run = tui::model::simulate_live(&spec, &k, &p, &progress, None, Some(partials));
+            let mut app = tui::App::new(vec![run.expect("runs")], None);
+            tui::prepare(&mut app, 200, None, None, &[]);
+            std::hint::black_box(tui::render_text(&mut app, 200, 60));
+            println!("complete frame at {:.3} s", t0.elapsed().as_secs_f64());
             return;
         }
         _ => {}

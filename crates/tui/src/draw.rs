@@ -210,7 +210,11 @@ fn title(app: &App, p: &mut Painter, area: Rect) {
         r.spec.policy.name(),
         r.spec.seed,
     ));
-    if app.pending.iter().any(|x| x.is_some()) {
+    if let Outcome::Running(pr) = &r.outcome {
+        // A first run still simulating: say so before anything else, so that no one
+        // reads the frame as the whole run.
+        s = format!(" PARTIAL, {} │{s}", running(pr));
+    } else if app.pending.iter().any(|x| x.is_some()) {
         s = format!(" {} │{s}", running(&app.progress.now()));
     }
     let st = Style::default().add_modifier(Modifier::BOLD);
@@ -706,7 +710,7 @@ fn detail(app: &App, p: &mut Painter, area: Rect) {
             }
         }
         Outcome::Fault(m) => lines.push((format!("fault: {m}"), bold.fg(Color::Red))),
-        Outcome::Finished | Outcome::Stopped => {}
+        Outcome::Finished | Outcome::Stopped | Outcome::Running(_) => {}
     }
     let t = &run.timeline;
     match app.rows.get(app.selected).map(|r| &r.kind) {
@@ -1029,6 +1033,8 @@ fn status(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
         )
     } else if !app.message.is_empty() {
         app.message.clone()
+    } else if matches!(app.runs[0].outcome, Outcome::Running(_)) {
+        "simulating: the frame fills in as the run goes; the keys work once it ends; q, Esc or Ctrl-C quits".into()
     } else {
         format!(
             "? help  q quit  ←→ cursor  +- zoom  ]/[ jump to {}  : what-if",

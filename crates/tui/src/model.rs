@@ -6,6 +6,7 @@ use sim_core::result::{RunResult, SimError, StuckReport};
 use sim_core::scheduler::Policy;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use sim_core::cause::{MbarrierOwed, WaitCause};
 use sim_core::diagnose::Bounds;
@@ -117,6 +118,9 @@ pub enum Outcome {
     Fault(String),
     /// The viewer stopped it (a newer what-if superseded it).
     Stopped,
+    /// It is still simulating: the timeline shows it as far as it has got
+    /// ([`Timeline::catch_up`]), and fills in as the run goes.
+    Running(ProgressNow),
 }
 
 impl Outcome {
@@ -136,6 +140,7 @@ impl Outcome {
             Outcome::Watchdog(_) => "WATCHDOG",
             Outcome::Fault(_) => "FAULT",
             Outcome::Stopped => "stopped",
+            Outcome::Running(_) => "so far (simulating)",
         }
     }
 }
@@ -349,17 +354,70 @@ impl Progress {
     }
 }
 
+/// When first, and how often, a long run shows itself while it simulates: the viewer
+/// draws its first frame [`FIRST_PARTIAL`] after launch whatever the run's length,
+/// and fills it in every [`PARTIAL_EVERY`].
+pub struct Partials<'a> {
+    /// The first partial run this long after the start (a run done sooner has none).
+    pub first: Duration,
+    /// Then one every this long.
+    pub every: Duration,
+    /// Takes each partial run (outcome [`Outcome::Running`]; the simulation waits) and
+    /// gives it back for the run to go on filling, or `None` to stop the run.
+    pub show: &'a mut dyn FnMut(RunData) -> Option<RunData>,
+}
+
+/// The first partial frame of a long run, this long after launch: well within the
+/// 0.5 s a first frame may take, with a fifth of a second simulated to show.
+pub const FIRST_PARTIAL: Duration = Duration::from_millis(200);
+
+/// A long run's partial frame is filled in this often.
+pub const PARTIAL_EVERY: Duration = Duration::from_millis(300);
+
 /// A [`Timeline`] that publishes how far the run got into a [`Progress`] at each of
 /// the engine's polls (every `POLL_CYCLES` simulated cycles): a few stores, not one
-/// per event.
-struct Watched<'a> {
+/// per event; and hands the timeline so far to [`Partials::show`] when one is due.
+struct Watched<'a, 'p> {
     timeline: &'a mut Timeline,
     progress: &'a Progress,
     cycle: u64,
     ctas_done: u32,
+    spec: &'a RunSpec,
+    partials: Option<Partials<'p>>,
+    started: Instant,
+    due: Duration,
 }
 
-impl Sink for Watched<'_> {
+impl Watched<'_, '_> {
+    /// Shows the run so far, if one is due; false when the viewer wants it stopped.
+    fn show_partial(&mut self) -> bool {
+        let Some(p) = &mut self.partials else {
+            return true;
+        };
+        let elapsed = self.started.elapsed();
+        if elapsed < self.due || self.timeline.header.is_none() {
+            return true;
+        }
+        let mut t = std::mem::take(self.timeline);
+        t.catch_up(self.cycle);
+        let run = RunData::new(
+            self.spec,
+            t,
+            None,
+            None,
+            Outcome::Running(self.progress.now()),
+        );
+        match (p.show)(run) {
+            Some(run) => *self.timeline = run.timeline,
+            None => return false,
+        }
+        // The next one counts from now: time the viewer spent is not the run's.
+        self.due = self.started.elapsed() + p.every;
+        true
+    }
+}
+
+impl Sink for Watched<'_, '_> {
     fn begin(&mut self, h: &RunHeader) {
         self.progress
             .ctas
@@ -375,7 +433,7 @@ impl Sink for Watched<'_> {
         self.progress
             .ctas_done
             .store(self.ctas_done, Ordering::Relaxed);
-        self.timeline.keep_going()
+        self.timeline.keep_going() && self.show_partial()
     }
     fn event(&mut self, e: Event) {
         match &e {
@@ -406,16 +464,35 @@ pub fn simulate_stoppable(
     progress: &Progress,
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<RunData, String> {
+    simulate_live(spec, kernel, profile, progress, stop, None)
+}
+
+/// [`simulate_stoppable`] that hands the run so far to `partials` while it simulates
+/// (from [`Partials::first`] after the start, every [`Partials::every`]), so that a
+/// viewer draws a long run's first frame without waiting for its end.
+pub fn simulate_live(
+    spec: &RunSpec,
+    kernel: &isa::Kernel,
+    profile: &Profile,
+    progress: &Progress,
+    stop: Option<Arc<AtomicBool>>,
+    partials: Option<Partials>,
+) -> Result<RunData, String> {
     let cfg = spec.config();
     let mut timeline = match stop {
         Some(s) => Timeline::with_stop(s),
         None => Timeline::new(),
     };
+    let due = partials.as_ref().map_or(Duration::ZERO, |p| p.first);
     let mut sink = Watched {
         timeline: &mut timeline,
         progress,
         cycle: 0,
         ctas_done: 0,
+        spec,
+        partials,
+        started: Instant::now(),
+        due,
     };
     let r = sim_core::run_with(kernel, profile, &cfg, cfg.policy.build(), &mut sink);
     // The timeline is finished (the engine's `finish`) whatever the outcome.
@@ -427,35 +504,48 @@ pub fn simulate_stoppable(
         Err(SimError::Stopped(r)) => (Some(*r), Outcome::Stopped),
         Err(SimError::Fault(m)) => (None, Outcome::Fault(m)),
     };
-    let header = timeline
-        .header
-        .clone()
-        .ok_or("error: the run ended before it started\n")?;
-    let texts = header
-        .roles
-        .iter()
-        .map(|r| r.instructions.iter().map(|i| i.text.clone()).collect())
-        .collect();
-    let lines = header
-        .roles
-        .iter()
-        .map(|r| r.instructions.iter().map(|i| i.line).collect())
-        .collect();
+    if timeline.header.is_none() {
+        return Err("error: the run ended before it started\n".into());
+    }
     let bounds = match outcome {
         Outcome::Finished => result.as_ref().map(|r| bounds(r, profile)),
         _ => None,
     };
-    Ok(RunData {
-        spec: spec.clone(),
-        bounds,
-        kernel_name: header.kernel.clone(),
-        profile_name: header.profile.clone(),
-        roles: header.roles.iter().map(|r| r.name.clone()).collect(),
-        texts,
-        lines,
-        mbarriers: header.mbarriers.clone(),
-        timeline,
-        result,
-        outcome,
-    })
+    Ok(RunData::new(spec, timeline, result, bounds, outcome))
+}
+
+impl RunData {
+    /// A run's data from its timeline (which has had its header).
+    fn new(
+        spec: &RunSpec,
+        timeline: Timeline,
+        result: Option<RunResult>,
+        bounds: Option<Bounds>,
+        outcome: Outcome,
+    ) -> RunData {
+        let header = timeline.header.as_ref().expect("the run began");
+        let texts = header
+            .roles
+            .iter()
+            .map(|r| r.instructions.iter().map(|i| i.text.clone()).collect())
+            .collect();
+        let lines = header
+            .roles
+            .iter()
+            .map(|r| r.instructions.iter().map(|i| i.line).collect())
+            .collect();
+        RunData {
+            spec: spec.clone(),
+            bounds,
+            kernel_name: header.kernel.clone(),
+            profile_name: header.profile.clone(),
+            roles: header.roles.iter().map(|r| r.name.clone()).collect(),
+            texts,
+            lines,
+            mbarriers: header.mbarriers.clone(),
+            timeline,
+            result,
+            outcome,
+        }
+    }
 }

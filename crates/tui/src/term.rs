@@ -1,6 +1,7 @@
 //! The interactive terminal: raw mode, the alternate screen and mouse capture on the
 //! way in; restored on the way out, whether the viewer quits, fails or panics. A long
-//! first simulation shows its progress there, and q stops it.
+//! first simulation shows its progress there, then (a single run) its timeline so far,
+//! filled in as it goes; q stops it.
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -23,7 +24,9 @@ use sim_core::Profile;
 
 use crate::app::App;
 use crate::draw::{Loading, draw, draw_loading};
-use crate::model::{Progress, RunData, RunSpec, simulate_stoppable};
+use crate::model::{
+    FIRST_PARTIAL, PARTIAL_EVERY, Partials, Progress, RunData, RunSpec, simulate_live,
+};
 
 /// Puts the terminal back as it was: cooked mode, the main screen, no mouse capture.
 /// Safe to call more than once.
@@ -107,19 +110,35 @@ pub fn run_loading(
     let current = Arc::new(AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = channel();
+    // A single run shows itself while it simulates: the worker hands the run so far
+    // over `partial`, waits while this thread draws it, and goes on with what comes
+    // back over `back` (a closed channel stops it).
+    let (partial_tx, partial) = channel::<RunData>();
+    let (back, back_rx) = channel::<RunData>();
     let worker = {
         let (progress, current, stop) = (progress.clone(), current.clone(), stop.clone());
         std::thread::spawn(move || {
             let mut runs = Vec::new();
+            let live = jobs.len() == 1;
+            let mut show = |run: RunData| {
+                partial_tx.send(run).ok()?;
+                back_rx.recv().ok()
+            };
             for (i, job) in jobs.iter().enumerate() {
                 current.store(i, Ordering::Relaxed);
                 progress.reset();
-                let run = simulate_stoppable(
+                let partials = live.then_some(Partials {
+                    first: FIRST_PARTIAL,
+                    every: PARTIAL_EVERY,
+                    show: &mut show,
+                });
+                let run = simulate_live(
                     &job.spec,
                     &job.kernel,
                     &job.profile,
                     &progress,
                     Some(stop.clone()),
+                    partials,
                 );
                 match run {
                     Ok(r) => runs.push(r),
@@ -136,27 +155,47 @@ pub fn run_loading(
         })
     };
     let started = Instant::now();
+    let mut shown_partial = false;
     let runs = loop {
-        let loading = Loading {
-            labels: labels.clone(),
-            current: current.load(Ordering::Relaxed),
-            progress: progress.now(),
-            elapsed: started.elapsed(),
-        };
-        terminal.draw(|f| {
-            let area = f.area();
-            draw_loading(&loading, color, area, f.buffer_mut())
-        })?;
+        if let Ok(run) = partial.try_recv() {
+            // The run so far, drawn as the viewer will draw it (the title says it is
+            // partial), and handed straight back to the waiting simulation.
+            let mut app = App::new(vec![run], None);
+            app.color = color;
+            terminal.draw(|f| {
+                let area = f.area();
+                draw(&mut app, area, f.buffer_mut())
+            })?;
+            if let Some(run) = app.runs.pop() {
+                let _ = back.send(run);
+            }
+            shown_partial = true;
+        } else if !shown_partial {
+            let loading = Loading {
+                labels: labels.clone(),
+                current: current.load(Ordering::Relaxed),
+                progress: progress.now(),
+                elapsed: started.elapsed(),
+            };
+            terminal.draw(|f| {
+                let area = f.area();
+                draw_loading(&loading, color, area, f.buffer_mut())
+            })?;
+        }
         match rx.try_recv() {
             Ok(Ok(runs)) => break runs,
             Ok(Err(m)) => return Ok(Ended::Failed(m)),
             Err(_) => {}
         }
-        if event::poll(Duration::from_millis(50))? {
+        // Short: a partial frame waits here with the simulation paused.
+        if event::poll(Duration::from_millis(10))? {
             match event::read()? {
                 Event::Key(k) if k.kind != KeyEventKind::Release && quits(k) => {
-                    // The run stops at the engine's next poll: a few thousand cycles.
+                    // The run stops at the engine's next poll: a few thousand cycles
+                    // (or at once, if it waits for a partial frame: the channels
+                    // close).
                     stop.store(true, Ordering::Relaxed);
+                    drop((partial, back));
                     let _ = worker.join();
                     return Ok(Ended::Quit);
                 }

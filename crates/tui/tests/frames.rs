@@ -304,3 +304,62 @@ fn a_what_if_under_way_is_shown_until_it_lands() {
     let new = format!("chain N=5: {} cycles", 4 * lat + 2);
     assert!(frame.contains(&new), "{frame}");
 }
+
+#[test]
+fn a_long_run_shows_its_first_frame_while_it_simulates() {
+    use std::time::Duration;
+    use tui::model::{Partials, Progress, simulate_live};
+    // Two warps of 3,000 dependent FFMAs: (N - 1) * lat + 2 cycles each, well past the
+    // engine's first poll (cycle 4,096), where the first partial run is due at once.
+    let lat = lat_fma();
+    let n = 3000;
+    let mut spec = RunSpec::new("chain");
+    spec.set_param("N", n);
+    let l = loader();
+    let (k, p) = l.load(&spec).unwrap();
+    let mut frames = Vec::new();
+    let mut ends = Vec::new();
+    let mut show = |run: tui::RunData| {
+        assert!(matches!(run.outcome, Outcome::Running(_)));
+        ends.push(run.timeline.end);
+        let mut a = App::new(vec![run], None);
+        a.color = false;
+        prepare(&mut a, 100, Some(4001), None, &[]);
+        frames.push(render_text(&mut a, 100, 24));
+        a.runs.pop()
+    };
+    let partials = Partials {
+        first: Duration::ZERO,
+        every: Duration::from_secs(3600),
+        show: &mut show,
+    };
+    let run = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials)).unwrap();
+    // One partial run, at the first poll (before cycle 4,096 is simulated): up to the
+    // cycle past its last event, the wait after the last FFMA issued before 4,096.
+    assert_eq!(frames.len(), 1);
+    let end = ends[0];
+    assert_eq!(end, 4095 / lat * lat + 2);
+    let last = (n as u64 - 1) * lat + 2;
+    assert!(matches!(run.outcome, Outcome::Finished));
+    assert_eq!(run.timeline.end, last);
+    let f = &frames[0];
+    // The title says it is partial and how far it got, before anything else.
+    assert!(
+        f.lines()
+            .next()
+            .unwrap()
+            .starts_with(" PARTIAL, running… cycle 4,"),
+        "{f}"
+    );
+    assert!(
+        f.contains(&format!("chain N=3000: {end} cycles, so far")),
+        "{f}"
+    );
+    assert!(f.contains("the keys work once it ends"), "{f}");
+    // The cursor's warp reads what the finished run says there: 4,001 is one past an
+    // issue (4,000 = 1,000 lat for lat 4), so the warp waits on its FFMA.
+    let iv = run.timeline.warps[0].at(4001).unwrap();
+    assert_eq!(iv.state, WarpState::Wait);
+    assert!(f.contains("wait"), "{f}");
+    insta::assert_snapshot!("partial_100x24", f);
+}

@@ -1,7 +1,7 @@
 //! The validation kernels' collector section (their own file; never used by the fit).
 
 use crate::bench::*;
-use crate::gpu::{Result, arg, tensor_map_2d_bf16_sw128};
+use crate::gpu::{Result, arg, tensor_map_2d_bf16_sw128, tensor_map_2d_u32};
 use crate::sources::{self};
 use serde_json::json;
 
@@ -80,21 +80,32 @@ impl Runner {
 
     /// gemm-mainloop (traces::gemm): static-v1, static-v2, ws, ws-wait1 x PIPE {2, 4} x
     /// {one CTA, a full-chip grid}, K = 4096, CLUSTER 1, no epilogue; cycles per CTA.
+    /// The plain kernels also on full-chip grids whose CTAs share one operand: every CTA
+    /// the same A tile (M = 128) or the same B tile (N = 256), the other operand each
+    /// CTA's own (from HBM at K = 4096: 264 or 132 MiB; in L2 at K = 1024: 33 MiB).
     pub(crate) fn val_gemm_mainloop(&mut self) -> Result<()> {
         let reps = self.reps(5, 2);
-        let kt: i32 = 64;
-        let k_elems = 64 * kt as u64;
         let (out, sink, err) = (self.out.ptr, self.sink.ptr, self.err.ptr);
         // finite bf16 operands (1.0 and nearby), A at the arena's start, B 64 MiB in
+        // (512 MiB in for the shared-operand grids, whose A reaches 132 MiB)
         self.arena.fill_u32(0x3F80_3F81)?;
-        let b_off = 64 * MIB;
-        // (label, M, N): one CTA, and 132 tiles (one wave of a 132-SM H100)
-        let shapes: [(&str, u64, u64); 2] = [("cta_1", 128, 256), ("grid_132", 1536, 2816)];
+        // (label, M, N, K, B's offset): one CTA, and 132 tiles (one wave of a 132-SM H100)
+        let shapes: [(&str, u64, u64, u64, u64); 5] = [
+            ("cta_1", 128, 256, 4096, 64 * MIB),
+            ("grid_132", 1536, 2816, 4096, 64 * MIB),
+            ("grid_132_a_shared", 128, 33792, 4096, 512 * MIB),
+            ("grid_132_b_shared", 16896, 256, 4096, 512 * MIB),
+            ("grid_132_b_shared_k1024", 16896, 256, 1024, 512 * MIB),
+        ];
         for (schedule, kname, threads, lag) in sources::GEMM_SCHEDULES {
             for pipe in [2i32, 4] {
                 let smem = sources::gemm_smem(pipe as u32);
                 self.k(kname)?.func.allow_smem(smem)?;
-                for (label, m, n) in shapes {
+                for (label, m, n, k_elems, b_off) in shapes {
+                    if label.contains("shared") && kname.ends_with("_fenced") {
+                        continue;
+                    }
+                    let kt = (k_elems / 64) as i32;
                     let mt = (m / 128) as i32;
                     let grid = (m / 128 * (n / 256)) as u32;
                     let ta = tensor_map_2d_bf16_sw128(self.arena.ptr, k_elems, m, 64, 128)?;
@@ -172,6 +183,221 @@ impl Runner {
                             ("wall", v(&wall)),
                             ("distinct_sms", v(&sms)),
                         ],
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The TMA-streaming configurations: (XBLOCK, YBLOCK) tiles, load stages, grids.
+pub(crate) const EW_TILES: [(u64, u64); 2] = [(64, 128), (32, 128)];
+/// Load stages (NUM_LOAD_BUFFERS) measured; one store buffer.
+pub(crate) const EW_NLB: [u64; 2] = [2, 3];
+/// Grids: one CTA, eight, the whole chip (one CTA per SM).
+pub(crate) const EW_GRIDS: [u64; 3] = [1, 8, 132];
+/// Columns of the tensor: 32 tiles of 128 per CTA.
+pub(crate) const EW_YNUMEL: u64 = 4096;
+
+impl Runner {
+    /// elementwise-add (traces::elementwise): tma-pipelined and warp-specialized (4
+    /// compute warps) x tiles {64x128, 32x128} x load stages {2, 3} x store buffers {1,
+    /// 2} (where shared memory holds them) x grids {1, 8, 132}, YNUMEL 4096; cycles per
+    /// CTA.
+    pub(crate) fn val_elementwise(&mut self) -> Result<()> {
+        let reps = self.reps(5, 2);
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        self.arena.fill_u32(0x3F80_0000)?;
+        // A, B, C 384 MiB apart (each at most 132 x 64 rows x 4096 x 4 B = 132 MiB)
+        let (a, b, c) = (
+            self.arena.ptr,
+            self.arena.ptr + 384 * MIB,
+            self.arena.ptr + 768 * MIB,
+        );
+        for (schedule, kname, threads) in [
+            ("tma-pipelined", "ew_tma_pipelined", 128u32),
+            ("warp-specialized", "ew_warp_specialized", 256),
+        ] {
+            for (xb, yb) in EW_TILES {
+                let tb = xb * yb * 4;
+                for (nlb, nsb) in EW_NLB.iter().flat_map(|l| [(*l, 1i32), (*l, 2)]) {
+                    let smem = 1024 + (2 * nlb + nsb as u64) * tb + 8 * (2 * nlb + 2 * nsb as u64);
+                    if smem > 232_448 {
+                        continue;
+                    }
+                    let smem = smem as u32;
+                    self.k(kname)?.func.allow_smem(smem)?;
+                    // names without a store-buffer count are NSB 1 (the first collect's)
+                    let nsb_label = if nsb == 1 {
+                        String::new()
+                    } else {
+                        format!(".nsb_{nsb}")
+                    };
+                    for grid in EW_GRIDS {
+                        let rows = grid * xb;
+                        let map = |p| tensor_map_2d_u32(p, EW_YNUMEL, rows, yb as u32, xb as u32);
+                        let (ta, tbm, tc) = (map(a)?, map(b)?, map(c)?);
+                        let (tiles, nlb_i, xb_i, yb_i) =
+                            ((EW_YNUMEL / yb) as i32, nlb as i32, xb as i32, yb as i32);
+                        let args = [
+                            arg(&ta),
+                            arg(&tbm),
+                            arg(&tc),
+                            arg(&tiles),
+                            arg(&nlb_i),
+                            arg(&nsb),
+                            arg(&xb_i),
+                            arg(&yb_i),
+                            arg(&out),
+                            arg(&err),
+                        ];
+                        self.clear_err()?;
+                        // one launch first: A and B in L2 as far as they fit (a repeated
+                        // elementwise kernel runs warm)
+                        self.launch(kname, grid as u32, threads, smem, &args)?;
+                        let per_cta = sources::GEMM_TIMES_PER_CTA;
+                        let warps = (threads / 32) as usize;
+                        let (mut med_span, mut max_span, mut wall) =
+                            (Vec::new(), Vec::new(), Vec::new());
+                        for _ in 0..reps {
+                            let ms = self.launch_timed(kname, grid as u32, threads, smem, &args)?;
+                            self.check_err(kname)?;
+                            let raw = self.out_u64(per_cta * grid as usize)?;
+                            let mut spans = Vec::new();
+                            let (mut g0, mut g1) = (u64::MAX, 0u64);
+                            for c in raw.chunks_exact(per_cta) {
+                                let w = &c[..4 * warps];
+                                let c0 = w.iter().step_by(4).copied().min().unwrap_or(0);
+                                let c1 = w.iter().skip(1).step_by(4).copied().max().unwrap_or(0);
+                                spans.push(c1.wrapping_sub(c0) as f64);
+                                g0 =
+                                    g0.min(w.iter().skip(2).step_by(4).copied().min().unwrap_or(0));
+                                g1 =
+                                    g1.max(w.iter().skip(3).step_by(4).copied().max().unwrap_or(0));
+                            }
+                            spans.sort_by(f64::total_cmp);
+                            med_span.push(spans[spans.len() / 2]);
+                            max_span.push(*spans.last().unwrap_or(&f64::NAN));
+                            wall.push(
+                                json!({"globaltimer_ns": g1.wrapping_sub(g0), "event_ms": ms}),
+                            );
+                        }
+                        self.push(Rec {
+                            name: format!(
+                                "val.elementwise.{schedule}.tile_{xb}x{yb}.nlb_{nlb}{nsb_label}.grid_{grid}"
+                            ),
+                            group: "validation",
+                            unit: "cycles",
+                            kernel: kname,
+                            method: "CTA c adds rows c * XBLOCK.. in YNUMEL / YBLOCK tiles; every warp's lane 0 \
+                                     records clock64 after the mbarrier init's __syncthreads and at its end; \
+                                     value = the median over CTAs of (last end - first start) within the CTA; \
+                                     one launch before the timed ones",
+                            params: vec![
+                                ("family", v("elementwise-add")),
+                                ("schedule", v(schedule)),
+                                ("XNUMEL", v(rows)),
+                                ("YNUMEL", v(EW_YNUMEL)),
+                                ("XBLOCK", v(xb)),
+                                ("YBLOCK", v(yb)),
+                                ("NUM_LOAD_BUFFERS", v(nlb)),
+                                ("NUM_STORE_BUFFERS", v(nsb)),
+                                ("COMPUTE_WARPS", v(4)),
+                                ("grid", v(grid)),
+                                ("threads", v(threads)),
+                            ],
+                            reps: med_span,
+                            extra: vec![("max_cta_cycles", v(&max_span)), ("wall", v(&wall))],
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// singe-viscosity's measured species counts: 30 (the seed's DME mechanism; everything in
+/// registers) and 60 (the data-parallel kernel spills past 55).
+pub(crate) const SV_SPECIES: [u32; 2] = [30, 60];
+/// singe-viscosity's grids: one CTA, eight, the whole chip (8 warps, 256 points a CTA).
+pub(crate) const SV_GRIDS: [u64; 3] = [1, 8, 132];
+
+impl Runner {
+    /// singe-viscosity (traces::singe): data-parallel and warp-specialized x SPECIES {30,
+    /// 60} x grids {1, 8, 132}, 8 warps a CTA; cycles per CTA.
+    pub(crate) fn val_singe(&mut self) -> Result<()> {
+        let reps = self.reps(5, 2);
+        let warps: u64 = 8;
+        let threads = (warps * 32) as u32;
+        let out = self.out.ptr;
+        // finite doubles near 1 (0x3FF0... patterns): T, X, C and the output in the arena
+        self.arena.fill_u32(0x3FF0_0000)?;
+        let base = self.arena.ptr;
+        for n in SV_SPECIES {
+            for (schedule, kname) in [
+                ("data-parallel", format!("sv_data_parallel_n{n}")),
+                ("warp-specialized", format!("sv_warp_specialized_n{n}")),
+            ] {
+                let smem = if schedule == "warp-specialized" {
+                    (2 * n as u64 * 32 * 16 + 2 * warps * 32 * 8) as u32
+                } else {
+                    0
+                };
+                if smem > 0 {
+                    self.k(&kname)?.func.allow_smem(smem)?;
+                }
+                for grid in SV_GRIDS {
+                    let points = grid * warps * 32;
+                    // T, X (n x points), C (n x n pairs of doubles), out: 64 MiB apart
+                    let (t, x, c, o) = (base, base + 64 * MIB, base + 256 * MIB, base + 320 * MIB);
+                    let points_i = points as i32;
+                    let args = [
+                        arg(&t),
+                        arg(&x),
+                        arg(&c),
+                        arg(&o),
+                        arg(&points_i),
+                        arg(&out),
+                    ];
+                    self.launch(&kname, grid as u32, threads, smem, &args)?;
+                    let per_cta = sources::GEMM_TIMES_PER_CTA;
+                    let (mut med_span, mut max_span) = (Vec::new(), Vec::new());
+                    for _ in 0..reps {
+                        self.launch_timed(&kname, grid as u32, threads, smem, &args)?;
+                        let raw = self.out_u64(per_cta * grid as usize)?;
+                        let mut spans: Vec<f64> = raw
+                            .chunks_exact(per_cta)
+                            .map(|c| {
+                                let w = &c[..4 * warps as usize];
+                                let c0 = w.iter().step_by(4).copied().min().unwrap_or(0);
+                                let c1 = w.iter().skip(1).step_by(4).copied().max().unwrap_or(0);
+                                c1.wrapping_sub(c0) as f64
+                            })
+                            .collect();
+                        spans.sort_by(f64::total_cmp);
+                        med_span.push(spans[spans.len() / 2]);
+                        max_span.push(*spans.last().unwrap_or(&f64::NAN));
+                    }
+                    self.push(Rec {
+                        name: format!("val.singe.{schedule}.species_{n}.grid_{grid}"),
+                        group: "validation",
+                        unit: "cycles",
+                        kernel: &kname,
+                        method: "every warp's lane 0 records clock64 at its start and end; value = the median \
+                                 over CTAs of (last end - first start) within the CTA; one launch before the \
+                                 timed ones",
+                        params: vec![
+                            ("family", v("singe-viscosity")),
+                            ("schedule", v(schedule)),
+                            ("SPECIES", v(n)),
+                            ("WARPS", v(warps)),
+                            ("POINTS", v(points)),
+                            ("grid", v(grid)),
+                        ],
+                        reps: med_span,
+                        extra: vec![("max_cta_cycles", v(&max_span))],
                     });
                 }
             }

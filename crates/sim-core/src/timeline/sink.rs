@@ -1,0 +1,373 @@
+//! The [`Sink`] that fills a [`Timeline`]: each state change's kind (state,
+//! instruction, cause) found in a table all warps share, causes kept once per distinct
+//! wait, warps and units found by number, not by search.
+
+use std::hash::Hasher;
+use std::sync::atomic::Ordering;
+
+use crate::cause::WaitCause;
+use crate::sink::{Event, MemLevel, RunEnd, RunHeader, Sink, Unit, WarpId};
+use crate::state::WarpState;
+
+use super::Timeline;
+use super::spans::{CHECKPOINT, Kind, NO_CAUSE, STATE_BITS, WarpTimeline};
+use super::units::{MemoryTimeline, SyncEvent, SyncKind, UnitTimeline};
+
+/// Kinds a timeline can name: past this many (a run with over a hundred million
+/// barrier waits, each a kind of its own), new spans keep their state but name the
+/// first kind met with their instruction and no cause, or the first kind.
+const KIND_LIMIT: usize = 1 << (32 - STATE_BITS);
+
+/// Kinds without a cause are found by `pc_state` in an array up to this size (roles of
+/// up to 8,192 instructions); past it, by the hash map like the others.
+const PLAIN_LIMIT: usize = 1 << 18;
+
+/// A kind as the timeline looks it up while the run goes: `pc_state` with the cause's
+/// own key ([`Timeline::cause_key`]), so that a recurring kind costs one lookup in one
+/// small table that all warps share (they run the same code).
+pub(super) type KindKey = (u64, u64, u64);
+
+/// A hasher for the cause keys (a few integers): a multiply and a rotate per word, as
+/// rustc's FxHasher does. The default SipHash cost a tenth of a long run's time.
+#[derive(Default)]
+pub(super) struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        // The multiplies leave the low bits, which pick the bucket, depending on the
+        // inputs' low bits only: fold the high half down (as rustc-hash 2 does), else
+        // keys differing in their high bits collide and probe long chains.
+        self.0 ^ (self.0 >> 32)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(u64::from(x));
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// Moves a cause's cycles by `f` (to and from their span's start).
+pub(super) fn shift_cycles(c: &mut WaitCause, f: impl Fn(u64) -> u64) {
+    use crate::cause::MbarrierOwed;
+    match c {
+        WaitCause::Producer { ready, .. } => *ready = f(*ready),
+        WaitCause::Pipe { free, .. } => *free = f(*free),
+        WaitCause::WaitGroup { until, .. } => *until = f(*until),
+        WaitCause::Mbarrier {
+            owed: MbarrierOwed::Copies { lands, .. },
+            ..
+        } => *lands = f(*lands),
+        WaitCause::Mbarrier { .. }
+        | WaitCause::Barrier { .. }
+        | WaitCause::WarpgroupArrive { .. } => {}
+    }
+}
+
+/// Entries of [`Timeline::kind`]'s table of recent kinds (a power of two).
+const RECENT: usize = 1024;
+
+/// A kind key's entry in the table of recent kinds.
+fn recent_slot(k: &KindKey) -> usize {
+    let h = (k.0 ^ k.1.rotate_left(21) ^ k.2.rotate_left(42)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> (64 - RECENT.trailing_zeros())) as usize
+}
+
+/// A small number per unit, for a table lookup per `UnitBusy` event.
+fn unit_code(u: Unit) -> usize {
+    match u {
+        Unit::Pipe { pipe, subpartition } => pipe as usize * 4 + (subpartition as usize & 3),
+        Unit::Tma => 4 * isa::Pipe::ALL.len(),
+        Unit::SharedMemory => 4 * isa::Pipe::ALL.len() + 1,
+        Unit::L1 => 4 * isa::Pipe::ALL.len() + 2,
+    }
+}
+
+impl Timeline {
+    /// A key of a cause of a span starting at `start`, for causes that recur (a
+    /// producer, a pipe, a wait group at the same distance from their span's start, a
+    /// warpgroup's arrivals); None for those kept once per span (barriers and
+    /// mbarriers, whose phases and arrivals move on).
+    fn cause_key(cause: &WaitCause, start: u64) -> Option<(u8, u64, u64)> {
+        let rel = |x: u64| x.wrapping_sub(start);
+        match cause {
+            WaitCause::Producer { pc, ready } => {
+                Some((0, pc.map_or(u64::MAX, u64::from), rel(*ready)))
+            }
+            WaitCause::Pipe { pipe, free } => Some((1, *pipe as u64, rel(*free))),
+            WaitCause::WaitGroup { group, until } => Some((2, *group as u64, rel(*until))),
+            WaitCause::WarpgroupArrive { warpgroup, arrived } => {
+                Some((3, u64::from(*warpgroup), u64::from(*arrived)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Keeps a cause of a span starting at `start` (`key`: its [`Self::cause_key`]);
+    /// its index.
+    fn intern(&mut self, cause: WaitCause, start: u64, key: Option<(u8, u64, u64)>) -> u32 {
+        if let Some(k) = key
+            && let Some(&i) = self.cause_keys.get(&k)
+        {
+            return i;
+        }
+        let mut c = cause;
+        shift_cycles(&mut c, |x| x.wrapping_sub(start));
+        let i = self.causes.len() as u32;
+        self.causes.push(c);
+        if let Some(k) = key {
+            self.cause_keys.insert(k, i);
+        }
+        i
+    }
+
+    /// The kind (state, instruction, cause) of a change at `cycle`, as a span names
+    /// it: one lookup when the run has met it before.
+    fn kind(&mut self, cycle: u64, state: WarpState, pc: u32, cause: Option<WaitCause>) -> u32 {
+        let pc_state = pc << STATE_BITS | state as u32;
+        // Most changes wait on nothing outside their instruction (selected,
+        // not_selected, a dispatch stall): those kinds by `pc_state` in a plain array.
+        let plain = cause.is_none() && (pc_state as usize) < PLAIN_LIMIT;
+        if plain
+            && let Some(&i) = self.plain_kinds.get(pc_state as usize)
+            && i != u32::MAX
+        {
+            return i << STATE_BITS | state as u32;
+        }
+        let no_cause = (u64::from(pc_state) | u64::from(u8::MAX) << 32, 0, 0);
+        let key = match &cause {
+            None => Some(no_cause),
+            Some(c) => Self::cause_key(c, cycle)
+                .map(|(k, a, b)| (u64::from(pc_state) | u64::from(k) << 32, a, b)),
+        };
+        // A small direct-mapped table of the kinds met lately, before the hash map: a
+        // warp in a loop waits on the same producers at the same distances again and
+        // again (a fifth of a long run's timeline time went to the map).
+        let slot = key.map(|k| recent_slot(&k));
+        if let (Some(k), Some(r)) = (key, slot)
+            && let Some(&(rk, i)) = self.recent.get(r)
+            && rk == k
+        {
+            return i << STATE_BITS | state as u32;
+        }
+        let found = key.and_then(|k| self.kind_of.get(&k).copied());
+        let i = match found {
+            Some(i) => i,
+            None if self.kinds.len() >= KIND_LIMIT => {
+                self.kind_of.get(&no_cause).copied().unwrap_or(0)
+            }
+            None => {
+                let cause = match cause {
+                    Some(c) => {
+                        let ck = Self::cause_key(&c, cycle);
+                        self.intern(c, cycle, ck)
+                    }
+                    None => NO_CAUSE,
+                };
+                let i = self.kinds.len() as u32;
+                self.kinds.push(Kind { pc_state, cause });
+                if let Some(k) = key {
+                    self.kind_of.insert(k, i);
+                }
+                if plain {
+                    let at = pc_state as usize;
+                    if self.plain_kinds.len() <= at {
+                        self.plain_kinds.resize(at + 1, u32::MAX);
+                    }
+                    self.plain_kinds[at] = i;
+                }
+                i
+            }
+        };
+        if let (Some(k), Some(r)) = (key, slot) {
+            if self.recent.is_empty() {
+                self.recent = vec![((u64::MAX, u64::MAX, u64::MAX), 0); RECENT];
+            }
+            self.recent[r] = (k, i);
+        }
+        i << STATE_BITS | state as u32
+    }
+
+    fn unit_index(&mut self, unit: Unit) -> usize {
+        let code = unit_code(unit);
+        if self.unit_slots.len() <= code {
+            self.unit_slots.resize(code + 1, u32::MAX);
+        }
+        // Sub-partitions past 3 (none today) share a code: check the unit itself.
+        let i = self.unit_slots[code];
+        if i != u32::MAX && self.units[i as usize].unit == unit {
+            return i as usize;
+        }
+        let i = match self.units.iter().position(|u| u.unit == unit) {
+            Some(i) => i,
+            None => {
+                self.units.push(UnitTimeline {
+                    unit,
+                    busy: Vec::new(),
+                    prefix: Vec::new(),
+                });
+                self.units.len() - 1
+            }
+        };
+        self.unit_slots[code] = i as u32;
+        i
+    }
+
+    fn warp_mut(&mut self, id: WarpId, cycle: u64) -> &mut WarpTimeline {
+        let i = self.warp_slot(id, cycle);
+        &mut self.warps[i]
+    }
+
+    /// The index in `warps` of a warp, which starts at `cycle` if it is new.
+    fn warp_slot(&mut self, id: WarpId, cycle: u64) -> usize {
+        let row = {
+            let c = id.cta as usize;
+            if self.slots.len() <= c {
+                self.slots.resize(c + 1, Vec::new());
+            }
+            &mut self.slots[c]
+        };
+        let w = id.warp as usize;
+        if row.len() <= w {
+            row.resize(w + 1, u32::MAX);
+        }
+        if row[w] == u32::MAX {
+            row[w] = self.warps.len() as u32;
+            let mut tw = WarpTimeline::new(id, cycle);
+            // Its role, by the warp ranges the header gives.
+            if let Some(h) = &self.header
+                && let Some(r) = h
+                    .roles
+                    .iter()
+                    .position(|r| (r.first_warp..=r.last_warp).contains(&id.warp))
+            {
+                tw.role = r as u16;
+            }
+            // A warp of a role seen finishing before likely changes state as often:
+            // room for as many spans at once spares the copies of a growing vector.
+            if let Some(&n) = self.typical_spans.get(tw.role as usize)
+                && n > 0
+            {
+                let n = n + n / 8;
+                tw.spans.reserve_exact(n);
+                tw.bases.reserve_exact(n / CHECKPOINT + 1);
+                tw.checkpoints.reserve_exact(n / CHECKPOINT + 1);
+            }
+            self.warps.push(tw);
+        }
+        row[w] as usize
+    }
+}
+
+impl Sink for Timeline {
+    fn begin(&mut self, header: &RunHeader) {
+        self.header = Some(header.clone());
+        self.roles = header.roles.iter().map(|r| r.name.clone()).collect();
+    }
+
+    fn finish(&mut self, end: &RunEnd) {
+        self.finish_all(end);
+    }
+
+    fn keep_going(&mut self) -> bool {
+        self.stop
+            .as_ref()
+            .is_none_or(|s| !s.load(Ordering::Relaxed))
+    }
+
+    fn event(&mut self, e: Event) {
+        match e {
+            Event::StateChange {
+                cycle,
+                warp,
+                state,
+                pc,
+                cause,
+            } => {
+                let kind = self.kind(cycle, state, pc, cause);
+                self.warp_mut(warp, cycle).change(cycle, kind)
+            }
+            Event::Issue {
+                cycle,
+                warp,
+                subpartition,
+                role,
+                ..
+            } => {
+                let w = self.warp_mut(warp, cycle);
+                w.role = role;
+                w.subpartition = subpartition;
+            }
+            Event::WarpExit { cycle, warp } => self.warp_mut(warp, cycle).exited = Some(cycle),
+            Event::WarpFinish { cycle, warp } => {
+                let w = self.warp_mut(warp, cycle);
+                w.finish_seen = Some(cycle);
+                let (role, n) = (w.role as usize, w.len());
+                if self.typical_spans.len() <= role {
+                    self.typical_spans.resize(role + 1, 0);
+                }
+                self.typical_spans[role] = self.typical_spans[role].max(n);
+            }
+            Event::UnitBusy {
+                start, end, unit, ..
+            } => {
+                let i = self.unit_index(unit);
+                if end > start {
+                    self.units[i].add(start, end);
+                }
+            }
+            // L1 hits and shared-memory accesses are the SM's own traffic, as many as
+            // its loads: the viewer shows what crosses to L2 and HBM.
+            Event::Memory {
+                level: MemLevel::L1 | MemLevel::Shared,
+                ..
+            } => {}
+            Event::Memory {
+                done, level, bytes, ..
+            } => {
+                let i = match self.memory.iter().position(|m| m.level == level) {
+                    Some(i) => i,
+                    None => {
+                        self.memory.push(MemoryTimeline {
+                            level,
+                            requests: Vec::new(),
+                            prefix: Vec::new(),
+                        });
+                        self.memory.len() - 1
+                    }
+                };
+                self.memory[i].requests.push((done, bytes));
+            }
+            Event::MbarrierPhase {
+                cycle,
+                cta,
+                mbarrier,
+                phase,
+            } => self.syncs.push(SyncEvent {
+                cycle,
+                cta,
+                kind: SyncKind::MbarrierPhase { mbarrier, phase },
+            }),
+            Event::BarrierRelease { cycle, cta, id } => self.syncs.push(SyncEvent {
+                cycle,
+                cta,
+                kind: SyncKind::BarrierRelease { id },
+            }),
+            Event::CtaLaunch { cycle, cta } => self.syncs.push(SyncEvent {
+                cycle,
+                cta,
+                kind: SyncKind::CtaLaunch,
+            }),
+            Event::CtaDone { cycle, cta } => self.syncs.push(SyncEvent {
+                cycle,
+                cta,
+                kind: SyncKind::CtaDone,
+            }),
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! A warp's states as packed spans: 8 bytes a change (a 32-bit offset from its block's
+//! first start and an index into the run's kinds), a full cycle and the cumulative
+//! cycles per state every [`CHECKPOINT`] spans, kept as the run fills them.
+
+use std::sync::Arc;
+
+use crate::sink::WarpId;
+use crate::state::STATE_COUNT;
+
+/// Spans per block. A block keeps its first span's start in full (the others as 32-bit
+/// offsets from it) and, once the timeline is finished, the warp's cumulative cycles per
+/// state before it: a window query adds up at most this many spans at each end.
+pub const CHECKPOINT: usize = 64;
+
+/// One stretch of a warp in one kind of stay (state, instruction, cause): from its start
+/// to the next span's start (or the warp's finish). 8 bytes: the start as an offset
+/// from its block's first span, and `kind`: `k << STATE_BITS | state`, where `k` indexes
+/// the timeline's table of kinds (so that window sums read the state without it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Span {
+    pub(super) delta: u32,
+    pub(super) kind: u32,
+}
+
+/// What a span is: the state, the instruction it is charged to (numbered as reports
+/// number them: `PcStats::pc`), and what it waits on (an index in the timeline's causes,
+/// `NO_CAUSE` for none). A run meets few distinct kinds (its loops' instructions times
+/// their states and typical waits), so spans name them by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Kind {
+    /// `pc << STATE_BITS | state`.
+    pub(super) pc_state: u32,
+    pub(super) cause: u32,
+}
+
+pub(super) const STATE_BITS: u32 = 5;
+
+pub(super) const STATE_MASK: u32 = (1 << STATE_BITS) - 1;
+
+pub(super) const NO_CAUSE: u32 = u32::MAX;
+
+impl Kind {
+    pub(super) fn pc(&self) -> u32 {
+        self.pc_state >> STATE_BITS
+    }
+}
+
+/// What a state waits on, as the timeline keeps it: [`Timeline::cause`](super::Timeline::cause) reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CauseId(pub(super) u32);
+
+/// One warp's life as state intervals.
+#[derive(Clone, Debug)]
+pub struct WarpTimeline {
+    /// The warp: its CTA's launch id on this SM and its index in the CTA.
+    pub id: WarpId,
+    /// Index of its role in [`Timeline::roles`](super::Timeline::roles) (from its issues, or the run's result).
+    pub role: u16,
+    /// Its sub-partition (from its issues; 0 until it issues).
+    pub subpartition: u8,
+    /// Its launch cycle.
+    pub started: u64,
+    /// Its finish: the cycle it left the SM (its last span ends here). Until the
+    /// timeline is finished, its launch.
+    pub finished: u64,
+    /// Its `WarpFinish` cycle, once seen.
+    pub(super) finish_seen: Option<u64>,
+    /// The cycle it executed EXIT (it may drain after), if it did.
+    pub exited: Option<u64>,
+    pub(super) spans: Vec<Span>,
+    /// `bases[k]`: the start of span `k * CHECKPOINT`.
+    pub(super) bases: Vec<u64>,
+    /// Every span's start, only once an offset from its block's base overflowed 32
+    /// bits (a warp in one state for billions of cycles); empty otherwise.
+    pub(super) wide: Vec<u64>,
+    /// The timeline's kinds, shared once it is finished (empty until then).
+    pub(super) kinds: Arc<[Kind]>,
+    /// `checkpoints[k][s]`: cycles in state `s` before span `k * CHECKPOINT` (kept as
+    /// the run goes: block `k`'s once span `k * CHECKPOINT` opens).
+    pub(super) checkpoints: Vec<[u64; STATE_COUNT]>,
+    /// The last span's start (0 while there is none).
+    open_start: u64,
+    /// Cycles per state of every span before the last, kept as spans open (a block's
+    /// checkpoint is a copy of it, not a second pass over the block's spans).
+    before_open: [u64; STATE_COUNT],
+}
+
+impl WarpTimeline {
+    pub(super) fn new(id: WarpId, start: u64) -> WarpTimeline {
+        WarpTimeline {
+            id,
+            role: 0,
+            subpartition: 0,
+            started: start,
+            finished: start,
+            finish_seen: None,
+            exited: None,
+            spans: Vec::new(),
+            bases: Vec::new(),
+            wide: Vec::new(),
+            kinds: Arc::from([]),
+            checkpoints: Vec::new(),
+            open_start: 0,
+            before_open: [0; STATE_COUNT],
+        }
+    }
+
+    /// The start of span `i`.
+    pub(super) fn start(&self, i: usize) -> u64 {
+        if self.wide.is_empty() {
+            self.bases[i / CHECKPOINT] + u64::from(self.spans[i].delta)
+        } else {
+            self.wide[i]
+        }
+    }
+
+    /// The end of span `i`: the next one's start, or the warp's finish.
+    pub(super) fn end(&self, i: usize) -> u64 {
+        if i + 1 < self.spans.len() {
+            self.start(i + 1)
+        } else {
+            self.finished
+        }
+    }
+
+    pub(super) fn state(&self, i: usize) -> usize {
+        (self.spans[i].kind & STATE_MASK) as usize
+    }
+
+    pub(super) fn push(&mut self, cycle: u64, kind: u32) {
+        let i = self.spans.len();
+        if let Some(last) = self.spans.last() {
+            self.before_open[(last.kind & STATE_MASK) as usize] += cycle - self.open_start;
+        }
+        if i.is_multiple_of(CHECKPOINT) {
+            // A block begins: the spans before it are complete (the last ends here).
+            self.bases.push(cycle);
+            self.checkpoints.push(self.before_open);
+        }
+        let delta = cycle - self.bases[i / CHECKPOINT];
+        let delta = match u32::try_from(delta) {
+            Ok(d) if self.wide.is_empty() => d,
+            _ => {
+                if self.wide.is_empty() {
+                    self.wide = (0..i).map(|j| self.start(j)).collect();
+                }
+                self.wide.push(cycle);
+                0
+            }
+        };
+        self.spans.push(Span { delta, kind });
+        self.open_start = cycle;
+    }
+
+    pub(super) fn pop(&mut self) {
+        let i = self.spans.len() - 1;
+        if i > 0 {
+            // Span `i - 1` is the last again: its cycles leave the sums before it.
+            let prev = self.start(i - 1);
+            self.before_open[self.state(i - 1)] -= self.open_start - prev;
+            self.open_start = prev;
+        } else {
+            self.open_start = 0;
+        }
+        self.spans.pop();
+        self.wide.truncate(i);
+        if i.is_multiple_of(CHECKPOINT) {
+            self.bases.pop();
+            self.checkpoints.pop();
+        }
+    }
+
+    /// Opens a span at `cycle`. A change at the cycle of the last span's start replaces
+    /// it (the engine may classify a warp more than once in a cycle); a change to the
+    /// kind already open is no change.
+    pub(super) fn change(&mut self, cycle: u64, kind: u32) {
+        // The engine never goes back in time for a warp; a span opened in the future (an
+        // issue that knows next cycle's state) that an earlier change supersedes is
+        // dropped the same way as one replaced at its own cycle.
+        while self.last_start().is_some_and(|s| s >= cycle) {
+            self.pop();
+        }
+        if self.spans.last().is_some_and(|s| s.kind == kind) {
+            return;
+        }
+        self.push(cycle, kind);
+    }
+
+    /// Makes a warp still on the SM readable up to `now` while the run goes on: its
+    /// open span ends there for now (a finished warp ends at its finish, as
+    /// [`close`](Self::close) ends it). `now` is past every span's start.
+    pub(super) fn catch_up(&mut self, now: u64) {
+        match self.finish_seen {
+            Some(f) => {
+                while self.last_start().is_some_and(|s| s >= f) {
+                    self.pop();
+                }
+                self.finished = f.max(self.started);
+            }
+            None => self.finished = now.max(self.started),
+        }
+    }
+
+    /// Ends the last span at `finish` and builds the checkpoints.
+    pub(super) fn close(&mut self, finish: u64) {
+        while self.last_start().is_some_and(|s| s >= finish) {
+            self.pop();
+        }
+        // (The checkpoints were kept as the blocks filled.)
+        self.finished = finish.max(self.started);
+        self.spans.shrink_to_fit();
+        self.bases.shrink_to_fit();
+        self.wide.shrink_to_fit();
+        self.checkpoints.shrink_to_fit();
+    }
+
+    /// Number of intervals.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// True when the warp has no interval (it launched and left in the same cycle).
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// The start of the last interval (before the timeline is closed: the open one's).
+    pub fn last_start(&self) -> Option<u64> {
+        (!self.spans.is_empty()).then_some(self.open_start)
+    }
+
+    /// Bytes this warp's intervals hold (for memory accounting).
+    pub fn heap_bytes(&self) -> usize {
+        self.spans.capacity() * size_of::<Span>()
+            + (self.bases.capacity() + self.wide.capacity()) * size_of::<u64>()
+            + self.checkpoints.capacity() * size_of::<[u64; STATE_COUNT]>()
+    }
+}
