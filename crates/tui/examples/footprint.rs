@@ -90,6 +90,7 @@ fn main() {
                 first: tui::model::FIRST_PARTIAL,
                 every: tui::model::PARTIAL_EVERY,
                 show: &mut show,
+                wanted: None,
             };
             let progress = tui::model::Progress::default();
             let run = tui::model::simulate_live(&spec, &k, &p, &progress, None, Some(partials));

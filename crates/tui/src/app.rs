@@ -109,6 +109,8 @@ pub struct App {
     loads: u64,
     /// `waits_most` of the last window asked: (window, loads) and the answer.
     waits_cache: RefCell<Option<WaitsCache>>,
+    /// CTAs (by launch id) the folding rule has met: a run's partial frames bring more.
+    ctas_seen: u32,
 }
 
 /// An instruction's stalled cycles in a window: `(role, pc, its stalled cycles, every
@@ -132,7 +134,6 @@ impl App {
         );
         let end = runs.iter().map(|r| r.timeline.end).max().unwrap_or(1);
         let (tx, rx) = channel();
-        let many = runs.iter().map(|r| r.timeline.warps.len()).sum::<usize>() > 48;
         let mut app = App {
             runs,
             view: View::fit(end, 80),
@@ -161,17 +162,9 @@ impl App {
             rx,
             loads: 0,
             waits_cache: RefCell::new(None),
+            ctas_seen: 0,
         };
-        if many {
-            // Large runs open folded to one row per CTA and role, the first CTA open.
-            for (i, r) in app.runs.iter().enumerate() {
-                for w in &r.timeline.warps {
-                    if w.id.cta != 0 {
-                        app.folds.groups.insert((i, w.id.cta, w.role));
-                    }
-                }
-            }
-        }
+        app.fold_new_ctas();
         app.rebuild();
         // Start on the first warp or group, not a title.
         app.selected = app
@@ -181,6 +174,31 @@ impl App {
             .unwrap_or(0);
         app.after_load();
         app
+    }
+
+    /// Large runs open folded to one row per CTA and role, the first CTA open: the
+    /// groups of the CTAs not met before are folded (those met keep the user's folds).
+    fn fold_new_ctas(&mut self) {
+        // Counted as the run will have them (its header's CTAs times warps per CTA), so
+        // that a run still simulating folds as its finished self will.
+        let warps = |r: &RunData| {
+            let t = &r.timeline;
+            let planned = t
+                .header
+                .as_ref()
+                .map_or(0, |h| h.ctas_simulated as usize * h.warps_per_cta as usize);
+            planned.max(t.warps.len())
+        };
+        let many = self.runs.iter().map(warps).sum::<usize>() > 48;
+        let seen = self.ctas_seen;
+        for (i, r) in self.runs.iter().enumerate() {
+            for w in &r.timeline.warps {
+                if many && w.id.cta != 0 && w.id.cta >= seen {
+                    self.folds.groups.insert((i, w.id.cta, w.role));
+                }
+                self.ctas_seen = self.ctas_seen.max(w.id.cta + 1);
+            }
+        }
     }
 
     /// Recomputes what depends on the runs: rows, divergence, and a stopped run's
@@ -603,6 +621,64 @@ impl App {
             Err(m) => self.message = m.lines().next().unwrap_or("error").to_string(),
         }
         true
+    }
+
+    /// Shows `run`, the run so far of a run still simulating (the viewer of its
+    /// partial frames), in place of the one shown before: the place kept (the window,
+    /// refitted if it showed the whole run so far; the cursor, selection and folds).
+    pub fn take_partial(&mut self, run: RunData) {
+        let fit = self.view.start == 0 && self.view.per_col == self.view.fit_per_col();
+        self.runs = vec![run];
+        self.loads += 1;
+        self.view.set_end(self.runs[0].timeline.end);
+        if fit {
+            self.view.zoom_fit();
+        }
+        self.fold_new_ctas();
+        let selected = self.selected;
+        self.rebuild();
+        self.selected = selected.min(self.rows.len().saturating_sub(1));
+    }
+
+    /// Gives the run shown back (to the simulation, which goes on filling it); until
+    /// the next [`take_partial`](Self::take_partial) the app holds no run and must
+    /// not be drawn or sent keys.
+    pub fn give_back(&mut self) -> Option<RunData> {
+        self.runs.pop()
+    }
+
+    /// Carries over the place a viewer of the same run's partial frames had reached:
+    /// the window (refitted if it showed the whole run so far), the cursor, the
+    /// selection, folds and panes. A run that stopped keeps its opening at the stop.
+    pub fn keep_place_of(&mut self, live: &App) {
+        if self.runs[0].outcome.stuck_cycle().is_none() {
+            let fit = live.view.start == 0 && live.view.per_col == live.view.fit_per_col();
+            let end = self.view.end;
+            self.view = live.view;
+            self.view.set_end(end);
+            if fit {
+                self.view.zoom_fit();
+            }
+            self.selected = live.selected;
+            self.scroll = live.scroll;
+        }
+        // The user's folds for the CTAs the partial frames showed; the opening folds
+        // for those launched since.
+        let mut folds = live.folds.clone();
+        folds.groups.extend(
+            self.folds
+                .groups
+                .iter()
+                .filter(|g| g.1 >= live.ctas_seen)
+                .copied(),
+        );
+        self.folds = folds;
+        self.show_units = live.show_units;
+        self.show_summary = live.show_summary;
+        self.jump = live.jump;
+        let selected = self.selected;
+        self.rebuild();
+        self.selected = selected.min(self.rows.len().saturating_sub(1));
     }
 
     /// Handles a mouse event: the wheel zooms at the pointer, a click moves the cursor

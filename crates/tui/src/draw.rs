@@ -1034,7 +1034,7 @@ fn status(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
     } else if !app.message.is_empty() {
         app.message.clone()
     } else if matches!(app.runs[0].outcome, Outcome::Running(_)) {
-        "simulating: the frame fills in as the run goes; the keys work once it ends; q, Esc or Ctrl-C quits".into()
+        "simulating: the frame fills in as the run goes (what-ifs once it ends); q, Esc or Ctrl-C quits".into()
     } else {
         format!(
             "? help  q quit  ←→ cursor  +- zoom  ]/[ jump to {}  : what-if",

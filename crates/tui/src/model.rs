@@ -365,6 +365,9 @@ pub struct Partials<'a> {
     /// Takes each partial run (outcome [`Outcome::Running`]; the simulation waits) and
     /// gives it back for the run to go on filling, or `None` to stop the run.
     pub show: &'a mut dyn FnMut(RunData) -> Option<RunData>,
+    /// Set by the viewer when it wants a partial run now (keys to apply): one comes at
+    /// the engine's next poll, whenever the next would be due.
+    pub wanted: Option<&'a AtomicBool>,
 }
 
 /// The first partial frame of a long run, this long after launch: well within the
@@ -395,8 +398,12 @@ impl Watched<'_, '_> {
             return true;
         };
         let elapsed = self.started.elapsed();
-        if elapsed < self.due || self.timeline.header.is_none() {
+        let wanted = p.wanted.is_some_and(|w| w.load(Ordering::Relaxed));
+        if (elapsed < self.due && !wanted) || self.timeline.header.is_none() {
             return true;
+        }
+        if let Some(w) = p.wanted {
+            w.store(false, Ordering::Relaxed);
         }
         let mut t = std::mem::take(self.timeline);
         t.catch_up(self.cycle);

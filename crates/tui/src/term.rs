@@ -97,8 +97,11 @@ pub fn run(app: App) -> io::Result<()> {
 
 /// Simulates `jobs` on a worker thread while the terminal shows how far they got (the
 /// cycle reached, CTAs done, time taken), then runs the viewer on the runs
-/// (`make_app` makes it). q, Esc or Ctrl-C while they simulate stop the simulation and
-/// quit.
+/// (`make_app` makes it). A single run shows its timeline so far from
+/// [`FIRST_PARTIAL`] on, and answers keys while it simulates (what-ifs excepted): each
+/// key asks for the run so far at the engine's next poll, the viewer applies it and
+/// draws, and the place reached carries over to the finished run. q, Esc or Ctrl-C
+/// while they simulate stop the simulation and quit.
 pub fn run_loading(
     jobs: Vec<Job>,
     color: bool,
@@ -115,8 +118,10 @@ pub fn run_loading(
     // back over `back` (a closed channel stops it).
     let (partial_tx, partial) = channel::<RunData>();
     let (back, back_rx) = channel::<RunData>();
+    let wanted = Arc::new(AtomicBool::new(false));
     let worker = {
         let (progress, current, stop) = (progress.clone(), current.clone(), stop.clone());
+        let wanted = wanted.clone();
         std::thread::spawn(move || {
             let mut runs = Vec::new();
             let live = jobs.len() == 1;
@@ -131,6 +136,7 @@ pub fn run_loading(
                     first: FIRST_PARTIAL,
                     every: PARTIAL_EVERY,
                     show: &mut show,
+                    wanted: Some(&wanted),
                 });
                 let run = simulate_live(
                     &job.spec,
@@ -155,22 +161,44 @@ pub fn run_loading(
         })
     };
     let started = Instant::now();
-    let mut shown_partial = false;
+    // The viewer of the run so far, once the first partial run came; and the keys and
+    // clicks that wait for the next.
+    let mut live: Option<App> = None;
+    let mut queued: Vec<Event> = Vec::new();
     let runs = loop {
         if let Ok(run) = partial.try_recv() {
             // The run so far, drawn as the viewer will draw it (the title says it is
-            // partial), and handed straight back to the waiting simulation.
-            let mut app = App::new(vec![run], None);
-            app.color = color;
+            // partial), with the keys pressed since, and handed straight back to the
+            // waiting simulation.
+            let app = match &mut live {
+                Some(app) => {
+                    app.take_partial(run);
+                    app
+                }
+                None => {
+                    let mut app = App::new(vec![run], None);
+                    app.color = color;
+                    live.insert(app)
+                }
+            };
+            for e in queued.drain(..) {
+                match e {
+                    Event::Key(k) if is_what_if(k) => {
+                        app.message = "what-ifs work once the run ends".into()
+                    }
+                    Event::Key(k) => app.key(k),
+                    Event::Mouse(m) => app.mouse(m),
+                    _ => {}
+                }
+            }
             terminal.draw(|f| {
                 let area = f.area();
-                draw(&mut app, area, f.buffer_mut())
+                draw(app, area, f.buffer_mut())
             })?;
-            if let Some(run) = app.runs.pop() {
+            if let Some(run) = app.give_back() {
                 let _ = back.send(run);
             }
-            shown_partial = true;
-        } else if !shown_partial {
+        } else if live.is_none() {
             let loading = Loading {
                 labels: labels.clone(),
                 current: current.load(Ordering::Relaxed),
@@ -199,13 +227,40 @@ pub fn run_loading(
                     let _ = worker.join();
                     return Ok(Ended::Quit);
                 }
-                Event::Resize(..) => terminal.autoresize()?,
+                Event::Resize(..) => {
+                    terminal.autoresize()?;
+                    wanted.store(true, Ordering::Relaxed);
+                }
+                Event::Key(k) if k.kind == KeyEventKind::Release => {}
+                e @ (Event::Key(_) | Event::Mouse(_)) if live.is_some() => {
+                    queued.push(e);
+                    wanted.store(true, Ordering::Relaxed);
+                }
                 _ => {}
             }
         }
     };
-    view(&mut terminal, make_app(runs))?;
+    let mut app = make_app(runs);
+    if let Some(live) = &live {
+        app.keep_place_of(live);
+    }
+    // Keys pressed after the last partial frame apply to the whole run.
+    for e in queued {
+        match e {
+            Event::Key(k) => app.key(k),
+            Event::Mouse(m) => app.mouse(m),
+            _ => {}
+        }
+    }
+    view(&mut terminal, app)?;
     Ok(Ended::Quit)
+}
+
+/// The keys that start a what-if (`:`, `w`, `p`, `r`): not while the first run
+/// simulates.
+fn is_what_if(k: KeyEvent) -> bool {
+    matches!(k.code, KeyCode::Char(':' | 'w' | 'p' | 'r'))
+        && !k.modifiers.contains(KeyModifiers::CONTROL)
 }
 
 /// q, Esc or Ctrl-C.

@@ -332,6 +332,7 @@ fn a_long_run_shows_its_first_frame_while_it_simulates() {
         first: Duration::ZERO,
         every: Duration::from_secs(3600),
         show: &mut show,
+        wanted: None,
     };
     let run = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials)).unwrap();
     // One partial run, at the first poll (before cycle 4,096 is simulated): up to the
@@ -355,11 +356,228 @@ fn a_long_run_shows_its_first_frame_while_it_simulates() {
         f.contains(&format!("chain N=3000: {end} cycles, so far")),
         "{f}"
     );
-    assert!(f.contains("the keys work once it ends"), "{f}");
+    assert!(f.contains("what-ifs once it ends"), "{f}");
     // The cursor's warp reads what the finished run says there: 4,001 is one past an
     // issue (4,000 = 1,000 lat for lat 4), so the warp waits on its FFMA.
     let iv = run.timeline.warps[0].at(4001).unwrap();
     assert_eq!(iv.state, WarpState::Wait);
     assert!(f.contains("wait"), "{f}");
     insta::assert_snapshot!("partial_100x24", f);
+}
+
+/// While a run simulates, the viewer of its partial frames keeps its place from one
+/// to the next (a zoom and cursor the user chose stay; a window showing the whole run
+/// so far grows with it), and the finished run opens where the user left off.
+#[test]
+fn partial_frames_keep_the_users_place_into_the_finished_run() {
+    use std::time::Duration;
+    use tui::model::{Partials, Progress, simulate_live};
+    let lat = lat_fma();
+    let mut spec = RunSpec::new("chain");
+    spec.set_param("N", 5000);
+    let l = loader();
+    let (k, p) = l.load(&spec).unwrap();
+    for zoomed in [false, true] {
+        let mut live: Option<App> = None;
+        let mut seen = Vec::new();
+        let mut show = |run: tui::RunData| {
+            let app = match &mut live {
+                Some(a) => {
+                    a.take_partial(run);
+                    a
+                }
+                None => {
+                    let mut a = App::new(vec![run], None);
+                    a.color = false;
+                    prepare(&mut a, 100, None, None, &[]);
+                    if zoomed {
+                        // One cycle per column at cycle 1,000, the cursor 3 columns on.
+                        a.view.goto(1000);
+                        keys(&mut a, "z<Right><Right><Right>");
+                    }
+                    live.insert(a)
+                }
+            };
+            let frame = render_text(app, 100, 24);
+            seen.push((app.view, app.runs[0].timeline.end, frame));
+            app.give_back()
+        };
+        let partials = Partials {
+            first: Duration::ZERO,
+            every: Duration::ZERO,
+            show: &mut show,
+            wanted: None,
+        };
+        let run = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials)).unwrap();
+        // A partial frame at every poll: 4,096 cycles apart, over (N - 1) * lat + 2.
+        let last = 4999 * lat + 2;
+        assert_eq!(run.timeline.end, last);
+        assert_eq!(seen.len() as u64, (last - 1) / 4096, "{zoomed}");
+        for (i, (v, end, frame)) in seen.iter().enumerate() {
+            assert_eq!(v.end, *end);
+            assert!(frame.starts_with(" PARTIAL, running… cycle "), "{frame}");
+            if zoomed {
+                assert_eq!((v.per_col, v.cursor), (1, 1003), "partial {i}");
+            } else {
+                assert_eq!((v.start, v.per_col), (0, v.fit_per_col()), "partial {i}");
+            }
+        }
+        // Each partial run ends further on.
+        assert!(seen.windows(2).all(|w| w[0].1 < w[1].1));
+        let live = live.unwrap();
+        let mut done = App::new(vec![run], None);
+        done.keep_place_of(&live);
+        let f = render_text(&mut done, 100, 24);
+        assert!(
+            f.contains(&format!("chain N=5000: {last} cycles, finished")),
+            "{f}"
+        );
+        if zoomed {
+            assert_eq!((done.view.per_col, done.view.cursor), (1, 1003));
+            assert!(f.contains("cursor 1003"), "{f}");
+        } else {
+            assert_eq!(done.view.per_col, done.view.fit_per_col());
+            assert_eq!(done.view.end, last);
+        }
+    }
+}
+
+/// A run of four waves of two 32-warp CTAs: its partial frames fold each CTA's warps
+/// into one row as the CTA launches (the first CTA open), a CTA the user unfolded stays
+/// open, and the finished run keeps that and folds the CTAs launched since.
+#[test]
+fn partial_frames_fold_ctas_as_they_launch_and_keep_the_users_folds() {
+    use std::time::Duration;
+    use tui::model::{Partials, Progress, simulate_live};
+    use tui::rows::RowKind;
+    // 1,056 CTAs over 132 SMs: 8 on the SM simulated, two resident at a time (64 warps).
+    let waves = "kernel waves
+launch cta_threads=1024 regs=32 smem=0 grid=1056
+param N=1500
+role main warps=0..31
+  loop i 0..N
+    FFMA R1, R1, R2, 0.5
+  EXIT
+";
+    let l = Texts(vec![("waves", waves.to_string())]);
+    let spec = RunSpec::new("waves");
+    let (k, p) = l.load(&spec).unwrap();
+    // The CTAs whose warps have rows of their own.
+    let open_ctas = |a: &App| {
+        let mut c: Vec<u32> = a
+            .rows
+            .iter()
+            .filter_map(|r| match r.kind {
+                RowKind::Warp(w) => Some(a.runs[0].timeline.warps[w].id.cta),
+                _ => None,
+            })
+            .collect();
+        c.dedup();
+        c
+    };
+    let mut live: Option<App> = None;
+    let mut seen = Vec::new();
+    let mut show = |run: tui::RunData| {
+        let app = match &mut live {
+            Some(a) => {
+                a.take_partial(run);
+                a
+            }
+            None => {
+                let mut a = App::new(vec![run], None);
+                a.color = false;
+                // The user opens CTA 1's group.
+                let g = a
+                    .rows
+                    .iter()
+                    .position(|r| matches!(r.kind, RowKind::Group { cta: 1, .. }))
+                    .expect("CTA 1 is on the SM from the start");
+                a.selected = g;
+                keys(&mut a, "<Enter>");
+                live.insert(a)
+            }
+        };
+        let ctas = app.runs[0].timeline.warps.iter().map(|w| w.id.cta).max();
+        seen.push((ctas.unwrap_or(0), open_ctas(app)));
+        app.give_back()
+    };
+    let partials = Partials {
+        first: Duration::ZERO,
+        every: Duration::ZERO,
+        show: &mut show,
+        wanted: None,
+    };
+    let run = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials)).unwrap();
+    assert_eq!(run.timeline.warps.len(), 8 * 32);
+    // Partial frames met every CTA as it launched, and only 0 and 1 had warp rows.
+    assert!(seen.iter().any(|s| s.0 == 7), "{seen:?}");
+    assert!(seen.iter().all(|s| s.1 == vec![0, 1]), "{seen:?}");
+    let live = live.unwrap();
+    let mut done = App::new(vec![run], None);
+    assert_eq!(
+        open_ctas(&done),
+        vec![0],
+        "opening folds: the first CTA open"
+    );
+    done.keep_place_of(&live);
+    assert_eq!(open_ctas(&done), vec![0, 1], "the user's CTA 1 stays open");
+}
+
+/// A run that will be large opens folded even while its first CTAs alone would be
+/// few: 8 CTAs of 8 warps, two resident at a time (16 warps on the SM at first, 64 in
+/// all), fold every CTA but the first from the first partial frame to the end.
+#[test]
+fn partial_frames_fold_as_the_whole_run_will() {
+    use std::time::Duration;
+    use tui::model::{Partials, Progress, simulate_live};
+    use tui::rows::RowKind;
+    let waves = "kernel waves8
+launch cta_threads=256 regs=128 smem=0 grid=1056
+param N=3000
+role main warps=0..7
+  loop i 0..N
+    FFMA R1, R1, R2, 0.5
+  EXIT
+";
+    let l = Texts(vec![("waves8", waves.to_string())]);
+    let spec = RunSpec::new("waves8");
+    let (k, p) = l.load(&spec).unwrap();
+    let open_ctas = |a: &App| {
+        let mut c: Vec<u32> = a
+            .rows
+            .iter()
+            .filter_map(|r| match r.kind {
+                RowKind::Warp(w) => Some(a.runs[0].timeline.warps[w].id.cta),
+                _ => None,
+            })
+            .collect();
+        c.dedup();
+        c
+    };
+    let mut live: Option<App> = None;
+    let mut seen = Vec::new();
+    let mut show = |run: tui::RunData| {
+        let app = match &mut live {
+            Some(a) => {
+                a.take_partial(run);
+                a
+            }
+            None => live.insert(App::new(vec![run], None)),
+        };
+        seen.push((app.runs[0].timeline.warps.len(), open_ctas(app)));
+        app.give_back()
+    };
+    let partials = Partials {
+        first: Duration::ZERO,
+        every: Duration::ZERO,
+        show: &mut show,
+        wanted: None,
+    };
+    let run = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials)).unwrap();
+    assert_eq!(run.timeline.warps.len(), 64);
+    assert_eq!(seen[0].0, 16, "two CTAs at the first partial frame");
+    assert!(seen.iter().all(|s| s.1 == vec![0]), "{seen:?}");
+    let mut done = App::new(vec![run], None);
+    done.keep_place_of(&live.unwrap());
+    assert_eq!(open_ctas(&done), vec![0]);
 }

@@ -225,19 +225,17 @@ impl Timeline {
 
     /// The index in `warps` of a warp, which starts at `cycle` if it is new.
     fn warp_slot(&mut self, id: WarpId, cycle: u64) -> usize {
-        let row = {
-            let c = id.cta as usize;
-            if self.slots.len() <= c {
-                self.slots.resize(c + 1, Vec::new());
-            }
-            &mut self.slots[c]
-        };
         let w = id.warp as usize;
-        if row.len() <= w {
-            row.resize(w + 1, u32::MAX);
+        if w >= self.stride {
+            self.restride(w + 1);
         }
-        if row[w] == u32::MAX {
-            row[w] = self.warps.len() as u32;
+        let at = id.cta as usize * self.stride + w;
+        if self.slots.len() <= at {
+            self.slots
+                .resize((id.cta as usize + 1) * self.stride, u32::MAX);
+        }
+        if self.slots[at] == u32::MAX {
+            self.slots[at] = self.warps.len() as u32;
             let mut tw = WarpTimeline::new(id, cycle);
             // Its role, by the warp ranges the header gives.
             if let Some(h) = &self.header
@@ -260,13 +258,28 @@ impl Timeline {
             }
             self.warps.push(tw);
         }
-        row[w] as usize
+        self.slots[at] as usize
+    }
+
+    /// Makes room for `stride` warps per CTA in the table of warps (a warp past the
+    /// header's roles, or no header: rare).
+    fn restride(&mut self, stride: usize) {
+        let old = std::mem::take(&mut self.slots);
+        let ctas = old.len().div_ceil(self.stride.max(1));
+        self.slots = vec![u32::MAX; ctas * stride];
+        for (i, &v) in old.iter().enumerate() {
+            let (c, w) = (i / self.stride, i % self.stride);
+            self.slots[c * stride + w] = v;
+        }
+        self.stride = stride;
     }
 }
 
 impl Sink for Timeline {
     fn begin(&mut self, header: &RunHeader) {
         self.header = Some(header.clone());
+        let warps = header.roles.iter().map(|r| r.last_warp as usize + 1).max();
+        self.restride(warps.unwrap_or(1).max(self.stride));
         self.roles = header.roles.iter().map(|r| r.name.clone()).collect();
     }
 

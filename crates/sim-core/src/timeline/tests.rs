@@ -472,3 +472,31 @@ fn unit_sums_agree_with_a_direct_count() {
         }
     }
 }
+
+/// Warps found by (CTA, warp) whatever order they come in, the table growing its
+/// warps per CTA when a warp past them appears (no header here to size it).
+#[test]
+fn warps_are_found_by_cta_and_warp_as_the_table_grows() {
+    let mut t = Timeline::new();
+    let ids = [(0, 0), (1, 2), (0, 5), (3, 1), (1, 9), (0, 1)];
+    for (n, &(cta, warp)) in ids.iter().enumerate() {
+        t.event(Event::StateChange {
+            cycle: n as u64,
+            warp: WarpId { cta, warp },
+            state: WarpState::Selected,
+            pc: 0,
+            cause: None,
+        });
+    }
+    for (n, &(cta, warp)) in ids.iter().enumerate() {
+        assert_eq!(
+            t.warp_index(WarpId { cta, warp }),
+            Some(n),
+            "c{cta} w{warp}"
+        );
+        assert_eq!(t.warps[n].id, WarpId { cta, warp });
+    }
+    for (cta, warp) in [(0, 2), (2, 0), (1, 10), (9, 0), (3, 9)] {
+        assert_eq!(t.warp_index(WarpId { cta, warp }), None, "c{cta} w{warp}");
+    }
+}
