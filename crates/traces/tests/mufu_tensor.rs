@@ -76,5 +76,8 @@ fn fa3s_consumer_step_costs_tensor_time_plus_its_fma_instructions() {
     // per FMA-pipe instruction; without `fma_tensor_cycles` the step is tensor-bound.
     let step = simulate("sm2wg") as f64 / 512.0;
     within(step, m["sm2wg"][3], 0.03, "sm2wg: cycles per step");
-    assert!(step > 1.1 * m["fa2wg"][3], "the softmax's FMA work must cost tensor time");
+    assert!(
+        step > 1.1 * m["fa2wg"][3],
+        "the softmax's FMA work must cost tensor time"
+    );
 }
