@@ -510,6 +510,9 @@ timing! {
         /// A MUFU warp-instruction holds its sub-partition's tensor core this long: the two do
         /// not run at once, so a warpgroup MMA (HGMMA) that would run then starts after.
         mufu_tensor_cycles: non_negative => "cycles",
+        /// The same for an FMA-pipe warp-instruction (FFMA, FMUL, FADD, IMAD): on the H100
+        /// the FP32 pipe and the tensor core take turns (measured: 0.99 cycle per FFMA).
+        fma_tensor_cycles: non_negative => "cycles",
     }
     section "barriers, mbarriers and fences" {
         /// A named barrier (BAR.SYNC) releases its warps this long after its last arrival is

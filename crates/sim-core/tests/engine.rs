@@ -1073,12 +1073,39 @@ fn warps_exiting_with_an_mma_in_flight_drain_for_it() {
     assert!(a.unit("tensor") <= 1.0, "tensor {}", a.unit("tensor"));
 }
 
+/// `fma_tensor_cycles`: an FMA-pipe warp-instruction issued while its sub-partition's
+/// tensor core runs an HGMMA holds the tensor core that long, so the next HGMMA starts
+/// later by the FMAs' count times k. Here each warp of the warpgroup issues 32
+/// independent FFMAs (one a cycle) inside the first HGMMA's 64 cycles: once the second
+/// HGMMA waits on the tensor core rather than on its own issue (at k = 0 it issues 2
+/// cycles after the first one ends), it and the end move by 32 x k. The h100 profile has
+/// 1 (measured: 0.99 cycle per FFMA beside a busy tensor core).
+#[test]
+fn an_fma_beside_a_busy_tensor_core_delays_its_next_mma() {
+    let mut src = String::from(
+        "kernel k\nlaunch cta_threads=128 regs=168 smem=65536 grid=1\nshared sA size=32768\nshared sB size=32768\nrole mma warps=0..3\n  WARPGROUP.ARRIVE\n  HGMMA.64x128x16.F32.BF16 R24, sA[0], sB[0], gsb0\n",
+    );
+    for i in 0..32 {
+        src.push_str(&format!("  FFMA R{}, R1, R2, R3\n", 100 + i));
+    }
+    src.push_str("  WARPGROUP.ARRIVE\n  HGMMA.64x128x16.F32.BF16 R24, sA[0], sB[0], gsb0\n  WARPGROUP.DEPBAR.LE gsb0, 0\n  EXIT\n");
+    let at = |k: f64| {
+        let mut p = h100();
+        p.set("fma_tensor_cycles", k).unwrap();
+        sim(&src, &p).cycles
+    };
+    assert_eq!(h100().t.fma_tensor_cycles, 1.0);
+    assert_eq!(at(1.0) - at(0.0), 32 - 2);
+    assert_eq!(at(2.0) - at(1.0), 32);
+    assert_eq!(at(3.0) - at(2.0), 32);
+}
+
 /// `mufu_tensor_cycles`: each MUFU warp-instruction holds its sub-partition's tensor core
 /// that long, so an HGMMA behind sixteen back-to-back MUFUs starts 16 x k after the
 /// first (each pushes the tensor core's next free cycle by k from where it was, k being
 /// more than the MUFU's 8-cycle interval). Between k = 32 and k = 64 the HGMMA, and
-/// everything after it, moves by 16 x 32 = 512 cycles. The h100 profile has 0 (no
-/// conflict measured; the seed table's what-if rows use 6).
+/// everything after it, moves by 16 x 32 = 512 cycles. The h100 profile has 0 (measured:
+/// MUFU beside a busy tensor core costs it nothing).
 #[test]
 fn a_mufu_holds_its_subpartitions_tensor_core() {
     let mut src = String::from(

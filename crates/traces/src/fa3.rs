@@ -32,16 +32,16 @@
 //! rescale) spread over more keys, so the real tile is, if anything, faster per FLOP
 //! than this family's 128.
 //!
-//! What the family's level misses (+38% at the seed's shape, +37% at the paper's d = 128
-//! and +10% at d = 64): the FA3 paper's forward speeds run at about tensor time plus MUFU
-//! time at every head dimension (Fig. 5, seqlen 8k: 496, 646, 746 TFLOP/s at d = 64,
-//! 128, 256 against 476, 635, 762 with no overlap at all), where this schedule overlaps
-//! the two almost entirely (tensor 96% busy). The profile parameter
-//! `mufu_tensor_cycles` (cycles a MUFU warp-instruction holds its sub-partition's
-//! tensor core; 0 in the h100 profile until measured) set to 6 gives 664 TFLOP/s at the
-//! seed's shape and the paper's d = 128 and d = 64 figures within 0.5%, and the no-ws
-//! step's ratio (1.151 against 1.160), but removes the GEMM-softmax pipelining's gain
-//! (1.004 against 1.136): the seed table's what-if rows.
+//! The level: on the H100 the FP32 FMA pipe and the tensor core take turns (measured:
+//! each FFMA a sub-partition issues beside a busy tensor core costs it 0.99 cycle; MUFU
+//! and ALU-pipe work cost it nothing: crates/traces/seeds/data/mufu-tensor). The
+//! softmax's FMA-pipe work (FFMA scale, FADD row sums, FMUL rescale, about 200
+//! instructions a warp per block) therefore adds to the tensor time of the other
+//! warpgroup's GEMMs, whatever the schedule (the profile's `fma_tensor_cycles`). With it
+//! the seed's FA3 figure is +5% (+27% without), the paper's d = 128 and d = 64 +4% and 0%.
+//! Still off: the no-pipelining step (1.02 against the seed's 1.14): this family's
+//! non-overlapped warpgroup waits its GEMMs at the same points as FA3's, and the engine
+//! loses less to those waits than the H100 does.
 //!
 //! Schedules:
 //! - `fa3`: a producer warp (its warpgroup's other warps exit, setmaxnreg 24/240) loads Q

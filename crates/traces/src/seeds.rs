@@ -122,13 +122,10 @@ const FA3_D64: &[(&str, i64)] = &[
     ("HEADS", 32),
     ("HEADDIM", 64),
 ];
-/// What-if: a MUFU warp-instruction holds its sub-partition's tensor core this many
-/// cycles (`mufu_tensor_cycles`, 0 in the h100 profile). FlashAttention-3's published
-/// forward speeds run at about tensor time plus MUFU time at every head dimension (FA3
-/// paper, Fig. 5, seqlen 8k: 496, 646, 746 TFLOP/s at d = 64, 128, 256, against 476,
-/// 635, 762 for tensor + MUFU cycles with no overlap at 1761.6 MHz), which no schedule
-/// explains; 6 cycles of the MUFU's 8 fit seed 002's FA3 figure.
-const MUFU_TENSOR: &[(&str, f64)] = &[("mufu_tensor_cycles", 6.0)];
+/// The model before the H100 measured its FP32 FMA pipe and tensor core taking turns
+/// (`fma_tensor_cycles`, 1 in the h100 profile: crates/traces/seeds/data/mufu-tensor):
+/// the what-if rows show what that measured effect does to seed 002's figures.
+const NO_FMA_TENSOR: &[(&str, f64)] = &[("fma_tensor_cycles", 0.0)];
 const ADD: &[(&str, i64)] = &[("XNUMEL", 32768), ("YNUMEL", 32768)];
 const S000: &str =
     "seed 000 (Unweaving Warp Specialization): gemm_nows_v1/v2 --m 8192 --n 8192 --k 8192, MY_GEMM";
@@ -344,55 +341,54 @@ static FIGURES: &[Figure] = &[
         Use::HeldOut,
         S002_FIG5
     ),
-    // What-if: the MUFU holds its sub-partition's tensor core (`MUFU_TENSOR`), fitted to
-    // the first row; the paper's other head dimensions are its check.
+    // What-if: the model before the FMA/tensor measurement (`NO_FMA_TENSOR`).
     fa3!(
-        "mt-fa3",
-        "FA3, what-if: a MUFU instruction holds the tensor core 6 cycles (fitted here)",
+        "nofma-fa3",
+        "FA3, what-if: the FMA pipe and the tensor core overlap freely (fma_tensor_cycles = 0, the model before it was measured)",
         "fa3",
         FA3,
         661.0,
-        MUFU_TENSOR,
+        NO_FMA_TENSOR,
         Use::WhatIf,
         S002
     ),
     fa3!(
-        "mt-fa3-no-pipelining",
+        "nofma-fa3-no-pipelining",
         "no GEMM-softmax pipelining, the same what-if",
         "fa3-no-pipelining",
         FA3,
         582.0,
-        MUFU_TENSOR,
+        NO_FMA_TENSOR,
         Use::WhatIf,
         S002
     ),
     fa3!(
-        "mt-fa3-no-ws",
+        "nofma-fa3-no-ws",
         "no warp specialization, the same what-if",
         "fa3-no-ws",
         FA3,
         570.0,
-        MUFU_TENSOR,
+        NO_FMA_TENSOR,
         Use::WhatIf,
         S002
     ),
     fa3!(
-        "mt-fa3-d128",
+        "nofma-fa3-d128",
         "FA3 forward, d = 128, seqlen 8k, the same what-if",
         "fa3",
         FA3_D128,
         646.0,
-        MUFU_TENSOR,
+        NO_FMA_TENSOR,
         Use::WhatIf,
         S002_FIG5
     ),
     fa3!(
-        "mt-fa3-d64",
+        "nofma-fa3-d64",
         "FA3 forward, d = 64, seqlen 8k, the same what-if",
         "fa3",
         FA3_D64,
         496.0,
-        MUFU_TENSOR,
+        NO_FMA_TENSOR,
         Use::WhatIf,
         S002_FIG5
     ),
@@ -431,18 +427,18 @@ static RATIOS: &[Ratio] = &[
     },
     Ratio {
         seed: "002",
-        label: "what-if MUFU holds the tensor core: FA3 over no GEMM-softmax pipelining",
-        over: ("mt-fa3", "mt-fa3-no-pipelining"),
+        label: "what-if FMA and tensor overlap freely: FA3 over no GEMM-softmax pipelining",
+        over: ("nofma-fa3", "nofma-fa3-no-pipelining"),
     },
     Ratio {
         seed: "002",
         label: "the same what-if: FA3 over no warp specialization",
-        over: ("mt-fa3", "mt-fa3-no-ws"),
+        over: ("nofma-fa3", "nofma-fa3-no-ws"),
     },
     Ratio {
         seed: "002",
         label: "the same what-if: FA3 at d = 128 over d = 64",
-        over: ("mt-fa3-d128", "mt-fa3-d64"),
+        over: ("nofma-fa3-d128", "nofma-fa3-d64"),
     },
     Ratio {
         seed: "001",
@@ -513,22 +509,14 @@ pub struct Fit {
 }
 
 /// The fits behind the table: the b200 profile's chip L2 bandwidth on seed 001's matmul
-/// (the figures marked [`Use::Fit`]), and the what-if MUFU/tensor conflict on seed 002's
-/// FA3 figure.
-pub static FITS: &[Fit] = &[
-    Fit {
-        param: B200_FIT,
-        figures: &["mm-k1024", "mm-k4096", "mm-k16384"],
-        range: (2000.0, 40000.0),
-        holder: "crates/sim-core/profiles/b200.toml",
-    },
-    Fit {
-        param: "mufu_tensor_cycles",
-        figures: &["mt-fa3"],
-        range: (0.0, 16.0),
-        holder: "traces::seeds::MUFU_TENSOR (what-if rows)",
-    },
-];
+/// (the figures marked [`Use::Fit`]). (Seed 002's MUFU/tensor what-if, fitted here
+/// before, gave way to the measured FMA/tensor turn-taking.)
+pub static FITS: &[Fit] = &[Fit {
+    param: B200_FIT,
+    figures: &["mm-k1024", "mm-k4096", "mm-k16384"],
+    range: (2000.0, 40000.0),
+    holder: "crates/sim-core/profiles/b200.toml",
+}];
 
 /// Searches `fit.param`'s whole value in its range for the one at which its figures'
 /// mean log error is nearest zero (the least-squares value in the log domain when the

@@ -163,14 +163,13 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(())
     }
 
-    /// A MUFU warp-instruction issued on sub-partition `sp` at `now` takes
-    /// `mufu_tensor_cycles` of its tensor core: the tensor core's next MMA starts after
-    /// them (an MMA already booked keeps its time). On the H100, FlashAttention-3 runs at
-    /// its tensor time plus its MUFU time at every head dimension (the profile's source):
-    /// the two do not overlap, whatever the schedule. (`issue_plain` does the same inline.)
-    pub(super) fn mufu_holds_tensor(&mut self, sp: usize, now: u64) {
+    /// A warp-instruction issued on sub-partition `sp` at `now` takes `hold` cycles of its
+    /// tensor core (`tensor_hold`: on the H100 an FMA-pipe instruction takes one, MUFU
+    /// none): the tensor core's next MMA starts after them (an MMA already booked keeps its
+    /// time). (`issue_plain` does the same inline.)
+    pub(super) fn hold_tensor(&mut self, sp: usize, now: u64, hold: u64) {
         let f = &mut self.tensor_free[sp];
-        *f = (*f).max(now) + self.mufu_tensor;
+        *f = (*f).max(now) + hold;
     }
 
     /// HGMMA: a warpgroup MMA on the SM's tensor pipe, booked once for the four warps.

@@ -43,9 +43,10 @@ impl<'a, S: Sink> Engine<'a, S> {
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
         start_quiet_issue(w, &mut self.pcs, &mut self.pipes, &self.intervals, d, now);
-        if self.mufu_tensor > 0 && d.pipe == Pipe::Mufu {
+        let hold = self.tensor_hold[d.pipe.index()];
+        if hold > 0 {
             let f = &mut self.tensor_free[w.sp as usize & 3];
-            *f = (*f).max(now) + self.mufu_tensor;
+            *f = (*f).max(now) + hold;
         }
         // (Written whether or not there is a result: `dst_reg` is then a slot nobody
         // reads.)
@@ -231,8 +232,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         let p = d.pipe.index();
         let interval = self.intervals[p];
         self.pipes.book(sp, p, now + interval);
-        if self.mufu_tensor > 0 && d.pipe == Pipe::Mufu {
-            self.mufu_holds_tensor(sp, now);
+        let hold = self.tensor_hold[p];
+        if hold > 0 {
+            self.hold_tensor(sp, now, hold);
         }
         if d.bank_conflict_cycles > 0 {
             self.pipes.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;

@@ -403,9 +403,9 @@ struct Engine<'a, S: Sink> {
     tensor_q: [Queue; 4],
     tensor_free: [u64; 4],
     tensor_busy: [u64; 4],
-    /// `mufu_tensor_cycles`: what a MUFU warp-instruction takes of its sub-partition's
-    /// tensor core (0: nothing).
-    mufu_tensor: u64,
+    /// Per pipe, what a warp-instruction takes of its sub-partition's tensor core (0:
+    /// nothing): `mufu_tensor_cycles` for MUFU, `fma_tensor_cycles` for FMA.
+    tensor_hold: [u64; NPIPES],
     smem_free: f64,
     /// When shared memory's read side (LDS, shuffles, bulk stores' reads) and write side
     /// (STS, copies' writes) are next free: copies book their side's time here
@@ -579,7 +579,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             tensor_q: q(t.tensor_queue_depth),
             tensor_free: [0; 4],
             tensor_busy: [0; 4],
-            mufu_tensor: t.mufu_tensor_cycles.round() as u64,
+            tensor_hold: {
+                let mut h = [0u64; NPIPES];
+                h[Pipe::Mufu.index()] = t.mufu_tensor_cycles.round() as u64;
+                h[Pipe::Fma.index()] = t.fma_tensor_cycles.round() as u64;
+                h
+            },
             smem_free: 0.0,
             smem_side_free: [0.0; 2],
             smem_busy: 0.0,
