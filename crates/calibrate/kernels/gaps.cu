@@ -413,3 +413,267 @@ extern "C" __global__ void gap_copy_wait(const char* src, u32 bytes, int iters, 
     }
   }
 }
+
+// ---------------------------------------------------------------- item 5 located: a copy's phases
+// One thread, `iters` (at most 64) operations on one stage, each stamped with clock64 at
+// three points, kept in shared memory and written out at the end (stamps[3 * i + k]):
+//   mode 0: bulk copy of `bytes` from src + (i % 16) * bytes: k 0 before the expect_tx,
+//           1 after the copy's issue, 2 after its try_wait loop returns;
+//   mode 1: one tensor box of `ta` (a tile of the streaming kernels: x = (i % 32) * box_w);
+//   mode 2: two boxes (of `ta` and `tb`) on one mbarrier, as the streaming kernels' loads;
+//   mode 3: a tensor store of the box to `tc`: 1 after wait_group.read 0, 2 after wait_group 0;
+//   mode 4: a tensor store, then at once the two-box load: 1 after the load's issue, 2
+//           after the load's wait (the store's wait_group 0 after the stamp);
+//   mode 5: a bulk store of `bytes` to dst: 1 after wait_group.read 0, 2 after wait_group 0.
+struct __align__(64) GapTmap {
+  u64 d[16];
+};
+DEV void gap_tma_load(u32 dst, const GapTmap* tm, int x, int y, u32 bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+      "l"((u64)tm), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+DEV void gap_tma_store(const GapTmap* tm, int x, int y, u32 src) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"((u64)tm), "r"(x),
+               "r"(y), "r"(src)
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+#define GAP_PHASE_MAX 64
+extern "C" __global__ void gap_copy_phase(const __grid_constant__ GapTmap ta, const __grid_constant__ GapTmap tb,
+                                          const __grid_constant__ GapTmap tc, const char* src, char* dst, u32 bytes,
+                                          int box_w, int mode, int iters, u64* out, int* err) {
+  extern __shared__ __align__(1024) unsigned char dsm[];
+  __shared__ __align__(8) u64 bar_mem;
+  __shared__ u64 stamps[3 * GAP_PHASE_MAX];
+  if (threadIdx.x != 0) return;
+  u32 bar = smaddr(&bar_mem);
+  mbar_init(bar, 1);
+  mbar_fence_init();
+  u32 s0 = smaddr(dsm), s1 = s0 + bytes;
+  int n = iters < GAP_PHASE_MAX ? iters : GAP_PHASE_MAX;
+  u32 parity = 0;
+  for (int i = 0; i < n; ++i) {
+    int x = (i % 32) * box_w;
+    u64 a = clk(), b = 0, c = 0;
+    if (mode <= 2) {
+      mbar_expect_tx(bar, mode == 2 ? 2 * bytes : bytes);
+      if (mode == 0) {
+        bulk_g2s(s0, src + (u64)(i % 16) * bytes, bytes, bar);
+      } else {
+        gap_tma_load(s0, &ta, x, 0, bar);
+        if (mode == 2) gap_tma_load(s1, &tb, x, 0, bar);
+      }
+      b = clk();
+      if (!mbar_wait(bar, parity)) err[0] = 10 + mode;
+      parity ^= 1;
+      c = clk();
+    } else if (mode == 3 || mode == 5) {
+      if (mode == 3) {
+        gap_tma_store(&tc, x, 0, s0);
+      } else {
+        bulk_s2g(dst + (u64)(i % 16) * bytes, s0, bytes);
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      }
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      b = clk();
+      asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+      c = clk();
+    } else {
+      gap_tma_store(&tc, x, 0, s0 + 2 * bytes);
+      mbar_expect_tx(bar, 2 * bytes);
+      gap_tma_load(s0, &ta, x, 0, bar);
+      gap_tma_load(s1, &tb, x, 0, bar);
+      b = clk();
+      if (!mbar_wait(bar, parity)) err[0] = 14;
+      parity ^= 1;
+      c = clk();
+      asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    }
+    stamps[3 * i] = a;
+    stamps[3 * i + 1] = b;
+    stamps[3 * i + 2] = c;
+  }
+  for (int i = 0; i < 3 * n; ++i) out[i] = stamps[i];
+}
+
+// ---------------------------------------------------------------- the TMA-streaming tile, stamped
+// The validation set's ew_tma_pipelined (kernels/stream.cu, the library's elementwise-add:
+// thread 0 keeps NLB stages of (a, b) tile loads in flight, 4 warps add with LDS/FADD/STS
+// into the store buffer between two BAR.SYNC 1, thread 0 stores the tile and loads the
+// stage's next), with thread 0 stamping clock64 at 8 points of every tile (out[8 * t + k]):
+// 0 its full wait returned, 1 the adds done, 2 the store buffer free (wait_group.read),
+// 3 after the first BAR.SYNC, 4 the sums stored and fenced, 5 after the second BAR.SYNC,
+// 6 the store issued, 7 the next loads issued. `skip` leaves parts out, to see what each
+// costs: 1 the fence.proxy.async, 2 the store (and its read wait), 4 the LDS/FADD/STS.
+#define GAP_EW_PIECES 16
+extern "C" __global__ void __launch_bounds__(128, 1) gap_ew_probe(const __grid_constant__ GapTmap ta,
+                                                                  const __grid_constant__ GapTmap tbm,
+                                                                  const __grid_constant__ GapTmap tc, int tiles, int nlb,
+                                                                  int nsb, int xblock, int yblock, int skip, u64* out,
+                                                                  int* err) {
+  extern __shared__ __align__(1024) unsigned char dsm[];
+  __shared__ u64 st[8 * 64];
+  u32 base = (smaddr(dsm) + 1023) & ~1023u;
+  unsigned char* gbase = dsm + (base - smaddr(dsm));
+  u32 tbytes = (u32)(xblock * yblock * 4);
+  u32 oA = 0, oB = nlb * tbytes, oC = 2 * nlb * tbytes, bars = base + (2 * nlb + nsb) * tbytes;
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  u32 full = bars;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < nlb; ++i) mbar_init(full + 8 * i, 1);
+    mbar_fence_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int s = 0; s < nlb && s < tiles; ++s) {
+      mbar_expect_tx(full + 8 * s, 2 * tbytes);
+      gap_tma_load(base + oA + s * tbytes, &ta, s * yblock, 0, full + 8 * s);
+      gap_tma_load(base + oB + s * tbytes, &tbm, s * yblock, 0, full + 8 * s);
+    }
+  int q = (int)(tbytes / 512 / 4);
+  for (int t = 0; t < tiles; ++t) {
+    int s = t % nlb, sc = t % nsb;
+    if (!mbar_wait(full + 8 * s, (t / nlb) & 1)) err[0] = 20;
+    u64 c0 = clk();
+    float4 acc[GAP_EW_PIECES];
+    if (!(skip & 4)) {
+#pragma unroll
+      for (int j = 0; j < GAP_EW_PIECES; ++j) {
+        if (j < q) {
+          u32 off = (warp * q + j) * 512 + lane * 16;
+          float4 a = *(const float4*)(gbase + oA + s * tbytes + off);
+          float4 b = *(const float4*)(gbase + oB + s * tbytes + off);
+          acc[j] = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+        }
+      }
+    }
+    u64 c1 = clk();
+    if (threadIdx.x == 0 && !(skip & 2)) {
+      if (nsb <= 1)
+        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      else
+        asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+    }
+    u64 c2 = clk();
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    u64 c3 = clk();
+    if (!(skip & 4)) {
+#pragma unroll
+      for (int j = 0; j < GAP_EW_PIECES; ++j) {
+        if (j < q) *(float4*)(gbase + oC + sc * tbytes + (warp * q + j) * 512 + lane * 16) = acc[j];
+      }
+    }
+    if (!(skip & 1)) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    u64 c4 = clk();
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    u64 c5 = clk(), c6 = c5, c7 = c5;
+    if (threadIdx.x == 0) {
+      if (!(skip & 2)) gap_tma_store(&tc, t * yblock, 0, base + oC + sc * tbytes);
+      c6 = clk();
+      if (t + nlb < tiles) {
+        mbar_expect_tx(full + 8 * s, 2 * tbytes);
+        gap_tma_load(base + oA + s * tbytes, &ta, (t + nlb) * yblock, 0, full + 8 * s);
+        gap_tma_load(base + oB + s * tbytes, &tbm, (t + nlb) * yblock, 0, full + 8 * s);
+      }
+      c7 = clk();
+      if (t < 64) {
+        u64* m = st + 8 * t;
+        m[0] = c0; m[1] = c1; m[2] = c2; m[3] = c3; m[4] = c4; m[5] = c5; m[6] = c6; m[7] = c7;
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    u64 end = clk();
+    int n = tiles < 64 ? tiles : 64;
+    for (int i = 0; i < 8 * n; ++i) out[i] = st[i];
+    out[8 * 64] = end;
+  }
+}
+
+// ---------------------------------------------------------------- item 3: latency under chip load
+// Every SM: CTA 0's thread 0 probes (after `settle` cycles) 16 bulk copies of 16 KiB,
+// each copy's cycles in out[i]: from L2 (probe 0: each source copied once untimed just
+// before, so that it is in L2 whatever the load evicts) or from HBM (probe 1: lines no
+// one touched, 2 MiB apart); then it raises `flag`. Every other thread of every CTA runs
+// the load until it sees the flag (polled every poll_mask + 1 iterations) or for `cap`
+// iterations: 0 none; 1 an HBM stream (a grid-stride copy of 256 MiB, src to dst); 2 the
+// same 4 MiB span read by every SM, each CTA from its own starting offset (the same lines
+// at different times); 3 every CTA its own 192 KiB span (private L2 reuse). Each CTA's
+// thread 32 records its clock span and the bytes its CTA moved (out[64 + 4 * cta ..]).
+extern "C" __global__ void __launch_bounds__(1024, 1) gap_loaded(const V4* hsrc, V4* hdst, const V4* shared_span,
+                                                                const V4* priv, const char* probe_l2,
+                                                                const char* probe_hbm, int load, int probe,
+                                                                long long settle, long long cap, int poll_mask,
+                                                                volatile int* flag, u64* out, int* err) {
+  extern __shared__ __align__(128) unsigned char dsm[];
+  __shared__ __align__(8) u64 bar_mem;
+  __shared__ unsigned long long moved;
+  if (threadIdx.x == 0) moved = 0;
+  __syncthreads();
+  u64 c0 = clk();
+  u64 mine = 0;
+  V4 acc = {0, 0, 0, 0};
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    u32 bar = smaddr(&bar_mem), dst = smaddr(dsm);
+    mbar_init(bar, 1);
+    mbar_fence_init();
+    u64 t0 = clk();
+    while (clk() - t0 < (u64)settle) {
+    }
+    u32 parity = 0;
+    const u32 bytes = 16384;
+    for (int i = 0; i < 16; ++i) {
+      const char* s = probe == 0 ? probe_l2 + (u64)i * bytes : probe_hbm + (u64)i * 2 * 1024 * 1024;
+      if (probe == 0) {
+        mbar_expect_tx(bar, bytes);
+        bulk_g2s(dst, s, bytes, bar);
+        if (!mbar_wait(bar, parity)) err[0] = 30;
+        parity ^= 1;
+      }
+      u64 a = clk();
+      mbar_expect_tx(bar, bytes);
+      bulk_g2s(dst, s, bytes, bar);
+      if (!mbar_wait(bar, parity)) err[0] = 31;
+      parity ^= 1;
+      u64 b = clk();
+      out[i] = b - a;
+    }
+    __threadfence();
+    *flag = 1;
+  } else if (load != 0) {
+    u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
+    u32 nthreads = gridDim.x * blockDim.x;
+    for (long long it = 0; it < cap; ++it) {
+      if ((it & poll_mask) == 0 && *flag) break;
+      if (load == 1) {
+        const u64 n = 256ull * 1024 * 1024 / 16;
+        u64 i = ((u64)it * nthreads + tid) % n;
+        V4 x = hsrc[i];
+        x.x += (u32)it;
+        hdst[i] = x;
+        mine += 32;
+      } else {
+        const u32 n = load == 2 ? 4u * 1024 * 1024 / 16 : 192u * 1024 / 16;
+        const V4* span = load == 2 ? shared_span : priv + (u64)blockIdx.x * n;
+        u32 start = load == 2 ? blockIdx.x * 7919u * 16u : 0u;
+        V4 x = span[(start + (u32)it * blockDim.x + threadIdx.x) % n];
+        acc.x ^= x.x;
+        acc.y ^= x.y;
+        mine += 16;
+      }
+    }
+  }
+  atomicAdd(&moved, mine);
+  if (acc.x == 0x9E3779B9u && acc.y == 1u) err[1] = 1;
+  __syncthreads();
+  if (threadIdx.x == 32) {
+    u64 c1 = clk();
+    out[64 + 4 * blockIdx.x] = c0;
+    out[64 + 4 * blockIdx.x + 1] = c1;
+    out[64 + 4 * blockIdx.x + 2] = moved;
+    out[64 + 4 * blockIdx.x + 3] = smid();
+  }
+}

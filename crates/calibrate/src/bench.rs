@@ -341,6 +341,10 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
             r.section("gaps.commit", Runner::gaps_commit);
             r.section("gaps.copy_wait", Runner::gaps_copy_wait);
             r.section("gaps.clock", Runner::gaps_clock);
+            r.section("gaps.phase", Runner::gaps_phase);
+            r.section("gaps.stream", Runner::gaps_stream);
+            r.section("gaps.loaded", Runner::gaps_loaded);
+            r.section("gaps.l1sets", Runner::gaps_l1sets);
         }
         // Opt-in (`--only map.hbm`, `--only tp.own_lines`): exploratory, not fitted.
         if opts.only.iter().any(|o| o.starts_with("map.hbm")) {

@@ -521,6 +521,21 @@ pub fn compile_sources(
     Ok(out)
 }
 
+/// The folder `smsim calibrate collect` writes into without `--out`: the current folder
+/// `cwd`, unless it lies inside `source_tree` (the checkout the program was built from),
+/// where a collect would land in the repository (and, under `crates/calibrate/data`,
+/// change the committed fit and report): then the system's temporary folder. A collect
+/// joins the committed data only when moved there on purpose (with its `.env.txt`).
+pub fn default_collect_dir(cwd: &Path, source_tree: Option<&Path>) -> PathBuf {
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let here = abs(cwd);
+    if source_tree.is_some_and(|t| here.starts_with(abs(t))) {
+        std::env::temp_dir()
+    } else {
+        here
+    }
+}
+
 /// Runs every microbenchmark on GPU 0 and writes the measurement file; returns its path.
 pub fn collect(opts: &CollectOptions) -> Result<PathBuf, CollectError> {
     check_driver()?;
@@ -562,6 +577,30 @@ mod tests {
         assert_eq!(iso_utc(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(iso_utc(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(iso_utc(4_102_444_799), "2099-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn a_collect_goes_outside_the_source_tree() {
+        let tree = std::env::temp_dir().join(format!("smsim-tree-{}", std::process::id()));
+        let inside = tree.join("crates/calibrate/data");
+        let outside = tree.with_extension("elsewhere");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        // inside the checkout, anywhere in it: the temporary folder
+        assert_eq!(
+            default_collect_dir(&inside, Some(&tree)),
+            std::env::temp_dir()
+        );
+        assert_eq!(
+            default_collect_dir(&tree, Some(&tree)),
+            std::env::temp_dir()
+        );
+        // elsewhere: where the user is
+        let o = std::fs::canonicalize(&outside).unwrap();
+        assert_eq!(default_collect_dir(&outside, Some(&tree)), o);
+        assert_eq!(default_collect_dir(&outside, None), o);
+        std::fs::remove_dir_all(&tree).unwrap();
+        std::fs::remove_dir_all(&outside).unwrap();
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use sim_core::{Profile, RunConfig, RunResult};
 
+pub use crate::families::gaps_twins::gap_twins;
 pub use crate::families::micro_twins;
 
 /// The SASS of the microbenchmarks that ran (committed beside the data).

@@ -492,6 +492,10 @@ timing! {
         tma_extra_latency: whole => "cycles",
         /// The TMA unit's rate: a copy of n bytes holds it `tma_issue_cycles` + n / this.
         tma_bytes_per_clk: positive => "bytes per cycle",
+        /// The TMA unit's rate for a store out of shared memory (UTMASTG, UBLKCP.G.S): a
+        /// store of n bytes holds it `tma_issue_cycles` + n / this, its read of shared
+        /// memory ends then, and copies behind it in the unit wait for it.
+        tma_store_bytes_per_clk: positive => "bytes per cycle",
     }
     section "tensor cores" {
         /// The SM's dense FP16/BF16 tensor rate (other types scale by their rate against FP16):

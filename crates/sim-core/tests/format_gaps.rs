@@ -224,9 +224,9 @@ fn a_guarded_branch_is_taken_only_when_its_predicate_holds() {
 
 // ----- the bulk store -----
 
-/// `UBLKCP.G.S` moves shared memory out at the TMA's rate; `DEPBAR.LE.READ SB1, 0`
+/// `UBLKCP.G.S` moves shared memory out at the TMA's store rate; `DEPBAR.LE.READ SB1, 0`
 /// waits until the TMA has read the bytes (`tma_issue_cycles` plus the bytes at
-/// `tma_bytes_per_clk`), `DEPBAR.LE SB1, 0` until the lines are written to L2 too.
+/// `tma_store_bytes_per_clk`), `DEPBAR.LE SB1, 0` until the lines are written to L2 too.
 #[test]
 fn the_read_wait_of_a_bulk_store_ends_when_shared_memory_is_read() {
     let p = h100();
@@ -245,7 +245,8 @@ fn the_read_wait_of_a_bulk_store_ends_when_shared_memory_is_read() {
     let full = sim(&src("DEPBAR.LE"), &p);
     // UBLKCP at 0, UTMACMDFLUSH at 1, the wait issues at 2 and holds the warp from 3
     // until the read completes.
-    let read_done = (p.t.tma_issue_cycles + bytes as f64 / p.t.tma_bytes_per_clk).ceil() as u64;
+    let read_done =
+        (p.t.tma_issue_cycles + bytes as f64 / p.t.tma_store_bytes_per_clk).ceil() as u64;
     assert_eq!(waited(&read), read_done - 3);
     assert!(
         waited(&full) > waited(&read) + p.t.tma_extra_latency as u64,

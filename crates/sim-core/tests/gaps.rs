@@ -161,3 +161,80 @@ fn a_cluster_wait_without_an_arrive_is_a_fault() {
         "{e}"
     );
 }
+
+/// One warp: `first` (a bulk store of 16 KiB, or a NOP in its place), then a bulk load
+/// of 16 KiB from other lines and its wait.
+fn store_then_load(first: &str) -> String {
+    format!(
+        "kernel store_then_load\nlaunch cta_threads=32 regs=32 smem=32768 grid=1\nbuffer G global size=1MiB\nbuffer H global size=1MiB\nshared stage size=32768\nmbarrier full[1] count=1\nrole main warps=0..0\n  {first}\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX full[0], bytes=16384\n  UBLKCP.S.G stage[16384], H[0], bytes=16384, bar=full[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=0\n  EXIT\n"
+    )
+}
+
+#[test]
+fn a_store_holds_the_tma_unit_at_its_own_rate_and_loads_wait_behind_it() {
+    // The store (cycle 0) holds the TMA unit tma_issue_cycles + 16384 / rate; the load,
+    // issued at cycle 2, starts then instead of at once, and the run ends that much later
+    // (its lines from L2, its bytes at the load rate, the wake-up and EXIT are the same).
+    for rate in [16.0, 32.0, 64.0] {
+        // (No L2 jitter: the store's writes would shift the load's draws.)
+        let p = h100_with(&[
+            ("tma_store_bytes_per_clk", rate),
+            ("smem_copy_cost", 0.0),
+            ("jitter_l2", 0.0),
+        ]);
+        // (H warm in L2: the load's lines take the same time whenever it starts.)
+        let cfg = RunConfig {
+            warm_l2: vec!["H".into()],
+            ..RunConfig::default()
+        };
+        let end = |src: &str| {
+            run(&kernel(src), &p, &cfg)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .cycles
+        };
+        let alone = end(&store_then_load("NOP"));
+        let behind = end(&store_then_load("UBLKCP.G.S G[0], stage[0], bytes=16384"));
+        let held = (p.t.tma_issue_cycles + 16384.0 / rate).ceil() as u64;
+        assert_eq!(behind - alone, held - 2, "rate {rate}");
+    }
+    // The H100's measured rate: a 16 KiB store holds the unit 521 cycles (the GPU: a
+    // store just ahead of two 16 KiB tensor loads delayed them by 533).
+    let p = Profile::builtin("h100").unwrap();
+    assert_eq!(p.t.tma_store_bytes_per_clk, 32.0);
+    assert_eq!(
+        (p.t.tma_issue_cycles + 16384.0 / p.t.tma_store_bytes_per_clk).ceil(),
+        521.0
+    );
+}
+
+/// One warpgroup: ARRIVE, an m64n64k16 MMA, then (`dummy`) ptxas's commit of a group
+/// whose last MMA could not carry it: a second ARRIVE and an `HGMMA.64x8x16` into RZ
+/// (here R100), then the wait for every group.
+fn commit(dummy: bool) -> String {
+    let (gsb, tail) = if dummy {
+        (
+            "",
+            "  WARPGROUP.ARRIVE\n  HGMMA.64x8x16.F16.F16 R100, A[0], B[0], gsb0\n",
+        )
+    } else {
+        (", gsb0", "")
+    };
+    format!(
+        "kernel commit\nlaunch cta_threads=128 regs=168 smem=16384 grid=1\nshared A size=8192\nshared B size=8192\nrole main warps=0..3\n  WARPGROUP.ARRIVE\n  HGMMA.64x64x16.F32.BF16 R24, A[0], B[0]{gsb}\n{tail}  WARPGROUP.DEPBAR.LE gsb0, 0\n  EXIT\n"
+    )
+}
+
+#[test]
+fn the_commits_dummy_mma_costs_its_own_pipe_time_behind_the_real_one() {
+    // The dummy issues while the real MMA holds the tensor pipe (32 cycles: 64x64x16 at
+    // 4096 FLOP per cycle per SM), runs after it for 64x8x16's 4 cycles, and its group
+    // completes hgmma_latency later: the wait ends 4 cycles after the real MMA's would.
+    // A second ARRIVE behind an MMA in flight costs nothing: the GPU ran `ARRIVE; MMA;
+    // ARRIVE; MMA; commit; wait` in 119.7 cycles, the same as one ARRIVE before both
+    // (gap.commit.fence2, .two), and the dummy +6.8 (gap.commit.empty against .plain).
+    let p = Profile::builtin("h100").unwrap();
+    let plain = sim(&commit(false), &p).cycles;
+    let dummy = sim(&commit(true), &p).cycles;
+    assert_eq!(p.t.tensor_flops_per_clk_sm, 4096.0);
+    assert_eq!(dummy - plain, 4);
+}

@@ -16,7 +16,10 @@ pub struct Args {
 pub enum Cmd {
     /// Run the microbenchmarks on GPU 0 (needs an NVIDIA GPU, its driver and NVRTC).
     Collect {
-        /// Output file (never overwritten); default `crates/calibrate/data/<gpu>-<date>.json`.
+        /// Output file (never overwritten); default `<gpu>-<date>.json` in the current
+        /// folder, or in the system's temporary folder when the current folder lies in
+        /// this source tree (a collect joins the committed data, `crates/calibrate/data`,
+        /// only when moved there on purpose).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Run the validation kernels instead (their own file; never used by the fit).
@@ -194,8 +197,15 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> ExitCode {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out_dir = match (&out, std::env::current_dir()) {
+        (None, Ok(cwd)) => Some(calibrate::default_collect_dir(&cwd, Some(&tree))),
+        (None, Err(_)) => Some(std::env::temp_dir()),
+        (Some(_), _) => None,
+    };
     let opts = calibrate::CollectOptions {
         out,
+        out_dir,
         validation,
         quick,
         command: std::env::args().collect(),
@@ -204,6 +214,15 @@ fn collect(out: Option<PathBuf>, validation: bool, quick: bool) -> ExitCode {
     match calibrate::collect(&opts) {
         Ok(p) => {
             println!("wrote {}", p.display());
+            println!(
+                "score it: smsim calibrate report --{} {}",
+                if validation {
+                    "validation-data"
+                } else {
+                    "data"
+                },
+                p.display()
+            );
             ExitCode::SUCCESS
         }
         Err(e) => fail(format!("calibrate collect: {e}")),

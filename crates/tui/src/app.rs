@@ -109,8 +109,9 @@ pub struct App {
     loads: u64,
     /// `waits_most` of the last window asked: (window, loads) and the answer.
     waits_cache: RefCell<Option<WaitsCache>>,
-    /// CTAs (by launch id) the folding rule has met: a run's partial frames bring more.
-    ctas_seen: u32,
+    /// CTAs (by launch id) the folding rule has met, per run: a run's partial frames
+    /// bring more.
+    ctas_seen: [u32; 2],
 }
 
 /// An instruction's stalled cycles in a window: `(role, pc, its stalled cycles, every
@@ -162,7 +163,7 @@ impl App {
             rx,
             loads: 0,
             waits_cache: RefCell::new(None),
-            ctas_seen: 0,
+            ctas_seen: [0; 2],
         };
         app.fold_new_ctas();
         app.rebuild();
@@ -190,13 +191,14 @@ impl App {
             planned.max(t.warps.len())
         };
         let many = self.runs.iter().map(warps).sum::<usize>() > 48;
-        let seen = self.ctas_seen;
         for (i, r) in self.runs.iter().enumerate() {
+            let seen = &mut self.ctas_seen[i.min(1)];
+            let before = *seen;
             for w in &r.timeline.warps {
-                if many && w.id.cta != 0 && w.id.cta >= seen {
+                if many && w.id.cta != 0 && w.id.cta >= before {
                     self.folds.groups.insert((i, w.id.cta, w.role));
                 }
-                self.ctas_seen = self.ctas_seen.max(w.id.cta + 1);
+                *seen = (*seen).max(w.id.cta + 1);
             }
         }
     }
@@ -623,14 +625,20 @@ impl App {
         true
     }
 
-    /// Shows `run`, the run so far of a run still simulating (the viewer of its
-    /// partial frames), in place of the one shown before: the place kept (the window,
-    /// refitted if it showed the whole run so far; the cursor, selection and folds).
-    pub fn take_partial(&mut self, run: RunData) {
+    /// Shows `runs` (one, or two to compare), the last of them a run still simulating
+    /// as far as it has got (the viewer of its partial frames), in place of those shown
+    /// before: the place kept (the window, refitted if it showed the whole run so far;
+    /// the cursor, selection and folds).
+    pub fn take_partial(&mut self, runs: Vec<RunData>) {
+        assert!(
+            !runs.is_empty() && runs.len() <= 2,
+            "one run, or two to compare"
+        );
         let fit = self.view.start == 0 && self.view.per_col == self.view.fit_per_col();
-        self.runs = vec![run];
+        self.runs = runs;
         self.loads += 1;
-        self.view.set_end(self.runs[0].timeline.end);
+        let end = self.runs.iter().map(|r| r.timeline.end).max().unwrap_or(1);
+        self.view.set_end(end);
         if fit {
             self.view.zoom_fit();
         }
@@ -640,11 +648,11 @@ impl App {
         self.selected = selected.min(self.rows.len().saturating_sub(1));
     }
 
-    /// Gives the run shown back (to the simulation, which goes on filling it); until
-    /// the next [`take_partial`](Self::take_partial) the app holds no run and must
-    /// not be drawn or sent keys.
-    pub fn give_back(&mut self) -> Option<RunData> {
-        self.runs.pop()
+    /// Gives the runs shown back (to the simulation, which goes on filling the last);
+    /// until the next [`take_partial`](Self::take_partial) the app holds no run and
+    /// must not be drawn or sent keys.
+    pub fn give_back(&mut self) -> Vec<RunData> {
+        std::mem::take(&mut self.runs)
     }
 
     /// Carries over the place a viewer of the same run's partial frames had reached:
@@ -669,7 +677,7 @@ impl App {
             self.folds
                 .groups
                 .iter()
-                .filter(|g| g.1 >= live.ctas_seen)
+                .filter(|g| g.1 >= live.ctas_seen[g.0.min(1)])
                 .copied(),
         );
         self.folds = folds;

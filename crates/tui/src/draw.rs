@@ -210,7 +210,10 @@ fn title(app: &App, p: &mut Painter, area: Rect) {
         r.spec.policy.name(),
         r.spec.seed,
     ));
-    if let Outcome::Running(pr) = &r.outcome {
+    if let Some(pr) = app.runs.iter().find_map(|r| match &r.outcome {
+        Outcome::Running(pr) => Some(pr),
+        _ => None,
+    }) {
         // A first run still simulating: say so before anything else, so that no one
         // reads the frame as the whole run.
         s = format!(" PARTIAL, {} │{s}", running(pr));
@@ -1033,7 +1036,11 @@ fn status(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
         )
     } else if !app.message.is_empty() {
         app.message.clone()
-    } else if matches!(app.runs[0].outcome, Outcome::Running(_)) {
+    } else if app
+        .runs
+        .iter()
+        .any(|r| matches!(r.outcome, Outcome::Running(_)))
+    {
         "simulating: the frame fills in as the run goes (what-ifs once it ends); q, Esc or Ctrl-C quits".into()
     } else {
         format!(

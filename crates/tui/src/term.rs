@@ -97,8 +97,9 @@ pub fn run(app: App) -> io::Result<()> {
 
 /// Simulates `jobs` on a worker thread while the terminal shows how far they got (the
 /// cycle reached, CTAs done, time taken), then runs the viewer on the runs
-/// (`make_app` makes it). A single run shows its timeline so far from
-/// [`FIRST_PARTIAL`] on, and answers keys while it simulates (what-ifs excepted): each
+/// (`make_app` makes it). A run shows its timeline so far from [`FIRST_PARTIAL`] on
+/// (in compare mode, beside the first once it has finished), and answers keys while it
+/// simulates (what-ifs excepted): each
 /// key asks for the run so far at the engine's next poll, the viewer applies it and
 /// draws, and the place reached carries over to the finished run. q, Esc or Ctrl-C
 /// while they simulate stop the simulation and quit.
@@ -113,26 +114,31 @@ pub fn run_loading(
     let current = Arc::new(AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = channel();
-    // A single run shows itself while it simulates: the worker hands the run so far
-    // over `partial`, waits while this thread draws it, and goes on with what comes
-    // back over `back` (a closed channel stops it).
-    let (partial_tx, partial) = channel::<RunData>();
-    let (back, back_rx) = channel::<RunData>();
+    // A run shows itself while it simulates: the worker hands the runs finished so far
+    // and the one simulating (as far as it got) over `partial`, waits while this thread
+    // draws them, and goes on with what comes back over `back` (a closed channel stops
+    // it).
+    let (partial_tx, partial) = channel::<Vec<RunData>>();
+    let (back, back_rx) = channel::<Vec<RunData>>();
     let wanted = Arc::new(AtomicBool::new(false));
     let worker = {
         let (progress, current, stop) = (progress.clone(), current.clone(), stop.clone());
         let wanted = wanted.clone();
         std::thread::spawn(move || {
-            let mut runs = Vec::new();
-            let live = jobs.len() == 1;
-            let mut show = |run: RunData| {
-                partial_tx.send(run).ok()?;
-                back_rx.recv().ok()
-            };
+            let mut runs: Vec<RunData> = Vec::new();
             for (i, job) in jobs.iter().enumerate() {
                 current.store(i, Ordering::Relaxed);
                 progress.reset();
-                let partials = live.then_some(Partials {
+                let mut show = |run: RunData| {
+                    let mut shown = std::mem::take(&mut runs);
+                    shown.push(run);
+                    partial_tx.send(shown).ok()?;
+                    let mut shown = back_rx.recv().ok()?;
+                    let run = shown.pop();
+                    runs = shown;
+                    run
+                };
+                let partials = Some(Partials {
                     first: FIRST_PARTIAL,
                     every: PARTIAL_EVERY,
                     show: &mut show,
@@ -166,17 +172,17 @@ pub fn run_loading(
     let mut live: Option<App> = None;
     let mut queued: Vec<Event> = Vec::new();
     let runs = loop {
-        if let Ok(run) = partial.try_recv() {
+        if let Ok(runs) = partial.try_recv() {
             // The run so far, drawn as the viewer will draw it (the title says it is
             // partial), with the keys pressed since, and handed straight back to the
             // waiting simulation.
             let app = match &mut live {
                 Some(app) => {
-                    app.take_partial(run);
+                    app.take_partial(runs);
                     app
                 }
                 None => {
-                    let mut app = App::new(vec![run], None);
+                    let mut app = App::new(runs, None);
                     app.color = color;
                     live.insert(app)
                 }
@@ -195,9 +201,7 @@ pub fn run_loading(
                 let area = f.area();
                 draw(app, area, f.buffer_mut())
             })?;
-            if let Some(run) = app.give_back() {
-                let _ = back.send(run);
-            }
+            let _ = back.send(app.give_back());
         } else if live.is_none() {
             let loading = Loading {
                 labels: labels.clone(),

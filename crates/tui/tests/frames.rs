@@ -383,7 +383,7 @@ fn partial_frames_keep_the_users_place_into_the_finished_run() {
         let mut show = |run: tui::RunData| {
             let app = match &mut live {
                 Some(a) => {
-                    a.take_partial(run);
+                    a.take_partial(vec![run]);
                     a
                 }
                 None => {
@@ -400,7 +400,7 @@ fn partial_frames_keep_the_users_place_into_the_finished_run() {
             };
             let frame = render_text(app, 100, 24);
             seen.push((app.view, app.runs[0].timeline.end, frame));
-            app.give_back()
+            app.give_back().pop()
         };
         let partials = Partials {
             first: Duration::ZERO,
@@ -480,7 +480,7 @@ role main warps=0..31
     let mut show = |run: tui::RunData| {
         let app = match &mut live {
             Some(a) => {
-                a.take_partial(run);
+                a.take_partial(vec![run]);
                 a
             }
             None => {
@@ -499,7 +499,7 @@ role main warps=0..31
         };
         let ctas = app.runs[0].timeline.warps.iter().map(|w| w.id.cta).max();
         seen.push((ctas.unwrap_or(0), open_ctas(app)));
-        app.give_back()
+        app.give_back().pop()
     };
     let partials = Partials {
         first: Duration::ZERO,
@@ -559,13 +559,13 @@ role main warps=0..7
     let mut show = |run: tui::RunData| {
         let app = match &mut live {
             Some(a) => {
-                a.take_partial(run);
+                a.take_partial(vec![run]);
                 a
             }
             None => live.insert(App::new(vec![run], None)),
         };
         seen.push((app.runs[0].timeline.warps.len(), open_ctas(app)));
-        app.give_back()
+        app.give_back().pop()
     };
     let partials = Partials {
         first: Duration::ZERO,
@@ -580,4 +580,58 @@ role main warps=0..7
     let mut done = App::new(vec![run], None);
     done.keep_place_of(&live.unwrap());
     assert_eq!(open_ctas(&done), vec![0]);
+}
+
+/// In compare mode the second run shows itself while it simulates, beside the first
+/// (finished): the title says it is partial, each run's row says how far it is.
+#[test]
+fn compare_shows_the_second_run_so_far_beside_the_first() {
+    use std::time::Duration;
+    use tui::model::{Partials, Progress, simulate_live};
+    let lat = lat_fma();
+    let l = loader();
+    let first = simulate(&*l, &RunSpec::new("chain")).unwrap();
+    let mut spec = RunSpec::new("chain");
+    spec.set_param("N", 3000);
+    let (k, p) = l.load(&spec).unwrap();
+    let mut first = Some(first);
+    let mut frames = Vec::new();
+    let mut show = |run: tui::RunData| {
+        let mut a = App::new(vec![first.take().unwrap(), run], None);
+        a.color = false;
+        prepare(&mut a, 120, None, None, &[]);
+        frames.push(render_text(&mut a, 120, 30));
+        let mut runs = a.give_back();
+        let run = runs.pop();
+        first = runs.pop();
+        run
+    };
+    let partials = Partials {
+        first: Duration::ZERO,
+        every: Duration::from_secs(3600),
+        show: &mut show,
+        wanted: None,
+    };
+    let second = simulate_live(&spec, &k, &p, &Progress::default(), None, Some(partials));
+    assert!(matches!(second.unwrap().outcome, Outcome::Finished));
+    assert_eq!(frames.len(), 1);
+    let f = &frames[0];
+    let end = 4095 / lat * lat + 2;
+    assert!(
+        f.lines()
+            .next()
+            .unwrap()
+            .starts_with(" PARTIAL, running… cycle 4,"),
+        "{f}"
+    );
+    let chain = 2 * lat + 2;
+    assert!(
+        f.contains(&format!("chain: {chain} cycles, finished")),
+        "{f}"
+    );
+    assert!(
+        f.contains(&format!("{end} cycles, so far (simulating)")),
+        "{f}"
+    );
+    assert!(f.contains("what-ifs once it ends"), "{f}");
 }

@@ -8,7 +8,7 @@
 //! The collector's section (run on the GPU) beside the simulated twins of its benchmarks.
 
 use crate::bench::*;
-use crate::gpu::{Result, arg};
+use crate::gpu::{Result, arg, tensor_map_2d_u32};
 use crate::sources;
 use serde_json::json;
 
@@ -122,7 +122,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) gap_commit_{name}(int iters
 /// The commit variants (item 4): one MMA and its commit; a second, empty commit; two MMAs
 /// in one group; one MMA in a loop of a run-time trip count, so that the commit cannot
 /// ride on the last MMA's instruction.
-const COMMIT_VARIANTS: [(&str, &str); 4] = [
+const COMMIT_VARIANTS: [(&str, &str); 5] = [
     (
         "plain",
         "STMT asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");",
@@ -134,6 +134,12 @@ const COMMIT_VARIANTS: [(&str, &str); 4] = [
     (
         "two",
         "STMT STMT asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");",
+    ),
+    // A second fence (WARPGROUP.ARRIVE) between two MMAs of one group: does an ARRIVE
+    // wait for the MMA in flight before it? (`two` without the fence: 119.7 cycles.)
+    (
+        "fence2",
+        "STMT asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); STMT asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");",
     ),
     (
         "loop",
@@ -520,6 +526,421 @@ impl Runner {
     }
 }
 
+/// The streaming kernels' tensor: rows of 4096 u32 (16 KiB apart), tiles 128 wide.
+const PH_WIDTH: u64 = 4096;
+/// A tile's width in u32 (512-byte rows).
+const PH_BOX_W: u32 = 128;
+
+/// Medians of a list (0 when empty).
+fn median(mut x: Vec<f64>) -> f64 {
+    if x.is_empty() {
+        return 0.0;
+    }
+    x.sort_by(f64::total_cmp);
+    let n = x.len();
+    if n % 2 == 1 {
+        x[n / 2]
+    } else {
+        (x[n / 2 - 1] + x[n / 2]) / 2.0
+    }
+}
+
+impl Runner {
+    /// Item 5 located: one thread's copy (or store), stamped before its issue, after the
+    /// issue (or the store's read wait) and after its wait; per phase, cycles, median
+    /// over the operations of every launch but the first two of each (`gap_copy_phase`).
+    pub(crate) fn gaps_phase(&mut self) -> Result<()> {
+        let rows: u32 = 32;
+        let tile = u64::from(PH_BOX_W * rows * 4);
+        let (a, b, c) = (
+            self.arena.ptr,
+            self.arena.ptr + 64 * MIB,
+            self.arena.ptr + 128 * MIB,
+        );
+        let (bsrc, bdst) = (self.arena.ptr + 192 * MIB, self.arena.ptr + 256 * MIB);
+        let map = |p| tensor_map_2d_u32(p, PH_WIDTH, u64::from(rows), PH_BOX_W, rows);
+        let (ta, tb, tc) = (map(a)?, map(b)?, map(c)?);
+        let smem = 3 * tile as u32;
+        self.k("gap_copy_phase")?.func.allow_smem(smem)?;
+        let iters: i32 = 64;
+        let box_w = PH_BOX_W as i32;
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        // (name, mode, bytes)
+        let cases: [(&str, i32, u32); 8] = [
+            ("bulk.1KiB", 0, 1024),
+            ("bulk.16KiB", 0, 16384),
+            ("box.32x512B", 1, tile as u32),
+            ("two_boxes.32x512B", 2, tile as u32),
+            ("box_store.32x512B", 3, tile as u32),
+            ("store_then_two_boxes.32x512B", 4, tile as u32),
+            ("bulk_store.1KiB", 5, 1024),
+            ("bulk_store.16KiB", 5, 16384),
+        ];
+        for (name, mode, bytes) in cases {
+            self.clear_err()?;
+            let (mut issue, mut wait, mut total, mut gap) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let mut raw = Vec::new();
+            for rep in 0..self.reps(5, 2) {
+                self.launch(
+                    "gap_copy_phase",
+                    1,
+                    32,
+                    smem,
+                    &[
+                        arg(&ta),
+                        arg(&tb),
+                        arg(&tc),
+                        arg(&bsrc),
+                        arg(&bdst),
+                        arg(&bytes),
+                        arg(&box_w),
+                        arg(&mode),
+                        arg(&iters),
+                        arg(&out),
+                        arg(&err),
+                    ],
+                )?;
+                let o = self.out_u64(3 * iters as usize)?;
+                if rep == 0 {
+                    continue;
+                }
+                for i in 2..iters as usize {
+                    let (s0, s1, s2) = (o[3 * i], o[3 * i + 1], o[3 * i + 2]);
+                    issue.push(s1.wrapping_sub(s0) as f64);
+                    wait.push(s2.wrapping_sub(s1) as f64);
+                    total.push(s2.wrapping_sub(s0) as f64);
+                    if i + 1 < iters as usize {
+                        gap.push(o[3 * (i + 1)].wrapping_sub(s2) as f64);
+                    }
+                }
+                raw.push(json!(o));
+            }
+            self.check_err("gap_copy_phase")?;
+            let method = "one thread, 64 operations on one stage (L2-resident sources after a \
+                          warm-up launch), clock64 before the operation (a), after its issue or a \
+                          store's wait_group.read (b), after its wait (c); issue = b - a, wait = \
+                          c - b, total = c - a, loop = the next a - c; median over operations 2.. \
+                          of each launch after the first";
+            let params = vec![
+                ("mode", v(mode)),
+                ("bytes", v(bytes)),
+                (
+                    "box",
+                    v(format!(
+                        "{rows} rows of {} B, {} B apart",
+                        PH_BOX_W * 4,
+                        PH_WIDTH * 4
+                    )),
+                ),
+            ];
+            for (phase, reps) in [
+                ("issue", issue),
+                ("wait", wait),
+                ("total", total),
+                ("loop", gap),
+            ] {
+                self.push(Rec {
+                    name: format!("gap.phase.{name}.{phase}"),
+                    group: "gaps",
+                    unit: "cycles",
+                    kernel: "gap_copy_phase",
+                    method,
+                    params: params.clone(),
+                    reps,
+                    extra: if phase == "total" {
+                        vec![("raw", v(&raw))]
+                    } else {
+                        vec![]
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The TMA-streaming tile stamped (`gap_ew_probe`, the validation set's
+    /// ew_tma_pipelined at one CTA): per tile, each phase's cycles (median over tiles
+    /// 1..tiles-1 and launches), and the whole tile (`tile`), with parts left out.
+    pub(crate) fn gaps_stream(&mut self) -> Result<()> {
+        let (a, b, c) = (
+            self.arena.ptr,
+            self.arena.ptr + 384 * MIB,
+            self.arena.ptr + 768 * MIB,
+        );
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        let tiles: i32 = 32;
+        // (xblock, nlb, nsb, skip)
+        let cases: [(u32, i32, i32, i32); 8] = [
+            (32, 2, 1, 0),
+            (32, 2, 1, 1),
+            (32, 2, 1, 2),
+            (32, 2, 1, 4),
+            (32, 2, 1, 7),
+            (32, 3, 1, 0),
+            (32, 2, 2, 0),
+            (64, 2, 1, 0),
+        ];
+        const PHASES: [&str; 8] = [
+            "adds",
+            "read_wait",
+            "bar1",
+            "sts_fence",
+            "bar2",
+            "store_issue",
+            "load_issue",
+            "full_wait",
+        ];
+        for (xb, nlb, nsb, skip) in cases {
+            let tb = u64::from(xb) * u64::from(PH_BOX_W) * 4;
+            let smem = (1024 + (2 * nlb as u64 + nsb as u64) * tb + 8 * nlb as u64 + 64) as u32;
+            self.k("gap_ew_probe")?.func.allow_smem(smem)?;
+            let map = |p| tensor_map_2d_u32(p, PH_WIDTH, u64::from(xb), PH_BOX_W, xb);
+            let (ta, tbm, tc) = (map(a)?, map(b)?, map(c)?);
+            let (xb_i, yb_i) = (xb as i32, PH_BOX_W as i32);
+            let args = [
+                arg(&ta),
+                arg(&tbm),
+                arg(&tc),
+                arg(&tiles),
+                arg(&nlb),
+                arg(&nsb),
+                arg(&xb_i),
+                arg(&yb_i),
+                arg(&skip),
+                arg(&out),
+                arg(&err),
+            ];
+            self.clear_err()?;
+            let mut per: Vec<Vec<f64>> = vec![Vec::new(); 8];
+            let (mut whole, mut raw) = (Vec::new(), Vec::new());
+            for rep in 0..self.reps(6, 2) {
+                self.launch("gap_ew_probe", 1, 128, smem, &args)?;
+                let o = self.out_u64(8 * 64 + 1)?;
+                if rep == 0 {
+                    continue;
+                }
+                let n = tiles as usize;
+                for t in 1..n - 1 {
+                    let m = &o[8 * t..8 * t + 8];
+                    for k in 0..7 {
+                        per[k].push(m[k + 1].wrapping_sub(m[k]) as f64);
+                    }
+                    per[7].push(o[8 * (t + 1)].wrapping_sub(m[7]) as f64);
+                }
+                whole.push(o[8 * (n - 1)].wrapping_sub(o[8]) as f64 / (n - 2) as f64);
+                raw.push(json!(&o[..8 * n + 1]));
+            }
+            self.check_err("gap_ew_probe")?;
+            let name = format!("gap.ew.tile_{xb}x128.nlb_{nlb}.nsb_{nsb}.skip_{skip}");
+            let params = vec![
+                ("XBLOCK", v(xb)),
+                ("YBLOCK", v(PH_BOX_W)),
+                ("NUM_LOAD_BUFFERS", v(nlb)),
+                ("NUM_STORE_BUFFERS", v(nsb)),
+                ("skip", v(skip)),
+                ("tiles", v(tiles)),
+            ];
+            let method = "ew_tma_pipelined at one CTA (A, B in L2 after a warm-up launch), thread 0 \
+                          stamping clock64 at 8 points of every tile; skip: 1 no fence.proxy.async, \
+                          2 no store, 4 no LDS/FADD/STS; per phase the median over tiles 1..30 of \
+                          every launch; tile = (tile 31's full wait - tile 1's) / 30";
+            self.push(Rec {
+                name: format!("{name}.tile"),
+                group: "gaps",
+                unit: "cycles",
+                kernel: "gap_ew_probe",
+                method,
+                params: params.clone(),
+                reps: whole,
+                extra: vec![("raw", v(&raw))],
+            });
+            for (k, phase) in PHASES.iter().enumerate() {
+                let m = median(per[k].clone());
+                self.push(Rec {
+                    name: format!("{name}.{phase}"),
+                    group: "gaps",
+                    unit: "cycles",
+                    kernel: "gap_ew_probe",
+                    method,
+                    params: params.clone(),
+                    reps: vec![m],
+                    extra: vec![("samples", v(per[k].len()))],
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Item 3: a 16 KiB bulk copy's latency from L2 and from HBM on one SM while every
+    /// SM runs a load (none, an HBM stream, one 4 MiB span read by all, private spans);
+    /// cycles per copy, median over 16 copies of each launch; the load's rate in extra.
+    pub(crate) fn gaps_loaded(&mut self) -> Result<()> {
+        let grid = self.sm_count;
+        let p = self.arena.ptr;
+        let (hsrc, hdst, span, private, probe_l2) = (
+            p,
+            p + 256 * MIB,
+            p + 512 * MIB,
+            p + 520 * MIB,
+            p + 560 * MIB,
+        );
+        let (out, err) = (self.out.ptr, self.err.ptr);
+        let flag = self.err.ptr + 64;
+        self.k("gap_loaded")?.func.allow_smem(16384)?;
+        let settle: i64 = 20_000;
+        let reps = self.reps(4, 2);
+        let mut launch_no: u64 = 0;
+        for (load, lname, cap, poll) in [
+            (0i32, "none", 1i64, 0i32),
+            (1, "hbm_stream", 4000, 15),
+            (2, "l2_shared_4MiB", 40_000, 255),
+            (3, "l2_private_192KiB", 40_000, 255),
+        ] {
+            for (probe, pname) in [(0i32, "l2"), (1, "hbm")] {
+                let (mut lat, mut raw) = (Vec::new(), Vec::new());
+                for _ in 0..reps {
+                    // HBM probes: 16 copies 1 MiB apart per launch, each launch at lines no
+                    // earlier one read (16 launches: 576 to 832 MiB of the arena).
+                    let probe_hbm = p + 576 * MIB + launch_no * 16 * MIB;
+                    if probe == 1 {
+                        launch_no = (launch_no + 1) % 16;
+                    }
+                    self.clear_err()?;
+                    let ms = self.launch_timed(
+                        "gap_loaded",
+                        grid,
+                        1024,
+                        16384,
+                        &[
+                            arg(&hsrc),
+                            arg(&hdst),
+                            arg(&span),
+                            arg(&private),
+                            arg(&probe_l2),
+                            arg(&probe_hbm),
+                            arg(&load),
+                            arg(&probe),
+                            arg(&settle),
+                            arg(&cap),
+                            arg(&poll),
+                            arg(&flag),
+                            arg(&out),
+                            arg(&err),
+                        ],
+                    )?;
+                    self.check_err("gap_loaded")?;
+                    let o = self.out_u64(64 + 4 * grid as usize)?;
+                    lat.extend(o[..16].iter().map(|x| *x as f64));
+                    let ctas = &o[64..];
+                    let moved: u64 = ctas.chunks_exact(4).map(|c| c[2]).sum();
+                    let spans: Vec<f64> = ctas
+                        .chunks_exact(4)
+                        .map(|c| c[1].wrapping_sub(c[0]) as f64)
+                        .collect();
+                    let span_med = median(spans.clone());
+                    raw.push(json!({"copies": &o[..16], "event_ms": ms, "bytes_moved": moved,
+                        "cta_span_median": span_med,
+                        "chip_bytes_per_clk": moved as f64 / spans.iter().copied().fold(0.0, f64::max)}));
+                }
+                self.push(Rec {
+                    name: format!("gap.loaded.{lname}.probe_{pname}_16KiB"),
+                    group: "gaps",
+                    unit: "cycles",
+                    kernel: "gap_loaded",
+                    method: "every SM runs the load; CTA 0's thread 0, after 20k cycles, times 16 bulk \
+                             copies of 16 KiB (from L2: each source copied once untimed first; from \
+                             HBM: lines never read, 1 MiB apart), then raises a flag that ends the load; \
+                             every copy of every launch",
+                    params: vec![("load", v(lname)), ("grid", v(grid)), ("probe", v(pname))],
+                    reps: lat,
+                    extra: vec![("raw", v(&raw))],
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Runner {
+    /// Item 4: the latency-hiding L1 pattern's cost per line (1.13 to 1.19 cycles from 16
+    /// warps on with lanes 1 KiB apart, 1.00 with lanes 128 B apart) against where a
+    /// warp-load's 32 lines fall: lanes S apart, each cycling through its own 8 lines 128 B
+    /// apart (S = 1, 2, 4, 8 KiB, and 1 KiB + 128 B, which shifts each lane by a line),
+    /// and the same footprint transposed (lanes 128 B apart, a lane's lines 4 KiB apart:
+    /// every load 32 consecutive lines). `chase_own_lines_ld` (lines.cu), cycles per line.
+    pub(crate) fn gaps_l1sets(&mut self) -> Result<()> {
+        let reps = self.reps(8, 3);
+        let steps: i32 = 256;
+        let warm: i32 = 16;
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let max_warps = 32u64;
+        // (label, lane stride, step between a lane's lines, region per warp)
+        let cases: [(&str, u64, u64, u64); 6] = [
+            ("lanes_128B.lines_4KiB", 128, 4096, 32 * 1024),
+            ("lanes_1KiB.lines_128B", 1024, 128, 32 * 1024),
+            ("lanes_1152B.lines_128B", 1152, 128, 40 * 1024),
+            ("lanes_2KiB.lines_128B", 2048, 128, 64 * 1024),
+            ("lanes_4KiB.lines_128B", 4096, 128, 128 * 1024),
+            ("lanes_8KiB.lines_128B", 8192, 128, 256 * 1024),
+        ];
+        for (label, lane_stride, step, region) in cases {
+            let mut img = vec![0u64; (max_warps * region / 8) as usize];
+            for w in 0..max_warps {
+                let base = self.arena.ptr + w * region;
+                for lane in 0..32u64 {
+                    for j in 0..8u64 {
+                        let from = lane * lane_stride + j * step;
+                        let to = lane * lane_stride + ((j + 1) % 8) * step;
+                        img[((w * region + from) / 8) as usize] = base + to;
+                    }
+                }
+            }
+            self.arena.upload(&img)?;
+            for warps in [8u32, 12, 16, 24, 32] {
+                let base = self.arena.ptr;
+                self.launch(
+                    "chase_own_lines_ld",
+                    1,
+                    32 * warps,
+                    0,
+                    &[
+                        arg(&base),
+                        arg(&region),
+                        arg(&lane_stride),
+                        arg(&warm),
+                        arg(&steps),
+                        arg(&reps),
+                        arg(&out),
+                        arg(&sink),
+                    ],
+                )?;
+                let raw = self.out_u64(reps as usize)?;
+                let lines = f64::from(steps) * f64::from(warps) * 32.0;
+                self.push(Rec {
+                    name: format!("gap.l1sets.{label}.warps_{warps}"),
+                    group: "gaps",
+                    unit: "cycles_per_line",
+                    kernel: "chase_own_lines_ld",
+                    method: "one block of WARPS warps, every lane chasing its own cycle of 8 lines \
+                             (ld.global, allocating in L1) in its warp's region; cycles of 256 steps \
+                             of every warp (between __syncthreads, after 16 untimed) per line",
+                    params: vec![
+                        ("lane_stride_bytes", v(lane_stride)),
+                        ("line_step_bytes", v(step)),
+                        ("region_bytes_per_warp", v(region)),
+                        ("warps", v(warps)),
+                        ("steps", v(steps)),
+                    ],
+                    reps: raw.iter().map(|x| *x as f64 / lines).collect(),
+                    extra: vec![],
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -540,6 +961,10 @@ mod tests {
             "gap_commit_empty",
             "gap_commit_two",
             "gap_commit_loop",
+            "gap_commit_fence2",
+            "gap_copy_phase",
+            "gap_ew_probe",
+            "gap_loaded",
             "gap_cluster2_relaxed",
             "gap_cluster1_relaxed",
             "gap_peer_mbar",

@@ -71,7 +71,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             ));
         }
         let start = self.tma_free.max(now as f64);
-        let busy = t.tma_issue_cycles + bytes as f64 / t.tma_bytes_per_clk;
+        // A store drains shared memory about a third as fast as a load fills it (H100:
+        // 32 against 106 B/clk), and holds the unit as long: loads behind it wait.
+        let rate = if d.kind == Kind::TmaLoad {
+            t.tma_bytes_per_clk
+        } else {
+            t.tma_store_bytes_per_clk
+        };
+        let busy = t.tma_issue_cycles + bytes as f64 / rate;
         self.tma_free = start + busy;
         self.tma_busy += busy;
         let s = memory::ceil(start);
