@@ -233,8 +233,9 @@ pub fn gemm_serialized(schedule: &str) -> bool {
     matches!(schedule, "static-v2" | "ws-wait1")
 }
 
-/// The twin's synchronization structure: the `traces` generator's schedule with CLUSTER 1
-/// and no epilogue, as the CUDA kernel runs; where ptxas serialized the wgmma, every HGMMA
+/// The twin's synchronization structure: the `traces` generator's schedule with CLUSTER 1,
+/// no epilogue and no scalar work of its own (ARITH 0: the SASS brings the kernel's), as the
+/// CUDA kernel runs; where ptxas serialized the wgmma, every HGMMA
 /// is its own group followed by `WARPGROUP.DEPBAR.LE gsb0, 0` (and the next one by a new
 /// `WARPGROUP.ARRIVE`), and the wait_group 1 that ptxas turned into that same wait goes.
 /// [`gemm_twin_text`] fills its main loops with the SASS.
@@ -246,6 +247,7 @@ pub fn gemm_structure_text(c: &GemmCase) -> Result<String, String> {
         ("N", c.n),
         ("CLUSTER", 1),
         ("EPILOGUE", 0),
+        ("ARITH", 0),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), *v))

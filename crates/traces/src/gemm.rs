@@ -18,6 +18,12 @@
 //!
 //! EPILOGUE: 0 none, 1 STG.128 of the accumulator, 2 staged through shared memory and
 //! stored with UTMASTG (4 KiB subtiles per warp).
+//!
+//! ARITH=1 (the default): every consumer k-step also carries the 66 scalar instructions a
+//! compiled kernel spends on it (the stage's mbarrier address and phase, the four
+//! descriptors; `KstepArith`). They are hidden behind the MMAs in flight under wait_group
+//! 1 and exposed under wait_group 0: at the seed's 8192^3, static-v1 681.7 -> 645.1
+//! TFLOP/s and static-v2 783.1 -> 771.7, v2/v1 1.149 -> 1.196 (the seed: 1.207).
 
 use isa::builder::{BodyBuilder, KernelBuilder};
 
@@ -95,9 +101,14 @@ pub const FAMILY: Family = Family {
             help: "CUTLASS's swizzle: consecutive CTAs take SWIZZLE tiles across before the raster moves on (divides the tile columns for RASTER=0, rows for 1)",
         },
         ParamSpec {
+            name: "ARITH",
+            default: 1,
+            help: "1: each consumer k-step carries the scalar work ptxas compiles for it (the stage's mbarrier and phase, the four HGMMAs' shared-memory descriptors built and moved to uniform registers: 66 instructions, from a compiled static-v1 kernel); 0: none (the bare miniature)",
+        },
+        ParamSpec {
             name: "PEER_WAIT_NS",
             default: 0,
-            help: "what-if for the static schedules: ns each CTA-wide stage barrier also waits for the cluster's other CTA, as the seed's v1/v2 do (\"this MMA wait will also include waiting on the paired cluster thread block\"); the engine has no cross-SM barrier, so a NANOSLEEP stands in for it (100 puts v1 and v2 within 3% of the seed)",
+            help: "what-if for the static schedules: ns each CTA-wide stage barrier also waits for the cluster's other CTA, as the seed's v1/v2 do (\"this MMA wait will also include waiting on the paired cluster thread block\"); the engine has no cross-SM barrier, so a NANOSLEEP stands in for it",
         },
     ],
     seed_params: &[("M", 8192), ("N", 8192), ("K", 8192), ("EPILOGUE", 2)],
@@ -114,6 +125,8 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     let n = p.get("N");
     let epi = p.get("EPILOGUE");
     let peer_wait = p.get("PEER_WAIT_NS");
+    check_range("ARITH", p.get("ARITH"), 0, 1)?;
+    let arith = p.get("ARITH") == 1;
     check_range("PEER_WAIT_NS", peer_wait, 0, 100_000)?;
     check_range("PIPE", pipe, 1, 4)?;
     check_range("EPILOGUE", epi, 0, 2)?;
@@ -206,8 +219,11 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                     b.loop_("s", 0, "min(PIPE, KT)", |b| load_stage(b, "s", "s", false, mc, &raster));
                 });
                 b.loop_("k", 0, "KT", |b| {
+                    if arith {
+                        KstepArith::emit(b, KstepArith::STAGE);
+                    }
                     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT full[k % PIPE], parity=(k / PIPE) & 1");
-                    mma_kstep(b, "k % PIPE", "warpgroup * 8192", true);
+                    mma_kstep(b, "k % PIPE", "warpgroup * 8192", true, arith);
                     b.ins(format!("WARPGROUP.DEPBAR.LE gsb0, {lag}"));
                     // Refill the stage of iteration j = k - lag with iteration j + PIPE.
                     let j = if lag == 0 { "k".to_string() } else { format!("(k - {lag})") };
@@ -236,6 +252,9 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                             load_stage(b, &format!("{j} % PIPE"), &format!("{j} + PIPE"), false, mc, &raster);
                         });
                     });
+                    if arith {
+                        KstepArith::emit(b, KstepArith::NEXT);
+                    }
                 });
                 b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
                 epilogue(b, epi, "warp");
@@ -256,8 +275,11 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
             })
             .role("consumer", 4, 11, Some(232), |b| {
                 b.loop_("k", 0, "KT", |b| {
+                    if arith {
+                        KstepArith::emit(b, KstepArith::STAGE);
+                    }
                     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT full[k % PIPE], parity=(k / PIPE) & 1");
-                    mma_kstep(b, "k % PIPE", "(warpgroup - 1) * 8192", true);
+                    mma_kstep(b, "k % PIPE", "(warpgroup - 1) * 8192", true, arith);
                     b.ins(format!("WARPGROUP.DEPBAR.LE gsb0, {lag}"));
                     if lag == 0 {
                         b.ins("SYNCS.ARRIVE.TRANS64 empty[k % PIPE]");
@@ -265,6 +287,9 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                         b.if_("k > 0", |b| {
                             b.ins("SYNCS.ARRIVE.TRANS64 empty[(k + PIPE - 1) % PIPE]");
                         });
+                    }
+                    if arith {
+                        KstepArith::emit(b, KstepArith::NEXT);
                     }
                 });
                 b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
@@ -292,15 +317,21 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
                 });
                 b.loop_("k", 0, "KT", |b| {
                     let i = "((warpgroup - 1) * KT + k)";
+                    if arith {
+                        KstepArith::emit(b, KstepArith::STAGE);
+                    }
                     b.ins(format!(
                         "SYNCS.PHASECHK.TRANS64.TRYWAIT full[{i} % PIPE], parity=({i} / PIPE) & 1"
                     ));
-                    mma_kstep(b, &format!("{i} % PIPE"), "0", true);
+                    mma_kstep(b, &format!("{i} % PIPE"), "0", true, arith);
                     // Keep one wgmma group in flight; release the previous stage.
                     b.ins("WARPGROUP.DEPBAR.LE gsb0, 1");
                     b.if_("k > 0", |b| {
                         b.ins(format!("SYNCS.ARRIVE.TRANS64 empty[({i} + PIPE - 1) % PIPE]"));
                     });
+                    if arith {
+                        KstepArith::emit(b, KstepArith::NEXT);
+                    }
                 });
                 b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
                 b.ins("SYNCS.ARRIVE.TRANS64 empty[((warpgroup - 1) * KT + KT - 1) % PIPE]");
@@ -431,12 +462,114 @@ fn load_stage(b: &mut BodyBuilder, stage: &str, iter: &str, half: bool, mc: Mult
     }
 }
 
+/// The scalar work of a consumer's k-step as ptxas compiles it (the validation kernel
+/// `vg_static_v1`, crates/calibrate/data/validation/h100-20261122T210256Z.sass.txt, its
+/// loop at 0x1680..0x1fa0): the stage's mbarrier address and phase before the wait (here
+/// with PIPE a constant: that kernel divides by a run-time PIPE, 30 more instructions),
+/// then the shared-memory descriptors of the four HGMMAs, built in registers and moved
+/// to uniform ones (R2UR) around each issue: `before(j)` is what precedes HGMMA j.
+struct KstepArith;
+
+impl KstepArith {
+    const STAGE: &'static [&'static str] = &[
+        "ULOP3.LUT UR7, UR4, 0x3, URZ, 0xc0, !UPT",
+        "USHF.R.U32.HI UR8, URZ, 0x2, UR4",
+        "ULOP3.LUT UR8, UR8, 0x1, URZ, 0xc0, !UPT",
+        "ULEA UR9, UR7, UR19, 0x3",
+        "IMAD.U32 R10, RZ, RZ, UR8",
+        "SHF.L.U32 R6, R10, 0x1f, RZ",
+    ];
+    const DESC0: &'static [&'static str] = &[
+        "IMAD.SHL.U32 R6, R0, 0x40, RZ",
+        "ULEA UR12, UR7, UR18, 0xf",
+        "IMAD.U32 R7, RZ, RZ, UR7",
+        "UMOV UR27, 0x40000040",
+        "LOP3.LUT R6, R6, 0xffffe000, RZ, 0xc0, !PT",
+        "ULOP3.LUT UR6, UR12, 0x3fc00, URZ, 0xc0, !UPT",
+        "IADD3 R6, R6, UR5, RZ",
+        "USHF.R.U32.HI UR6, URZ, 0x4, UR6",
+        "IMAD R8, R7, 0x4000, R6",
+        "ULOP3.LUT UR6, UR6, 0x10000, URZ, 0xfc, !UPT",
+        "IMAD.MOV.U32 R7, RZ, RZ, 0x40000040",
+        "LOP3.LUT R6, R8, 0x3fc00, RZ, 0xc0, !PT",
+        "R2UR UR25, R7",
+        "UMOV UR26, UR6",
+        "SHF.R.U32.HI R6, RZ, 0x4, R6",
+        "UIADD3 UR6, UR12, 0x20, URZ",
+        "IMAD.MOV.U32 R7, RZ, RZ, 0x40000040",
+        "LOP3.LUT R6, R6, 0x10000, RZ, 0xfc, !PT",
+        "ULOP3.LUT UR6, UR6, 0x3fc20, URZ, 0xc0, !UPT",
+        "R2UR UR24, R6",
+        "IADD3 R6, R8, 0x20, RZ",
+        "USHF.R.U32.HI UR6, URZ, 0x4, UR6",
+        "LOP3.LUT R6, R6, 0x3fc20, RZ, 0xc0, !PT",
+        "ULOP3.LUT UR6, UR6, 0x10000, URZ, 0xfc, !UPT",
+        "SHF.R.U32.HI R6, RZ, 0x4, R6",
+    ];
+    const DESC1: &'static [&'static str] = &[
+        "LOP3.LUT R6, R6, 0x10000, RZ, 0xfc, !PT",
+        "UMOV UR26, UR6",
+        "R2UR UR25, R7",
+        "UMOV UR27, 0x40000040",
+        "R2UR UR24, R6",
+        "IADD3 R6, R8, 0x40, RZ",
+        "UIADD3 UR6, UR12, 0x40, URZ",
+        "IMAD.MOV.U32 R7, RZ, RZ, 0x40000040",
+        "IADD3 R8, R8, 0x60, RZ",
+        "LOP3.LUT R6, R6, 0x3fc40, RZ, 0xc0, !PT",
+        "ULOP3.LUT UR6, UR6, 0x3fc40, URZ, 0xc0, !UPT",
+        "SHF.R.U32.HI R6, RZ, 0x4, R6",
+        "USHF.R.U32.HI UR6, URZ, 0x4, UR6",
+        "LOP3.LUT R8, R8, 0x3fc60, RZ, 0xc0, !PT",
+        "LOP3.LUT R6, R6, 0x10000, RZ, 0xfc, !PT",
+        "ULOP3.LUT UR6, UR6, 0x10000, URZ, 0xfc, !UPT",
+        "SHF.R.U32.HI R8, RZ, 0x4, R8",
+    ];
+    const DESC2: &'static [&'static str] = &[
+        "R2UR UR24, R6",
+        "UMOV UR26, UR6",
+        "R2UR UR25, R7",
+        "UMOV UR27, 0x40000040",
+        "UIADD3 UR6, UR12, 0x60, URZ",
+        "IMAD.MOV.U32 R7, RZ, RZ, 0x40000040",
+        "LOP3.LUT R6, R8, 0x10000, RZ, 0xfc, !PT",
+        "ULOP3.LUT UR6, UR6, 0x3fc60, URZ, 0xc0, !UPT",
+        "USHF.R.U32.HI UR6, URZ, 0x4, UR6",
+        "ULOP3.LUT UR6, UR6, 0x10000, URZ, 0xfc, !UPT",
+    ];
+    const DESC3: &'static [&'static str] = &[
+        "R2UR UR24, R6",
+        "UMOV UR26, UR6",
+        "R2UR UR25, R7",
+        "UMOV UR27, 0x40000040",
+        "UIADD3 UR6, UR4, UR22, URZ",
+        "UISETP.GE.AND UP0, UPT, UR6, UR23, UPT",
+    ];
+    /// The loop's own count (the branch is the loop's).
+    const NEXT: &'static [&'static str] = &[
+        "UIADD3 UR4, UR4, 0x1, URZ",
+        "UISETP.GE.AND UP0, UPT, UR4, UR23, UPT",
+    ];
+
+    fn emit(b: &mut BodyBuilder, ins: &[&str]) {
+        for i in ins {
+            b.ins(*i);
+        }
+    }
+    fn before(j: usize) -> &'static [&'static str] {
+        [Self::DESC0, Self::DESC1, Self::DESC2, Self::DESC3][j]
+    }
+}
+
 /// One k-step of a warpgroup: four HGMMA.64x256x16 over a 64-wide stage, one wgmma group.
-fn mma_kstep(b: &mut BodyBuilder, stage: &str, a_rows: &str, arrive: bool) {
+fn mma_kstep(b: &mut BodyBuilder, stage: &str, a_rows: &str, arrive: bool, arith: bool) {
     if arrive {
         b.ins("WARPGROUP.ARRIVE");
     }
     for j in 0..4 {
+        if arith {
+            KstepArith::emit(b, KstepArith::before(j));
+        }
         let gsb = if j == 3 { ", gsb0" } else { "" };
         b.ins(format!(
             "HGMMA.64x256x16.F32.BF16 R24, sA[({stage}) * 16384 + {a_rows} + {}], sB[({stage}) * 32768 + {}]{gsb}",
