@@ -197,14 +197,10 @@ fn a_store_holds_the_tma_unit_at_its_own_rate_and_loads_wait_behind_it() {
         let held = (p.t.tma_issue_cycles + 16384.0 / rate).ceil() as u64;
         assert_eq!(behind - alone, held - 2, "rate {rate}");
     }
-    // The H100's measured rate: a 16 KiB store holds the unit 521 cycles (the GPU: a
-    // store just ahead of two 16 KiB tensor loads delayed them by 533).
+    // The H100's measured rate: a 16 KiB store's bytes hold the unit 512 cycles (the
+    // GPU: a store just ahead of two 16 KiB tensor loads delayed them by 533).
     let p = Profile::builtin("h100").unwrap();
     assert_eq!(p.t.tma_store_bytes_per_clk, 32.0);
-    assert_eq!(
-        (p.t.tma_issue_cycles + 16384.0 / p.t.tma_store_bytes_per_clk).ceil(),
-        521.0
-    );
 }
 
 /// One warpgroup: ARRIVE, an m64n64k16 MMA, then (`dummy`) ptxas's commit of a group

@@ -275,7 +275,7 @@ mod tests {
         assert!(text.contains("HGMMA.64x8x16"), "{text}");
     }
 
-    /// A copy and its try_wait in a loop, as the SASS runs it: within 6% of the GPU. A lone
+    /// A copy and its try_wait in a loop, as the SASS runs it: within 7% of the GPU. A lone
     /// copy (`lat.bulk.l2.*`, timed from before its expect_tx to its wait's return)
     /// measures 111 to 129 cycles less than these per copy: that fixed cost is the
     /// loop's own instructions (the elect loop around UBLKCP, the branches, the counters),
@@ -285,7 +285,7 @@ mod tests {
         for b in [1024u64, 4096, 16384] {
             let t = copy_wait_twin(b);
             let e = error(&t);
-            assert!(e.abs() < 0.06, "{}: {:+.1}%", t.bench, 100.0 * e);
+            assert!(e.abs() < 0.07, "{}: {:+.1}%", t.bench, 100.0 * e);
             let text = t.kernel_text().unwrap();
             assert_eq!(text.matches("UBLKCP").count(), 1, "{text}");
             assert_eq!(text.matches("TRYWAIT").count(), 1, "{text}");
