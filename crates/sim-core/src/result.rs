@@ -161,8 +161,10 @@ pub struct MemoryStats {
     /// Bytes shared loads and stores (LDS, STS, LDSM, STSM) moved through the
     /// shared-memory crossbar.
     pub shared_bytes: u64,
-    /// Cycles the shared-memory crossbar was booked: every shared access's wavefronts
-    /// (bank conflicts included) and shuffle at `smem_bytes_per_clk`.
+    /// Cycles shared memory was booked: the crossbar's (every shared access's
+    /// wavefronts, bank conflicts included, and shuffles at `smem_bytes_per_clk`) or its
+    /// busier side's (those on the side plus copies' writes or bulk stores' reads at
+    /// `smem_copy_cost`), whichever is more.
     pub shared_busy_cycles: f64,
     /// Cycles the L1TEX pipeline's line rate (the LSU path of global and local
     /// accesses) was booked: every request's lines at `l1_lines_per_clk`.

@@ -366,6 +366,30 @@ fn an_lds_bound_kernel_is_bound_by_shared_memory() {
     );
 }
 
+/// One warp copies 8 x 16 KiB into shared memory with bulk copies and no shared load
+/// or store: the crossbar is idle, but the copies' writes book the write side for
+/// 8 x 16384 x `smem_copy_cost` / `smem_bytes_per_clk` cycles, and that is the
+/// shared-memory bound; with copies off shared memory's books it is none.
+#[test]
+fn copies_into_shared_memory_count_in_its_bound() {
+    let src = "kernel copies\nlaunch cta_threads=32 regs=32 smem=131072 grid=1\nbuffer G global size=1MiB\nshared S size=131072\nmbarrier full[1] count=1\nrole main warps=0..0\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX full[0], bytes=131072\n  loop i 0..8\n    UBLKCP.S.G S[i * 16384], G[i * 16384], bytes=16384, bar=full[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=0\n  EXIT\n";
+    let shared_bound = |p: &Profile| {
+        let (r, d) = diagnosed(src, p);
+        assert_eq!(r.memory.shared_bytes, 0);
+        d.bounds
+            .unit(BoundUnit::SharedMemory)
+            .unwrap()
+            .lower_bound_cycles
+    };
+    let p = h100();
+    assert!(p.t.smem_copy_cost > 0.0);
+    let booked = 8.0 * 16384.0 * p.t.smem_copy_cost / p.t.smem_bytes_per_clk;
+    assert_eq!(shared_bound(&p), booked.ceil() as u64);
+    let mut off = h100();
+    off.t.smem_copy_cost = 0.0;
+    assert_eq!(shared_bound(&off), 0);
+}
+
 /// 16 warps each load 64 lines from L2 (a warp's 32 lanes 128 bytes apart: 32 lines a
 /// request). L1TEX takes `l1_lines_per_clk` lines a cycle: 16 x 8 x 32 = 4,096 lines
 /// need 4,096 cycles, the LSU's bound, far above the issue slots'.

@@ -118,9 +118,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         // Its bytes through shared memory: written there (a load) or read from there (a
         // store), on that side, from its turn at the TMA unit; it is not done before.
         if t.smem_copy_cost > 0.0 {
-            let side = &mut self.smem_side_free[(d.kind == Kind::TmaLoad) as usize];
+            let which = (d.kind == Kind::TmaLoad) as usize;
+            let side = &mut self.smem_side_free[which];
             let from = side.max(start);
-            *side = from + bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;
+            let booked = bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;
+            *side = from + booked;
+            self.smem_side_busy[which] += booked;
             let through = *side;
             self.emit_busy(slot, Unit::SharedMemory, from, through);
             done = done.max(memory::ceil(through));

@@ -270,6 +270,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                         self.smem_free = start + waves;
                         *side = self.smem_free;
                         self.smem_busy += waves;
+                        self.smem_side_busy[write as usize] += waves;
                         self.smem_bytes += d.width as u64 * 32;
                         self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                         self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
@@ -350,6 +351,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 self.smem_free = start + waves;
                 self.smem_side_free[0] = self.smem_free;
                 self.smem_busy += waves;
+                self.smem_side_busy[0] += waves;
                 self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                 self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
                 let done = memory::ceil(start + waves) + t.lat_shfl as u64 - 1;

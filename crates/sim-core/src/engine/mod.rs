@@ -411,6 +411,9 @@ struct Engine<'a, S: Sink> {
     /// (STS, copies' writes) are next free: copies book their side's time here
     /// (`smem_copy_cost`), and an LDS or STS waits for its side too.
     smem_side_free: [f64; 2],
+    /// Cycles each side was booked, copies' side time included: with the crossbar's
+    /// `smem_busy`, the shared-memory bound is the busiest of the three.
+    smem_side_busy: [f64; 2],
     /// Cycles the shared-memory crossbar was booked (its wavefronts at its rate), and
     /// the bytes shared loads and stores moved through it: the shared-memory bound.
     smem_busy: f64,
@@ -587,6 +590,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             },
             smem_free: 0.0,
             smem_side_free: [0.0; 2],
+            smem_side_busy: [0.0; 2],
             smem_busy: 0.0,
             smem_bytes: 0,
             l1_busy: 0.0,

@@ -359,7 +359,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 hbm_bytes,
                 hbm_bytes_after_run: hbm_after,
                 shared_bytes: self.smem_bytes,
-                shared_busy_cycles: self.smem_busy,
+                shared_busy_cycles: self
+                    .smem_busy
+                    .max(self.smem_side_busy[0])
+                    .max(self.smem_side_busy[1]),
                 l1tex_busy_cycles: self.l1_busy,
             },
             roles,
