@@ -166,15 +166,6 @@ impl<'a, S: Sink> Engine<'a, S> {
         Ok(())
     }
 
-    /// A warp-instruction issued on sub-partition `sp` at `now` takes `hold` cycles of its
-    /// tensor core (`tensor_hold`: on the H100 an FMA-pipe instruction takes one, MUFU
-    /// none): the tensor core's next MMA starts after them (an MMA already booked keeps its
-    /// time). (`issue_plain` does the same inline.)
-    pub(super) fn hold_tensor(&mut self, sp: usize, now: u64, hold: u64) {
-        let f = &mut self.tensor_free[sp];
-        *f = (*f).max(now) + hold;
-    }
-
     /// HGMMA: a warpgroup MMA on the SM's tensor pipe, booked once for the four warps.
     pub(super) fn hgmma(
         &mut self,

@@ -43,11 +43,11 @@ impl<'a, S: Sink> Engine<'a, S> {
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
         start_quiet_issue(w, &mut self.pcs, &mut self.pipes, &self.intervals, d, now);
-        let hold = self.tensor_hold[d.pipe.index()];
-        if hold > 0 {
-            let f = &mut self.tensor_free[w.sp as usize & 3];
-            *f = (*f).max(now) + hold;
-        }
+        hold_tensor(
+            &mut self.tensor_free[w.sp as usize & 3],
+            self.tensor_hold[d.pipe.index()],
+            now,
+        );
         // (Written whether or not there is a result: `dst_reg` is then a slot nobody
         // reads.)
         let (cycles, stall) = d.short_result;
@@ -232,10 +232,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let p = d.pipe.index();
         let interval = self.intervals[p];
         self.pipes.book(sp, p, now + interval);
-        let hold = self.tensor_hold[p];
-        if hold > 0 {
-            self.hold_tensor(sp, now, hold);
-        }
+        hold_tensor(&mut self.tensor_free[sp], self.tensor_hold[p], now);
         if d.bank_conflict_cycles > 0 {
             self.pipes.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
         }
@@ -448,5 +445,16 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         }
         Ok(())
+    }
+}
+
+/// A warp-instruction issued at `now` takes `hold` cycles of its sub-partition's tensor
+/// core, whose next free cycle is `tensor_free` (`tensor_hold`: on the H100 an FMA-pipe
+/// instruction takes one, MUFU none): the next MMA starts after them (an MMA already
+/// booked keeps its time).
+#[inline(always)]
+fn hold_tensor(tensor_free: &mut u64, hold: u64, now: u64) {
+    if hold > 0 {
+        *tensor_free = (*tensor_free).max(now) + hold;
     }
 }
