@@ -197,15 +197,16 @@ fn a_store_holds_the_tma_unit_at_its_own_rate_and_loads_wait_behind_it() {
         let held = (p.t.tma_issue_cycles + 16384.0 / rate).ceil() as u64;
         assert_eq!(behind - alone, held - 2, "rate {rate}");
     }
-    // The H100's measured rate: a 16 KiB store holds the unit 522 cycles, the fitted
-    // tma_issue_cycles (10) and 512 at 32 B/clk (the GPU: a store just ahead of two
-    // 16 KiB tensor loads delayed them by 533).
+    // The H100: a store just ahead of two 16 KiB tensor loads delayed them by 533
+    // cycles. The built-in profile's hold (its fitted issue cost plus 16 KiB at the
+    // measured store rate) is within 3% of that, whatever the next refit makes of
+    // tma_issue_cycles.
     let p = Profile::builtin("h100").unwrap();
     assert_eq!(p.t.tma_store_bytes_per_clk, 32.0);
-    assert_eq!(p.t.tma_issue_cycles, 10.0);
-    assert_eq!(
-        (p.t.tma_issue_cycles + 16384.0 / p.t.tma_store_bytes_per_clk).ceil(),
-        522.0
+    let hold = (p.t.tma_issue_cycles + 16384.0 / p.t.tma_store_bytes_per_clk).ceil();
+    assert!(
+        (hold - 533.0).abs() / 533.0 < 0.03,
+        "hold {hold} against 533"
     );
 }
 
