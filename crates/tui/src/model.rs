@@ -442,6 +442,8 @@ impl Sink for Watched<'_, '_> {
             .store(self.ctas_done, Ordering::Relaxed);
         self.timeline.keep_going() && self.show_partial()
     }
+    // Inlined, as the timeline's own: the engine's events reach it without a call.
+    #[inline(always)]
     fn event(&mut self, e: Event) {
         match &e {
             Event::StateChange { cycle, .. } => self.cycle = self.cycle.max(*cycle),
