@@ -218,13 +218,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             let id = self.wid(slot);
             let pc = self.event_pc(slot, pc);
             let cause = self.typed_cause(slot, cause, until);
-            self.sink.event(Event::StateChange {
-                cycle: now,
-                warp: id,
-                state,
-                pc,
-                cause,
-            });
+            self.sink.state_change(now, id, state, pc, cause);
         }
     }
 

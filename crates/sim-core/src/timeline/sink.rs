@@ -355,6 +355,19 @@ impl Sink for Timeline {
             .is_none_or(|s| !s.load(Ordering::Relaxed))
     }
 
+    #[inline(always)]
+    fn state_change(
+        &mut self,
+        cycle: u64,
+        warp: WarpId,
+        state: WarpState,
+        pc: u32,
+        cause: Option<WaitCause>,
+    ) {
+        let kind = self.kind(cycle, state, pc, cause);
+        self.warp_mut(warp, cycle).change(cycle, kind)
+    }
+
     // Inlined into the engine: the variant is known where the engine builds the event,
     // so a state change, an issue or a unit's busy time costs no call and no copy of
     // the event; the rare ones are out of line.
@@ -367,10 +380,7 @@ impl Sink for Timeline {
                 state,
                 pc,
                 cause,
-            } => {
-                let kind = self.kind(cycle, state, pc, cause);
-                self.warp_mut(warp, cycle).change(cycle, kind)
-            }
+            } => self.state_change(cycle, warp, state, pc, cause),
             Event::Issue {
                 cycle,
                 warp,
