@@ -516,7 +516,7 @@ pub fn simulate_live(
         started: Instant::now(),
         due,
     };
-    let r = sim_core::run_with(kernel, profile, &cfg, cfg.policy.build(), &mut sink);
+    let r = sim_core::run_sink(kernel, profile, &cfg, &mut sink);
     // The timeline is finished (the engine's `finish`) whatever the outcome.
     let (result, outcome) = match r {
         Ok(r) => (Some(r), Outcome::Finished),

@@ -198,8 +198,11 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.open_span(slot, state, cause, pc, until, now);
     }
 
-    /// Starts the warp's new state span at `now` (its last one closed).
+    /// Starts the warp's new state span at `now` (its last one closed). (Inlined into
+    /// `set_state_at` and `charge_issue`: with a sink, a call per state change cost
+    /// more than its own work.)
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(super) fn open_span(
         &mut self,
         slot: u32,
