@@ -523,6 +523,19 @@ pub fn per_gpu_values(b: &Benchmark) -> Vec<f64> {
         .unwrap_or_default()
 }
 
+/// The per-GPU values [`median_measurement`] left in a benchmark, with each GPU's UUID.
+pub fn per_gpu_keyed(b: &Benchmark) -> Vec<(String, f64)> {
+    b.extra
+        .get(PER_GPU)
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .filter_map(|(g, v)| Some((g.clone(), v.as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// How the fitted profiles and the report name the median data.
 pub fn median_data_name(leave_out: Option<&str>) -> String {
     match leave_out {
