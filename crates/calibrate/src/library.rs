@@ -6,8 +6,8 @@
 //! - `val.elementwise.*` (`kernels/stream.cu`): TMA streaming, `elementwise-add`
 //!   (crates/traces/src/elementwise.rs), its tile loops from the SASS (`stream_twin`).
 //! - `val.singe.*` (`kernels/singe.cu`): `singe-viscosity` (crates/traces/src/singe.rs),
-//!   data-parallel against warp-specialized with named barriers; the data-parallel one
-//!   from its SASS (`singe_twin`), the warp-specialized one the library's.
+//!   data-parallel against warp-specialized with named barriers, both from their SASS
+//!   (`singe_twin`).
 
 use sim_core::{Profile, RunConfig, RunResult};
 
@@ -119,8 +119,11 @@ pub fn simulate_library(c: &LibraryCase, p: &Profile) -> Result<(f64, RunResult)
     if c.family == "elementwise-add" {
         return crate::stream_twin::simulate_stream(c, p);
     }
-    if c.family == "singe-viscosity" && c.schedule == "data-parallel" {
-        return crate::singe_twin::simulate_singe(c, p);
+    if c.family == "singe-viscosity" {
+        return match c.schedule.as_str() {
+            "data-parallel" => crate::singe_twin::simulate_singe(c, p),
+            _ => crate::singe_twin::simulate_singe_ws(c, p),
+        };
     }
     let k = traces::generate(c.family, &c.schedule, &c.params)?;
     let warm: &[&str] = match c.family {
