@@ -413,9 +413,18 @@ timing! {
         /// An asynchronous copy (LDGSTS) completes this long after its global read returns: the
         /// write into shared memory.
         lat_ldgsts_fill: whole => "cycles",
+        /// The same for a copy that bypasses L1 (`LDGSTS.BYPASS`, `cp.async.cg`): its line
+        /// goes from L2 into shared memory without L1's allocation (H100, median over the
+        /// GPUs: the .cg chase from L2 is 34 cycles above the L2 load chase, the .ca chase
+        /// from L1 43 above the L1 one).
+        lat_ldgsts_bypass_fill: whole => "cycles",
         /// Load-to-use latency of a global or local load that hits L1 (and of any long-
         /// scoreboard result without a latency of its own).
         lat_l1_hit: count => "cycles",
+        /// A line a load reads from L2 (hit) returns each sector after its first this much
+        /// later (a warp's load of a whole line against one thread's chase of one sector;
+        /// H100: `lat.ldg_lines.l2.lines_1` 287 cycles against the chase's 278).
+        l2_sector_cycles: non_negative => "cycles per sector",
         /// Load-to-use latency of a load served by the near L2 partition (the SM's side of the
         /// chip).
         lat_l2_near: count => "cycles",
@@ -490,6 +499,15 @@ timing! {
         /// Added to a TMA copy's completion after its last line arrives (the write into shared
         /// memory and the mbarrier's transaction count).
         tma_extra_latency: whole => "cycles",
+        /// Added to a tensor copy's (UTMALDG's) completion over a bulk copy's: the box's
+        /// addresses generated from the tensor map (H100, median over the GPUs, from L2:
+        /// 1 to 4 KiB boxes 8 to 13 cycles slower than bulk copies of the same bytes).
+        tma_tensor_extra_latency: whole => "cycles",
+        /// No copy completes sooner than this after its turn at the TMA unit, whatever its
+        /// size (before `tma_extra_latency`): bulk copies from L2 of 1 and 2 KiB measure the
+        /// same time (H100 median 338 cycles), though the second's lines take longer to
+        /// cross the SM's port.
+        tma_min_latency: whole => "cycles",
         /// The TMA unit's rate: a copy of n bytes holds it `tma_issue_cycles` + n / this.
         tma_bytes_per_clk: positive => "bytes per cycle",
         /// The TMA unit's rate for a store out of shared memory (UTMASTG, UBLKCP.G.S): a

@@ -43,6 +43,9 @@ pub struct Memory {
     /// What a hit's further sectors add on L1's return path: `l1_sector_extra[s]` for a
     /// line with `s` sectors requested (`l1_sector_cycles` per sector after the first).
     l1_sector_extra: [u64; 5],
+    /// The same on L2's return path for a hit (`l2_sector_cycles` per sector after the
+    /// first).
+    l2_sector_extra: [u64; 5],
     lat_l2_near: u64,
     lat_l2_far: u64,
     lat_hbm: u64,
@@ -126,6 +129,9 @@ impl Memory {
             lat_l1: t.lat_l1_hit as u64,
             l1_sector_extra: std::array::from_fn(|s| {
                 ceil(s.saturating_sub(1) as f64 * t.l1_sector_cycles)
+            }),
+            l2_sector_extra: std::array::from_fn(|s| {
+                ceil(s.saturating_sub(1) as f64 * t.l2_sector_cycles)
             }),
             lat_l2_near: t.lat_l2_near as u64,
             lat_l2_far: t.lat_l2_far as u64,
@@ -447,7 +453,7 @@ impl Memory {
     pub fn read_l2(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
         let l2_bytes = self.l2_share(sectors as u64 * SECTOR);
         let (done, level) = match self.l2.probe(line) {
-            Ok(ready) => self.l2_hit(line, t, l2_bytes, ready),
+            Ok(ready) => self.l2_hit(line, sectors, t, l2_bytes, ready),
             Err(way) => {
                 // A miss is served in request order too: its turn comes when this SM's
                 // share of HBM has moved the lines before it, and it arrives its HBM
@@ -463,15 +469,23 @@ impl Memory {
     }
 
     /// When a line that hits in L2 (its data there from `ready`) arrives at the SM,
-    /// requested at `t` for `l2_bytes` of this SM's share, and from which partition.
+    /// requested at `t` for `l2_bytes` of this SM's share, and from which partition:
+    /// its `sectors` sectors after the first `l2_sector_cycles` apart on the return path.
     #[inline(always)]
-    fn l2_hit(&mut self, line: u64, t: u64, l2_bytes: u64, ready: u64) -> (u64, MemLevel) {
+    fn l2_hit(
+        &mut self,
+        line: u64,
+        sectors: u32,
+        t: u64,
+        l2_bytes: u64,
+        ready: u64,
+    ) -> (u64, MemLevel) {
         let (lat, level) = if Memory::is_far(line) {
             (self.lat_l2_far, MemLevel::L2Far)
         } else {
             (self.lat_l2_near, MemLevel::L2Near)
         };
-        let lat = jittered(lat, self.req_l2);
+        let lat = jittered(lat, self.req_l2) + self.l2_sector_extra[(sectors as usize).min(4)];
         // The line's data crosses the SM's L2 port in request order, and arrives the
         // access latency after its turn: the lines of a large copy return one after
         // another at the port's rate, after the latency.
@@ -593,7 +607,7 @@ impl Memory {
                     l2.touch(block2, w);
                 }
                 let ready = block2[l2.ready_at + w];
-                self.l2_hit(line, t_miss, l2_bytes, ready)
+                self.l2_hit(line, sectors, t_miss, l2_bytes, ready)
             }
             None => {
                 let way2 = l2.lru(block2);
