@@ -476,6 +476,18 @@ timing! {
         /// A line many SMs of the wave read at about the same time costs the chip's L2
         /// bandwidth up to this many times less (one lookup serves the copies).
         l2_shared_read_gain: at_least_one => "ratio",
+        /// How many SMs on different TPCs must read a line at about the same time for each
+        /// time less it costs the chip's L2: a line `s` SMs read costs 1 / clamp(s / this, 1,
+        /// `l2_shared_read_gain`) (H100: 128 CTAs in groups of s, CTAs 128 / s apart on
+        /// different TPCs, streaming the same bytes at once: 4106, 4074, 4035, 4020, 4697,
+        /// 8756, 10090 B/clk for s = 1, 2, 4, 8, 16, 32, 128; the gain over private streams
+        /// 1.14 at 16 and 2.13 at 32: 16 / 1.14 = 14.0, 32 / 2.13 = 15.0).
+        l2_shared_read_sharers: at_least_one => "SMs",
+        /// What a line costs the chip's L2 less when the two CTAs of one TPC (grid indices
+        /// 2k and 2k + 1, which the H100 places on the TPC's two SMs) read it at about the
+        /// same time (H100: 128 CTAs in pairs streaming the same bytes 7732 B/clk against
+        /// 4106 private: 1.88; in groups of 4, 8, 16 consecutive CTAs 9418 to 9901).
+        l2_tpc_read_gain: at_least_one => "ratio",
         /// The chip's sustained HBM bandwidth, shared evenly by the busy SMs (lines the whole
         /// wave reads are fetched once for all).
         hbm_bytes_per_clk_chip: positive => "bytes per cycle",

@@ -26,15 +26,23 @@ pub const LINE: u64 = 128;
 pub const SECTOR: u64 = 32;
 pub const SECTORS_PER_LINE: u64 = LINE / SECTOR;
 
+/// Set in a request's sharer count (`Memory::begin_request`) when the CTA's partner on
+/// its TPC reads the same lines.
+pub const TPC_PARTNER: u32 = 1 << 31;
+
 pub struct Memory {
     pub l1: Cache,
     pub l2: Cache,
     /// This SM's port to L2 (every byte it reads or writes crosses it) and its share of
     /// the chip's L2 bandwidth. A line that several SMs of the wave read at about the
-    /// same time costs the chip's less (up to `l2_shared_read_gain` times): the L2
+    /// same time costs the chip's less (sharers / `l2_shared_read_sharers` times, or
+    /// `l2_tpc_read_gain` times when the CTA's TPC partner is among them, whichever is
+    /// more, at least once and at most `l2_shared_read_gain` times): the L2
     /// serves the copies from one lookup.
     pub l2_bw: L2Servers,
     l2_shared_read_gain: f64,
+    l2_shared_read_sharers: f64,
+    l2_tpc_read_gain: f64,
     pub hbm_bw: Bandwidth,
     /// Bytes of stores written back to HBM (booked on `hbm_bw`, waited for by nobody).
     hbm_writeback_bytes: u64,
@@ -123,6 +131,8 @@ impl Memory {
             l2,
             l2_bw: L2Servers::new(t.l2_bytes_per_clk_sm_max, share(t.l2_bytes_per_clk_chip)),
             l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
+            l2_shared_read_sharers: t.l2_shared_read_sharers.max(1.0),
+            l2_tpc_read_gain: t.l2_tpc_read_gain.max(1.0),
             hbm_bw: Bandwidth::new(hbm_rate),
             hbm_writeback_bytes: 0,
             rng: Draws::new(seed),
@@ -207,7 +217,8 @@ impl Memory {
     /// is drawn once, so all its lines see the same L2 delay (each line that misses
     /// draws its own HBM delay: `read_l2`). A request that
     /// `sharers` CTAs of the wave make for the same lines moves 1/sharers of the HBM
-    /// traffic (the others' copies hit in L2 behind the same fill).
+    /// traffic (the others' copies hit in L2 behind the same fill). `sharers` may carry
+    /// `TPC_PARTNER`.
     #[inline(always)]
     pub fn begin_request(&mut self, sharers: u32) {
         self.req_l2 = self.draw(self.jitter_l2);
@@ -217,8 +228,16 @@ impl Memory {
             self.req_hbm_line_bytes = LINE;
             self.req_l2_chip_cost = 1.0;
         } else {
-            self.req_hbm_line_bytes = LINE.div_ceil(sharers as u64);
-            self.req_l2_chip_cost = 1.0 / (sharers as f64).min(self.l2_shared_read_gain);
+            let (n, partner) = (sharers & !TPC_PARTNER, sharers & TPC_PARTNER != 0);
+            self.req_hbm_line_bytes = LINE.div_ceil(n.max(1) as u64);
+            // Measured (gaps/h100-20261127T111724Z.json, gap.share.*): sharers on other
+            // TPCs gain nothing up to 8, 1.14x at 16, 2.1x at 32; two CTAs of one TPC
+            // 1.88x, and 2.3 to 2.5x with more.
+            let tpc = if partner { self.l2_tpc_read_gain } else { 1.0 };
+            let gain = (n as f64 / self.l2_shared_read_sharers)
+                .max(tpc)
+                .clamp(1.0, self.l2_shared_read_gain);
+            self.req_l2_chip_cost = 1.0 / gain;
         }
         self.req_multicast = 1;
         self.req_chunk = u64::MAX;
