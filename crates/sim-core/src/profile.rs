@@ -485,8 +485,10 @@ timing! {
         l2_shared_read_sharers: at_least_one => "SMs",
         /// What a line costs the chip's L2 less when the two CTAs of one TPC (grid indices
         /// 2k and 2k + 1, which the H100 places on the TPC's two SMs) read it at about the
-        /// same time (H100: 128 CTAs in pairs streaming the same bytes 7732 B/clk against
-        /// 4106 private: 1.88; in groups of 4, 8, 16 consecutive CTAs 9418 to 9901).
+        /// same time (H100: 128 CTAs in pairs streaming the same bytes 7731 B/clk against
+        /// 4105 private: 1.88). A group of n consecutive CTAs gains this plus the rest up to
+        /// `l2_shared_read_gain` in proportion to 1 - 2 / n (measured 2.29, 2.34, 2.41,
+        /// 2.42 for n = 4, 8, 16, 32; the rule 2.21, 2.38, 2.47, 2.51).
         l2_tpc_read_gain: at_least_one => "ratio",
         /// The chip's sustained HBM bandwidth, shared evenly by the busy SMs (lines the whole
         /// wave reads are fetched once for all).

@@ -35,9 +35,7 @@ pub struct Memory {
     pub l2: Cache,
     /// This SM's port to L2 (every byte it reads or writes crosses it) and its share of
     /// the chip's L2 bandwidth. A line that several SMs of the wave read at about the
-    /// same time costs the chip's less (sharers / `l2_shared_read_sharers` times, or
-    /// `l2_tpc_read_gain` times when the CTA's TPC partner is among them, whichever is
-    /// more, at least once and at most `l2_shared_read_gain` times): the L2
+    /// same time costs the chip's less (`Memory::sharing_gain`): the L2
     /// serves the copies from one lookup.
     pub l2_bw: L2Servers,
     l2_shared_read_gain: f64,
@@ -230,18 +228,31 @@ impl Memory {
         } else {
             let (n, partner) = (sharers & !TPC_PARTNER, sharers & TPC_PARTNER != 0);
             self.req_hbm_line_bytes = LINE.div_ceil(n.max(1) as u64);
-            // Measured (gaps/h100-20261127T111724Z.json, gap.share.*): sharers on other
-            // TPCs gain nothing up to 8, 1.14x at 16, 2.1x at 32; two CTAs of one TPC
-            // 1.88x, and 2.3 to 2.5x with more.
-            let tpc = if partner { self.l2_tpc_read_gain } else { 1.0 };
-            let gain = (n as f64 / self.l2_shared_read_sharers)
-                .max(tpc)
-                .clamp(1.0, self.l2_shared_read_gain);
-            self.req_l2_chip_cost = 1.0 / gain;
+            self.req_l2_chip_cost = 1.0 / self.sharing_gain(n, partner);
         }
         self.req_multicast = 1;
         self.req_chunk = u64::MAX;
         self.req_tail_key = 0;
+    }
+
+    /// How many times less a line `n` CTAs of the wave read at about the same time costs
+    /// the chip's L2 (`partner`: the CTA's TPC partner is among them). Measured
+    /// (gaps/h100-20261127T111724Z.json, `gap.share.*`): CTAs on other TPCs gain nothing up
+    /// to 8 sharers, 1.14 at 16, 2.13 at 32 (n / `l2_shared_read_sharers`); the two CTAs of
+    /// one TPC 1.88 (`l2_tpc_read_gain`), and groups of 4, 8, 16, 32 consecutive CTAs
+    /// 2.29, 2.34, 2.41, 2.42, approaching the cap (`l2_shared_read_gain`) as the pair's
+    /// share of the group, 2 / n, falls: tpc + (cap - tpc) (1 - 2 / n) gives 2.21, 2.38,
+    /// 2.47, 2.51. The larger of the two, within 1..=cap.
+    pub(crate) fn sharing_gain(&self, n: u32, partner: bool) -> f64 {
+        let cap = self.l2_shared_read_gain;
+        let spread = n as f64 / self.l2_shared_read_sharers;
+        let paired = if partner && n >= 2 {
+            let tpc = self.l2_tpc_read_gain.min(cap);
+            tpc + (cap - tpc) * (1.0 - 2.0 / n as f64)
+        } else {
+            1.0
+        };
+        spread.max(paired).clamp(1.0, cap)
     }
 
     /// Whether a line is in HBM's far half for this SM: the parity of the line address's
