@@ -164,12 +164,20 @@ impl<T: Default> PerWarp<T> {
         self.v.get(self.slot(w))
     }
 
+    // A call per state change and per issue, not inlined by itself.
+    #[inline(always)]
     fn entry(&mut self, w: WarpId) -> &mut T {
         let i = self.slot(w);
         if i >= self.v.len() {
-            self.v.resize_with(i + 1, T::default);
+            self.grow(i + 1);
         }
         &mut self.v[i]
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, len: usize) {
+        self.v.resize_with(len, T::default);
     }
 
     fn iter(&self) -> impl Iterator<Item = (WarpId, &T)> {
@@ -256,6 +264,20 @@ pub struct PathRecorder {
     copiers: Vec<bool>,
 }
 
+impl PathRecorder {
+    /// Past [`MAX_STATE_CHANGES`]: everything kept goes (the path needs all of it).
+    #[cold]
+    #[inline(never)]
+    fn overflow(&mut self) {
+        let header = self.header.take();
+        *self = PathRecorder {
+            overflowed: true,
+            header,
+            ..PathRecorder::default()
+        };
+    }
+}
+
 /// Whether an opcode's result comes after a variable latency (a load through L1TEX or
 /// shared memory, MUFU, a shuffle): a wait on it goes back to its issue. (Fixed
 /// latencies are the few cycles right after the producer's issue: the warp's own
@@ -316,6 +338,43 @@ impl Sink for PathRecorder {
         self.header = Some(header.clone());
     }
 
+    // Inlined into the engine's state changes: no event built or moved (compare
+    // records a path for each schedule's first seed).
+    #[inline(always)]
+    fn state_change(
+        &mut self,
+        cycle: u64,
+        warp: WarpId,
+        state: WarpState,
+        pc: u32,
+        cause: Option<WaitCause>,
+    ) {
+        if self.overflowed {
+            return;
+        }
+        self.kept += 1;
+        if self.kept > MAX_STATE_CHANGES {
+            self.overflow();
+            return;
+        }
+        let waiting = match cause {
+            Some(WaitCause::Producer { pc: Some(p), .. }) => Waiting::Producer(p),
+            None | Some(WaitCause::Producer { .. } | WaitCause::WarpgroupArrive { .. }) => {
+                Waiting::Own
+            }
+            Some(WaitCause::Pipe { pipe, .. }) => Waiting::Pipe(pipe),
+            Some(WaitCause::Barrier { id, .. }) => Waiting::Barrier(id),
+            Some(WaitCause::Mbarrier { mbarrier, .. }) => Waiting::Mbarrier(mbarrier),
+            Some(WaitCause::WaitGroup { group, .. }) => Waiting::Group(group),
+        };
+        self.intervals.entry(warp).push(Interval {
+            start: cycle,
+            state,
+            pc,
+            waiting,
+        });
+    }
+
     fn event(&mut self, e: Event) {
         if self.overflowed {
             return;
@@ -327,35 +386,7 @@ impl Sink for PathRecorder {
                 state,
                 pc,
                 cause,
-            } => {
-                self.kept += 1;
-                if self.kept > MAX_STATE_CHANGES {
-                    // (Everything kept goes: the path needs all of it.)
-                    let header = self.header.take();
-                    *self = PathRecorder {
-                        overflowed: true,
-                        header,
-                        ..PathRecorder::default()
-                    };
-                    return;
-                }
-                let waiting = match cause {
-                    Some(WaitCause::Producer { pc: Some(p), .. }) => Waiting::Producer(p),
-                    None | Some(WaitCause::Producer { .. } | WaitCause::WarpgroupArrive { .. }) => {
-                        Waiting::Own
-                    }
-                    Some(WaitCause::Pipe { pipe, .. }) => Waiting::Pipe(pipe),
-                    Some(WaitCause::Barrier { id, .. }) => Waiting::Barrier(id),
-                    Some(WaitCause::Mbarrier { mbarrier, .. }) => Waiting::Mbarrier(mbarrier),
-                    Some(WaitCause::WaitGroup { group, .. }) => Waiting::Group(group),
-                };
-                self.intervals.entry(warp).push(Interval {
-                    start: cycle,
-                    state,
-                    pc,
-                    waiting,
-                });
-            }
+            } => self.state_change(cycle, warp, state, pc, cause),
             Event::WarpFinish { cycle, warp } => {
                 *self.finish.entry(warp) = Some(cycle);
             }

@@ -103,11 +103,11 @@ impl WarpTimeline {
         // full.
         let last = self.count_where(|s| s < cycle) - 1;
         if sweep.n > last || last - sweep.n > CHECKPOINT {
-            let k = (last / CHECKPOINT).min(self.checkpoints.len());
-            *sweep = match self.checkpoints.get(k) {
-                Some(c) => Sweep {
+            let k = (last / CHECKPOINT).min(self.checkpoint_count());
+            *sweep = match self.checkpoint(k) {
+                Some(acc) => Sweep {
                     n: k * CHECKPOINT,
-                    acc: *c,
+                    acc,
                 },
                 None => Sweep::new(),
             };

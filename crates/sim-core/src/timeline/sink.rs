@@ -10,7 +10,7 @@ use crate::sink::{Event, MemLevel, RunEnd, RunHeader, Sink, Unit, WarpId};
 use crate::state::WarpState;
 
 use super::Timeline;
-use super::spans::{CHECKPOINT, Kind, NO_CAUSE, STATE_BITS, WarpTimeline};
+use super::spans::{Kind, NO_CAUSE, STATE_BITS, WarpTimeline};
 use super::units::{MemoryTimeline, SyncEvent, SyncKind, UnitTimeline};
 
 /// Kinds a timeline can name: past this many (a run with over a hundred million
@@ -313,10 +313,7 @@ impl Timeline {
             if let Some(&n) = self.typical_spans.get(tw.role as usize)
                 && n > 0
             {
-                let n = n + n / 8;
-                tw.spans.reserve_exact(n);
-                tw.bases.reserve_exact(n / CHECKPOINT + 1);
-                tw.checkpoints.reserve_exact(n / CHECKPOINT + 1);
+                tw.reserve(n + n / 8);
             }
             self.warps.push(tw);
         }

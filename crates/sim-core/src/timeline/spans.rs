@@ -76,8 +76,13 @@ pub struct WarpTimeline {
     /// The timeline's kinds, shared once it is finished (empty until then).
     pub(super) kinds: Arc<[Kind]>,
     /// `checkpoints[k][s]`: cycles in state `s` before span `k * CHECKPOINT` (kept as
-    /// the run goes: block `k`'s once span `k * CHECKPOINT` opens).
-    pub(super) checkpoints: Vec<[u64; STATE_COUNT]>,
+    /// the run goes: block `k`'s once span `k * CHECKPOINT` opens), in 32 bits: half
+    /// the memory (a fifth of a long run's spans' own), which a long run pays for in
+    /// page faults. Empty once a count passes `u32::MAX`: `wide_checkpoints` then.
+    checkpoints: Vec<[u32; STATE_COUNT]>,
+    /// The checkpoints in full, once a warp spends over `u32::MAX` cycles in a state
+    /// (empty otherwise).
+    pub(super) wide_checkpoints: Vec<[u64; STATE_COUNT]>,
     /// The last span's start (0 while there is none).
     open_start: u64,
     /// Cycles per state of every span before the last, kept as spans open (a block's
@@ -100,6 +105,7 @@ impl WarpTimeline {
             wide: Vec::new(),
             kinds: Arc::from([]),
             checkpoints: Vec::new(),
+            wide_checkpoints: Vec::new(),
             open_start: 0,
             before_open: [0; STATE_COUNT],
         }
@@ -150,7 +156,43 @@ impl WarpTimeline {
     #[inline(never)]
     fn begin_block(&mut self, cycle: u64) {
         self.bases.push(cycle);
-        self.checkpoints.push(self.before_open);
+        let narrow = self
+            .before_open
+            .map(|c| u32::try_from(c).unwrap_or(u32::MAX));
+        if self.wide_checkpoints.is_empty() && !narrow.contains(&u32::MAX) {
+            self.checkpoints.push(narrow);
+        } else {
+            if self.wide_checkpoints.is_empty() {
+                self.wide_checkpoints = self
+                    .checkpoints
+                    .drain(..)
+                    .map(|c| c.map(u64::from))
+                    .collect();
+            }
+            self.wide_checkpoints.push(self.before_open);
+        }
+    }
+
+    /// Block `k`'s checkpoint: cycles per state before span `k * CHECKPOINT`.
+    pub(super) fn checkpoint(&self, k: usize) -> Option<[u64; STATE_COUNT]> {
+        if self.wide_checkpoints.is_empty() {
+            self.checkpoints.get(k).map(|c| c.map(u64::from))
+        } else {
+            self.wide_checkpoints.get(k).copied()
+        }
+    }
+
+    /// Checkpoints kept: one per block.
+    pub(super) fn checkpoint_count(&self) -> usize {
+        self.checkpoints.len() + self.wide_checkpoints.len()
+    }
+
+    /// Room for `n` more spans at once (a warp of a role whose warps make about as
+    /// many changes).
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.spans.reserve_exact(n);
+        self.bases.reserve_exact(n / CHECKPOINT + 1);
+        self.checkpoints.reserve_exact(n / CHECKPOINT + 1);
     }
 
     /// Keeps the start of the span about to be pushed at `cycle` in full (every span's
@@ -181,6 +223,7 @@ impl WarpTimeline {
         if i.is_multiple_of(CHECKPOINT) {
             self.bases.pop();
             self.checkpoints.pop();
+            self.wide_checkpoints.pop();
         }
     }
 
@@ -227,6 +270,7 @@ impl WarpTimeline {
         self.bases.shrink_to_fit();
         self.wide.shrink_to_fit();
         self.checkpoints.shrink_to_fit();
+        self.wide_checkpoints.shrink_to_fit();
     }
 
     /// Number of intervals.
@@ -248,6 +292,7 @@ impl WarpTimeline {
     pub fn heap_bytes(&self) -> usize {
         self.spans.capacity() * size_of::<Span>()
             + (self.bases.capacity() + self.wide.capacity()) * size_of::<u64>()
-            + self.checkpoints.capacity() * size_of::<[u64; STATE_COUNT]>()
+            + self.checkpoints.capacity() * size_of::<[u32; STATE_COUNT]>()
+            + self.wide_checkpoints.capacity() * size_of::<[u64; STATE_COUNT]>()
     }
 }

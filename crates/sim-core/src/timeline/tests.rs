@@ -278,6 +278,16 @@ fn packed_spans_read_back_as_a_plain_list_of_changes() {
                 !w.wide.is_empty(),
                 "seed {seed}: the wide form was exercised"
             );
+            // A state held over `u32::MAX` cycles: the checkpoints kept in full.
+            assert!(
+                !w.wide_checkpoints.is_empty(),
+                "seed {seed}: the wide checkpoints were exercised"
+            );
+        } else {
+            assert!(
+                w.wide_checkpoints.is_empty() && w.checkpoint_count() > 1,
+                "seed {seed}: 32-bit checkpoints"
+            );
         }
         let ends: Vec<u64> = plain.iter().skip(1).map(|s| s.0).chain([finish]).collect();
         for (i, iv) in w.intervals().enumerate() {
