@@ -677,3 +677,52 @@ extern "C" __global__ void __launch_bounds__(1024, 1) gap_loaded(const V4* hsrc,
     out[64 + 4 * blockIdx.x + 3] = smid();
   }
 }
+
+// ---------------------------------------------------------------- item 2: concurrent-SM L2 reuse
+// bw_bulk (micro.cu) with the source grouped: CTA c streams `region` (warm in L2) from
+// ((c / div) % mod) * group_stride, one thread keeping `stages` bulk copies of `chunk` in
+// flight, so the CTAs of a group read the same lines at about the same time: div = 1
+// groups CTAs c = g mod `mod`, mod = grid groups consecutive CTAs by `div`.
+// times[5c..5c+4]: clock64 and %globaltimer around the loop, the SM's id.
+extern "C" __global__ void gap_share(const char* base, u64 region, u64 group_stride, u32 div, u32 mod, u32 chunk,
+                                     int stages, int nchunks, u64* times, int* err) {
+  extern __shared__ __align__(128) unsigned char dsm[];
+  __shared__ __align__(8) u64 bars[8];
+  if (threadIdx.x != 0) return;
+  if (stages > 8) stages = 8;
+  u32 d0 = smaddr(dsm);
+  for (int s = 0; s < stages; ++s) mbar_init(smaddr(&bars[s]), 1);
+  mbar_fence_init();
+  u64 off = ((u64)(blockIdx.x / div) % mod) * group_stride % region;
+  u32 parity = 0;
+  u64 c0 = clk(), g0 = gtime();
+  int issued = 0;
+  for (int s = 0; s < stages && issued < nchunks; ++s, ++issued) {
+    u32 bar = smaddr(&bars[s]);
+    mbar_expect_tx(bar, chunk);
+    bulk_g2s(d0 + s * chunk, base + off, chunk, bar);
+    off += chunk;
+    if (off >= region) off -= region;
+  }
+  for (int done = 0, s = 0; done < nchunks; ++done, s = (s + 1 == stages) ? 0 : s + 1) {
+    u32 bar = smaddr(&bars[s]);
+    if (!mbar_wait(bar, (parity >> s) & 1)) {
+      err[0] = 1;
+      return;
+    }
+    parity ^= 1u << s;
+    if (issued < nchunks) {
+      mbar_expect_tx(bar, chunk);
+      bulk_g2s(d0 + s * chunk, base + off, chunk, bar);
+      off += chunk;
+      if (off >= region) off -= region;
+      ++issued;
+    }
+  }
+  u64 c1 = clk(), g1 = gtime();
+  times[5 * blockIdx.x + 0] = c0;
+  times[5 * blockIdx.x + 1] = c1;
+  times[5 * blockIdx.x + 2] = g0;
+  times[5 * blockIdx.x + 3] = g1;
+  times[5 * blockIdx.x + 4] = smid();
+}

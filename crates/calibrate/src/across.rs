@@ -145,6 +145,26 @@ impl Spread {
     pub fn in_band(&self, measured: f64) -> bool {
         in_band(self.simulated, measured, self.min(), self.max())
     }
+    /// The same read strictly for `gpu`'s value ([`in_band_strict`]), against the spread
+    /// of the other GPUs: a GPU's own value never widens the band it is judged by (with
+    /// no other GPU, within 3%).
+    pub fn in_band_strict_for(&self, gpu: &str) -> bool {
+        let Some(&measured) = self.per_gpu.get(gpu) else {
+            return false;
+        };
+        let others: Vec<f64> = self
+            .per_gpu
+            .iter()
+            .filter(|(g, _)| g.as_str() != gpu)
+            .map(|(_, v)| *v)
+            .collect();
+        if others.is_empty() {
+            return ((self.simulated - measured) / measured).abs() <= 0.03;
+        }
+        let lo = others.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = others.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        in_band_strict(self.simulated, measured, lo, hi)
+    }
 }
 
 /// The band rule: `sim` inside `[lo, hi]` or within 3% of `measured` (the issue's
@@ -223,7 +243,8 @@ pub struct GpuScore {
     pub in_sample: (usize, usize, usize, f64),
     /// The out-of-sample benchmarks outside the band: (bench, measured, simulated, error %).
     pub misses: Vec<(String, f64, f64, f64)>,
-    /// Out-of-sample benchmarks in band by [`in_band_strict`].
+    /// Out-of-sample benchmarks in band read strictly ([`Spread::in_band_strict_for`]:
+    /// against the other GPUs' spread).
     pub out_of_sample_strict: usize,
 }
 
@@ -260,8 +281,7 @@ pub fn score_gpus(collects: &[Collect], spreads: &[Spread]) -> Vec<GpuScore> {
                 s.misses.push((sp.bench.clone(), meas, sp.simulated, err));
             }
             if !inside {
-                s.out_of_sample_strict +=
-                    usize::from(in_band_strict(sp.simulated, meas, sp.min(), sp.max()));
+                s.out_of_sample_strict += usize::from(sp.in_band_strict_for(gpu));
             }
         }
     }
@@ -523,6 +543,19 @@ pub fn per_gpu_values(b: &Benchmark) -> Vec<f64> {
         .unwrap_or_default()
 }
 
+/// The per-GPU values [`median_measurement`] left in a benchmark, with each GPU's UUID.
+pub fn per_gpu_keyed(b: &Benchmark) -> Vec<(String, f64)> {
+    b.extra
+        .get(PER_GPU)
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .filter_map(|(g, v)| Some((g.clone(), v.as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// How the fitted profiles and the report name the median data.
 pub fn median_data_name(leave_out: Option<&str>) -> String {
     match leave_out {
@@ -637,6 +670,29 @@ mod tests {
         assert_eq!(gpu_uuid(env).as_deref(), Some("GPU-196e9a26-f2ea"));
         assert_eq!(gpu_uuid("    GPU UUID : <redacted>\n"), None);
         assert_eq!(gpu_uuid("nothing"), None);
+    }
+
+    #[test]
+    fn a_gpu_is_judged_strictly_without_its_own_value() {
+        let sp = Spread {
+            bench: "b".into(),
+            group: "g".into(),
+            per_gpu: [
+                ("a".to_string(), 100.0),
+                ("b".to_string(), 101.0),
+                ("c".to_string(), 110.0),
+            ]
+            .into_iter()
+            .collect(),
+            fitted_on: vec![],
+            simulated: 106.0,
+        };
+        // inside [100, 110] with c's own 110, 3.6% from it; the others' [100, 101] is
+        // narrower than +-3%: out for c, strictly
+        assert!(sp.in_band(110.0) && !sp.in_band_strict_for("c"));
+        // a: the others' spread [101, 110] is wider than +-3% of 100 and holds 106
+        assert!(sp.in_band_strict_for("a"));
+        assert!(!sp.in_band_strict_for("unknown"));
     }
 
     #[test]

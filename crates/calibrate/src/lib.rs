@@ -21,7 +21,9 @@ pub mod nvrtc;
 pub mod report;
 pub mod sass;
 pub mod schema;
+pub mod singe_twin;
 pub mod sources;
+pub mod stream_twin;
 pub mod twins;
 pub mod validation;
 

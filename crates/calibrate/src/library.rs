@@ -1,11 +1,13 @@
 //! The validation kernels that are measured twins of library kernels, and their twins:
-//! the library's generator at the measured parameters (not the SASS: these kernels test
-//! the library kernel as a user runs it). Never read by the fit.
+//! the library's generator at the measured parameters, or, where ptxas compiled the
+//! CUDA kernel into another instruction stream than the generator writes, the generator's
+//! structure running the SASS. Never read by the fit.
 //!
 //! - `val.elementwise.*` (`kernels/stream.cu`): TMA streaming, `elementwise-add`
-//!   (crates/traces/src/elementwise.rs).
+//!   (crates/traces/src/elementwise.rs), its tile loops from the SASS (`stream_twin`).
 //! - `val.singe.*` (`kernels/singe.cu`): `singe-viscosity` (crates/traces/src/singe.rs),
-//!   data-parallel against warp-specialized with named barriers.
+//!   data-parallel against warp-specialized with named barriers, both from their SASS
+//!   (`singe_twin`).
 
 use sim_core::{Profile, RunConfig, RunResult};
 
@@ -113,6 +115,16 @@ pub fn library_cases(m: &crate::Measurement) -> Vec<(LibraryCase, f64)> {
 /// CTA) and its run: the library kernel with its inputs in L2 as far as they fit (the
 /// measured kernel ran after a launch that read them).
 pub fn simulate_library(c: &LibraryCase, p: &Profile) -> Result<(f64, RunResult), String> {
+    // the kernels as ptxas compiled them (`stream_twin`, `singe_twin`)
+    if c.family == "elementwise-add" {
+        return crate::stream_twin::simulate_stream(c, p);
+    }
+    if c.family == "singe-viscosity" {
+        return match c.schedule.as_str() {
+            "data-parallel" => crate::singe_twin::simulate_singe(c, p),
+            _ => crate::singe_twin::simulate_singe_ws(c, p),
+        };
+    }
     let k = traces::generate(c.family, &c.schedule, &c.params)?;
     let warm: &[&str] = match c.family {
         "elementwise-add" => &["A", "B"],

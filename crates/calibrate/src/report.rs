@@ -33,7 +33,7 @@ const GAPS: &str = "## What the largest errors say about the model\n\n\
 5. **TMA latency from HBM.** A copy's lines cross the SM's L2 port in request order and arrive the access latency after their turn, so copies from L2 grow with size as measured (`lat.bulk.l2.*`, `lat.tma2d.l2.*`: all within 3%). The gemm twins start with A and B in L2 (`RunConfig::warm_l2`): the measured kernels run after a launch that read them. The 14 HBM copies are measured with 2048 copies each after a clean L2 flush (`calibrate-collect --clean-flush`: a flush whose dirty lines are still being written back slows the next copies by up to 8%; data/README.md, \"Clean flush\"), and each measured value is the median copy. Lines from HBM now follow what the address maps measured (`h100-20261123T225720Z.json`; data/README.md, \"HBM latency by address\"), in a model fitted offline to the pooled copies (`scripts/hbm_study/`, hbm_model.md there, where the families that did not fit are listed): (a) within each 2 MiB page (`hbm_page_bytes`) a line is near or far by the parity of address bits 12, 13, 16, 17 and 19 (`hbm_far_address_bits`) XOR a bit per page (drawn from the page number and the run's seed: the physical frame), and a far line takes `lat_hbm_far_extra` (181) more; (b) slow windows per address group, the study's third family (`hbm_model.md`, \"Third study\"): for each request, each 64 KiB group of addresses it touches (`hbm_tail_group_bytes`) is in a slow window with `hbm_tail_window_probability` (57%); in such a group each of 16 sub-domains (`hbm_tail_subs`, 512 B chunks hashed: `hbm_tail_chunk_bytes`) the request touches is slow with `hbm_tail_probability` (24%), its lines 33 to 424 cycles later. A contiguous copy reaches all 16 sub-domains of its group by 8 to 16 KiB, so the share of slow copies levels off with size as measured (bulk 0.13 to 0.63 from 1 to 64 KiB), while a tensor copy, whose box reads 256 B from each of rows 4 KiB apart (UTMALDG reads its box row by row: `row=`, `pitch=`), reaches a new group every 16 rows and its share keeps growing (0.24 to 0.98): that is why tensor copies measure 2 to 16% slower than bulk ones from HBM and within 1% from L2. The earlier model drew once per 1 KiB chunk independently, which gave small copies too few slow ones and large copies too many; (c) a line a TMA copy reads takes `lat_hbm_tma_extra` (41) more than one an LDG reads; (d) one SM's lines from HBM move at the sustained `hbm_bytes_per_clk_sm_max` (96.6 B/clk) but may run up to `hbm_burst_bytes` (12.7 KiB) ahead at `hbm_burst_bytes_per_clk_sm` (121), as a single copy of 32 to 64 KiB measures 126 B/clk against the 98 of a stream. The uniform per-line jitter (`jitter_hbm`, fitted on the 1 to 4 KiB bulk copies) and `lat_hbm` (the chases) come from 1-D searches; (a) to (d) start from the study's joint fit and are then searched together in Rust, after the joint refinement, by coordinate descent on the 19 benchmarks of lines from HBM (the 14 copies, the three chases, the two one-SM streams; how many miss 3%, then each one's error beyond 2%, then the sum of squares; with the sustained rate, first fitted on the LDG stream, which trades with the burst): no benchmark isolates one of them, and a 1-D search of each in turn pulled the others' benchmarks out of 3%. The HBM twins time 512 copies at new addresses each and report the median copy, as the measurement does (a mean of 16 copies lands in one mode or the other of a copy's two). Before, with one uniform delay per line and contiguous tensor copies, 8 of these 19 were out of 3% (tensor copies of 4 to 64 KiB 6.0 to 19.5% fast, bulk 16 and 32 KiB 7.5 and 6.2% fast, `bw.tma.hbm.one_sm` +5.3%); with slow chunks drawn per KiB 18 were within 3% (`lat.bulk.hbm.16KiB` -3.7%: its measured median sits on the step between copies with and without a slow chunk, p40 999, p50 1098, p60 1177 cycles, and 8 KiB pulled the other way); with slow windows per group all 19 are (bulk 16 KiB -2.1%, `tma-latency-hbm` worst +2.8%), with validation MAPE 3.89% to 3.88%. The maps also show copies to neighbouring addresses 4 to 12% faster than isolated ones, which this model (no state across requests) does not have. A DRAM bank and row model did not help (`scripts/hbm_study/hbm_model.md`, \"Second study\"). Copies timed 100 us or more after the flush (`data/h100-20261124T035641Z.json` and the two after it; data/README.md, \"Time since the L2 flush\") are 4 to 13% faster from 8 KiB on (bulk 16 KiB 984 cycles against 1108 right after the flush), while the HBM chases and streams do not change: the slow chunks stand largely for the state of HBM just after a flush, not for a running kernel's. In the offline study the settled medians (bulk and tensor, 1 to 64 KiB) all come within 3% with only the window chance lowered, 0.58 to 0.36, and nothing else changed: a flush makes slow windows more likely, and tensor rows spread over more groups. The engine has one state, the one right after a flush, which the copy twins reproduce; a running kernel's HBM would be the settled one (not modelled yet). The study also found each launch's first tensor copy about 110 cycles slower (the tensor map fetched on first use), which the twins, 513 copies in one run, do not have.\n\
 6. **Fixed since the last report**: TMA latency from L2 (item 5); BAR.SYNC (`lat_bar` 12 + `bar_arrive_cycles_per_warp` 2 per arriving warp, all within 3%); mbarrier (`lat_mbarrier_probe` 63: a try_wait on a completed phase returns its predicate 63 cycles after issue, `lat.mbarrier.probe_completed`, which ncu counts as long_scoreboard; a thread that arrives and then waits on the phase it completed takes 68, `lat.mbarrier.self_arrive_wait`: the arrive that completes a phase reaches the barrier `lat_mbarrier_arrive` (new, 5) after it issues, and a try_wait that finds the phase complete reads it no earlier. Of those 5 cycles, 2 are the self loop's SASS, whose stall counts after the wait's branch add up to 19 against the probe loop's 17 (LOP3 and a back branch of 6 against 5), and 3 the arrive; the twins run only the synchronization instructions. Both benchmarks went from -3.0% and +3.1% to -0.1%, the TMA bandwidth loops, which pay the probe, stay within 2.7%, and the gemm twins moved from 3.74% to 3.87% MAPE on one CTA and from 5.26% to 5.10% on the full chip, the ranking staying 20 of 20); warpgroup MMAs are booked on the SM's tensor pipe once per warpgroup, so all four sub-partitions run the warpgroups' MMAs in one order (per-sub-partition queues let the scheduling policy interleave two warpgroups' groups differently on each sub-partition: GTO lost 10% of the tensor pipe that way).\n\
 7. **L2 capacity edge** (24 to 48 MiB chases): not twinned (the model's single 50 MiB L2 does not replicate lines between partitions).\n\
-8. The latency-hiding twin loads its lines into L2 and passes a `BAR.SYNC` before the timed loop (the GPU's L2 is warm from an earlier launch), which shows up as a small `barrier` ratio that ncu does not see. The gemm twins now issue the SASS's instructions (item 1), so their warp-state ratios are on ncu's scale; ncu counts the consumers' wait for their wgmma (WARPGROUP.DEPBAR) as `barrier` (ws and ws-wait1, which have no BAR.SYNC in the loop: 5.0 and 5.8, `gmma` 0 and 0.1), the engine as `gmma` (5.2 to 7.4).\n9. **The wider validation set** (`data/validation/h100-20261127T060007Z.json`, GPU 0a09e6ee; never fitted; `data/validation/README.md`). (a) **TMA streaming** (`kernels/stream.cu`, the library's `elementwise-add` as generated): on the full chip, where 132 CTAs stream 3 x 132 MiB through HBM, smsim is within 2.8% MAPE (worst -6.9%); with 1 and 8 CTAs the GPU takes 1.9 to 2.5k cycles per tile of 16 or 32 KiB per operand (59.6k to 79k for 32 tiles) where smsim gives 0.5 to 1.1k (-55 to -74%), whatever the load stages (2, 3) and store buffers (1, 2) and in both schedules: a fixed cost per tile of about 1.3k cycles that neither more stages nor a second store buffer hides, which the engine's copies lack. The model branch's gaps 1 (copies take no shared-memory bandwidth) and 5 (a constant cost per bulk copy and wait) are where it must come from; the second store buffer's measurement rules out the bulk store's read wait (at 1 CTA NSB 2 is within 1.5% of NSB 1). (b) **gemm-mainloop with one operand shared by all 132 CTAs**: every CTA the same 128-row A tile and its own B panel from HBM (`a_shared`, M 128, N 33792), smsim is 3.5 to 6.4% slow with PIPE 4 and 26 to 27% slow for the serialized static-v2 / ws-wait1 with PIPE 2; every CTA the same B tile and its own A panel (`b_shared`, M 16896, N 256), 2 to 19% fast with PIPE 4 and 29 to 43% fast with PIPE 2 (K 4096: A's 132 MiB from HBM, two stages do not hide it; the engine's one SM sees HBM's latency without the queueing of 132 SMs: gap 2 and item 2 above); with K 1024 (A 33 MiB, in L2) 2.4 to 13.7% fast. (c) **singe-viscosity** (`kernels/singe.cu`, written from the library's description with SPECIES a compile-time constant): the GPU runs the data-parallel kernel faster than the warp-specialized one (89k against 138k cycles at 30 species, 340k against 390k at 60, the same at 1, 8 and 132 CTAs), smsim the other way round (118k against 85k, 455k against 309k): its data-parallel twin is 31 to 34% slow and its warp-specialized twin 20 to 39% fast. ptxas unrolls the data-parallel pair loop over every j (SPECIES is a constant) and overlaps the pairs' DFMA chains, where the library's twin issues two pairs at a time with their den dependencies; the warp-specialized kernel's j loop is not unrolled (its chains per warp: 8). Not a model gap of the list: the library kernel's instruction stream is not what ptxas makes of the same computation; a twin from the SASS (as gemm-mainloop's) would separate the two.\n\n";
+8. The latency-hiding twin loads its lines into L2 and passes a `BAR.SYNC` before the timed loop (the GPU's L2 is warm from an earlier launch), which shows up as a small `barrier` ratio that ncu does not see. The gemm twins now issue the SASS's instructions (item 1), so their warp-state ratios are on ncu's scale; ncu counts the consumers' wait for their wgmma (WARPGROUP.DEPBAR) as `barrier` (ws and ws-wait1, which have no BAR.SYNC in the loop: 5.0 and 5.8, `gmma` 0 and 0.1), the engine as `gmma` (5.2 to 7.4).\n9. **The wider validation set** (`data/validation/h100-20261127T060007Z.json`, GPU 0a09e6ee; never fitted; `data/validation/README.md`). (a) **TMA streaming** (`kernels/stream.cu`, the library's `elementwise-add` as generated): with 1 and 8 CTAs the GPU takes 1.9 to 2.5k cycles per tile of 16 or 32 KiB per operand (59.6k to 79k for 32 tiles), whatever the load stages (2, 3) and store buffers (1, 2), in both schedules, where the library kernel gave 0.5 to 1.1k (-55 to -74%). The SASS (`data/validation/h100-20261127T104407Z.stream.sass.txt`) says why: the piece count is a runtime value, so ptxas unrolled all 16 possible 512-byte pieces, each under its own branch, and every piece's second `LDS.128` writes the four registers (R72..R75) the previous piece's FADDs read, so the pieces run one after another, each waiting out a shared-memory load (about 70 cycles a piece, 8 or 16 per warp and tile); `t % NLB` and `t % NSB` are divisions by a runtime value (I2F, MUFU.RCP, F2I, R2UR and a dozen uniform instructions each); the bulk store's read wait is a chain of branches on NSB and thread 0's work is on every warp's path through the two BAR.SYNCs. The twins now run that SASS (`stream_twin.rs`: the generator's buffers, barriers and roles, each role's tile loop the SASS's loop instruction for instruction, the branches the GPU took for the case's piece count and NSB, thread 0's and lane 0's branches as the generator's `if`), which took the 1- and 8-CTA groups from 43.0% and 42.7% to 18.2% and 17.2% MAPE and the full chip from 2.7% to 2.5%. What is left is about 330 cycles a tile for the pipelined schedule at both tile sizes, and for the warp-specialized one -29% at 32x128 and +9% at 64x128: the constant loads (`LDC`, `ULDC`: 3 to 5 per tile on thread 0's path, an issue slot in the engine) and `MEMBAR.ALL.CTA` (the engine's 10-cycle fence) are not measured. (Both forms of the bulk-store wait, `cp.async.bulk.wait_group` and its `.read` form, compile to the same `DEPBAR.LE SB0, N`, so the twins wait for the stores to complete.) (b) **gemm-mainloop with one operand shared by all 132 CTAs**: every CTA the same 128-row A tile and its own B panel from HBM (`a_shared`, M 128, N 33792), smsim is 3.5 to 6.4% slow with PIPE 4 and 26 to 27% slow for the serialized static-v2 / ws-wait1 with PIPE 2; every CTA the same B tile and its own A panel (`b_shared`, M 16896, N 256), 2 to 19% fast with PIPE 4 and 29 to 43% fast with PIPE 2 (K 4096: A's 132 MiB from HBM, two stages do not hide it; the engine's one SM sees HBM's latency without the queueing of 132 SMs: gap 2 and item 2 above); with K 1024 (A 33 MiB, in L2) 2.4 to 13.7% fast. (c) **singe-viscosity** (`kernels/singe.cu`, written from the library's description with SPECIES a compile-time constant): the GPU runs the data-parallel kernel faster than the warp-specialized one (89k against 138k cycles at 30 species, 340k against 390k at 60, the same at 1, 8 and 132 CTAs); the library's twins ran it the other way round (118k against 85k, 455k against 309k). The SASS (`data/validation/h100-20261127T104407Z.singe.sass.txt`) shows why for the data-parallel kernel: s_j depends on T alone, so ptxas computes it once (one EX2, one RSQ) and issues the 30 or 60 X loads back to back; its k loop (not unrolled) loads row k's pair constants first and interleaves the pairs' DFMA chains, four to six in flight, where the library's twin issues two pairs at a time with every species' exponential and square root. The twins are now the SASS, instruction for instruction (`singe_twin.rs`): the data-parallel one the prologue, the k loop as the engine's loop and the store (DFMA with the SASS's registers, the loads at the measured kernel's addresses, the reciprocal's slow path not taken); the warp-specialized one, whose warp count is a runtime value so that every species slot, pair and nu slot is under a branch, one path per role (warp 0; warps 1 to 6; the last warp, which owns fewer species), the batch and j loops as the engine's, the barrier the batch's parity picks. Data-parallel -0.9 to +0.03% at 30 and 60 species, 1, 8 and 132 CTAs (from +31 to +34%); warp-specialized about -8% at 30 species and +4% at 60 (from -39% and -21%); data-parallel is faster at both counts, as measured.\n\n";
 
 const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 
@@ -62,10 +62,16 @@ pub struct Band {
     pub highest: f64,
     /// Whether the model is in band.
     pub in_band: bool,
+    /// The same read strictly, as a newcomer is judged: the spread of the other GPUs only
+    /// (the scored GPU's own value, and the scored measurement, left out of it), and that
+    /// spread alone where it is wider than +-3% of the measured value, else +-3%
+    /// ([`crate::across::in_band_strict`]).
+    pub in_band_strict: bool,
 }
 
-/// Each benchmark's per-GPU values over the committed collects (its median on each GPU).
-pub type Spreads = BTreeMap<String, Vec<f64>>;
+/// Each benchmark's per-GPU values over the committed collects (its median on each GPU),
+/// keyed by the GPU's UUID.
+pub type Spreads = BTreeMap<String, Vec<(String, f64)>>;
 
 /// The per-GPU values of every benchmark the committed median fit reads
 /// ([`crate::across::median_data`]): the spreads a report's band uses.
@@ -73,23 +79,49 @@ pub fn committed_spreads() -> Result<Spreads, String> {
     let (m, _) = crate::across::median_data(&crate::workspace_path(crate::DATA_DIR), None)?;
     Ok(m.benchmarks
         .iter()
-        .map(|b| (b.name.clone(), crate::across::per_gpu_values(b)))
+        .map(|b| (b.name.clone(), crate::across::per_gpu_keyed(b)))
         .filter(|(_, v)| !v.is_empty())
         .collect())
 }
 
 /// The band of a model value `sim` against `measured`, with the GPUs' `values` (the
 /// measured value joins the spread: it may come from a GPU outside the committed set).
-fn band_of(values: Option<&Vec<f64>>, measured: f64, sim: f64) -> Option<Band> {
+/// `scored_gpu` is the UUID of the GPU the measurement came from, if known: the strict
+/// reading leaves its value out.
+fn band_of(
+    values: Option<&Vec<(String, f64)>>,
+    measured: f64,
+    sim: f64,
+    scored_gpu: Option<&str>,
+) -> Option<Band> {
     let v = values?;
-    let lowest = v.iter().copied().fold(measured, f64::min);
-    let highest = v.iter().copied().fold(measured, f64::max);
+    let lowest = v.iter().map(|x| x.1).fold(measured, f64::min);
+    let highest = v.iter().map(|x| x.1).fold(measured, f64::max);
+    let others: Vec<f64> = v
+        .iter()
+        .filter(|(g, _)| Some(g.as_str()) != scored_gpu)
+        .map(|x| x.1)
+        .collect();
+    let in_band_strict = if others.is_empty() {
+        ((sim - measured) / measured).abs() <= 0.03
+    } else {
+        let lo = others.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = others.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        crate::across::in_band_strict(sim, measured, lo, hi)
+    };
     Some(Band {
         gpus: v.len(),
         lowest: r2(lowest),
         highest: r2(highest),
         in_band: crate::across::in_band(sim, measured, lowest, highest),
+        in_band_strict,
     })
+}
+
+/// The GPU a measurement file was collected on: the UUID in the `.env.txt` beside it.
+fn scored_gpu(data_file: &str) -> Option<String> {
+    let env = Path::new(data_file).with_extension("env.txt");
+    crate::across::gpu_uuid(&std::fs::read_to_string(env).ok()?)
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -173,6 +205,9 @@ pub struct Report {
     pub micro_within_3pct: usize,
     /// Microbenchmarks in band ([`Band`]; within 3% where no spread is known).
     pub micro_in_band: usize,
+    /// The same read strictly ([`Band::in_band_strict`]: the scored GPU's own value out
+    /// of the spread, the spread alone where wider than +-3%).
+    pub micro_in_band_strict: usize,
     pub micro_groups: Vec<Group>,
     pub micro: Vec<Row>,
     pub untwinned: Vec<(String, f64, String)>,
@@ -367,6 +402,7 @@ pub fn compute_with(
     p: &Profile,
 ) -> Result<Report, String> {
     let ts = targets(m);
+    let scored = scored_gpu(data_file);
     let vals: Vec<Result<f64, String>> = ts.par_iter().map(|t| t.twin.eval(p)).collect();
     let mut micro = Vec::new();
     for (t, v) in ts.iter().zip(vals) {
@@ -377,7 +413,7 @@ pub fn compute_with(
             measured: r2(t.measured),
             simulated: r2(v),
             err_pct: err(v, t.measured),
-            band: band_of(spreads.get(&t.twin.bench), t.measured, v),
+            band: band_of(spreads.get(&t.twin.bench), t.measured, v, scored.as_deref()),
         });
     }
     let twinned: Vec<&str> = ts.iter().map(|t| t.twin.bench.as_str()).collect();
@@ -558,6 +594,14 @@ pub fn compute_with(
                     .map_or(r.err_pct.abs() <= 3.0, |b| b.in_band)
             })
             .count(),
+        micro_in_band_strict: micro
+            .iter()
+            .filter(|r| {
+                r.band
+                    .as_ref()
+                    .map_or(r.err_pct.abs() <= 3.0, |b| b.in_band_strict)
+            })
+            .count(),
         micro_groups: groups(&micro),
         micro,
         untwinned: untw,
@@ -627,7 +671,7 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(s, "## Summary\n");
     let _ = writeln!(
         s,
-        "- Microbenchmarks ({} with a simulated twin): MAPE **{:.2}%**, worst **{:+.2}%** (`{}`), {} of {} within 3%; **{} of {} in band** ({:.1}%: the model inside the benchmark's measured spread over GPUs or within 3%, whichever is wider).",
+        "- Microbenchmarks ({} with a simulated twin): MAPE **{:.2}%**, worst **{:+.2}%** (`{}`), {} of {} within 3%; **{} of {} in band** ({:.1}%: the model inside the benchmark's measured spread over GPUs or within 3%, whichever is wider); read strictly, {} of {} ({:.1}%: the spread of the other GPUs only, without the scored GPU's own value, and that spread alone where it is wider than ±3%).",
         r.micro_overall.n,
         r.micro_overall.mape_pct,
         r.micro_overall.worst_pct,
@@ -636,7 +680,10 @@ pub fn markdown(r: &Report) -> String {
         r.micro_overall.n,
         r.micro_in_band,
         r.micro_overall.n,
-        100.0 * r.micro_in_band as f64 / r.micro_overall.n.max(1) as f64
+        100.0 * r.micro_in_band as f64 / r.micro_overall.n.max(1) as f64,
+        r.micro_in_band_strict,
+        r.micro_overall.n,
+        100.0 * r.micro_in_band_strict as f64 / r.micro_overall.n.max(1) as f64
     );
     let _ = writeln!(
         s,
@@ -926,13 +973,14 @@ pub fn run_with(
     let md = markdown(&r);
     let json = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())? + "\n";
     let summary = format!(
-        "microbenchmarks: MAPE {:.2}%, worst {:+.2}% ({}), {} of {} within 3%, {} in band; validation: MAPE {:.2}%, worst {:+.2}% ({}); ranking {} of {} pairs",
+        "microbenchmarks: MAPE {:.2}%, worst {:+.2}% ({}), {} of {} within 3%, {} in band ({} strictly); validation: MAPE {:.2}%, worst {:+.2}% ({}); ranking {} of {} pairs",
         r.micro_overall.mape_pct,
         r.micro_overall.worst_pct,
         r.micro_overall.worst_bench,
         r.micro_within_3pct,
         r.micro_overall.n,
         r.micro_in_band,
+        r.micro_in_band_strict,
         r.validation_overall.mape_pct,
         r.validation_overall.worst_pct,
         r.validation_overall.worst_bench,
@@ -988,4 +1036,48 @@ pub fn run_with(
         "wrote {}/report.md, report.json, scatter.svg, scatter.png\n{summary}",
         dir.display()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spread() -> Vec<(String, f64)> {
+        vec![
+            ("GPU-a".into(), 100.0),
+            ("GPU-b".into(), 101.0),
+            ("GPU-new".into(), 120.0),
+        ]
+    }
+
+    /// A newcomer's own value widens the loose band but never the strict one: the model
+    /// at 110 is inside [100, 120] only because of the newcomer's 120, and 8.3% from it.
+    #[test]
+    fn the_strict_band_leaves_the_scored_gpu_out() {
+        let s = spread();
+        let b = band_of(Some(&s), 120.0, 110.0, Some("GPU-new")).unwrap();
+        assert!(b.in_band && !b.in_band_strict);
+        assert_eq!((b.gpus, b.lowest, b.highest), (3, 100.0, 120.0));
+        // Not knowing the GPU, its value counts as another GPU's (the wide spread holds it).
+        assert!(
+            band_of(Some(&s), 120.0, 110.0, None)
+                .unwrap()
+                .in_band_strict
+        );
+    }
+
+    /// A GPU outside the committed set: the measured value joins the loose spread, not
+    /// the strict one, and within a narrow spread the strict band is +-3% of it.
+    #[test]
+    fn a_newcomer_is_judged_against_the_others_alone() {
+        let s: Vec<(String, f64)> = spread().into_iter().take(2).collect();
+        // 106 is inside [100, 108] (the newcomer's 108 joins the loose spread) and 1.9%
+        // from 108: in band both ways.
+        let b = band_of(Some(&s), 108.0, 106.0, Some("GPU-new")).unwrap();
+        assert!(b.in_band && b.in_band_strict);
+        // 104 is inside the loose spread but 3.7% from 108, and the others' spread
+        // [100, 101] is narrower than +-3%: out, strictly.
+        let b = band_of(Some(&s), 108.0, 104.0, Some("GPU-new")).unwrap();
+        assert!(b.in_band && !b.in_band_strict);
+    }
 }

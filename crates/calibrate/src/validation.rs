@@ -48,7 +48,7 @@ pub fn sass_function(func: &str) -> Vec<(u64, String)> {
 }
 
 /// The target of a branch instruction (`@P0 BRA 0x1e0`, `@P0 BRA.U.ANY 0x2180`).
-fn branch_target(ins: &str) -> Option<u64> {
+pub(crate) fn branch_target(ins: &str) -> Option<u64> {
     let rest = ins.split(" BRA").nth(1)?;
     let t = rest.split_whitespace().last()?;
     u64::from_str_radix(t.trim_start_matches("0x"), 16).ok()
@@ -298,7 +298,7 @@ pub fn gemm_sass_name(c: &GemmCase) -> String {
 /// The instructions whose semantics the engine models (synchronization, copies, MMAs):
 /// in the twin they are the generator's instructions, in the SASS's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Anchor {
+pub(crate) enum Anchor {
     TryWait,
     ExpectTx,
     Copy,
@@ -309,7 +309,7 @@ enum Anchor {
     Release,
 }
 
-fn strip_guard(ins: &str) -> &str {
+pub(crate) fn strip_guard(ins: &str) -> &str {
     match ins.strip_prefix('@') {
         Some(r) => r.split_once(' ').map(|x| x.1.trim_start()).unwrap_or(ins),
         None => ins,
@@ -363,7 +363,7 @@ fn twin_anchor(line: &str) -> Option<Anchor> {
 
 /// One step of an executed path (SASS) or of the generator's loop body (twin).
 #[derive(Clone, Debug)]
-enum Tok {
+pub(crate) enum Tok {
     /// A SASS instruction the twin issues as a scalar instruction (translated).
     Sass(String, u8),
     /// A synchronization, copy or MMA instruction (SASS text, or the twin's line).
@@ -502,7 +502,7 @@ fn twin_body_tokens(body: &[&str]) -> Result<Vec<Tok>, String> {
 
 /// A register of a SASS operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SReg {
+pub(crate) enum SReg {
     R(u32),
     U(u32),
     P(u32),
@@ -510,7 +510,7 @@ enum SReg {
 }
 
 /// The registers an operand names, a `.64` one with its pair.
-fn operand_regs(op: &str) -> Vec<SReg> {
+pub(crate) fn operand_regs(op: &str) -> Vec<SReg> {
     let mut out = Vec::new();
     for w in op.split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.' || ch == '_')) {
         let (name, wide) = match w.strip_suffix(".64") {
@@ -637,15 +637,16 @@ fn parse_scalar(ins: &str) -> Scalar {
 /// register file, so UR n becomes R(`ur` + n) above the role's vector registers and UP n
 /// becomes P(`up` + n) above its predicates.
 #[derive(Clone, Copy, Debug)]
-struct RegMap {
+pub(crate) struct RegMap {
     ur: u32,
     up: u32,
 }
 
 impl RegMap {
     /// Above every register the role's path names (and `floor`: the accumulators).
-    fn for_path(toks: &[Tok], floor: u32) -> Result<RegMap, String> {
+    pub(crate) fn for_path(toks: &[Tok], floor: u32) -> Result<RegMap, String> {
         let (mut r, mut p, mut umin, mut upmax) = (floor, 0u32, u32::MAX, 0u32);
+        let mut any_up = false;
         for t in toks {
             let (Tok::Sass(ins, _) | Tok::Anchor(_, ins, _)) = t else {
                 continue;
@@ -657,13 +658,16 @@ impl RegMap {
                     SReg::R(n) => r = r.max(n),
                     SReg::U(n) => umin = umin.min(n),
                     SReg::P(n) => p = p.max(n),
-                    SReg::Up(n) => upmax = upmax.max(n),
+                    SReg::Up(n) => {
+                        upmax = upmax.max(n);
+                        any_up = true;
+                    }
                 }
             }
         }
         let umin = if umin == u32::MAX { 0 } else { umin & !1 };
         let up = p + 1;
-        if up + upmax > 6 {
+        if any_up && up + upmax > 6 {
             return Err(format!("P0..P6 cannot hold P0..P{p} and UP0..UP{upmax}"));
         }
         // Even, so 64-bit uniform pairs stay aligned pairs.
@@ -706,7 +710,7 @@ impl RegMap {
 ///
 /// Guards stay (the engine issues a guarded instruction whatever the predicate, and
 /// waits for the predicate as for a source).
-fn translate_scalar(ins: &str, m: &RegMap) -> String {
+pub(crate) fn translate_scalar(ins: &str, m: &RegMap) -> String {
     let sc = parse_scalar(ins);
     let guard = sc
         .guard

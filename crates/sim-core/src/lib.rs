@@ -1,6 +1,6 @@
 //! A cycle-level model of one GPU streaming multiprocessor.
 //!
-//! - [`run`], [`run_with`] and [`RunConfig`]: run a kernel on a [`Profile`].
+//! - [`run`], [`run_sink`], [`run_with`] and [`RunConfig`]: run a kernel on a [`Profile`].
 //! - [`profile`]: the GPU's parameters, each with its source.
 //! - [`scheduler`]: the warp-scheduling policies ([`scheduler::SchedulerPolicy`] to
 //!   write one's own).
@@ -58,7 +58,7 @@ pub mod sink;
 pub mod state;
 pub mod timeline;
 
-pub use engine::{MAX_SIMULATED_WARPS, RunConfig, run, run_with, watchdog_cycles};
+pub use engine::{MAX_SIMULATED_WARPS, RunConfig, run, run_sink, run_with, watchdog_cycles};
 pub use lower::{IMPLICIT_EXIT, LowerError, instruction_texts};
 pub use profile::Profile;
 pub use result::{RunResult, SimError};

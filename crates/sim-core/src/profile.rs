@@ -413,9 +413,18 @@ timing! {
         /// An asynchronous copy (LDGSTS) completes this long after its global read returns: the
         /// write into shared memory.
         lat_ldgsts_fill: whole => "cycles",
+        /// The same for a copy that bypasses L1 (`LDGSTS.BYPASS`, `cp.async.cg`): its line
+        /// goes from L2 into shared memory without L1's allocation (H100, median over the
+        /// GPUs: the .cg chase from L2 is 34 cycles above the L2 load chase, the .ca chase
+        /// from L1 43 above the L1 one).
+        lat_ldgsts_bypass_fill: whole => "cycles",
         /// Load-to-use latency of a global or local load that hits L1 (and of any long-
         /// scoreboard result without a latency of its own).
         lat_l1_hit: count => "cycles",
+        /// A line a load reads from L2 (hit) returns each sector after its first this much
+        /// later (a warp's load of a whole line against one thread's chase of one sector;
+        /// H100: `lat.ldg_lines.l2.lines_1` 287 cycles against the chase's 278).
+        l2_sector_cycles: non_negative => "cycles per sector",
         /// Load-to-use latency of a load served by the near L2 partition (the SM's side of the
         /// chip).
         lat_l2_near: count => "cycles",
@@ -467,6 +476,20 @@ timing! {
         /// A line many SMs of the wave read at about the same time costs the chip's L2
         /// bandwidth up to this many times less (one lookup serves the copies).
         l2_shared_read_gain: at_least_one => "ratio",
+        /// How many SMs on different TPCs must read a line at about the same time for each
+        /// time less it costs the chip's L2: a line `s` SMs read costs 1 / clamp(s / this, 1,
+        /// `l2_shared_read_gain`) (H100: 128 CTAs in groups of s, CTAs 128 / s apart on
+        /// different TPCs, streaming the same bytes at once: 4106, 4074, 4035, 4020, 4697,
+        /// 8756, 10090 B/clk for s = 1, 2, 4, 8, 16, 32, 128; the gain over private streams
+        /// 1.14 at 16 and 2.13 at 32: 16 / 1.14 = 14.0, 32 / 2.13 = 15.0).
+        l2_shared_read_sharers: at_least_one => "SMs",
+        /// What a line costs the chip's L2 less when the two CTAs of one TPC (grid indices
+        /// 2k and 2k + 1, which the H100 places on the TPC's two SMs) read it at about the
+        /// same time (H100: 128 CTAs in pairs streaming the same bytes 7731 B/clk against
+        /// 4105 private: 1.88). A group of n consecutive CTAs gains this plus the rest up to
+        /// `l2_shared_read_gain` in proportion to 1 - 2 / n (measured 2.29, 2.34, 2.41,
+        /// 2.42 for n = 4, 8, 16, 32; the rule 2.21, 2.38, 2.47, 2.51).
+        l2_tpc_read_gain: at_least_one => "ratio",
         /// The chip's sustained HBM bandwidth, shared evenly by the busy SMs (lines the whole
         /// wave reads are fetched once for all).
         hbm_bytes_per_clk_chip: positive => "bytes per cycle",
@@ -490,6 +513,15 @@ timing! {
         /// Added to a TMA copy's completion after its last line arrives (the write into shared
         /// memory and the mbarrier's transaction count).
         tma_extra_latency: whole => "cycles",
+        /// Added to a tensor copy's (UTMALDG's) completion over a bulk copy's: the box's
+        /// addresses generated from the tensor map (H100, median over the GPUs, from L2:
+        /// 1 to 4 KiB boxes 8 to 13 cycles slower than bulk copies of the same bytes).
+        tma_tensor_extra_latency: whole => "cycles",
+        /// No copy completes sooner than this after its turn at the TMA unit, whatever its
+        /// size (before `tma_extra_latency`): bulk copies from L2 of 1 and 2 KiB measure the
+        /// same time (H100 median 338 cycles), though the second's lines take longer to
+        /// cross the SM's port.
+        tma_min_latency: whole => "cycles",
         /// The TMA unit's rate: a copy of n bytes holds it `tma_issue_cycles` + n / this.
         tma_bytes_per_clk: positive => "bytes per cycle",
         /// The TMA unit's rate for a store out of shared memory (UTMASTG, UBLKCP.G.S): a

@@ -316,6 +316,28 @@ pub trait Sink {
     fn begin(&mut self, _header: &RunHeader) {}
     /// One event.
     fn event(&mut self, e: Event);
+    /// An [`Event::StateChange`], the most frequent event (a long run makes tens of
+    /// millions), given by its fields. The default passes the event to
+    /// [`Sink::event`]; a sink that overrides it takes the change without an event
+    /// being built and moved (the engine inlines it), and must treat it as `event`
+    /// would treat the `StateChange`.
+    #[inline(always)]
+    fn state_change(
+        &mut self,
+        cycle: u64,
+        warp: WarpId,
+        state: WarpState,
+        pc: u32,
+        cause: Option<WaitCause>,
+    ) {
+        self.event(Event::StateChange {
+            cycle,
+            warp,
+            state,
+            pc,
+            cause,
+        });
+    }
     /// The run ended (after its last event; for a sink that is `ENABLED` or `POLLS`,
     /// whenever `begin` was called).
     fn finish(&mut self, _end: &RunEnd) {}

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use sim_core::cause::{MbarrierOwed, WaitCause};
 use sim_core::diagnose::Bounds;
 use sim_core::diagnose::bounds::bounds;
-use sim_core::sink::{Event, RunEnd, RunHeader, Sink};
+use sim_core::sink::{Event, RunEnd, RunHeader, Sink, WarpId};
 use sim_core::timeline::Timeline;
-use sim_core::{Profile, RunConfig};
+use sim_core::{Profile, RunConfig, WarpState};
 
 /// What to run: `smsim run`'s kernel and options, as data the viewer can change for a
 /// what-if and hand back to its [`Loader`].
@@ -442,6 +442,21 @@ impl Sink for Watched<'_, '_> {
             .store(self.ctas_done, Ordering::Relaxed);
         self.timeline.keep_going() && self.show_partial()
     }
+    // Inlined, as the timeline's own: the engine's state changes reach it without a
+    // call or a copy of an event.
+    #[inline(always)]
+    fn state_change(
+        &mut self,
+        cycle: u64,
+        warp: WarpId,
+        state: WarpState,
+        pc: u32,
+        cause: Option<WaitCause>,
+    ) {
+        self.cycle = self.cycle.max(cycle);
+        self.timeline.state_change(cycle, warp, state, pc, cause);
+    }
+    #[inline(always)]
     fn event(&mut self, e: Event) {
         match &e {
             Event::StateChange { cycle, .. } => self.cycle = self.cycle.max(*cycle),
@@ -501,7 +516,7 @@ pub fn simulate_live(
         started: Instant::now(),
         due,
     };
-    let r = sim_core::run_with(kernel, profile, &cfg, cfg.policy.build(), &mut sink);
+    let r = sim_core::run_sink(kernel, profile, &cfg, &mut sink);
     // The timeline is finished (the engine's `finish`) whatever the outcome.
     let (result, outcome) = match r {
         Ok(r) => (Some(r), Outcome::Finished),

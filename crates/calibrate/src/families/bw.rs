@@ -308,7 +308,7 @@ impl Runner {
 /// arithmetic, then the stage and parity updates and the loop's branch. Those ~40
 /// instructions and the probe's latency are what one thread pays per copy (about 227
 /// cycles: 8 KiB copies run at 36 B/clk with 2, 4 or 6 stages on the GPU).
-fn bw_bulk_loop(slice: u64) -> String {
+pub(crate) fn bw_bulk_loop(slice: u64) -> String {
     let listing = crate::sass::sass_listing(MICRO_SASS, "bw_bulk");
     let target = |s: &str| {
         let t = s.split(" BRA").nth(1)?.split_whitespace().last()?;

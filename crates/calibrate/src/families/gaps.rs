@@ -863,6 +863,116 @@ impl Runner {
 }
 
 impl Runner {
+    /// Item 2 (concurrent-SM L2 reuse): 128 CTAs stream a 16 MiB span warm in L2
+    /// (`gap_share`: one thread keeps `stages` bulk copies of 32 KiB in flight), in groups
+    /// of S CTAs that read the same lines at about the same time: CTAs c = g mod (128 / S)
+    /// (`mod`: the first run's grouping, CTAs 128 / S apart) or consecutive CTAs c / S
+    /// (`div`). S = 1: private streams (`bw.tma.l2.chip`); S = 128: every CTA the same
+    /// bytes (`bw.tma.l2.chip.same_data`). With 4 stages the chip's L2 rate against the
+    /// sharers per line; with 1 stage each copy's period (latency plus the loop) under that
+    /// load; one SM alone for reference. Each launch's SM ids are kept in `extra.raw`.
+    pub(crate) fn gaps_share(&mut self) -> Result<()> {
+        let region: u64 = 16 * MIB;
+        let chunk: u32 = 32 * 1024;
+        let grid: u32 = 128;
+        let per_block: u64 = 8 * MIB;
+        let nchunks = (per_block / u64::from(chunk)) as i32;
+        let (base, out, err) = (self.arena.ptr, self.out.ptr, self.err.ptr);
+        let reps = self.reps(5, 2);
+        let mut cases: Vec<(&str, u32, u64, u32, u32)> = Vec::new();
+        for s in [1u32, 2, 4, 8, 16, 32, 128] {
+            cases.push(("mod", grid, u64::from(s), 1, grid / s));
+            if s > 1 && s < 128 {
+                cases.push(("div", grid, u64::from(s), s, grid / s));
+            }
+        }
+        cases.push(("one_sm", 1, 1, 1, 1));
+        for stages in [4i32, 1] {
+            let smem = chunk * stages as u32;
+            self.k("gap_share")?.func.allow_smem(smem)?;
+            for &(how, launch_grid, sharers, div, groups) in &cases {
+                if stages == 1 && how == "div" {
+                    continue;
+                }
+                let stride = region / u64::from(groups) / u64::from(chunk) * u64::from(chunk);
+                let args = |n: &i32| {
+                    [
+                        arg(&base),
+                        arg(&region),
+                        arg(&stride),
+                        arg(&div),
+                        arg(&groups),
+                        arg(&chunk),
+                        arg(&stages),
+                        arg(n),
+                        arg(&out),
+                        arg(&err),
+                    ]
+                };
+                self.clear_err()?;
+                let wn = (region / u64::from(chunk)) as i32;
+                self.launch("gap_share", launch_grid, 32, smem, &args(&wn))?;
+                let (mut bpc, mut per_copy, mut raw) = (Vec::new(), Vec::new(), Vec::new());
+                for _ in 0..reps {
+                    let ms =
+                        self.launch_timed("gap_share", launch_grid, 32, smem, &args(&nchunks))?;
+                    self.check_err("gap_share")?;
+                    let bt = BlockTimes::parse(&self.out_u64(5 * launch_grid as usize)?);
+                    let mhz = bt.mhz();
+                    let ns = bt.span_ns();
+                    let bytes = f64::from(nchunks) * f64::from(chunk) * f64::from(launch_grid);
+                    bpc.push(bytes / (ns * mhz * 1e-3));
+                    per_copy.push(median(bt.c.clone()) / f64::from(nchunks));
+                    raw.push(json!({"event_ms": ms, "span_ns": ns, "clock_mhz": mhz,
+                        "block_cycles": &bt.c, "smids": &bt.smids}));
+                }
+                let name = if launch_grid == 1 {
+                    format!("gap.share.one_sm.stages_{stages}")
+                } else {
+                    format!("gap.share.{how}.sharers_{sharers}.stages_{stages}")
+                };
+                let params = vec![
+                    ("grid", v(launch_grid)),
+                    ("grouping", v(how)),
+                    ("sharers", v(sharers)),
+                    ("div", v(div)),
+                    ("groups", v(groups)),
+                    ("group_stride", v(stride)),
+                    ("region_bytes", v(region)),
+                    ("chunk_bytes", v(chunk)),
+                    ("stages", v(stages)),
+                    ("chunks_per_block", v(nchunks)),
+                ];
+                let method = "gap_share: CTA c streams the 16 MiB span (warm in L2) from ((c / div) mod \
+                              groups) x 16 MiB / groups, one thread keeping `stages` bulk copies of 32 KiB \
+                              in flight";
+                self.push(Rec {
+                    name: format!("{name}.bytes_per_clk"),
+                    group: "gaps",
+                    unit: "bytes_per_clk",
+                    kernel: "gap_share",
+                    method,
+                    params: params.clone(),
+                    reps: bpc,
+                    extra: vec![("raw", v(&raw))],
+                });
+                self.push(Rec {
+                    name: format!("{name}.cycles_per_copy"),
+                    group: "gaps",
+                    unit: "cycles",
+                    kernel: "gap_share",
+                    method,
+                    params,
+                    reps: per_copy,
+                    extra: vec![],
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Runner {
     /// Item 4: the latency-hiding L1 pattern's cost per line (1.13 to 1.19 cycles from 16
     /// warps on with lanes 1 KiB apart, 1.00 with lanes 128 B apart) against where a
     /// warp-load's 32 lines fall: lanes S apart, each cycling through its own 8 lines 128 B
@@ -950,6 +1060,7 @@ mod tests {
         let names = kernel_names(&source());
         for k in [
             "gap_smem_bw",
+            "gap_share",
             "gap_ffma_burn",
             "gap_stream_burn",
             "gap_wgmma_burn",

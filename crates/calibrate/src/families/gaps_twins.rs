@@ -199,6 +199,62 @@ pub fn copy_wait_twin(bytes: u64) -> Twin {
     }
 }
 
+/// The grouped L2 streams of `gap_share` (`gap.share.{mod,div}.sharers_S.stages_4`): 128
+/// CTAs, each one thread keeping 4 bulk copies of 32 KiB in flight over a 16 MiB span
+/// warm in L2, CTA c from ((c / div) mod groups) x 16 MiB / groups. The loop is
+/// `bw_bulk`'s (gap_share compiles to the same loop: only its first offset differs);
+/// the chip's bytes per clock as the engine's one SM's rate times 128.
+pub fn share_twin(grouping: &str, sharers: u32) -> Twin {
+    let (region, chunk, stages, grid) = (16u64 << 20, 32u64 << 10, 4u64, 128u32);
+    let (div, groups) = match grouping {
+        "div" => (sharers, grid / sharers),
+        _ => (1, grid / sharers),
+    };
+    let stride = region / u64::from(groups) / chunk * chunk;
+    let off = format!("((cta / {div}) % {groups}) * {stride}");
+    let body = crate::families::bw::bw_bulk_loop(0).replace("cta * 0", &off);
+    let src = format!(
+        "{}buffer A size={region}\nshared s size={}\nmbarrier mb[{stages}] count=1\nparam S={stages} C={chunk} R={region}\nrole main warps=0..0\n  loop i 0..S\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i], bytes=C\n    UBLKCP.S.G s[i * C], A[({off} + i * C) % R], bytes=C, bar=mb[i]\n  loop i 0..{{N}}\n{body}  EXIT\n",
+        header("gap_share", 32, 32, (chunk * stages) as u32, grid),
+        chunk * stages,
+    );
+    let per_pass = (region / chunk) as i64;
+    Twin {
+        bench: format!("gap.share.{grouping}.sharers_{sharers}.stages_4.bytes_per_clk"),
+        group: "gaps",
+        params: &[
+            "l2_bytes_per_clk_chip",
+            "l2_shared_read_gain",
+            "l2_shared_read_sharers",
+            "l2_tpc_read_gain",
+        ],
+        // The first pass reads the span from HBM (the engine's L2 starts cold): the rate
+        // of the second.
+        method: Method::Rate {
+            src,
+            lo: per_pass,
+            hi: per_pass * 2,
+            work_per_n: chunk as f64,
+            mult: f64::from(grid),
+        },
+        what: format!(
+            "128 CTAs in groups of {sharers} ({grouping}) streaming the same 32 KiB copies, 4 in flight; chip bytes per clock"
+        ),
+    }
+}
+
+/// The `gap.share` groupings measured (grouping, sharers).
+pub const SHARE_TWINS: [(&str, u32); 8] = [
+    ("mod", 1),
+    ("mod", 8),
+    ("mod", 16),
+    ("mod", 32),
+    ("mod", 128),
+    ("div", 2),
+    ("div", 4),
+    ("div", 8),
+];
+
 /// Every gap twin.
 pub fn gap_twins() -> Vec<Twin> {
     let mut v: Vec<Twin> = COMMIT_TWINS
@@ -207,6 +263,9 @@ pub fn gap_twins() -> Vec<Twin> {
         .collect();
     for b in [1024u64, 4096, 16384] {
         v.push(copy_wait_twin(b));
+    }
+    for (g, n) in SHARE_TWINS {
+        v.push(share_twin(g, n));
     }
     v
 }
@@ -218,10 +277,12 @@ mod tests {
 
     /// The committed measurement's median of `bench`.
     fn measured(bench: &str) -> f64 {
-        let p = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/data/gaps/h100-20261127T080037Z.json"
-        );
+        measured_in("/data/gaps/h100-20261127T080037Z.json", bench)
+    }
+
+    /// The median of `bench` in the committed gap file `file`.
+    fn measured_in(file: &str, bench: &str) -> f64 {
+        let p = format!("{}{file}", env!("CARGO_MANIFEST_DIR"));
         let m: crate::Measurement =
             serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
         m.benchmarks
@@ -292,5 +353,35 @@ mod tests {
             assert_eq!(text.matches("UBLKCP").count(), 1, "{text}");
             assert_eq!(text.matches("TRYWAIT").count(), 1, "{text}");
         }
+    }
+
+    /// The grouped L2 streams (gap.share): the engine's chip rate against the GPU's for
+    /// each grouping within 5% (simulated 3955, 3939, 4503, 9023, 10068 B/clk for 1, 8,
+    /// 16, 32, 128 sharers on other TPCs against 4105, 4020, 4697, 8756, 10090; 7431,
+    /// 8753, 9406 for 2, 4, 8 consecutive CTAs against 7731, 9418, 9588: the private
+    /// rate is `l2_bytes_per_clk_chip`, fitted on 132 SMs' LDG streams, 3.7% below these
+    /// 128 SMs' bulk copies), 8% for four consecutive CTAs, and the ordering the sharing
+    /// gain makes: a pair on one TPC above 8 sharers spread over TPCs.
+    #[test]
+    fn share_twins_follow_the_gpu() {
+        let p = Profile::builtin("h100").unwrap();
+        let file = "/data/gaps/h100-20261127T111724Z.json";
+        let mut sim = std::collections::BTreeMap::new();
+        for (g, n) in SHARE_TWINS {
+            let t = share_twin(g, n);
+            let s = t.eval(&p).unwrap();
+            let m = measured_in(file, &t.bench);
+            let e = (s - m) / m;
+            // (Four consecutive CTAs: the rule's 2.21 against the measured 2.29.)
+            let band = if (g, n) == ("div", 4) { 0.08 } else { 0.05 };
+            assert!(
+                e.abs() < band,
+                "{}: {s:.0} against {m:.0} ({:+.1}%)",
+                t.bench,
+                100.0 * e
+            );
+            sim.insert((g, n), s);
+        }
+        assert!(sim[&("div", 2)] > 1.7 * sim[&("mod", 8)]);
     }
 }

@@ -430,7 +430,7 @@ pub fn run_with_path(
     cfg: &RunConfig,
 ) -> Result<(RunResult, CriticalPath), SimError> {
     let mut rec = PathRecorder::new(profile);
-    let r = crate::run_with(kernel, profile, cfg, cfg.policy.build(), &mut rec)?;
+    let r = crate::run_sink(kernel, profile, cfg, &mut rec)?;
     let path = rec.walk();
     Ok((r, path))
 }

@@ -128,7 +128,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.emit_busy(slot, Unit::SharedMemory, from, through);
             done = done.max(memory::ceil(through));
         }
-        done += t.tma_extra_latency as u64;
+        // A copy completes no sooner than `tma_min_latency` after its turn, however few
+        // its lines; a tensor load's box is addressed from its tensor map first.
+        done = done.max(s + t.tma_min_latency as u64) + t.tma_extra_latency as u64;
+        if d.op == Op::Utmaldg {
+            done += t.tma_tensor_extra_latency as u64;
+        }
         if S::ENABLED {
             let id = self.wid(slot);
             self.sink.event(Event::UnitBusy {

@@ -150,9 +150,12 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// How many CTAs of this CTA's wave (running at once across the chip) request the
-    /// same first line as this warp does at this point of the program. Addresses that
-    /// do not depend on `cta` are shared by the whole wave; per-lane addresses that do
-    /// are taken as private (evaluating them for every CTA would cost too much).
+    /// same first line as this warp does at this point of the program, with
+    /// `memory::TPC_PARTNER` set when one of them is this CTA's partner on its TPC (the
+    /// grid index that differs in bit 0: the H100 places CTAs 2k and 2k + 1 on the two SMs
+    /// of one TPC). Addresses that do not depend on `cta` are shared by the whole wave;
+    /// per-lane addresses that do are taken as private (evaluating them for every CTA
+    /// would cost too much).
     #[inline(always)]
     pub(super) fn sharers(&self, slot: u32, m: &lower::MemOperand, line: u64) -> u32 {
         let w = &self.warps[slot as usize];
@@ -170,7 +173,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         wave_len: u32,
     ) -> u32 {
         if !m.per_cta {
-            return wave_len;
+            let cta = &self.ctas[self.warps[slot as usize].cta as usize];
+            return if partner_in_wave(cta.grid_id, cta.wave_first, wave_len) {
+                wave_len | memory::TPC_PARTNER
+            } else {
+                wave_len
+            };
         }
         if m.addr.uses_lane() {
             return 1;
@@ -179,7 +187,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// `sharers` for a warp-uniform address that depends on `cta`: evaluated for each
-    /// CTA of the wave.
+    /// CTA of the wave (its TPC partner's among them).
     #[inline(never)]
     pub(super) fn sharers_by_cta(&self, slot: u32, m: &lower::MemOperand, line: u64) -> u32 {
         let w = &self.warps[slot as usize];
@@ -192,7 +200,8 @@ impl<'a, S: Sink> Engine<'a, S> {
             lane: 0,
             cta: 0,
         };
-        let mut n = 0;
+        let partner = cta.grid_id ^ 1;
+        let (mut n, mut with_partner) = (0, false);
         for c in first..first + in_wave {
             env.cta = c as i64;
             if let Ok(off) = m.addr.eval(&env)
@@ -200,9 +209,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                 && (base + off as u64) / LINE == line
             {
                 n += 1;
+                with_partner |= c == partner;
             }
         }
-        n.max(1)
+        if with_partner {
+            n | memory::TPC_PARTNER
+        } else {
+            n.max(1)
+        }
     }
 
     /// A shared unit busy from `start` to `end` (its rate's fractional cycles: the
@@ -483,4 +497,11 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.emit_mem(slot, level, sectors * 32, t, false);
         depart.max(t)
     }
+}
+
+/// Whether the TPC partner of CTA `grid_id` (the grid index that differs in bit 0) runs in
+/// the wave of `len` CTAs from `first`.
+#[inline(always)]
+fn partner_in_wave(grid_id: u32, first: u32, len: u32) -> bool {
+    (first..first + len).contains(&(grid_id ^ 1))
 }

@@ -379,7 +379,13 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
             Kind::Ldgsts => {
                 // The data then goes into shared memory; the group completes after that.
-                let done = self.global_access(slot, d, 1, false, true)? + t.lat_ldgsts_fill as u64;
+                // `.BYPASS` (cp.async.cg) reads L2 without allocating in L1.
+                let fill = if d.bypass_l1 {
+                    t.lat_ldgsts_bypass_fill
+                } else {
+                    t.lat_ldgsts_fill
+                };
+                let done = self.global_access(slot, d, 1, false, !d.bypass_l1)? + fill as u64;
                 let w = &mut self.warps[slot as usize];
                 w.cp_async.add(done);
                 w.outstanding = w.outstanding.max(done);

@@ -79,22 +79,31 @@ impl Cause {
         match self.0 >> 32 {
             0 => Unpacked::Own,
             1 => Unpacked::Producer { text: low },
-            2 => Unpacked::Pipe(
-                *Pipe::ALL
-                    .iter()
-                    .find(|p| p.index() == low as usize)
-                    .expect("a packed pipe"),
-            ),
+            2 => Unpacked::Pipe(Pipe::ALL[low as usize % NPIPES]),
             3 => Unpacked::Barrier { id: low },
             4 => Unpacked::MbarArrivals { mbar: low },
             5 => Unpacked::MbarCopies { mbar: low },
             6 => Unpacked::Warpgroup { wg: low },
-            _ => Unpacked::Group(match low as u8 {
-                GROUP_WGMMA => GroupKind::Wgmma,
-                GROUP_CP_ASYNC => GroupKind::CpAsync,
-                _ => GroupKind::BulkStore,
-            }),
+            _ => Unpacked::Group(group_kind(low as u8)),
         }
+    }
+}
+
+// `Cause::pipe` packs a pipe's index and unpacking reads `Pipe::ALL` at it.
+const _: () = {
+    let mut i = 0;
+    while i < NPIPES {
+        assert!(Pipe::ALL[i] as usize == i);
+        i += 1;
+    }
+};
+
+/// The async groups a packed group number (`GROUP_*`) counts.
+fn group_kind(group: u8) -> GroupKind {
+    match group {
+        GROUP_WGMMA => GroupKind::Wgmma,
+        GROUP_CP_ASYNC => GroupKind::CpAsync,
+        _ => GroupKind::BulkStore,
     }
 }
 
@@ -189,8 +198,11 @@ impl<'a, S: Sink> Engine<'a, S> {
         self.open_span(slot, state, cause, pc, until, now);
     }
 
-    /// Starts the warp's new state span at `now` (its last one closed).
+    /// Starts the warp's new state span at `now` (its last one closed). (Inlined into
+    /// `set_state_at` and `charge_issue`: with a sink, a call per state change cost
+    /// more than its own work.)
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(super) fn open_span(
         &mut self,
         slot: u32,
@@ -209,13 +221,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             let id = self.wid(slot);
             let pc = self.event_pc(slot, pc);
             let cause = self.typed_cause(slot, cause, until);
-            self.sink.event(Event::StateChange {
-                cycle: now,
-                warp: id,
-                state,
-                pc,
-                cause,
-            });
+            self.sink.state_change(now, id, state, pc, cause);
         }
     }
 
@@ -364,9 +370,38 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     /// A packed cause with what the engine knows of it now, for an event: None for
     /// `Cause::OWN`. (`until`: when the state is known to end; `NEVER`: not known.)
+    /// Inlined into every state change: most are `OWN`, a producer, a pipe or a wait
+    /// group, built here from the packed word alone; barriers, mbarriers and warpgroup
+    /// arrivals, which read the CTA, are built out of line.
+    #[inline(always)]
+    pub(super) fn typed_cause(&self, slot: u32, cause: Cause, until: u64) -> Option<WaitCause> {
+        let low = cause.0 as u32;
+        Some(match cause.0 >> 32 {
+            0 => return None,
+            1 => {
+                let role = self.warps[slot as usize].role as usize;
+                WaitCause::Producer {
+                    pc: ((low as usize) < self.prog.roles[role].texts.len()).then_some(low),
+                    ready: until,
+                }
+            }
+            2 => WaitCause::Pipe {
+                // (`Pipe::ALL` is in the pipes' declaration order: index i is pipe i.)
+                pipe: Pipe::ALL[low as usize % NPIPES],
+                free: until,
+            },
+            7 => WaitCause::WaitGroup {
+                group: group_kind(low as u8),
+                until,
+            },
+            _ => return self.typed_sync_cause(slot, cause),
+        })
+    }
+
+    /// [`Self::typed_cause`] of a barrier, an mbarrier or a warpgroup's arrival.
     #[cold]
     #[inline(never)]
-    pub(super) fn typed_cause(&self, slot: u32, cause: Cause, until: u64) -> Option<WaitCause> {
+    fn typed_sync_cause(&self, slot: u32, cause: Cause) -> Option<WaitCause> {
         let w = &self.warps[slot as usize];
         let cta = &self.ctas[w.cta as usize];
         let mbarrier = |flat: u32| {
@@ -406,13 +441,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         };
         Some(match cause.unpack() {
-            Unpacked::Own => return None,
-            Unpacked::Producer { text } => WaitCause::Producer {
-                pc: ((text as usize) < self.prog.roles[w.role as usize].texts.len())
-                    .then_some(text),
-                ready: until,
-            },
-            Unpacked::Pipe(pipe) => WaitCause::Pipe { pipe, free: until },
+            Unpacked::Own | Unpacked::Producer { .. } | Unpacked::Pipe(_) | Unpacked::Group(_) => {
+                unreachable!("typed_cause builds these")
+            }
             Unpacked::Barrier { id } => {
                 let b = cta.bars[id as usize];
                 let per = self.warps_per_cta;
@@ -433,7 +464,6 @@ impl<'a, S: Sink> Engine<'a, S> {
                 warpgroup: wg,
                 arrived: cta.wg_arrived[wg as usize % 8],
             },
-            Unpacked::Group(group) => WaitCause::WaitGroup { group, until },
         })
     }
 

@@ -383,13 +383,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let id = self.wid(slot);
                 let w = &self.warps[slot as usize];
                 let pc = self.event_pc(slot, w.pc);
-                self.sink.event(Event::StateChange {
-                    cycle: now,
-                    warp: id,
-                    state: w.state,
-                    pc,
-                    cause: None,
-                });
+                self.sink.state_change(now, id, w.state, pc, None);
             }
         }
         Ok(())

@@ -26,15 +26,21 @@ pub const LINE: u64 = 128;
 pub const SECTOR: u64 = 32;
 pub const SECTORS_PER_LINE: u64 = LINE / SECTOR;
 
+/// Set in a request's sharer count (`Memory::begin_request`) when the CTA's partner on
+/// its TPC reads the same lines.
+pub const TPC_PARTNER: u32 = 1 << 31;
+
 pub struct Memory {
     pub l1: Cache,
     pub l2: Cache,
     /// This SM's port to L2 (every byte it reads or writes crosses it) and its share of
     /// the chip's L2 bandwidth. A line that several SMs of the wave read at about the
-    /// same time costs the chip's less (up to `l2_shared_read_gain` times): the L2
+    /// same time costs the chip's less (`Memory::sharing_gain`): the L2
     /// serves the copies from one lookup.
     pub l2_bw: L2Servers,
     l2_shared_read_gain: f64,
+    l2_shared_read_sharers: f64,
+    l2_tpc_read_gain: f64,
     pub hbm_bw: Bandwidth,
     /// Bytes of stores written back to HBM (booked on `hbm_bw`, waited for by nobody).
     hbm_writeback_bytes: u64,
@@ -43,6 +49,9 @@ pub struct Memory {
     /// What a hit's further sectors add on L1's return path: `l1_sector_extra[s]` for a
     /// line with `s` sectors requested (`l1_sector_cycles` per sector after the first).
     l1_sector_extra: [u64; 5],
+    /// The same on L2's return path for a hit (`l2_sector_cycles` per sector after the
+    /// first).
+    l2_sector_extra: [u64; 5],
     lat_l2_near: u64,
     lat_l2_far: u64,
     lat_hbm: u64,
@@ -120,12 +129,17 @@ impl Memory {
             l2,
             l2_bw: L2Servers::new(t.l2_bytes_per_clk_sm_max, share(t.l2_bytes_per_clk_chip)),
             l2_shared_read_gain: t.l2_shared_read_gain.max(1.0),
+            l2_shared_read_sharers: t.l2_shared_read_sharers.max(1.0),
+            l2_tpc_read_gain: t.l2_tpc_read_gain.max(1.0),
             hbm_bw: Bandwidth::new(hbm_rate),
             hbm_writeback_bytes: 0,
             rng: Draws::new(seed),
             lat_l1: t.lat_l1_hit as u64,
             l1_sector_extra: std::array::from_fn(|s| {
                 ceil(s.saturating_sub(1) as f64 * t.l1_sector_cycles)
+            }),
+            l2_sector_extra: std::array::from_fn(|s| {
+                ceil(s.saturating_sub(1) as f64 * t.l2_sector_cycles)
             }),
             lat_l2_near: t.lat_l2_near as u64,
             lat_l2_far: t.lat_l2_far as u64,
@@ -201,7 +215,8 @@ impl Memory {
     /// is drawn once, so all its lines see the same L2 delay (each line that misses
     /// draws its own HBM delay: `read_l2`). A request that
     /// `sharers` CTAs of the wave make for the same lines moves 1/sharers of the HBM
-    /// traffic (the others' copies hit in L2 behind the same fill).
+    /// traffic (the others' copies hit in L2 behind the same fill). `sharers` may carry
+    /// `TPC_PARTNER`.
     #[inline(always)]
     pub fn begin_request(&mut self, sharers: u32) {
         self.req_l2 = self.draw(self.jitter_l2);
@@ -211,12 +226,33 @@ impl Memory {
             self.req_hbm_line_bytes = LINE;
             self.req_l2_chip_cost = 1.0;
         } else {
-            self.req_hbm_line_bytes = LINE.div_ceil(sharers as u64);
-            self.req_l2_chip_cost = 1.0 / (sharers as f64).min(self.l2_shared_read_gain);
+            let (n, partner) = (sharers & !TPC_PARTNER, sharers & TPC_PARTNER != 0);
+            self.req_hbm_line_bytes = LINE.div_ceil(n.max(1) as u64);
+            self.req_l2_chip_cost = 1.0 / self.sharing_gain(n, partner);
         }
         self.req_multicast = 1;
         self.req_chunk = u64::MAX;
         self.req_tail_key = 0;
+    }
+
+    /// How many times less a line `n` CTAs of the wave read at about the same time costs
+    /// the chip's L2 (`partner`: the CTA's TPC partner is among them). Measured
+    /// (gaps/h100-20261127T111724Z.json, `gap.share.*`): CTAs on other TPCs gain nothing up
+    /// to 8 sharers, 1.14 at 16, 2.13 at 32 (n / `l2_shared_read_sharers`); the two CTAs of
+    /// one TPC 1.88 (`l2_tpc_read_gain`), and groups of 4, 8, 16, 32 consecutive CTAs
+    /// 2.29, 2.34, 2.41, 2.42, approaching the cap (`l2_shared_read_gain`) as the pair's
+    /// share of the group, 2 / n, falls: tpc + (cap - tpc) (1 - 2 / n) gives 2.21, 2.38,
+    /// 2.47, 2.51. The larger of the two, within 1..=cap.
+    pub(crate) fn sharing_gain(&self, n: u32, partner: bool) -> f64 {
+        let cap = self.l2_shared_read_gain;
+        let spread = n as f64 / self.l2_shared_read_sharers;
+        let paired = if partner && n >= 2 {
+            let tpc = self.l2_tpc_read_gain.min(cap);
+            tpc + (cap - tpc) * (1.0 - 2.0 / n as f64)
+        } else {
+            1.0
+        };
+        spread.max(paired).clamp(1.0, cap)
     }
 
     /// Whether a line is in HBM's far half for this SM: the parity of the line address's
@@ -447,7 +483,7 @@ impl Memory {
     pub fn read_l2(&mut self, line: u64, sectors: u32, t: u64) -> (u64, MemLevel) {
         let l2_bytes = self.l2_share(sectors as u64 * SECTOR);
         let (done, level) = match self.l2.probe(line) {
-            Ok(ready) => self.l2_hit(line, t, l2_bytes, ready),
+            Ok(ready) => self.l2_hit(line, sectors, t, l2_bytes, ready),
             Err(way) => {
                 // A miss is served in request order too: its turn comes when this SM's
                 // share of HBM has moved the lines before it, and it arrives its HBM
@@ -463,15 +499,23 @@ impl Memory {
     }
 
     /// When a line that hits in L2 (its data there from `ready`) arrives at the SM,
-    /// requested at `t` for `l2_bytes` of this SM's share, and from which partition.
+    /// requested at `t` for `l2_bytes` of this SM's share, and from which partition:
+    /// its `sectors` sectors after the first `l2_sector_cycles` apart on the return path.
     #[inline(always)]
-    fn l2_hit(&mut self, line: u64, t: u64, l2_bytes: u64, ready: u64) -> (u64, MemLevel) {
+    fn l2_hit(
+        &mut self,
+        line: u64,
+        sectors: u32,
+        t: u64,
+        l2_bytes: u64,
+        ready: u64,
+    ) -> (u64, MemLevel) {
         let (lat, level) = if Memory::is_far(line) {
             (self.lat_l2_far, MemLevel::L2Far)
         } else {
             (self.lat_l2_near, MemLevel::L2Near)
         };
-        let lat = jittered(lat, self.req_l2);
+        let lat = jittered(lat, self.req_l2) + self.l2_sector_extra[(sectors as usize).min(4)];
         // The line's data crosses the SM's L2 port in request order, and arrives the
         // access latency after its turn: the lines of a large copy return one after
         // another at the port's rate, after the latency.
@@ -593,7 +637,7 @@ impl Memory {
                     l2.touch(block2, w);
                 }
                 let ready = block2[l2.ready_at + w];
-                self.l2_hit(line, t_miss, l2_bytes, ready)
+                self.l2_hit(line, sectors, t_miss, l2_bytes, ready)
             }
             None => {
                 let way2 = l2.lru(block2);

@@ -382,3 +382,45 @@ fn lru_keeps_the_recent_lines() {
         "least recently used line was evicted"
     );
 }
+
+/// A line shared by other SMs costs the chip's L2 less only when its TPC partner is among
+/// them or enough SMs read it (gaps/h100-20261127T111724Z.json, `gap.share.*`): the chip
+/// server's time for one 128-byte hit is 128 / (chip rate / busy SMs) / gain, the gain
+/// max(sharers / l2_shared_read_sharers, with the partner tpc + (cap - tpc)(1 - 2 /
+/// sharers)) clamped to 1..=cap (`Memory::sharing_gain`).
+#[test]
+fn the_l2_sharing_gain_follows_the_partner_and_the_sharers() {
+    let p = crate::Profile::builtin("h100").unwrap();
+    let t = &p.t;
+    let per_line = 128.0 / (t.l2_bytes_per_clk_chip / 128.0);
+    let chip_time = |sharers: u32| {
+        let mut m = Memory::new(t, 256 << 10, 128, 3);
+        m.warm_l2(0, 0);
+        m.begin_request(sharers);
+        m.read_l2(0, 4, 1000);
+        m.l2_bw.busy[CHIP]
+    };
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    // Private, and 8 sharers on other TPCs: no gain.
+    assert!(close(chip_time(1), per_line));
+    assert!(close(chip_time(8), per_line));
+    // 28 sharers on other TPCs: 28 / 14 = 2.
+    assert!(close(
+        chip_time(28),
+        per_line / (28.0 / t.l2_shared_read_sharers)
+    ));
+    // Two CTAs of one TPC: 1.88; eight consecutive: 1.88 + 0.67 x 3 / 4 = 2.3825; with
+    // 128 sharers the cap.
+    assert!(close(
+        chip_time(2 | TPC_PARTNER),
+        per_line / t.l2_tpc_read_gain
+    ));
+    let eight = t.l2_tpc_read_gain + (t.l2_shared_read_gain - t.l2_tpc_read_gain) * 0.75;
+    assert!((eight - 2.3825).abs() < 1e-9);
+    assert!(close(chip_time(8 | TPC_PARTNER), per_line / eight));
+    assert!(close(
+        chip_time(128 | TPC_PARTNER),
+        per_line / t.l2_shared_read_gain
+    ));
+    assert_eq!((t.l2_shared_read_sharers, t.l2_tpc_read_gain), (14.0, 1.88));
+}

@@ -93,6 +93,7 @@ impl Timeline {
     /// producer, a pipe, a wait group at the same distance from their span's start, a
     /// warpgroup's arrivals); None for those kept once per span (barriers and
     /// mbarriers, whose phases and arrivals move on).
+    #[inline(always)]
     fn cause_key(cause: &WaitCause, start: u64) -> Option<(u8, u64, u64)> {
         let rel = |x: u64| x.wrapping_sub(start);
         match cause {
@@ -127,27 +128,59 @@ impl Timeline {
     }
 
     /// The kind (state, instruction, cause) of a change at `cycle`, as a span names
-    /// it: one lookup when the run has met it before.
+    /// it: one lookup when the run has met it before. Inlined into the engine's state
+    /// changes (a long run makes tens of millions): a kind met before is found in a
+    /// table without a call; [`Self::kind_slow`] finds or adds the others.
+    #[inline(always)]
     fn kind(&mut self, cycle: u64, state: WarpState, pc: u32, cause: Option<WaitCause>) -> u32 {
         let pc_state = pc << STATE_BITS | state as u32;
-        // Most changes wait on nothing outside their instruction (selected,
-        // not_selected, a dispatch stall): those kinds by `pc_state` in a plain array.
-        let plain = cause.is_none() && (pc_state as usize) < PLAIN_LIMIT;
-        if plain
-            && let Some(&i) = self.plain_kinds.get(pc_state as usize)
-            && i != u32::MAX
-        {
-            return i << STATE_BITS | state as u32;
+        match &cause {
+            // Most changes wait on nothing outside their instruction (selected,
+            // not_selected, a dispatch stall): those kinds by `pc_state` in a plain array.
+            None => {
+                if let Some(&i) = self.plain_kinds.get(pc_state as usize)
+                    && i != u32::MAX
+                {
+                    return i << STATE_BITS | state as u32;
+                }
+            }
+            // A warp in a loop waits on the same producers at the same distances again
+            // and again: a small direct-mapped table of the kinds met lately.
+            Some(c) => {
+                if let Some(key) = Self::kind_key(pc_state, c, cycle)
+                    && let Some(&(rk, i)) = self.recent.get(recent_slot(&key))
+                    && rk == key
+                {
+                    return i << STATE_BITS | state as u32;
+                }
+            }
         }
+        self.kind_slow(cycle, state, pc, cause)
+    }
+
+    /// The [`KindKey`] of a change with a cause: None for causes kept once per span.
+    #[inline(always)]
+    fn kind_key(pc_state: u32, cause: &WaitCause, cycle: u64) -> Option<KindKey> {
+        Self::cause_key(cause, cycle)
+            .map(|(k, a, b)| (u64::from(pc_state) | u64::from(k) << 32, a, b))
+    }
+
+    /// [`Self::kind`] of a kind not in its tables: by the hash map, or added.
+    #[inline(never)]
+    fn kind_slow(
+        &mut self,
+        cycle: u64,
+        state: WarpState,
+        pc: u32,
+        cause: Option<WaitCause>,
+    ) -> u32 {
+        let pc_state = pc << STATE_BITS | state as u32;
+        let plain = cause.is_none() && (pc_state as usize) < PLAIN_LIMIT;
         let no_cause = (u64::from(pc_state) | u64::from(u8::MAX) << 32, 0, 0);
         let key = match &cause {
             None => Some(no_cause),
-            Some(c) => Self::cause_key(c, cycle)
-                .map(|(k, a, b)| (u64::from(pc_state) | u64::from(k) << 32, a, b)),
+            Some(c) => Self::kind_key(pc_state, c, cycle),
         };
-        // A small direct-mapped table of the kinds met lately, before the hash map: a
-        // warp in a loop waits on the same producers at the same distances again and
-        // again (a fifth of a long run's timeline time went to the map).
         let slot = key.map(|k| recent_slot(&k));
         if let (Some(k), Some(r)) = (key, slot)
             && let Some(&(rk, i)) = self.recent.get(r)
@@ -193,7 +226,20 @@ impl Timeline {
         i << STATE_BITS | state as u32
     }
 
+    #[inline(always)]
     fn unit_index(&mut self, unit: Unit) -> usize {
+        let code = unit_code(unit);
+        if let Some(&i) = self.unit_slots.get(code)
+            && i != u32::MAX
+            && self.units[i as usize].unit == unit
+        {
+            return i as usize;
+        }
+        self.unit_index_slow(unit)
+    }
+
+    #[inline(never)]
+    fn unit_index_slow(&mut self, unit: Unit) -> usize {
         let code = unit_code(unit);
         if self.unit_slots.len() <= code {
             self.unit_slots.resize(code + 1, u32::MAX);
@@ -218,13 +264,29 @@ impl Timeline {
         i
     }
 
+    #[inline(always)]
     fn warp_mut(&mut self, id: WarpId, cycle: u64) -> &mut WarpTimeline {
         let i = self.warp_slot(id, cycle);
         &mut self.warps[i]
     }
 
-    /// The index in `warps` of a warp, which starts at `cycle` if it is new.
+    /// The index in `warps` of a warp, which starts at `cycle` if it is new: one
+    /// table read for a warp met before.
+    #[inline(always)]
     fn warp_slot(&mut self, id: WarpId, cycle: u64) -> usize {
+        let w = id.warp as usize;
+        if w < self.stride
+            && let Some(&i) = self.slots.get(id.cta as usize * self.stride + w)
+            && i != u32::MAX
+        {
+            return i as usize;
+        }
+        self.new_warp_slot(id, cycle)
+    }
+
+    /// [`Self::warp_slot`] of a warp not met before (or past the table).
+    #[inline(never)]
+    fn new_warp_slot(&mut self, id: WarpId, cycle: u64) -> usize {
         let w = id.warp as usize;
         if w >= self.stride {
             self.restride(w + 1);
@@ -293,6 +355,23 @@ impl Sink for Timeline {
             .is_none_or(|s| !s.load(Ordering::Relaxed))
     }
 
+    #[inline(always)]
+    fn state_change(
+        &mut self,
+        cycle: u64,
+        warp: WarpId,
+        state: WarpState,
+        pc: u32,
+        cause: Option<WaitCause>,
+    ) {
+        let kind = self.kind(cycle, state, pc, cause);
+        self.warp_mut(warp, cycle).change(cycle, kind)
+    }
+
+    // Inlined into the engine: the variant is known where the engine builds the event,
+    // so a state change, an issue or a unit's busy time costs no call and no copy of
+    // the event; the rare ones are out of line.
+    #[inline(always)]
     fn event(&mut self, e: Event) {
         match e {
             Event::StateChange {
@@ -301,10 +380,7 @@ impl Sink for Timeline {
                 state,
                 pc,
                 cause,
-            } => {
-                let kind = self.kind(cycle, state, pc, cause);
-                self.warp_mut(warp, cycle).change(cycle, kind)
-            }
+            } => self.state_change(cycle, warp, state, pc, cause),
             Event::Issue {
                 cycle,
                 warp,
@@ -316,6 +392,27 @@ impl Sink for Timeline {
                 w.role = role;
                 w.subpartition = subpartition;
             }
+            Event::UnitBusy {
+                start, end, unit, ..
+            } => {
+                let i = self.unit_index(unit);
+                if end > start {
+                    self.units[i].add(start, end);
+                }
+            }
+            e => self.rare_event(e),
+        }
+    }
+}
+
+impl Timeline {
+    /// The events other than state changes, issues and units' busy time.
+    #[inline(never)]
+    fn rare_event(&mut self, e: Event) {
+        match e {
+            Event::StateChange { .. } | Event::Issue { .. } | Event::UnitBusy { .. } => {
+                unreachable!("`event` takes these")
+            }
             Event::WarpExit { cycle, warp } => self.warp_mut(warp, cycle).exited = Some(cycle),
             Event::WarpFinish { cycle, warp } => {
                 let w = self.warp_mut(warp, cycle);
@@ -325,14 +422,6 @@ impl Sink for Timeline {
                     self.typical_spans.resize(role + 1, 0);
                 }
                 self.typical_spans[role] = self.typical_spans[role].max(n);
-            }
-            Event::UnitBusy {
-                start, end, unit, ..
-            } => {
-                let i = self.unit_index(unit);
-                if end > start {
-                    self.units[i].add(start, end);
-                }
             }
             // L1 hits and shared-memory accesses are the SM's own traffic, as many as
             // its loads: the viewer shows what crosses to L2 and HBM.

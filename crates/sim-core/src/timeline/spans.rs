@@ -127,31 +127,45 @@ impl WarpTimeline {
         (self.spans[i].kind & STATE_MASK) as usize
     }
 
+    // Inlined into the engine's state changes, with the rare parts out of line.
+    #[inline(always)]
     pub(super) fn push(&mut self, cycle: u64, kind: u32) {
         let i = self.spans.len();
         if let Some(last) = self.spans.last() {
             self.before_open[(last.kind & STATE_MASK) as usize] += cycle - self.open_start;
         }
         if i.is_multiple_of(CHECKPOINT) {
-            // A block begins: the spans before it are complete (the last ends here).
-            self.bases.push(cycle);
-            self.checkpoints.push(self.before_open);
+            self.begin_block(cycle);
         }
         let delta = cycle - self.bases[i / CHECKPOINT];
         let delta = match u32::try_from(delta) {
             Ok(d) if self.wide.is_empty() => d,
-            _ => {
-                if self.wide.is_empty() {
-                    self.wide = (0..i).map(|j| self.start(j)).collect();
-                }
-                self.wide.push(cycle);
-                0
-            }
+            _ => self.push_wide(cycle),
         };
         self.spans.push(Span { delta, kind });
         self.open_start = cycle;
     }
 
+    /// A block begins at `cycle`: the spans before it are complete (the last ends here).
+    #[inline(never)]
+    fn begin_block(&mut self, cycle: u64) {
+        self.bases.push(cycle);
+        self.checkpoints.push(self.before_open);
+    }
+
+    /// Keeps the start of the span about to be pushed at `cycle` in full (every span's
+    /// start from the first whose offset overflows 32 bits); its offset is then 0.
+    #[cold]
+    #[inline(never)]
+    fn push_wide(&mut self, cycle: u64) -> u32 {
+        if self.wide.is_empty() {
+            self.wide = (0..self.spans.len()).map(|j| self.start(j)).collect();
+        }
+        self.wide.push(cycle);
+        0
+    }
+
+    #[inline(never)]
     pub(super) fn pop(&mut self) {
         let i = self.spans.len() - 1;
         if i > 0 {
@@ -173,6 +187,7 @@ impl WarpTimeline {
     /// Opens a span at `cycle`. A change at the cycle of the last span's start replaces
     /// it (the engine may classify a warp more than once in a cycle); a change to the
     /// kind already open is no change.
+    #[inline(always)]
     pub(super) fn change(&mut self, cycle: u64, kind: u32) {
         // The engine never goes back in time for a warp; a span opened in the future (an
         // issue that knows next cycle's state) that an earlier change supersedes is

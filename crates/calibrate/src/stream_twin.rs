@@ -1,0 +1,653 @@
+//! The TMA-streaming validation twins (`val.elementwise.*`, `kernels/stream.cu`) built
+//! from the kernels' SASS, as the gemm-mainloop twins are (`validation.rs`).
+//!
+//! The library's `elementwise-add` generator writes what the CUDA kernel means: a loop
+//! over a warp's 512-byte pieces, the adds overlapping. ptxas compiled something else:
+//! the piece count is a runtime value, so the 16 possible pieces are unrolled, each under
+//! its own branch, and every piece's second `LDS.128` lands in the same four registers
+//! (R72..R75) that the previous piece's FADDs read, so the pieces run one after another,
+//! each waiting out a shared-memory load; `t % NLB` and `t % NSB` are integer divisions
+//! by a runtime value (I2F, MUFU.RCP, F2I and a dozen uniform instructions each); the
+//! bulk store's read wait is a chain of branches on NSB; the fence after the stores is a
+//! `MEMBAR.ALL.CTA` as well as the proxy fence. The twin keeps the generator's structure
+//! (buffers, shared memory, mbarriers, roles, the prologue's loads, the final wait) and
+//! replaces each role's tile loop with the SASS's loop, instruction for instruction:
+//! - synchronization, copies and shared-memory accesses as the engine models them
+//!   (TRYWAIT, EXPECT_TX, the mbarrier arrives, UTMALDG, UTMASTG, UTMACMDFLUSH,
+//!   DEPBAR on the bulk-store groups, BAR.SYNC, MEMBAR, the proxy fence, LDS.128 and
+//!   STS.128 with the generator's addresses for the piece the SASS names);
+//! - the FADDs as themselves, with the SASS's registers (so the pieces serialize as
+//!   they do on the GPU);
+//! - every other instruction by pipe and latency class (`translate_scalar`), with its
+//!   control code's stall count; uniform predicates are left out of the dependencies
+//!   (the engine has seven predicates; their producers are fixed-latency, which the
+//!   stall counts already wait for);
+//! - where the SASS branches on a value the twin knows (the piece count, NSB, which
+//!   store wait) the twin takes the path the GPU took: a skipped piece's branch issues
+//!   and jumps; a store predicated off for this piece count issues as a NOP; where it
+//!   branches per thread (thread 0, lane 0) or per tile (the last NLB tiles load nothing)
+//!   the twin opens the generator's `if`.
+//!
+//! The try_wait spin is the engine's suspending TRYWAIT (its re-probe, clock read and
+//! timeout compare are left out), and the elect loops around UTMALDG run once.
+
+use std::collections::HashMap;
+
+use sim_core::{Profile, RunResult};
+
+use crate::library::LibraryCase;
+use crate::sass::{sass_listing, with_stall};
+use crate::twins::{sim_text_warm, span};
+use crate::validation::{RegMap, SReg, Tok, branch_target, operand_regs, strip_guard};
+
+/// `cuobjdump -res-usage -sass` of the `validation_stream` cubin that ran
+/// (`data/validation/h100-20261127T104407Z.json`).
+pub const STREAM_SASS: &str =
+    include_str!("../data/validation/h100-20261127T104407Z.stream.sass.txt");
+
+/// What the twin does at a forward conditional branch of the SASS path.
+#[derive(Clone, Debug, PartialEq)]
+enum Fork {
+    /// Not taken: the branch issues, the path goes on.
+    Fall,
+    /// Taken: the branch issues, the path continues at its target.
+    Jump,
+    /// Taken by some threads or tiles: the generator's `if` around the skipped range.
+    Region(String),
+}
+
+/// One step of the path a warp runs through the SASS loop.
+#[derive(Clone, Debug, PartialEq)]
+enum Step {
+    /// (address, instruction, stall count).
+    Ins(u64, String, u8),
+    /// An `if` opens (its condition).
+    Open(String),
+    /// The innermost `if` closes.
+    Close,
+}
+
+/// The role of a warp whose tile loop the twin replaces: which of the SASS's loops it
+/// runs, and how its branches go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// `ew_tma_pipelined`: every warp computes; thread 0 also waits, stores and loads.
+    Pipelined,
+    /// `ew_warp_specialized` warp 0: the loads.
+    Load,
+    /// `ew_warp_specialized` warp 1: the stores.
+    Store,
+    /// `ew_warp_specialized` warps 4..: the adds.
+    Compute,
+}
+
+impl Role {
+    fn sass_function(self) -> &'static str {
+        match self {
+            Role::Pipelined => "ew_tma_pipelined",
+            _ => "ew_warp_specialized",
+        }
+    }
+
+    /// The generator's role name.
+    fn generator_role(self) -> &'static str {
+        match self {
+            Role::Pipelined => "main",
+            Role::Load => "load",
+            Role::Store => "store",
+            Role::Compute => "compute",
+        }
+    }
+
+    /// Whether a backward branch's body is this role's tile loop: it waits on an
+    /// mbarrier and does the role's work.
+    fn is_loop(self, body: &[(u64, String, u8)]) -> bool {
+        let has = |op: &str| body.iter().any(|(_, x, _)| strip_guard(x).starts_with(op));
+        has("SYNCS.PHASECHK")
+            && match self {
+                Role::Pipelined | Role::Compute => has("LDS"),
+                Role::Load => has("UTMALDG") && !has("LDS"),
+                Role::Store => has("UTMASTG") && !has("LDS"),
+            }
+    }
+}
+
+/// A TMA-streaming case's shape, as the kernel's branches see it.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    /// 512-byte pieces per computing warp.
+    pieces: i64,
+    nsb: i64,
+}
+
+/// The role's tile loop in the SASS: (first index, back branch's index).
+fn tile_loop(lines: &[(u64, String, u8)], role: Role) -> Result<(usize, usize), String> {
+    let mut found = Vec::new();
+    for (i, (addr, ins, _)) in lines.iter().enumerate() {
+        if !ins.starts_with('@') || ins.contains("BRA.U.ANY") || !ins.contains(" BRA ") {
+            continue;
+        }
+        let Some(t) = branch_target(ins).filter(|t| t < addr) else {
+            continue;
+        };
+        let Some(s) = lines.iter().position(|(a, _, _)| *a == t) else {
+            continue;
+        };
+        if role.is_loop(&lines[s..=i]) {
+            found.push((s, i));
+        }
+    }
+    // The outermost: a spin loop inside the tile loop also waits, but does no work.
+    found
+        .into_iter()
+        .max_by_key(|(s, e)| e - s)
+        .ok_or_else(|| format!("{}: no tile loop for role {role:?}", role.sass_function()))
+}
+
+/// What the role's path does at the forward conditional branch at `addr` (not a
+/// try_wait's branch over its spin, not an elect loop). The addresses are the committed
+/// SASS's; the test `every_fork_is_the_instruction_it_names` checks each one's text.
+fn fork(role: Role, addr: u64, skips_lds: bool, piece: &mut i64, s: Shape) -> Result<Fork, String> {
+    if skips_lds {
+        // one 512-byte piece: run it if this warp has that many
+        let f = if *piece < s.pieces {
+            Fork::Fall
+        } else {
+            Fork::Jump
+        };
+        *piece += 1;
+        return Ok(f);
+    }
+    let thread0 = || Fork::Region("warp == 0".into());
+    let taken = |b: bool| if b { Fork::Jump } else { Fork::Fall };
+    Ok(match (role, addr) {
+        // tid != 0 skips the bulk-store wait, and later the store and the next loads
+        (Role::Pipelined, 0x2510) | (Role::Pipelined, 0x2b00) => thread0(),
+        // the wait's depth by NSB: nsb < 2 -> 0; nsb == 2 -> 1; nsb != 3 -> 3; else 2
+        (Role::Pipelined, 0x2540) => taken(s.nsb < 2),
+        (Role::Pipelined, 0x2560) => taken(s.nsb == 2),
+        (Role::Pipelined, 0x2580) => taken(s.nsb != 3),
+        // the last NLB tiles load nothing
+        (Role::Pipelined, 0x2c00) => Fork::Region("(t + NLB) < TILES".into()),
+        (Role::Store, 0x0db0) => taken(s.nsb >= 2),
+        // with two store buffers, the first tile releases nothing
+        (Role::Store, 0x0e20) => Fork::Region("t > 0".into()),
+        _ => return Err(format!("{role:?}: no rule for the branch at {addr:#x}")),
+    })
+}
+
+/// The path one tile of the role's loop takes through the SASS.
+fn tile_path(lines: &[(u64, String, u8)], role: Role, shape: Shape) -> Result<Vec<Step>, String> {
+    let (s, e) = tile_loop(lines, role)?;
+    let index: HashMap<u64, usize> = lines.iter().enumerate().map(|(i, l)| (l.0, i)).collect();
+    let at = |t: u64| {
+        index
+            .get(&t)
+            .copied()
+            .ok_or(format!("no instruction at {t:#x}"))
+    };
+    let end = lines[e].0;
+    let mut out = Vec::new();
+    let mut closes: Vec<u64> = Vec::new();
+    let mut piece = 0;
+    let mut spin: Option<String> = None;
+    let mut i = s;
+    while i <= e {
+        let (addr, ins, stall) = &lines[i];
+        while closes.last() == Some(addr) {
+            closes.pop();
+            out.push(Step::Close);
+        }
+        out.push(Step::Ins(*addr, ins.clone(), *stall));
+        let bare = strip_guard(ins);
+        if bare.starts_with("SYNCS.PHASECHK") {
+            // its predicate: the first branch on it skips the spin
+            spin = bare
+                .split_whitespace()
+                .nth(1)
+                .map(|p| p.trim_end_matches(',').to_string());
+        }
+        if let Some(p) = &spin
+            && ins.starts_with(&format!("@{p} BRA "))
+            && let Some(t) = branch_target(ins).filter(|t| t > addr)
+        {
+            // the try_wait's branch over its spin: the engine's TRYWAIT suspends instead
+            spin = None;
+            i = at(t)?;
+            continue;
+        }
+        if i == e || !bare.starts_with("BRA") || bare.starts_with("BRA.U.ANY") {
+            i += 1;
+            continue;
+        }
+        if bare.starts_with("BRA.DIV") {
+            // taken only if the warp diverged, which it has not
+            i += 1;
+            continue;
+        }
+        let t = branch_target(&format!(" {ins}"))
+            .ok_or_else(|| format!("branch without target: {ins}"))?;
+        if t <= *addr || t > end {
+            return Err(format!(
+                "{role:?}: unexpected branch in the tile loop: {ins}"
+            ));
+        }
+        let j = at(t)?;
+        if !ins.starts_with('@') {
+            // an unconditional jump, which must not leave an open region
+            if closes.iter().any(|c| *c < t) {
+                return Err(format!("{role:?}: {ins} leaves a region"));
+            }
+            i = j;
+            continue;
+        }
+        let skips_lds = lines[i + 1..j]
+            .iter()
+            .any(|(_, x, _)| strip_guard(x).starts_with("LDS"));
+        match fork(role, *addr, skips_lds, &mut piece, shape)? {
+            Fork::Fall => i += 1,
+            Fork::Jump => i = j,
+            Fork::Region(c) => {
+                out.push(Step::Open(c));
+                closes.push(t);
+                i += 1;
+            }
+        }
+    }
+    if !closes.is_empty() {
+        return Err(format!("{role:?}: a region runs past the tile loop"));
+    }
+    Ok(out)
+}
+
+/// A SASS instruction with its uniform predicates left out: a guard on one goes, and as
+/// an operand it becomes `UPT` (no register).
+fn without_uniform_predicates(ins: &str) -> String {
+    let mut s = ins.to_string();
+    if let Some(rest) = s.strip_prefix('@')
+        && let Some((g, tail)) = rest.split_once(' ')
+        && g.trim_start_matches('!').starts_with("UP")
+    {
+        s = tail.trim_start().to_string();
+    }
+    let mut out = String::new();
+    let mut rest = s.as_str();
+    while let Some(p) = rest.find("UP") {
+        let after = &rest[p + 2..];
+        let digits = after.chars().take_while(char::is_ascii_digit).count();
+        let word_start = p == 0 || !rest.as_bytes()[p - 1].is_ascii_alphanumeric();
+        out.push_str(&rest[..p]);
+        if digits > 0 && word_start {
+            out.push_str("UPT");
+        } else {
+            out.push_str(&rest[p..p + 2 + digits]);
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The engine lines for the synchronization, copy and shared-memory instructions of a
+/// role, in the SASS's order; the rest is translated.
+struct Lines<'a> {
+    role: Role,
+    shape: Shape,
+    /// The generator's loop body lines of this role, by what they do.
+    generator: &'a [&'a str],
+    /// The role's first piece (an expression of `warp`).
+    first: String,
+    lds_seen: usize,
+    ldg_seen: usize,
+    waits_seen: usize,
+    arrives_seen: usize,
+}
+
+impl Lines<'_> {
+    fn generator_line(&self, starts: &str, nth: usize) -> Result<String, String> {
+        self.generator
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| l.starts_with(starts))
+            .nth(nth)
+            .map(str::to_string)
+            .ok_or_else(|| format!("{:?}: the generator has no {starts} #{nth}", self.role))
+    }
+
+    /// The engine's line for a SASS instruction, or None to translate it as scalar.
+    fn map(&mut self, ins: &str) -> Result<Option<String>, String> {
+        let bare = strip_guard(ins).replace(".reuse", "");
+        let op = bare.split_whitespace().next().unwrap_or("");
+        let sh = |arr: &str, stage: &str, j: usize, first: &str| {
+            format!("{arr}[({stage}) * TB + ({first} + {j}) * 512 + lane * 16]")
+        };
+        Ok(Some(if op == "LDS.128" {
+            let dst = bare
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("R4,")
+                .trim_end_matches(',');
+            let (j, arr) = (
+                self.lds_seen / 2,
+                if self.lds_seen.is_multiple_of(2) {
+                    "sA"
+                } else {
+                    "sB"
+                },
+            );
+            self.lds_seen += 1;
+            format!("LDS.128 {dst}, {}", sh(arr, "t % NLB", j, &self.first))
+        } else if op == "STS.128" {
+            let (addr, src) = bare[op.len()..]
+                .rsplit_once(',')
+                .ok_or_else(|| format!("STS without a source: {ins}"))?;
+            let off = addr
+                .trim()
+                .trim_end_matches(']')
+                .rsplit('+')
+                .next()
+                .and_then(|o| u64::from_str_radix(o.trim().trim_start_matches("0x"), 16).ok())
+                .filter(|_| addr.matches('+').count() >= 2)
+                .unwrap_or(0);
+            let j = (off / 512) as i64;
+            if j >= self.shape.pieces {
+                // predicated off for this piece count: it still issues
+                return Ok(Some("NOP".into()));
+            }
+            format!(
+                "STS.128 {}, {}",
+                sh("sC", "t % NSB", j as usize, &self.first),
+                src.trim()
+            )
+        } else if op == "FADD" {
+            bare.to_string()
+        } else if op.starts_with("SYNCS.PHASECHK") {
+            self.waits_seen += 1;
+            self.generator_line("SYNCS.PHASECHK", self.waits_seen - 1)?
+        } else if op == "SYNCS.ARRIVE.TRANS64.A1T0" {
+            // an mbarrier arrive (the compute warps' lane 0, the store warp's release):
+            // the generator's arrive in this branch of the role
+            // (the store warp's loop has one, whichever NSB's branch it is in)
+            self.arrives_seen += 1;
+            let k = if self.role == Role::Compute {
+                self.arrives_seen - 1
+            } else {
+                0
+            };
+            self.generator_line("SYNCS.ARRIVE.TRANS64 ", k)?
+        } else if op == "SYNCS.ARRIVE.TRANS64" {
+            self.generator_line("SYNCS.ARRIVE.TRANS64.EXPECT_TX", 0)?
+        } else if op.starts_with("UTMALDG") {
+            let k = self.ldg_seen;
+            self.ldg_seen += 1;
+            self.generator_line("UTMALDG", k)?
+        } else if op.starts_with("UTMASTG") {
+            self.generator_line("UTMASTG", 0)?
+        } else if op == "UTMACMDFLUSH" {
+            "UTMACMDFLUSH".into()
+        } else if op == "DEPBAR.LE" {
+            let n = bare.rsplit(',').next().unwrap_or("0").trim();
+            let n = u64::from_str_radix(n.trim_start_matches("0x"), 16).unwrap_or(0);
+            format!("DEPBAR.LE SB1, {n}")
+        } else if op.starts_with("BAR.SYNC") {
+            "BAR.SYNC 1, 128".into()
+        } else if op.starts_with("MEMBAR") {
+            "MEMBAR.CTA".into()
+        } else if op.starts_with("FENCE.VIEW.ASYNC") {
+            "FENCE.PROXY.ASYNC".into()
+        } else {
+            return Ok(None);
+        }))
+    }
+}
+
+/// The role's tile loop body, translated, at `indent`.
+fn loop_body(
+    role: Role,
+    shape: Shape,
+    generator: &[&str],
+    first: &str,
+    indent: usize,
+) -> Result<String, String> {
+    let func = role.sass_function();
+    let lines = sass_listing(STREAM_SASS, func);
+    if lines.is_empty() {
+        return Err(format!("{func}: not in the committed SASS"));
+    }
+    let path = tile_path(&lines, role, shape)?;
+    let toks: Vec<Tok> = path
+        .iter()
+        .filter_map(|s| match s {
+            Step::Ins(_, ins, st) => Some(Tok::Sass(without_uniform_predicates(ins), *st)),
+            _ => None,
+        })
+        .collect();
+    let m = RegMap::for_path(&toks, 0)?;
+    let mut map = Lines {
+        role,
+        shape,
+        generator,
+        first: first.to_string(),
+        lds_seen: 0,
+        ldg_seen: 0,
+        waits_seen: 0,
+        arrives_seen: 0,
+    };
+    let mut out = String::new();
+    let mut depth = indent;
+    for s in &path {
+        match s {
+            Step::Open(c) => {
+                out.push_str(&format!("{}if {c}\n", " ".repeat(depth)));
+                depth += 2;
+            }
+            Step::Close => depth -= 2,
+            Step::Ins(_, ins, stall) => {
+                let line = match map.map(ins)? {
+                    Some(l) => l,
+                    None => {
+                        crate::validation::translate_scalar(&without_uniform_predicates(ins), &m)
+                    }
+                };
+                out.push_str(&format!(
+                    "{}{}  # {ins}\n",
+                    " ".repeat(depth),
+                    with_stall(&line, *stall)
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The twin's kernel text: the generator's kernel at the case's parameters with each
+/// role's tile loop replaced by the SASS's (`loop_body`); the launch's register
+/// budget raised to hold the registers the SASS names (and the uniform ones' stand-ins).
+pub fn stream_twin_text(c: &LibraryCase) -> Result<String, String> {
+    let text = traces::generate(c.family, &c.schedule, &c.params)?.to_string();
+    let tile = c.get("XBLOCK") * c.get("YBLOCK") * 4;
+    let ws = c.schedule == "warp-specialized";
+    let cw = if ws { c.get("COMPUTE_WARPS") } else { 4 };
+    let shape = Shape {
+        pieces: tile / 512 / cw,
+        nsb: c.get("NUM_STORE_BUFFERS"),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::new();
+    let mut role: Option<Role> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let t = line.trim_start();
+        let ind = line.len() - t.len();
+        // the CUDA kernel sets no register budget per warp (no setmaxnreg): its roles
+        // share the launch's
+        let line = match line.find(" maxnreg=") {
+            Some(p) if t.starts_with("role ") => &line[..p],
+            _ => line,
+        };
+        out.push_str(line);
+        out.push('\n');
+        i += 1;
+        if let Some(name) = t.strip_prefix("role ") {
+            let name = name.split_whitespace().next().unwrap_or("");
+            role = [Role::Pipelined, Role::Load, Role::Store, Role::Compute]
+                .into_iter()
+                .find(|r| r.generator_role() == name && (ws != (*r == Role::Pipelined)));
+        }
+        let Some(r) = role.filter(|_| t.starts_with("loop t 0..TILES")) else {
+            continue;
+        };
+        let mut j = i;
+        while j < lines.len() && {
+            let u = lines[j].trim_start();
+            u.is_empty() || lines[j].len() - u.len() > ind
+        } {
+            j += 1;
+        }
+        let first = match r {
+            Role::Pipelined => format!("warp * {}", shape.pieces),
+            _ => format!("(warp - 4) * {}", shape.pieces),
+        };
+        out.push_str(&loop_body(r, shape, &lines[i..j], &first, ind + 2)?);
+        i = j;
+    }
+    // the register budget: every register the translated loops name
+    let mut max_reg = 0;
+    for l in out.lines() {
+        let code = l.split('#').next().unwrap_or("");
+        for r in operand_regs(code) {
+            if let SReg::R(n) = r {
+                max_reg = max_reg.max(n + 1);
+            }
+        }
+    }
+    let need = (max_reg + 1).div_ceil(8) * 8;
+    let out = out.replacen(" regs=32 ", &format!(" regs={need} "), 1);
+    Ok(out)
+}
+
+/// The twin's cycles (first warp's start to the last warp's end of the simulated SM's
+/// CTA) and its run, A and B in L2 as on the GPU (read by the launch before).
+pub fn simulate_stream(c: &LibraryCase, p: &Profile) -> Result<(f64, RunResult), String> {
+    let r = sim_text_warm(&stream_twin_text(c)?, 0, p, &["A", "B"])?;
+    Ok((span(&r), r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(schedule: &str, xb: i64, nlb: i64, nsb: i64, grid: i64) -> LibraryCase {
+        LibraryCase {
+            family: "elementwise-add",
+            bench: "val.elementwise.x".into(),
+            schedule: schedule.into(),
+            params: vec![
+                ("XNUMEL".into(), xb * grid),
+                ("YNUMEL".into(), 4096),
+                ("XBLOCK".into(), xb),
+                ("YBLOCK".into(), 128),
+                ("NUM_LOAD_BUFFERS".into(), nlb),
+                ("NUM_STORE_BUFFERS".into(), nsb),
+                ("COMPUTE_WARPS".into(), 4),
+            ],
+            grid,
+        }
+    }
+
+    /// The branches [`fork`] decides by address are the instructions it means.
+    #[test]
+    fn every_fork_is_the_instruction_it_names() {
+        for (func, addr, text) in [
+            ("ew_tma_pipelined", 0x2510, "@P6 BRA 0x2600"),
+            ("ew_tma_pipelined", 0x2540, "@!P6 BRA 0x25f0"),
+            ("ew_tma_pipelined", 0x2560, "@!P6 BRA 0x25d0"),
+            ("ew_tma_pipelined", 0x2580, "@P6 BRA 0x25b0"),
+            ("ew_tma_pipelined", 0x2b00, "@P6 BRA 0x2d70"),
+            ("ew_tma_pipelined", 0x2c00, "@P0 BRA 0x2d70"),
+            ("ew_warp_specialized", 0x0db0, "@P0 BRA 0xe00"),
+            ("ew_warp_specialized", 0x0e20, "@!P0 BRA 0xfc0"),
+        ] {
+            let l = sass_listing(STREAM_SASS, func);
+            let ins = l.iter().find(|x| x.0 == addr).map(|x| x.1.as_str());
+            assert_eq!(ins, Some(text), "{func} at {addr:#x}");
+        }
+        // the wait's depth by NSB (0x2540..0x25f0): 0x2590 waits 2, 0x25b0 3, 0x25d0 1,
+        // 0x25f0 0
+        let l = sass_listing(STREAM_SASS, "ew_tma_pipelined");
+        let at = |a: u64| l.iter().find(|x| x.0 == a).map(|x| x.1.clone()).unwrap();
+        assert_eq!(at(0x2590), "DEPBAR.LE SB0, 0x2");
+        assert_eq!(at(0x25b0), "DEPBAR.LE SB0, 0x3");
+        assert_eq!(at(0x25d0), "DEPBAR.LE SB0, 0x1");
+        assert_eq!(at(0x25f0), "DEPBAR.LE SB0, 0x0");
+    }
+
+    fn count(path: &[Step], op: &str) -> usize {
+        path.iter()
+            .filter(|s| matches!(s, Step::Ins(_, i, _) if strip_guard(i).starts_with(op)))
+            .count()
+    }
+
+    /// One tile's path holds the pieces this warp adds, two loads and four adds each,
+    /// every store of the SASS (predicated off beyond the piece count), and the one
+    /// bulk-store wait NSB picks.
+    #[test]
+    fn a_tile_runs_the_pieces_of_its_size() {
+        let l = sass_listing(STREAM_SASS, "ew_tma_pipelined");
+        for (pieces, nsb, wait) in [(8, 1, "0x0"), (16, 2, "0x1"), (8, 3, "0x2")] {
+            let p = tile_path(&l, Role::Pipelined, Shape { pieces, nsb }).unwrap();
+            assert_eq!(count(&p, "LDS.128"), 2 * pieces as usize);
+            assert_eq!(count(&p, "FADD"), 4 * pieces as usize);
+            assert_eq!(count(&p, "STS.128"), 16);
+            assert_eq!(count(&p, "DEPBAR"), 1);
+            assert!(p.iter().any(
+                |s| matches!(s, Step::Ins(_, i, _) if i == &format!("DEPBAR.LE SB0, {wait}"))
+            ));
+            assert_eq!(count(&p, "SYNCS.PHASECHK"), 1, "the spin is left out");
+            assert_eq!(count(&p, "UTMALDG"), 2);
+            assert_eq!(count(&p, "BAR.SYNC"), 2);
+        }
+        let l = sass_listing(STREAM_SASS, "ew_warp_specialized");
+        let s = Shape { pieces: 8, nsb: 1 };
+        let c = tile_path(&l, Role::Compute, s).unwrap();
+        assert_eq!((count(&c, "LDS.128"), count(&c, "FADD")), (16, 32));
+        assert_eq!(count(&c, "SYNCS.PHASECHK"), 2);
+        // lane 0's arrives on empty and c_full
+        assert_eq!(count(&c, "SYNCS.ARRIVE.TRANS64.A1T0"), 2);
+        assert_eq!(count(&tile_path(&l, Role::Load, s).unwrap(), "UTMALDG"), 2);
+        let st = tile_path(&l, Role::Store, s).unwrap();
+        assert_eq!((count(&st, "UTMASTG"), count(&st, "DEPBAR")), (1, 1));
+    }
+
+    /// Every measured shape builds, parses and runs; the larger tile (twice the pieces
+    /// per warp, the same number of tiles) takes longer.
+    #[test]
+    fn every_schedule_builds_and_the_larger_tile_takes_longer() {
+        let p = Profile::builtin("h100").unwrap();
+        for sched in ["tma-pipelined", "warp-specialized"] {
+            let small = simulate_stream(&case(sched, 32, 2, 1, 1), &p).unwrap().0;
+            let large = simulate_stream(&case(sched, 64, 2, 2, 1), &p).unwrap().0;
+            assert!(large > small, "{sched}: {large} against {small}");
+            let text = stream_twin_text(&case(sched, 32, 2, 2, 1)).unwrap();
+            assert!(!text.contains("maxnreg"), "the CUDA kernel sets no budget");
+        }
+    }
+
+    #[test]
+    fn uniform_predicates_leave_the_dependencies() {
+        assert_eq!(
+            without_uniform_predicates("@!UP1 UIADD3 UR8, UR8, -UR14, URZ"),
+            "UIADD3 UR8, UR8, -UR14, URZ"
+        );
+        assert_eq!(
+            without_uniform_predicates("UISETP.GE.U32.AND UP5, UPT, UR11, 0x2, UPT"),
+            "UISETP.GE.U32.AND UPT, UPT, UR11, 0x2, UPT"
+        );
+        assert_eq!(
+            without_uniform_predicates("PLOP3.LUT P4, PT, PT, PT, UP5, 0x80, 0x0"),
+            "PLOP3.LUT P4, PT, PT, PT, UPT, 0x80, 0x0"
+        );
+        assert_eq!(without_uniform_predicates("@P0 BRA 0x10"), "@P0 BRA 0x10");
+    }
+}
