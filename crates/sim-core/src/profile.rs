@@ -545,6 +545,12 @@ timing! {
         /// The same for an FMA-pipe warp-instruction (FFMA, FMUL, FADD, IMAD): on the H100
         /// the FP32 pipe and the tensor core take turns (measured: 0.99 cycle per FFMA).
         fma_tensor_cycles: non_negative => "cycles",
+        /// A MUFU warp-instruction's issue interval grows by this while its sub-partition's
+        /// tensor core has an MMA to run (measured on the H100: MUFU.EX2 every 8.04 cycles
+        /// alone, 10.78 beside wgmma; the tensor core keeps its rate).
+        mufu_beside_tensor_cycles: whole => "cycles",
+        /// The same for an ALU-pipe warp-instruction (FMNMX, LOP3, F2FP, ...).
+        alu_beside_tensor_cycles: whole => "cycles",
     }
     section "barriers, mbarriers and fences" {
         /// A named barrier (BAR.SYNC) releases its warps this long after its last arrival is

@@ -1132,3 +1132,47 @@ fn a_mufu_holds_its_subpartitions_tensor_core() {
     );
     assert_eq!(k8 - k4, 4);
 }
+
+/// `mufu_beside_tensor_cycles`: while its sub-partition's tensor core has an MMA to run,
+/// a MUFU warp-instruction's issue interval is the pipe's 8 cycles plus k. Warp 4 (on
+/// sub-partition 0, beside warp 0 of the warpgroup) waits out a chain of three FFMAs, so
+/// that the warpgroup's 16 HGMMAs (1024 tensor cycles) are booked, then issues 16
+/// MUFU.EX2 back to back, all inside those cycles: the last one issues 15 x (8 + k) after
+/// the first, so the warp finishes 15 x k later than at k = 0. Without the HGMMAs the
+/// tensor core is idle and k changes nothing. The h100 profile has 3 (measured: MUFU.EX2
+/// every 8.04 cycles alone, 10.78 beside wgmma).
+#[test]
+fn a_mufu_beside_a_busy_tensor_core_issues_slower() {
+    let kernel = |mma: bool| {
+        let mut src = String::from(
+            "kernel k\nlaunch cta_threads=256 regs=168 smem=65536 grid=1\nshared sA size=32768\nshared sB size=32768\nrole mma warps=0..3\n",
+        );
+        if mma {
+            src.push_str("  WARPGROUP.ARRIVE\n");
+            for _ in 0..15 {
+                src.push_str("  HGMMA.64x128x16.F32.BF16 R24, sA[0], sB[0]\n");
+            }
+            src.push_str("  HGMMA.64x128x16.F32.BF16 R24, sA[0], sB[0], gsb0\n  WARPGROUP.DEPBAR.LE gsb0, 0\n");
+        }
+        src.push_str("  EXIT\nrole sfu warps=4..7\n");
+        for _ in 0..3 {
+            src.push_str("  FFMA R1, R1, R2, R3\n");
+        }
+        src.push_str("  MUFU.EX2 R100, R1\n");
+        for i in 1..16 {
+            src.push_str(&format!("  MUFU.EX2 R{}, R2\n", 100 + i));
+        }
+        src.push_str("  EXIT\n");
+        src
+    };
+    let finished = |mma: bool, k: f64| {
+        let mut p = h100();
+        p.set("mufu_beside_tensor_cycles", k).unwrap();
+        let r = sim(&kernel(mma), &p);
+        r.warps.iter().find(|w| w.warp == 4).unwrap().finished
+    };
+    assert_eq!(h100().t.mufu_beside_tensor_cycles, 3.0);
+    assert_eq!(finished(true, 3.0) - finished(true, 0.0), 15 * 3);
+    assert_eq!(finished(true, 5.0) - finished(true, 0.0), 15 * 5);
+    assert_eq!(finished(false, 5.0), finished(false, 0.0));
+}

@@ -37,11 +37,20 @@
 //! and ALU-pipe work cost it nothing: crates/traces/seeds/data/mufu-tensor). The
 //! softmax's FMA-pipe work (FFMA scale, FADD row sums, FMUL rescale, about 200
 //! instructions a warp per block) therefore adds to the tensor time of the other
-//! warpgroup's GEMMs, whatever the schedule (the profile's `fma_tensor_cycles`). With it
-//! the seed's FA3 figure is +5% (+27% without), the paper's d = 128 and d = 64 +4% and 0%.
-//! Still off: the no-pipelining step (1.02 against the seed's 1.14): this family's
-//! non-overlapped warpgroup waits its GEMMs at the same points as FA3's, and the engine
-//! loses less to those waits than the H100 does.
+//! warpgroup's GEMMs, whatever the schedule (the profile's `fma_tensor_cycles`). MUFU, in
+//! turn, issues slower beside a busy tensor core (8.04 to 10.78 cycles an instruction,
+//! `mufu_beside_tensor_cycles`). With both the seed's FA3 figure is +5% (+20% without
+//! the first), the paper's d = 128 +4%, d = 64 -8% (FA3 runs d = 64 as 192-row tiles over
+//! three consumer warpgroups).
+//!
+//! The no-pipelining step: FA3's IntraWGOverlap=false loop compiled for an H100
+//! (crates/traces/seeds/data/pingpong: the loop alone, in pingpong, without loads) has
+//! most of its softmax below the scheduler barrier's sync, in the ordered region ahead of
+//! P V (ptxas sinks 42 of the 64 exponentials, their row sums and the 32 F2FP there), so
+//! the other warpgroup's GEMMs wait for them; it ran 1.181 times the pipelined loop's
+//! step. `fa3-no-pipelining` runs its softmax in that order (`SYNC_GROUPS`); in the
+//! source's order (the whole softmax before the sync) it would lose 2% to FA3 where the
+//! seed measured 14%.
 //!
 //! Schedules:
 //! - `fa3`: a producer warp (its warpgroup's other warps exit, setmaxnreg 24/240) loads Q
@@ -53,7 +62,8 @@
 //!   (wait_group 1), with S double-buffered in registers.
 //! - `fa3-no-pipelining`: as `fa3` without the intra-warpgroup overlap (FA3's
 //!   IntraWGOverlap=false path): GEMM1(j) then GEMM0(j+1) in the ordered region, each
-//!   waited, the softmax after.
+//!   waited, the softmax after; its last two thirds (from `SYNC_GROUPS` on) after the
+//!   next sync, ahead of GEMM1, as the compiled loop runs it.
 //! - `fa3-no-pingpong`: as `fa3` without the scheduler barriers.
 //! - `fa3-no-ws`: no producer; warp 0 (a consumer) issues every load, refilling a stage
 //!   once both warpgroups released it, at the end of its own iteration (a static
@@ -122,6 +132,11 @@ pub const FAMILY: Family = Family {
             help: "1: causal mask (query tile i reads the key blocks up to its diagonal, which is masked; the longest tiles are scheduled first, as FA3 does); 0: none (the seed)",
         },
         ParamSpec {
+            name: "SYNC_GROUPS",
+            default: 6,
+            help: "fa3-no-pipelining: groups of four exponentials (of 16) a warpgroup runs before the scheduler barrier's sync, the rest after it (6: the compiled loop's order, ptxas sinking the rest; 16: the source's order, the softmax wholly before it)",
+        },
+        ParamSpec {
             name: "PIPE",
             default: 2,
             help: "stages of the K and of the V ring in shared memory (1..=3; 128 x d x 2 bytes each)",
@@ -156,6 +171,9 @@ struct Cfg {
     nb: String,
     /// Whether the last block is masked (causal: the diagonal).
     causal: bool,
+    /// fa3-no-pipelining: the exponential groups (of 16) before the scheduler barrier's
+    /// sync (`SYNC_GROUPS`).
+    sync_groups: u32,
 }
 
 /// The problem, resolved from the parameters: query tiles per head, key blocks, CTAs.
@@ -245,6 +263,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     let shape = Shape::from(p)?;
     let pipe = p.get("PIPE");
     check_range("PIPE", pipe, 1, 3)?;
+    check_range("SYNC_GROUPS", p.get("SYNC_GROUPS"), 0, 16)?;
     let (ws, pingpong, pipelined) = match schedule {
         "fa3" => (true, true, true),
         "fa3-no-pipelining" => (true, true, false),
@@ -271,6 +290,7 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         d: shape.d as u32,
         nb,
         causal: shape.causal,
+        sync_groups: p.get("SYNC_GROUPS") as u32,
     };
     let threads = if ws { 384 } else { 256 };
     // setmaxnreg 24 for the producer warpgroup, 240 for the consumers: 168 at launch.
@@ -486,6 +506,15 @@ fn scale_reg(i: u32) -> u32 {
 /// The online softmax of the S tile in registers from `s`: row max, exp2, row sum, and
 /// the running max and sum. `first`: no previous max (no rescale factor).
 fn softmax(b: &mut BodyBuilder, s: u32, first: bool) {
+    softmax_head(b, s, first, 16);
+    softmax_tail(b, s, first, 16);
+}
+
+/// The softmax up to its exponentials' group `groups` (of 16, four exponentials each):
+/// the row max, the rescale factor, every scaled FFMA, the first `groups` groups'
+/// exponentials and the row sums trailing them. `softmax_tail` with the same `groups`
+/// does the rest; with 16 the two are the whole softmax in its order.
+fn softmax_head(b: &mut BodyBuilder, s: u32, first: bool, groups: u32) {
     // Row max: FMNMX over eight independent chains (four per row).
     for i in 0..64u32 {
         b.ins(format!(
@@ -531,27 +560,45 @@ fn softmax(b: &mut BodyBuilder, s: u32, first: bool) {
     b.ins("FMUL R17, R1, R7");
     // P = exp2(S * scale - m * scale); the row sums trail the exponentials by two groups
     // so that the MUFU results are ready.
-    let sum = |b: &mut BodyBuilder, g: u32| {
-        for t in 0..4u32 {
-            let i = 4 * g + t;
-            b.ins(format!("FADD R{}, R{}, R{}", chain(i), chain(i), s + i));
-        }
-    };
     for g in 0..16u32 {
         for t in 0..4u32 {
             let i = 4 * g + t;
             b.ins(format!("FFMA R{}, R{}, R7, R{}", s + i, s + i, 16 + row(i)));
         }
-        for t in 0..4u32 {
-            let i = 4 * g + t;
-            b.ins(format!("MUFU.EX2 R{}, R{}", s + i, s + i));
-        }
-        if g >= 2 {
-            sum(b, g - 2);
+        if g < groups {
+            exp_group(b, s, g);
         }
     }
-    sum(b, 14);
-    sum(b, 15);
+}
+
+/// The exponentials of group `g` and the row sums of group g - 2 behind them.
+fn exp_group(b: &mut BodyBuilder, s: u32, g: u32) {
+    for t in 0..4u32 {
+        let i = 4 * g + t;
+        b.ins(format!("MUFU.EX2 R{}, R{}", s + i, s + i));
+    }
+    if g >= 2 {
+        row_sum(b, s, g - 2);
+    }
+}
+
+/// The row sums of group `g`'s four values.
+fn row_sum(b: &mut BodyBuilder, s: u32, g: u32) {
+    for t in 0..4u32 {
+        let i = 4 * g + t;
+        b.ins(format!("FADD R{}, R{}, R{}", chain(i), chain(i), s + i));
+    }
+}
+
+/// The rest of the softmax after `softmax_head(.., groups)`: the exponentials from group
+/// `groups` on, the last row sums, their reduction over the row's threads, the running
+/// sum, and P packed to FP16 pairs.
+fn softmax_tail(b: &mut BodyBuilder, s: u32, first: bool, groups: u32) {
+    for g in groups..16 {
+        exp_group(b, s, g);
+    }
+    row_sum(b, s, 14);
+    row_sum(b, s, 15);
     for (x, y) in [(9, 8), (10, 11), (12, 13), (15, 14), (9, 10), (12, 15)] {
         b.ins(format!("FADD R{x}, R{x}, R{y}"));
     }
@@ -672,10 +719,30 @@ fn last_gemm1(b: &mut BodyBuilder, c: &Cfg, s: u32) {
     release(b, "v", &last);
 }
 
-/// fa3-no-pipelining: pingpong, one S buffer. The ordered region is GEMM1(j) (waited)
-/// then GEMM0(j+1); the softmax of S_{j+1} follows its wait.
+/// fa3-no-pipelining: pingpong, one S buffer (FA3's IntraWGOverlap=false loop). The
+/// ordered region is GEMM1(j) (waited) then GEMM0(j+1); the softmax of S_{j+1} follows
+/// its wait. In the order the compiled loop runs it: the row max, the scaling, the O
+/// rescale and the first `SYNC_GROUPS` groups of exponentials before the sync; the rest
+/// of the exponentials, the row sums and P's conversion after it, ahead of GEMM1, where
+/// they hold the other warpgroup's turn back. (ptxas sinks them there: FA3's loop
+/// compiled for an H100, pingpong.cu's MODE 1, has 22 of its 64 exponentials and none of
+/// its 32 F2FP before the BAR.SYNC; crates/traces/seeds/data/pingpong.)
 fn consumer_ordered(b: &mut BodyBuilder, c: &Cfg) {
     let nb = c.nb.as_str();
+    let e = c.sync_groups;
+    // Before the sync, and after it (at 16 the whole softmax before it, the source's order).
+    let head = |b: &mut BodyBuilder, first: bool| {
+        if e == 16 {
+            softmax(b, SA, first);
+        } else {
+            softmax_head(b, SA, first, e);
+        }
+    };
+    let tail = |b: &mut BodyBuilder, first: bool| {
+        if e < 16 {
+            softmax_tail(b, SA, first, e);
+        }
+    };
     wait_full(b, "k", "0");
     sched_sync(b, c);
     gemm0(b, c, SA, "0");
@@ -683,12 +750,16 @@ fn consumer_ordered(b: &mut BodyBuilder, c: &Cfg) {
     b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
     release(b, "k", "0");
     mask(b, c, SA, "0");
-    softmax(b, SA, true);
+    head(b, true);
     static_loads(b, c, Some("0"), None);
     b.loop_("j", 0, "TC", |b| {
         b.if_(format!("j < {nb}"), |b| {
             wait_full(b, "v", "j");
             sched_sync(b, c);
+            if e < 16 {
+                b.if_("j == 0", |b| tail(b, true));
+                b.if_("j > 0", |b| tail(b, false));
+            }
             gemm1(b, c, SA, "j");
             b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
             release(b, "v", "j");
@@ -701,7 +772,7 @@ fn consumer_ordered(b: &mut BodyBuilder, c: &Cfg) {
                 b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
                 release(b, "k", "(j + 1)");
                 mask(b, c, SA, "(j + 1)");
-                softmax(b, SA, false);
+                head(b, false);
                 rescale(b, c);
             });
             static_loads(b, c, Some("(j + 1)"), Some("j"));

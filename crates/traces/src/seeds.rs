@@ -128,6 +128,17 @@ const FA3_D64: &[(&str, i64)] = &[
 /// (`fma_tensor_cycles`, 1 in the h100 profile: crates/traces/seeds/data/mufu-tensor):
 /// the what-if rows show what that measured effect does to seed 002's figures.
 const NO_FMA_TENSOR: &[(&str, f64)] = &[("fma_tensor_cycles", 0.0)];
+/// The model before MUFU was slowed beside a busy tensor core (`mufu_beside_tensor_cycles`,
+/// 3 in the h100 profile: measured 8.04 to 10.78 cycles an instruction).
+const NO_MUFU_BESIDE: &[(&str, f64)] = &[("mufu_beside_tensor_cycles", 0.0)];
+/// Seed 002's ablation with the no-pipelining loop's softmax wholly before the scheduler
+/// barrier's sync, as the source orders it (the family's default is the compiled order).
+const FA3_SOURCE_ORDER: &[(&str, i64)] = &[
+    ("BATCH", 4),
+    ("SEQLEN", 8448),
+    ("HEADS", 16),
+    ("SYNC_GROUPS", 16),
+];
 const ADD: &[(&str, i64)] = &[("XNUMEL", 32768), ("YNUMEL", 32768)];
 const S000: &str =
     "seed 000 (Unweaving Warp Specialization): gemm_nows_v1/v2 --m 8192 --n 8192 --k 8192, MY_GEMM";
@@ -343,6 +354,47 @@ static FIGURES: &[Figure] = &[
         Use::HeldOut,
         S002_FIG5
     ),
+    // What-if: the no-pipelining loop in its source's order, and MUFU unslowed.
+    fa3!(
+        "src-fa3-no-pipelining",
+        "no GEMM-softmax pipelining, what-if: the softmax wholly before the scheduler barrier's sync (SYNC_GROUPS=16, the source's order; ptxas sinks two thirds of it below)",
+        "fa3-no-pipelining",
+        FA3_SOURCE_ORDER,
+        582.0,
+        &[],
+        Use::WhatIf,
+        S002
+    ),
+    fa3!(
+        "nomufu-fa3",
+        "FA3, what-if: MUFU unslowed beside the busy tensor core (mufu_beside_tensor_cycles = 0, the model before)",
+        "fa3",
+        FA3,
+        661.0,
+        NO_MUFU_BESIDE,
+        Use::WhatIf,
+        S002
+    ),
+    fa3!(
+        "nomufu-fa3-no-pipelining",
+        "no GEMM-softmax pipelining, the same what-if",
+        "fa3-no-pipelining",
+        FA3,
+        582.0,
+        NO_MUFU_BESIDE,
+        Use::WhatIf,
+        S002
+    ),
+    fa3!(
+        "nomufu-fa3-no-ws",
+        "no warp specialization, the same what-if",
+        "fa3-no-ws",
+        FA3,
+        570.0,
+        NO_MUFU_BESIDE,
+        Use::WhatIf,
+        S002
+    ),
     // What-if: the model before the FMA/tensor measurement (`NO_FMA_TENSOR`).
     fa3!(
         "nofma-fa3",
@@ -426,6 +478,21 @@ static RATIOS: &[Ratio] = &[
         seed: "002",
         label: "FA3 at d = 128 over d = 64 (the softmax's share doubles at d = 64)",
         over: ("fa3-d128", "fa3-d64"),
+    },
+    Ratio {
+        seed: "002",
+        label: "what-if the softmax wholly before the sync: FA3 over no GEMM-softmax pipelining",
+        over: ("fa3", "src-fa3-no-pipelining"),
+    },
+    Ratio {
+        seed: "002",
+        label: "what-if MUFU unslowed: FA3 over no GEMM-softmax pipelining",
+        over: ("nomufu-fa3", "nomufu-fa3-no-pipelining"),
+    },
+    Ratio {
+        seed: "002",
+        label: "the same what-if: FA3 over no warp specialization",
+        over: ("nomufu-fa3", "nomufu-fa3-no-ws"),
     },
     Ratio {
         seed: "002",

@@ -1,36 +1,48 @@
 //! The H100 microbenchmarks of MUFU, FMA and ALU work beside a busy tensor core
-//! (`seeds/data/mufu-tensor`) against the engine: the simulated kernels
-//! (`seeds/data/mufu-tensor/sim/*.smk`, the CUDA variants' instruction counts) on the
-//! h100 profile, each against the figure its variant measured (`summary.txt`).
+//! (`seeds/data/mufu-tensor`) and of FA3's consumer loop in pingpong
+//! (`seeds/data/pingpong`) against the engine: the simulated kernels
+//! (`seeds/data/mufu-tensor/sim/*.smk`; `sass_*` are the measured loops' SASS,
+//! instruction for instruction) on the h100 profile, each against the figure its variant
+//! measured (`summary.txt`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 fn data() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("seeds/data/mufu-tensor")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("seeds/data")
 }
 
-/// The measured summary: variant -> (span, cycles per wgmma, cycles per other
-/// instruction per sub-partition, cycles per iteration), one SM, the median of 3 runs.
-fn measured() -> HashMap<String, [f64; 4]> {
-    let text = std::fs::read_to_string(data().join("run-20261127T0808Z/summary.txt")).unwrap();
+/// A measured summary's numeric columns by variant (the first column).
+fn summary(path: &str, columns: usize) -> HashMap<String, Vec<f64>> {
+    let text = std::fs::read_to_string(data().join(path)).unwrap();
     let mut m = HashMap::new();
     for line in text.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
-        if f.len() != 6 {
+        if f.len() != columns + 1 {
             continue;
         }
-        let v: Vec<f64> = f[1..5].iter().filter_map(|x| x.parse().ok()).collect();
-        if v.len() == 4 {
-            m.insert(f[0].to_string(), [v[0], v[1], v[2], v[3]]);
+        let v: Vec<f64> = f[1..].iter().filter_map(|x| x.parse().ok()).collect();
+        if v.len() == columns {
+            m.insert(f[0].to_string(), v);
         }
     }
     m
 }
 
-/// Simulated cycles of `sim/<name>.smk` on the h100 profile.
+/// mufu-tensor's summary: variant -> (span, cycles per wgmma, cycles per other
+/// instruction per sub-partition, cycles per iteration, MHz), one SM, the median of 3 runs.
+fn measured() -> HashMap<String, Vec<f64>> {
+    summary("mufu-tensor/run-20261127T0808Z/summary.txt", 5)
+}
+
+/// pingpong's summary: variant -> (cycles per step, min, max) over 5 runs.
+fn measured_pingpong() -> HashMap<String, Vec<f64>> {
+    summary("pingpong/run-20261127T1057Z/summary.txt", 3)
+}
+
+/// Simulated cycles of `mufu-tensor/sim/<name>.smk` on the h100 profile.
 fn simulate(name: &str) -> u64 {
-    let src = std::fs::read_to_string(data().join(format!("sim/{name}.smk"))).unwrap();
+    let src = std::fs::read_to_string(data().join(format!("mufu-tensor/sim/{name}.smk"))).unwrap();
     let k = isa::parse_kernel(&src).unwrap();
     assert!(isa::validate(&k).is_empty(), "{name}.smk is invalid");
     let p = sim_core::Profile::builtin("h100").unwrap();
@@ -69,15 +81,45 @@ fn mufu_beside_the_tensor_core_costs_it_nothing() {
     );
 }
 
+/// FA3's consumer step as the GPU ran it (the SASS of each loop: ptxas moved most of the
+/// softmax below the last wgmma wait), one or two warpgroups, 512 steps: within 3%.
+/// The two-warpgroup step is tensor time plus one cycle per FMA-pipe instruction
+/// (`fma_tensor_cycles`): without it, it would be the exponentials-only step's.
 #[test]
-fn fa3s_consumer_step_costs_tensor_time_plus_its_fma_instructions() {
+fn fa3s_consumer_steps_run_as_measured() {
     let m = measured();
-    // Two warpgroups, 512 steps: tensor time (2048 cycles a step) and one cycle of it
-    // per FMA-pipe instruction; without `fma_tensor_cycles` the step is tensor-bound.
-    let step = simulate("sm2wg") as f64 / 512.0;
-    within(step, m["sm2wg"][3], 0.03, "sm2wg: cycles per step");
+    for (sim, real) in [
+        ("sass_sm2wg", "sm2wg"),
+        ("sass_sm1wg", "sm1wg"),
+        ("sass_fa2wg", "fa2wg"),
+        ("sass_fa1wg", "fa1wg"),
+        ("sass_fa2wg_serial", "fa2wg.serial"),
+        ("sass_fa1wg_serial", "fa1wg.serial"),
+    ] {
+        let step = simulate(sim) as f64 / 512.0;
+        within(step, m[real][3], 0.03, &format!("{real}: cycles per step"));
+    }
     assert!(
-        step > 1.1 * m["fa2wg"][3],
+        simulate("sass_sm2wg") as f64 > 1.1 * m["fa2wg"][3] * 512.0,
         "the softmax's FMA work must cost tensor time"
+    );
+}
+
+/// FA3's loop in pingpong, with and without GEMM-softmax pipelining (pingpong.cu, 1024
+/// steps): each within 6%, and without pipelining slower by the measured ratio (1.181)
+/// within 3 points. At `mufu_beside_tensor_cycles` = 0 the ratio is 1.043: the
+/// no-pipelining loop's ordered region holds exponentials, slowed beside the other
+/// warpgroup's GEMMs.
+#[test]
+fn fa3s_loop_without_pipelining_is_slower_by_the_measured_ratio() {
+    let m = measured_pingpong();
+    let pp = simulate("sass_pp") as f64 / 1024.0;
+    let np = simulate("sass_np") as f64 / 1024.0;
+    within(pp, m["pp"][0], 0.06, "pp: cycles per step");
+    within(np, m["np"][0], 0.06, "np: cycles per step");
+    let (sim, real) = (np / pp, m["np"][0] / m["pp"][0]);
+    assert!(
+        (sim - real).abs() <= 0.03,
+        "np / pp: smsim {sim:.3} against {real:.3} measured"
     );
 }

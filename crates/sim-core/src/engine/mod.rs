@@ -418,6 +418,10 @@ struct Engine<'a, S: Sink> {
     /// Per pipe, what a warp-instruction takes of its sub-partition's tensor core (0:
     /// nothing): `mufu_tensor_cycles` for MUFU, `fma_tensor_cycles` for FMA.
     tensor_hold: [u64; NPIPES],
+    /// Per pipe, what its issue interval grows by while the sub-partition's tensor core
+    /// has an MMA to run (0: nothing): `mufu_beside_tensor_cycles` for MUFU,
+    /// `alu_beside_tensor_cycles` for the ALU pipe.
+    beside_tensor: [u64; NPIPES],
     smem_free: f64,
     /// When shared memory's read side (LDS, shuffles, bulk stores' reads) and write side
     /// (STS, copies' writes) are next free: copies book their side's time here
@@ -599,6 +603,12 @@ impl<'a, S: Sink> Engine<'a, S> {
                 h[Pipe::Mufu.index()] = t.mufu_tensor_cycles.round() as u64;
                 h[Pipe::Fma.index()] = t.fma_tensor_cycles.round() as u64;
                 h
+            },
+            beside_tensor: {
+                let mut b = [0u64; NPIPES];
+                b[Pipe::Mufu.index()] = t.mufu_beside_tensor_cycles as u64;
+                b[Pipe::Alu.index()] = t.alu_beside_tensor_cycles as u64;
+                b
             },
             smem_free: 0.0,
             smem_side_free: [0.0; 2],

@@ -134,13 +134,14 @@ impl PipeBook {
 /// What every short issue (no events, nothing that blocks) does first: the issue charged
 /// as one `selected` cycle (`charge_issue`'s work) and its pipe and dispatch booked. A
 /// function of the engine's fields it needs, so that a caller holding the warp need not
-/// look it up again.
+/// look it up again. (`paced`: the pipes' issue intervals and what they grow by beside a
+/// busy tensor core, with the sub-partitions' tensor cores' next free cycles.)
 #[inline(always)]
 pub(super) fn start_quiet_issue(
     w: &mut Warp,
     pcs: &mut [PcTotals],
     pipes: &mut PipeBook,
-    intervals: &[u64; NPIPES],
+    paced: Paced,
     d: &DInstr,
     now: u64,
 ) {
@@ -162,9 +163,33 @@ pub(super) fn start_quiet_issue(
     w.last_issue = now;
     let sp = w.sp as usize & 3;
     let p = d.pipe.index();
-    pipes.book(sp, p, now + intervals[p]);
+    pipes.book(sp, p, now + paced.interval(sp, p, now));
     if d.bank_conflict_cycles > 0 {
         pipes.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
+    }
+}
+
+/// What paces a pipe's issues: its interval, and what that grows by while the
+/// sub-partition's tensor core has an MMA to run (its next free cycle is later than now).
+/// (An FMA-pipe instruction's hold moves the tensor core's free cycle only one cycle past
+/// its own issue, so an idle tensor core reads as idle to any later instruction.)
+#[derive(Clone, Copy)]
+pub(super) struct Paced<'e> {
+    pub(super) intervals: &'e [u64; NPIPES],
+    pub(super) beside_tensor: &'e [u64; NPIPES],
+    pub(super) tensor_free: &'e [u64; 4],
+}
+
+impl Paced<'_> {
+    /// The issue interval of pipe `p` of sub-partition `sp` for an instruction issued at `now`.
+    #[inline(always)]
+    pub(super) fn interval(&self, sp: usize, p: usize, now: u64) -> u64 {
+        let extra = self.beside_tensor[p];
+        if extra > 0 && self.tensor_free[sp] > now {
+            self.intervals[p] + extra
+        } else {
+            self.intervals[p]
+        }
     }
 }
 
