@@ -123,3 +123,8 @@ if __name__ == "__main__":
     for name, func, mode in [("pp", "_Z2ppILi0ELb1EEvxPyPf", 0), ("np", "_Z2ppILi1ELb1EEvxPyPf", 1),
                              ("pp_nosm", "_Z2ppILi0ELb0EEvxPyPf", 0), ("np_nosm", "_Z2ppILi1ELb0EEvxPyPf", 1)]:
         open(f"sass_{name}.smk", "w").write(kernel(name, func, 2, 1024, dump, pp, mode))
+    # pingpong_tl.cu (../../pingpong-tl): the same loop without the named barriers
+    # (MODE 2), compiled beside an identical `pp` (its SASS is sass_pp.smk's).
+    tl = "../../pingpong-tl/run-20261127T1229Z/pingpong_tl.sass.gz"
+    dump = gzip.open(tl, "rt").read()
+    open("sass_nobar.smk", "w").write(kernel("nobar", "_Z2ppILi2ELb0EEvxPyPfS0_", 2, 1024, dump, tl))
