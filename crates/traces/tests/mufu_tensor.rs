@@ -148,5 +148,9 @@ fn fa3s_loop_without_its_barriers_runs_as_measured() {
     let m = summary("pingpong-tl/run-20261127T1229Z/summary.txt", 3);
     let step = simulate("sass_nobar") as f64 / 1024.0;
     within(step, m["nobar"][0], 0.03, "nobar: cycles per step");
-    assert_eq!(m["pp"][0], measured_pingpong()["pp"][0], "pp reproduced on a second GPU");
+    assert_eq!(
+        m["pp"][0],
+        measured_pingpong()["pp"][0],
+        "pp reproduced on a second GPU"
+    );
 }
