@@ -402,6 +402,14 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
                 "lat.tma2d.l2.2KiB",
             ],
         ),
+        // the floor a small copy from L2 does not go below (1 and 2 KiB take the same
+        // time on the GPU; the engine's port would make the second 9 cycles longer)
+        int(
+            "tma_min_latency",
+            0.0,
+            600.0,
+            &["lat.bulk.l2.1KiB", "lat.bulk.l2.2KiB"],
+        ),
         real(
             "tensor_flops_per_clk_sm",
             1024.0,
