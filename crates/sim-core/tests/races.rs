@@ -125,7 +125,7 @@ fn a_stage_released_while_its_mmas_may_still_read_it() {
         "{found:#?}"
     );
     assert!(
-        found[0].starts_with("release while read: `SYNCS.ARRIVE.TRANS64 empty[(k + PIPE - 1) % PIPE]` (line 51, warp 8) with `HGMMA.64x256x16.F32.BF16 R24, sA[(k % PIPE) * 16384 + (warpgroup - 1) * 8192], sB[(k % PIPE) * 32768]` (line 45, warp 8) on empty[0] sA[0..16384]"),
+        found[0].starts_with("release while read: `SYNCS.ARRIVE.TRANS64 empty[(k + PIPE - 1) % PIPE]` (line 51, warp 4) with `HGMMA.64x256x16.F32.BF16 R24, sA[(k % PIPE) * 16384 + (warpgroup - 1) * 8192], sB[(k % PIPE) * 32768]` (line 45, warp 4) on empty[0] sA[0..16384]"),
         "{found:#?}"
     );
     // Waiting down to two groups leaves the previous stage's group in flight.
