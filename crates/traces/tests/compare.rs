@@ -57,11 +57,13 @@ fn the_same_work_under_two_names_is_a_tie() {
     assert!(b_line.ends_with("it ties a."), "{b_line}");
 }
 
-/// gemm-mainloop: static-v2 and ws are within the seeds' noise of each other (the tensor
-/// pipe bounds both); static-v1 is slower beyond it. The bound is the tensor pipe's:
-/// 2 * 128 * 256 * K / 4096 cycles for the CTA's tile.
+/// gemm-mainloop: static-v2 and ws-wait1 (a group kept in flight) tie within the seeds'
+/// noise; ws, which waits on each k-step's group, is within 1% of them (since the tensor
+/// copies' own latency, `tma_tensor_extra_latency`, 0.6% behind, beyond the noise);
+/// static-v1 is slower beyond 5%. The tensor pipe bounds all of them: 2 * 128 * 256 * K /
+/// 4096 cycles for the CTA's tile.
 #[test]
-fn gemm_schedules_within_noise_tie_and_the_bound_is_the_tensor_pipe() {
+fn gemm_schedules_within_one_percent_and_the_bound_is_the_tensor_pipe() {
     let p = Profile::builtin("h100").unwrap();
     let k = 1024;
     let c = compare_family(
@@ -73,8 +75,17 @@ fn gemm_schedules_within_noise_tie_and_the_bound_is_the_tensor_pipe() {
     )
     .unwrap();
     let row = |n: &str| c.rows.iter().find(|r| r.schedule == n).unwrap();
-    assert!(row("static-v2").ties_fastest && row("ws").ties_fastest);
+    assert!(row("static-v2").ties_fastest && row("ws-wait1").ties_fastest);
+    let fastest = row("static-v2")
+        .cycles_mean
+        .min(row("ws-wait1").cycles_mean);
+    assert!(
+        row("ws").cycles_mean < 1.01 * fastest,
+        "{} {fastest}",
+        row("ws").cycles_mean
+    );
     assert!(!row("static-v1").ties_fastest);
+    assert!(row("static-v1").cycles_mean > 1.05 * fastest);
     for r in &c.rows {
         let b = &r.diagnosis.as_ref().unwrap().bounds;
         assert_eq!(
@@ -91,7 +102,7 @@ fn gemm_schedules_within_noise_tie_and_the_bound_is_the_tensor_pipe() {
     let ws = c
         .explanation
         .iter()
-        .find(|l| l.starts_with("ws's"))
+        .find(|l| l.starts_with("ws-wait1's"))
         .unwrap();
     assert!(!ws.contains("is not among"), "{ws}");
 }
