@@ -42,11 +42,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let now = self.now;
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
-        let paced = Paced {
-            intervals: &self.intervals,
-            beside_tensor: &self.beside_tensor,
-            tensor_free: &self.tensor_free,
-        };
+        let paced = paced!(self);
         start_quiet_issue(w, &mut self.pcs, &mut self.pipes, paced, d, now);
         hold_tensor(
             &mut self.tensor_free[w.sp as usize & 3],
@@ -72,11 +68,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(always)]
     pub(super) fn issue_global_load(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
-        let paced = Paced {
-            intervals: &self.intervals,
-            beside_tensor: &self.beside_tensor,
-            tensor_free: &self.tensor_free,
-        };
+        let paced = paced!(self);
         start_quiet_issue(
             &mut self.warps[slot as usize],
             &mut self.pcs,
@@ -240,12 +232,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             });
         }
         let p = d.pipe.index();
-        let interval = Paced {
-            intervals: &self.intervals,
-            beside_tensor: &self.beside_tensor,
-            tensor_free: &self.tensor_free,
-        }
-        .interval(sp, p, now);
+        let interval = paced!(self).interval(sp, p, now);
         self.pipes.book(sp, p, now + interval);
         hold_tensor(&mut self.tensor_free[sp], self.tensor_hold[p], now);
         if d.bank_conflict_cycles > 0 {

@@ -180,6 +180,19 @@ pub(super) struct Paced<'e> {
     pub(super) tensor_free: &'e [u64; 4],
 }
 
+/// The engine's `Paced` view, from its fields one by one, so that a caller may hold a
+/// warp mutably at the same time.
+macro_rules! paced {
+    ($engine:expr) => {
+        $crate::engine::pipes::Paced {
+            intervals: &$engine.intervals,
+            beside_tensor: &$engine.beside_tensor,
+            tensor_free: &$engine.tensor_free,
+        }
+    };
+}
+pub(super) use paced;
+
 impl Paced<'_> {
     /// The issue interval of pipe `p` of sub-partition `sp` for an instruction issued at `now`.
     #[inline(always)]

@@ -74,6 +74,7 @@ impl Cause {
         Cause(if by_copies { 5 } else { 4 } << 32 | flat as u64)
     }
 
+    #[inline(always)]
     pub(super) fn unpack(self) -> Unpacked {
         let low = self.0 as u32;
         match self.0 >> 32 {
@@ -375,33 +376,25 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// arrivals, which read the CTA, are built out of line.
     #[inline(always)]
     pub(super) fn typed_cause(&self, slot: u32, cause: Cause, until: u64) -> Option<WaitCause> {
-        let low = cause.0 as u32;
-        Some(match cause.0 >> 32 {
-            0 => return None,
-            1 => {
+        Some(match cause.unpack() {
+            Unpacked::Own => return None,
+            Unpacked::Producer { text } => {
                 let role = self.warps[slot as usize].role as usize;
                 WaitCause::Producer {
-                    pc: ((low as usize) < self.prog.roles[role].texts.len()).then_some(low),
+                    pc: ((text as usize) < self.prog.roles[role].texts.len()).then_some(text),
                     ready: until,
                 }
             }
-            2 => WaitCause::Pipe {
-                // (`Pipe::ALL` is in the pipes' declaration order: index i is pipe i.)
-                pipe: Pipe::ALL[low as usize % NPIPES],
-                free: until,
-            },
-            7 => WaitCause::WaitGroup {
-                group: group_kind(low as u8),
-                until,
-            },
-            _ => return self.typed_sync_cause(slot, cause),
+            Unpacked::Pipe(pipe) => WaitCause::Pipe { pipe, free: until },
+            Unpacked::Group(group) => WaitCause::WaitGroup { group, until },
+            sync => return self.typed_sync_cause(slot, sync),
         })
     }
 
     /// [`Self::typed_cause`] of a barrier, an mbarrier or a warpgroup's arrival.
     #[cold]
     #[inline(never)]
-    fn typed_sync_cause(&self, slot: u32, cause: Cause) -> Option<WaitCause> {
+    fn typed_sync_cause(&self, slot: u32, cause: Unpacked) -> Option<WaitCause> {
         let w = &self.warps[slot as usize];
         let cta = &self.ctas[w.cta as usize];
         let mbarrier = |flat: u32| {
@@ -440,9 +433,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                 owed,
             }
         };
-        Some(match cause.unpack() {
+        Some(match cause {
+            // (`typed_cause` builds these itself.)
             Unpacked::Own | Unpacked::Producer { .. } | Unpacked::Pipe(_) | Unpacked::Group(_) => {
-                unreachable!("typed_cause builds these")
+                return None;
             }
             Unpacked::Barrier { id } => {
                 let b = cta.bars[id as usize];
