@@ -526,6 +526,129 @@ impl Runner {
     }
 }
 
+impl Runner {
+    /// The constant loads and the fence of the TMA-streaming loops (issue 25, stream
+    /// twins): a dependent `LDC` chain (cycles per load), the trip count reloaded from
+    /// the parameter bank each iteration (cycles per iteration), `fence.proxy.async`
+    /// after STS with and without a CTA barrier (cycles per iteration), and a chain of
+    /// divisions by a changing divisor (cycles per division).
+    pub(crate) fn gaps_const(&mut self) -> Result<()> {
+        let (out, sink) = (self.out.ptr, self.sink.ptr);
+        let timed = |r: &mut Runner,
+                     k: &str,
+                     grid_block: u32,
+                     args: &[*mut std::ffi::c_void],
+                     per: f64|
+         -> Result<Vec<f64>> {
+            let mut v = Vec::new();
+            for rep in 0..r.reps(7, 2) {
+                r.launch(k, 1, grid_block, 0, args)?;
+                let o = r.out_u64(2)?;
+                if rep > 0 {
+                    v.push(o[1].wrapping_sub(o[0]) as f64 / per);
+                }
+            }
+            Ok(v)
+        };
+        for stride in [4i32, 64] {
+            for threads in [1u32, 32] {
+                let iters: i32 = 256;
+                let reps = timed(
+                    self,
+                    "gap_ldc_chain",
+                    threads,
+                    &[arg(&iters), arg(&stride), arg(&out), arg(&sink)],
+                    f64::from(iters) * 16.0,
+                )?;
+                self.push(Rec {
+                    name: format!("gap.const.ldc_chain.stride_{stride}.threads_{threads}"),
+                    group: "gaps",
+                    unit: "cycles",
+                    kernel: "gap_ldc_chain",
+                    method: "one warp: a dependent chain of indexed constant loads \
+                             (LDC R, c[0x3][R]), 16 per iteration; cycles per load",
+                    params: vec![
+                        ("iters", v(iters)),
+                        ("stride", v(stride)),
+                        ("threads", v(threads)),
+                    ],
+                    reps,
+                    extra: vec![],
+                });
+            }
+        }
+        for mode in [0i32, 1] {
+            let n: i32 = 4096;
+            let reps = timed(
+                self,
+                "gap_ldc_loop",
+                32,
+                &[arg(&n), arg(&mode), arg(&out), arg(&sink)],
+                f64::from(n),
+            )?;
+            self.push(Rec {
+                name: format!("gap.const.ldc_loop.mode_{mode}"),
+                group: "gaps",
+                unit: "cycles",
+                kernel: "gap_ldc_loop",
+                method: "one warp: a loop whose trip count is reloaded from the parameter \
+                         bank (ld.param) each iteration and compared at once; cycles per iteration",
+                params: vec![("n", v(n)), ("mode", v(mode))],
+                reps,
+                extra: vec![],
+            });
+        }
+        for threads in [32u32, 128] {
+            for mode in [0i32, 1, 2, 3, 4] {
+                if threads == 32 && mode >= 3 {
+                    continue;
+                }
+                let iters: i32 = 512;
+                let reps = timed(
+                    self,
+                    "gap_fence",
+                    threads,
+                    &[arg(&iters), arg(&mode), arg(&out), arg(&sink)],
+                    f64::from(iters),
+                )?;
+                let what = ["sts", "sts_fence", "fence", "sts_fence_bar", "sts_bar"][mode as usize];
+                self.push(Rec {
+                    name: format!("gap.const.fence.{what}.threads_{threads}"),
+                    group: "gaps",
+                    unit: "cycles",
+                    kernel: "gap_fence",
+                    method: "threads x iters: STS.128 and/or fence.proxy.async.shared::cta \
+                             (MEMBAR.ALL.CTA; FENCE.VIEW.ASYNC.S) and/or bar.sync 1; cycles per iteration",
+                    params: vec![("iters", v(iters)), ("mode", v(mode)), ("threads", v(threads))],
+                    reps,
+                    extra: vec![],
+                });
+            }
+        }
+        let iters: i32 = 256;
+        let d0: u32 = 3;
+        let reps = timed(
+            self,
+            "gap_div_chain",
+            1,
+            &[arg(&iters), arg(&d0), arg(&out), arg(&sink)],
+            f64::from(iters) * 4.0,
+        )?;
+        self.push(Rec {
+            name: "gap.const.div_chain".into(),
+            group: "gaps",
+            unit: "cycles",
+            kernel: "gap_div_chain",
+            method: "one thread: dependent u32 remainders by a divisor that changes each step \
+                     (I2F.U32.RP, MUFU.RCP, F2I and the fix-ups each time); cycles per division",
+            params: vec![("iters", v(iters)), ("d0", v(d0))],
+            reps,
+            extra: vec![],
+        });
+        Ok(())
+    }
+}
+
 /// The streaming kernels' tensor: rows of 4096 u32 (16 KiB apart), tiles 128 wide.
 const PH_WIDTH: u64 = 4096;
 /// A tile's width in u32 (512-byte rows).
@@ -1080,6 +1203,10 @@ mod tests {
             "gap_cluster1_relaxed",
             "gap_peer_mbar",
             "gap_local_mbar",
+            "gap_ldc_chain",
+            "gap_ldc_loop",
+            "gap_fence",
+            "gap_div_chain",
         ] {
             assert!(names.iter().any(|n| n == k), "{k} not in {names:?}");
         }

@@ -162,6 +162,7 @@ fn run_scheduled<S: Sink>(
     prog.resolve_results(
         FIXED_CLASSES.map(|c| profile.fixed_latency(c)),
         t.lat_mufu as u64,
+        t.lat_ldc as u64,
         t.lat_l1_hit as u64,
     );
     let occ = isa::occupancy::occupancy(kernel, &profile.limits());

@@ -309,11 +309,12 @@ pub struct Program {
 
 impl Program {
     /// Fills each instruction's `result` and `own_latency` from the profile's
-    /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard) and an L1 hit's
-    /// (long scoreboard, for the arithmetic that has one); moves `waw` into `srcs` where
+    /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard; LDC's own,
+    /// `constant`) and an L1 hit's (long scoreboard, for the arithmetic that has one);
+    /// moves `waw` into `srcs` where
     /// there is no fixed latency of its own; and, with the result known,
     /// the path its issue takes (`issue`, `dst_reg`).
-    pub fn resolve_results(&mut self, fixed: [u64; 4], short: u64, long: u64) {
+    pub fn resolve_results(&mut self, fixed: [u64; 4], short: u64, constant: u64, long: u64) {
         for role in &mut self.roles {
             for node in &mut role.code {
                 let Node::Instr(d) = node else { continue };
@@ -323,7 +324,8 @@ impl Program {
                         (Some((cycles, WarpState::Wait)), cycles)
                     }
                     ResultLatency::Variable(Scoreboard::Short) => {
-                        (Some((short, WarpState::ShortScoreboard)), 0)
+                        let cycles = if d.op == Op::Ldc { constant } else { short };
+                        (Some((cycles, WarpState::ShortScoreboard)), 0)
                     }
                     ResultLatency::Variable(Scoreboard::Long) => {
                         (Some((long, WarpState::LongScoreboard)), 0)
