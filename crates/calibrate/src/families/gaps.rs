@@ -81,6 +81,25 @@ extern "C" __global__ void __launch_bounds__(256, 1) gap_wgmma_burn(long long it
         per = sources::BURN_PER_ITER,
         smem256 = sources::wgmma_smem(256),
     );
+    for n in ICACHE_BODIES {
+        s += &format!(
+            r#"
+extern "C" __global__ void gap_icache_{n}(int iters, float m, float c, u64* out, float* sink) {{
+  float a0 = threadIdx.x, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
+  u64 t0 = clk();
+  for (int it = 0; it < iters; ++it) {{
+    _Pragma("unroll") for (int k = 0; k < {n} / 8; ++k) {{ GAP_F8(k) }}
+  }}
+  u64 t1 = clk();
+  if (threadIdx.x % 32 == 0) {{
+    out[2 * (threadIdx.x / 32)] = t0;
+    out[2 * (threadIdx.x / 32) + 1] = t1;
+  }}
+  sink[threadIdx.x] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}}
+"#
+        );
+    }
     for (name, body) in COMMIT_VARIANTS {
         let body = body.replace("STMT", &stmt64);
         s += &format!(
@@ -118,6 +137,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) gap_commit_{name}(int iters
     }
     s
 }
+
+/// The straight-line body sizes (FFMAs) of the instruction-fetch kernels `gap_icache_N`.
+const ICACHE_BODIES: [u32; 6] = [256, 512, 1024, 2048, 4096, 8192];
 
 /// The commit variants (item 4): one MMA and its commit; a second, empty commit; two MMAs
 /// in one group; one MMA in a loop of a run-time trip count, so that the commit cannot
@@ -624,6 +646,65 @@ impl Runner {
                     extra: vec![],
                 });
             }
+        }
+        // instruction fetch: straight-line FFMA bodies of 256 .. 8192 instructions
+        for n in ICACHE_BODIES {
+            for warps in [1u32, 4, 8] {
+                let kernel = format!("gap_icache_{n}");
+                let iters: i32 = (65536 / n) as i32;
+                let (m, c) = (0.999f32, 0.5f32);
+                let mut reps = Vec::new();
+                for rep in 0..self.reps(6, 2) {
+                    self.launch(
+                        &kernel,
+                        1,
+                        32 * warps,
+                        0,
+                        &[arg(&iters), arg(&m), arg(&c), arg(&out), arg(&sink)],
+                    )?;
+                    let o = self.out_u64(2 * warps as usize)?;
+                    let start = (0..warps as usize).map(|w| o[2 * w]).min().unwrap_or(0);
+                    let end = (0..warps as usize).map(|w| o[2 * w + 1]).max().unwrap_or(0);
+                    if rep > 0 {
+                        reps.push(
+                            end.wrapping_sub(start) as f64 / (f64::from(iters) * f64::from(n)),
+                        );
+                    }
+                }
+                self.push(Rec {
+                    name: format!("gap.const.icache.ffma_{n}.warps_{warps}"),
+                    group: "gaps",
+                    unit: "cycles",
+                    kernel: &kernel,
+                    method: "warps x iters passes of a straight-line body of n FFMAs (8 chains); \
+                             cycles per FFMA per warp, first start to last end",
+                    params: vec![("n", v(n)), ("iters", v(iters)), ("warps", v(warps))],
+                    reps,
+                    extra: vec![],
+                });
+            }
+        }
+        for mode in [0i32, 1, 2, 3] {
+            let (iters, n): (i32, i32) = (1024, 0);
+            let reps = timed(
+                self,
+                "gap_diverge",
+                32,
+                &[arg(&iters), arg(&mode), arg(&n), arg(&out), arg(&sink)],
+                f64::from(iters),
+            )?;
+            let what = ["lane0", "all", "uniform", "lane0_twice"][mode as usize];
+            self.push(Rec {
+                name: format!("gap.const.diverge.{what}"),
+                group: "gaps",
+                unit: "cycles",
+                kernel: "gap_diverge",
+                method: "one warp: a short dependent chain per iteration run by lane 0 alone \
+                         (divergent branch), every lane, or under a warp-uniform branch; cycles per iteration",
+                params: vec![("iters", v(iters)), ("mode", v(mode))],
+                reps,
+                extra: vec![],
+            });
         }
         let iters: i32 = 256;
         let d0: u32 = 3;
@@ -1207,6 +1288,9 @@ mod tests {
             "gap_ldc_loop",
             "gap_fence",
             "gap_div_chain",
+            "gap_icache_256",
+            "gap_icache_8192",
+            "gap_diverge",
         ] {
             assert!(names.iter().any(|n| n == k), "{k} not in {names:?}");
         }

@@ -203,18 +203,19 @@ pub fn copy_wait_twin(bytes: u64) -> Twin {
     }
 }
 
-/// The twin of `gap.const.ldc_chain.*`: one warp runs the SASS's unrolled chain of
-/// indexed constant loads, `LDC R7, c[0x3][R9]` as the engine's `LDC R7, R9` (its
-/// result behind `lat_ldc`, a scoreboard), every other instruction translated by pipe
-/// and latency class with its stall count; cycles per load, the slope over passes.
-pub fn ldc_chain_twin(stride: u32, threads: u32) -> Twin {
-    let listing = sass_listing(CONST_SASS, "gap_ldc_chain");
-    // the unrolled loop: the longest backward branch's body
+/// One warp runs the longest loop of `func` in the constant-load excerpt: `LDC R7,
+/// c[0x3][R9]` as the engine's `LDC R7, R9` (its result behind `lat_ldc`, a
+/// scoreboard), the back branch as `BRA`, every other instruction translated by pipe
+/// and latency class (`validation::translate_scalar`) with its stall count. Returns the
+/// kernel text (one pass of the loop per `{N}`) and how many instructions `per` counts
+/// in a pass.
+fn const_loop_twin(func: &str, threads: u32, per: impl Fn(&str) -> bool) -> (String, usize) {
+    let listing = sass_listing(CONST_SASS, func);
     let (head, back) = listing
         .iter()
         .filter_map(|(a, s, _)| target(s).filter(|t| is_branch(s) && t < a).map(|t| (t, *a)))
         .max_by_key(|(t, a)| a - t)
-        .expect("gap_ldc_chain: no loop");
+        .unwrap_or_else(|| panic!("{func}: no loop"));
     let body: Vec<&(u64, String, u8)> = listing
         .iter()
         .filter(|(a, _, _)| (head..=back).contains(a))
@@ -224,11 +225,8 @@ pub fn ldc_chain_twin(stride: u32, threads: u32) -> Twin {
         .map(|(_, s, st)| crate::validation::Tok::Sass(s.clone(), *st))
         .collect();
     let m = crate::validation::RegMap::for_path(&toks, 0).expect("registers");
-    let loads = body
-        .iter()
-        .filter(|(_, s, _)| s.starts_with("LDC "))
-        .count();
-    let mut src = header("ldc_chain", threads, 64, 0, 1);
+    let count = body.iter().filter(|(_, s, _)| per(s)).count();
+    let mut src = header(func, threads, 64, 0, 1);
     src.push_str("role main warps=0..0\n  loop it 0..{N}\n");
     for (addr, ins, stall) in &body {
         let line = if let Some(rest) = ins.strip_prefix("LDC ") {
@@ -248,6 +246,13 @@ pub fn ldc_chain_twin(stride: u32, threads: u32) -> Twin {
         src.push_str(&format!("    {}\n", with_stall(&line, *stall)));
     }
     src.push_str("  EXIT\n");
+    (src, count)
+}
+
+/// The twin of `gap.const.ldc_chain.*`: the SASS's unrolled chain of indexed constant
+/// loads (`const_loop_twin`); cycles per load, the slope over passes.
+pub fn ldc_chain_twin(stride: u32, threads: u32) -> Twin {
+    let (src, loads) = const_loop_twin("gap_ldc_chain", threads, |s| s.starts_with("LDC "));
     Twin {
         bench: format!("gap.const.ldc_chain.stride_{stride}.threads_{threads}"),
         group: "gaps",
@@ -259,6 +264,25 @@ pub fn ldc_chain_twin(stride: u32, threads: u32) -> Twin {
             per: loads as f64,
         },
         what: format!("one warp, the SASS chain of gap_ldc_chain ({loads} loads a pass)"),
+    }
+}
+
+/// The twin of `gap.const.div_chain`: the SASS's unrolled chain of u32 remainders by a
+/// changing divisor (I2F.U32.RP, MUFU.RCP, F2I: the XU's `lat_mufu`; the fix-ups by
+/// their stall counts); cycles per division (one I2F each), the slope over passes.
+pub fn div_chain_twin() -> Twin {
+    let (src, divs) = const_loop_twin("gap_div_chain", 1, |s| s.starts_with("I2F"));
+    Twin {
+        bench: "gap.const.div_chain".into(),
+        group: "gaps",
+        params: &["lat_mufu"],
+        method: Method::Slope {
+            src,
+            lo: 4,
+            hi: 12,
+            per: divs as f64,
+        },
+        what: format!("one thread, the SASS chain of gap_div_chain ({divs} divisions a pass)"),
     }
 }
 
@@ -425,6 +449,7 @@ pub fn gap_twins() -> Vec<Twin> {
     for stride in [4, 64] {
         v.push(ldc_chain_twin(stride, 32));
     }
+    v.push(div_chain_twin());
     for (mode, name, threads) in FENCE_TWINS {
         v.push(fence_twin(mode, name, threads));
     }
@@ -538,6 +563,20 @@ mod tests {
         alu.set("lat_ldc", alu.t.lat_alu).unwrap();
         let s = ldc_chain_twin(4, 32).eval(&alu).unwrap();
         assert!(s < 0.4 * 34.46, "{s}");
+    }
+
+    /// The division chain (gap.const.div_chain, 138.8 cycles a division on both GPUs):
+    /// the SASS chain with I2F, MUFU.RCP and F2I each at `lat_mufu` (17, fitted on
+    /// MUFU.EX2 and RCP) is 130.8, 5.8% fast: the conversions take a few cycles more than
+    /// MUFU's (not separated: one benchmark, three ops). Within 7%.
+    #[test]
+    fn division_chain_follows_the_gpu() {
+        let file = "/data/gaps/h100-20261127T132203Z.json";
+        let p = Profile::builtin("h100").unwrap();
+        let t = div_chain_twin();
+        let s = t.eval(&p).unwrap();
+        let m = measured_in(file, &t.bench);
+        assert!(((s - m) / m).abs() < 0.07, "{s:.1} against {m:.1}");
     }
 
     /// The fence after STS (gap.const.fence): the SASS paths with `lat_fence` = 15 land
