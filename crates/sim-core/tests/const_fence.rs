@@ -1,6 +1,8 @@
-//! The constant loads and the proxy fence of the TMA-streaming loops (issue 25), each
-//! against a hand-derived cycle count: LDC's result waits for `lat_ldc` (a scoreboard,
-//! whatever the stall count says), where ULDC's is the ALU's fixed latency.
+//! The constant loads, conversions and proxy fence of the TMA-streaming loops (issue
+//! 25), each against a hand-derived cycle count: LDC's result waits for `lat_ldc` (a
+//! scoreboard, whatever the stall count says), where ULDC's is the ALU's fixed latency;
+//! I2F and F2I take `lat_convert`, MUFU `lat_mufu`; each half of the proxy fence holds
+//! the warp `lat_fence`.
 
 use sim_core::{Profile, RunConfig, run};
 
@@ -73,5 +75,18 @@ fn the_proxy_fence_after_stores_holds_the_warp_lat_fence_at_each_half() {
         let p = h100_with(&[("lat_fence", lat)]);
         let slope = cycles(&chain(step, 40), &p) - cycles(&chain(step, 20), &p);
         assert_eq!(slope, 20 * 2 * lat as u64, "lat_fence {lat}");
+    }
+}
+
+#[test]
+fn conversions_wait_lat_convert_and_mufu_lat_mufu() {
+    // A chain I2F -> MUFU.RCP -> F2I, each reading the one before: a step is
+    // lat_convert + lat_mufu + lat_convert (the division's reciprocal in
+    // gap.const.div_chain, where the conversions measure 4 cycles over MUFU's 17).
+    let step = "  I2F R2, R4\n  MUFU.RCP R3, R2\n  F2I R4, R3\n";
+    for (conv, mufu) in [(17.0, 17.0), (21.0, 17.0), (30.0, 10.0)] {
+        let p = h100_with(&[("lat_convert", conv), ("lat_mufu", mufu)]);
+        let slope = cycles(&chain(step, 40), &p) - cycles(&chain(step, 20), &p);
+        assert_eq!(slope, 20 * (2 * conv as u64 + mufu as u64), "{conv} {mufu}");
     }
 }

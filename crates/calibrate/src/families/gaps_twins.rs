@@ -268,14 +268,15 @@ pub fn ldc_chain_twin(stride: u32, threads: u32) -> Twin {
 }
 
 /// The twin of `gap.const.div_chain`: the SASS's unrolled chain of u32 remainders by a
-/// changing divisor (I2F.U32.RP, MUFU.RCP, F2I: the XU's `lat_mufu`; the fix-ups by
-/// their stall counts); cycles per division (one I2F each), the slope over passes.
+/// changing divisor (I2F.U32.RP and F2I at `lat_convert`, MUFU.RCP at `lat_mufu`; the
+/// fix-ups by their stall counts); cycles per division (one I2F each), the slope over
+/// passes.
 pub fn div_chain_twin() -> Twin {
     let (src, divs) = const_loop_twin("gap_div_chain", 1, |s| s.starts_with("I2F"));
     Twin {
         bench: "gap.const.div_chain".into(),
         group: "gaps",
-        params: &["lat_mufu"],
+        params: &["lat_convert", "lat_mufu"],
         method: Method::Slope {
             src,
             lo: 4,
@@ -566,9 +567,9 @@ mod tests {
     }
 
     /// The division chain (gap.const.div_chain, 138.8 cycles a division on both GPUs):
-    /// the SASS chain with I2F, MUFU.RCP and F2I each at `lat_mufu` (17, fitted on
-    /// MUFU.EX2 and RCP) is 130.8, 5.8% fast: the conversions take a few cycles more than
-    /// MUFU's (not separated: one benchmark, three ops). Within 7%.
+    /// the SASS chain with I2F and F2I at `lat_convert` = 21 and MUFU.RCP at `lat_mufu`
+    /// lands within 1%; with the conversions at MUFU's 17 (the engine before
+    /// `lat_convert`) it is 130.8, 5.8% fast.
     #[test]
     fn division_chain_follows_the_gpu() {
         let file = "/data/gaps/h100-20261127T132203Z.json";
@@ -576,7 +577,11 @@ mod tests {
         let t = div_chain_twin();
         let s = t.eval(&p).unwrap();
         let m = measured_in(file, &t.bench);
-        assert!(((s - m) / m).abs() < 0.07, "{s:.1} against {m:.1}");
+        assert!(((s - m) / m).abs() < 0.01, "{s:.1} against {m:.1}");
+        let mut same = p.clone();
+        same.set("lat_convert", same.t.lat_mufu).unwrap();
+        let s = t.eval(&same).unwrap();
+        assert!((-0.07..-0.05).contains(&((s - m) / m)), "{s:.1}");
     }
 
     /// The fence after STS (gap.const.fence): the SASS paths with `lat_fence` = 15 land
