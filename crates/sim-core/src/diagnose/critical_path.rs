@@ -774,11 +774,14 @@ impl PathRecorder {
                 }
             })
             .collect();
+        // (The category last too: `by_pc` is a hash map, whose order is not the same
+        // from one run to the next.)
         instructions.sort_by(|a, b| {
             b.cycles
                 .cmp(&a.cycles)
                 .then(a.role.cmp(&b.role))
                 .then(a.pc.cmp(&b.pc))
+                .then(a.category.cmp(&b.category))
         });
         CriticalPath {
             end,
