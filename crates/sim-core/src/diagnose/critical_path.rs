@@ -296,6 +296,9 @@ fn mbarrier_array(text: &str) -> Option<String> {
 }
 
 impl Sink for PathRecorder {
+    // (Each warp's intervals stay in cycle order: all it needs.)
+    const STATES_AHEAD: bool = true;
+
     fn begin(&mut self, header: &RunHeader) {
         for r in &header.roles {
             let ops = r.instructions.iter().map(|i| {

@@ -260,6 +260,67 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.state_since = now + 1;
     }
 
+    /// Whether the warp's open span is already `selected` at its pc: an issue then
+    /// changes no state (`charge_issue`'s test, for the short issues' events).
+    #[inline(always)]
+    pub(super) fn selected_unchanged(&self, slot: u32) -> bool {
+        let w = &self.warps[slot as usize];
+        w.state == WarpState::Selected && w.state_pc == w.pc && w.cause == Cause::OWN
+    }
+
+    /// A short issue's events at `now` (`issue_plain`, `issue_global_load`, for a sink
+    /// that takes states ahead), as `issue_instr` gives them: the `selected` change
+    /// (none when `unchanged`), the issue, and the pipe's busy time beyond one cycle
+    /// (`start_quiet_issue` booked it: the pipe is free at the end of the interval).
+    #[inline(always)]
+    pub(super) fn quiet_issue_events(&mut self, slot: u32, d: &DInstr, unchanged: bool, now: u64) {
+        let id = self.wid(slot);
+        let w = &self.warps[slot as usize];
+        let (role, sp) = (w.role, w.sp as usize & 3);
+        let pc = self.event_pc(slot, w.pc);
+        if !unchanged {
+            self.sink
+                .state_change(now, id, WarpState::Selected, pc, None);
+        }
+        self.sink.event(Event::Issue {
+            cycle: now,
+            warp: id,
+            subpartition: sp as u8,
+            role,
+            pc,
+        });
+        let end = self.pipes.slots[sp][d.pipe.index()].free;
+        if end > now + 1 {
+            self.sink.event(Event::UnitBusy {
+                start: now,
+                end,
+                unit: Unit::Pipe {
+                    pipe: d.pipe,
+                    subpartition: sp as u8,
+                },
+                warp: id,
+            });
+        }
+    }
+
+    /// The register wait a short issue found for its warp from `next` on
+    /// (`Warp::quiet_step` set it, due again at `due`), told to a sink that takes states
+    /// ahead; nothing when the warp is still `selected` (no wait: looked at next cycle)
+    /// or the step reached loop control (`after_issue` tells it).
+    #[inline(always)]
+    pub(super) fn quiet_wait_event(&mut self, slot: u32, next: u64, due: Option<u64>) {
+        let w = &self.warps[slot as usize];
+        let Some(until) = due else { return };
+        if w.state == WarpState::Selected {
+            return;
+        }
+        let (state, cause, pc) = (w.state, w.cause, w.state_pc);
+        let id = self.wid(slot);
+        let pc = self.event_pc(slot, pc);
+        let cause = self.typed_cause(slot, cause, until);
+        self.sink.state_change(next, id, state, pc, cause);
+    }
+
     /// Adds the time from the warp's state's start to `now` to its totals.
     #[inline(always)]
     pub(super) fn close_span(&mut self, slot: u32, now: u64) {
