@@ -311,6 +311,13 @@ pub trait Sink {
     /// instruction reads, fills, releases and waits for; false (the default) compiles
     /// every hook away. [`crate::races::RaceCheck`] sets it.
     const RACES: bool = false;
+    /// Whether the sink takes a warp's state change dated the cycle after the one the
+    /// engine is at, given before that cycle's other events: an issue that knows the
+    /// register wait its warp is in from the next cycle says so at once, and the
+    /// engine then skips that cycle's look at the warp, as it does without a sink
+    /// (each warp's own events stay in cycle order). False (the default): every event
+    /// in cycle order, as a trace wants.
+    const STATES_AHEAD: bool = false;
     /// The run starts: what its events name by number. Called once, before any event
     /// (for a sink that is `ENABLED` or `POLLS`).
     fn begin(&mut self, _header: &RunHeader) {}

@@ -425,6 +425,8 @@ impl Watched<'_, '_> {
 }
 
 impl Sink for Watched<'_, '_> {
+    const STATES_AHEAD: bool = Timeline::STATES_AHEAD;
+
     fn begin(&mut self, h: &RunHeader) {
         self.progress
             .ctas

@@ -212,7 +212,21 @@ impl Hasher for CycleHasher {
     fn write_u64(&mut self, x: u64) {
         self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
+    // (The walk's keys: a role, a pc and a category's discriminant.)
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn write_isize(&mut self, x: isize) {
+        self.write_u64(x as u64);
+    }
 }
+
+/// A map of the walk's few small keys, hashed as [`CycleMap`]'s (std's SipHash was
+/// most of a charge to the path).
+type SmallMap<K, V> = HashMap<K, V, BuildHasherDefault<CycleHasher>>;
 
 /// State changes a [`PathRecorder`] keeps at most (24 bytes each, and their vectors' room): a longer run
 /// gives up its path rather than the host's memory.
@@ -296,6 +310,9 @@ fn mbarrier_array(text: &str) -> Option<String> {
 }
 
 impl Sink for PathRecorder {
+    // (Each warp's intervals stay in cycle order: all it needs.)
+    const STATES_AHEAD: bool = true;
+
     fn begin(&mut self, header: &RunHeader) {
         for r in &header.roles {
             let ops = r.instructions.iter().map(|i| {
@@ -508,8 +525,8 @@ fn own_category(state: WarpState, waiting: Waiting) -> PathCategory {
 
 struct Walk<'a> {
     rec: &'a PathRecorder,
-    by_category: HashMap<PathCategory, u64>,
-    by_pc: HashMap<(u32, u32, PathCategory), u64>,
+    by_category: SmallMap<PathCategory, u64>,
+    by_pc: SmallMap<(u32, u32, PathCategory), u64>,
 }
 
 impl Walk<'_> {
@@ -656,8 +673,8 @@ impl PathRecorder {
     pub fn walk(&self) -> CriticalPath {
         let mut walk = Walk {
             rec: self,
-            by_category: HashMap::new(),
-            by_pc: HashMap::new(),
+            by_category: SmallMap::default(),
+            by_pc: SmallMap::default(),
         };
         let Some((last, end)) = self
             .finish
@@ -774,11 +791,14 @@ impl PathRecorder {
                 }
             })
             .collect();
+        // (The category last too: `by_pc` is a hash map, whose order follows its
+        // hasher.)
         instructions.sort_by(|a, b| {
             b.cycles
                 .cmp(&a.cycles)
                 .then(a.role.cmp(&b.role))
                 .then(a.pc.cmp(&b.pc))
+                .then(a.category.cmp(&b.category))
         });
         CriticalPath {
             end,

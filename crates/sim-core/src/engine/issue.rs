@@ -18,7 +18,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         if S::RACES && !matches!(self.guard_off(slot, d), Ok(true)) {
             self.race_check(slot, d, self.now);
         }
-        if !S::ENABLED {
+        // (A sink that takes states ahead gets the short paths' events.)
+        if !S::ENABLED || S::STATES_AHEAD {
             match d.issue {
                 IssueClass::Plain => return self.issue_plain(slot, d),
                 IssueClass::GlobalLoad => return self.issue_global_load(slot, d),
@@ -41,9 +42,14 @@ impl<'a, S: Sink> Engine<'a, S> {
     pub(super) fn issue_plain(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
         let next = now + 1;
+        let unchanged = S::ENABLED && self.selected_unchanged(slot);
         let w = &mut self.warps[slot as usize];
         let paced = paced!(self);
         start_quiet_issue(w, &mut self.pcs, &mut self.pipes, paced, d, now);
+        if S::ENABLED {
+            self.quiet_issue_events(slot, d, unchanged, now);
+        }
+        let w = &mut self.warps[slot as usize];
         hold_tensor(
             &mut self.tensor_free[w.sp as usize & 3],
             self.tensor_hold[d.pipe.index()],
@@ -59,6 +65,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         };
         // The pc step and the next instruction's register wait.
         let due = w.quiet_step(d, next);
+        if S::ENABLED {
+            self.quiet_wait_event(slot, next, due);
+        }
         self.end_quiet_issue(slot, due, next)
     }
 
@@ -68,6 +77,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     #[inline(always)]
     pub(super) fn issue_global_load(&mut self, slot: u32, d: &'a DInstr) -> Result<(), SimError> {
         let now = self.now;
+        let unchanged = S::ENABLED && self.selected_unchanged(slot);
         let paced = paced!(self);
         start_quiet_issue(
             &mut self.warps[slot as usize],
@@ -77,6 +87,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             d,
             now,
         );
+        if S::ENABLED {
+            self.quiet_issue_events(slot, d, unchanged, now);
+        }
         let done = self.global_access(slot, d, 0, false, !d.bypass_l1)?;
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
@@ -89,6 +102,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         // The pc step and the next instruction's register wait, on the warp looked up
         // once after the access (a look-up of its own cost about 5 host instructions).
         let due = w.quiet_step(d, next);
+        if S::ENABLED {
+            self.quiet_wait_event(slot, next, due);
+        }
         self.end_quiet_issue(slot, due, next)
     }
 
@@ -184,12 +200,16 @@ impl<'a, S: Sink> Engine<'a, S> {
         // When that is a wait and nothing else holds the warp, it is the state the warp
         // will be in next cycle (nothing else unblocks or blocks a warp that is not
         // blocked): knowing it now spares that cycle a visit. With a sink the state
-        // changes next cycle as before, so that events keep their order.
+        // changes next cycle as before, so that events keep their order, unless the
+        // sink takes states ahead (`Sink::STATES_AHEAD`).
         let due = match wait {
-            Some((state, until, cause)) if !S::ENABLED && w.block == Block::None => {
+            Some((state, until, cause))
+                if (!S::ENABLED || S::STATES_AHEAD) && w.block == Block::None =>
+            {
                 // Only `charge_issue` starts a span at `next`, so a span from `next` is
-                // its `selected`: the state needs no comparison of its own.
-                if w.state_since == next {
+                // its `selected`: the state needs no comparison of its own (with a
+                // sink, `set_state_at` also tells it).
+                if !S::ENABLED && w.state_since == next {
                     debug_assert!(w.state == WarpState::Selected);
                     // The issue's `selected` span is charged and empty from `next` on
                     // (`charge_issue`), and a register wait is never `selected`: what

@@ -219,11 +219,41 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.state_since = now;
         w.state_pc = pc;
         if S::ENABLED {
-            let id = self.wid(slot);
-            let pc = self.event_pc(slot, pc);
-            let cause = self.typed_cause(slot, cause, until);
+            let (id, pc, cause) = self.change_fields(slot, pc, cause, until);
             self.sink.state_change(now, id, state, pc, cause);
         }
+    }
+
+    /// A state change's fields as its event names them: the warp, the instruction's
+    /// number in the reports (`event_pc` of node `pc`) and the typed cause
+    /// (None for `Cause::OWN`; `until`: when the state is known to end, `NEVER` if not
+    /// known), from one look-up of the warp and its role (each of the three
+    /// looking them up again cost the timeline's runs about a tenth of a change).
+    #[inline(always)]
+    pub(super) fn change_fields(
+        &self,
+        slot: u32,
+        pc: u32,
+        cause: Cause,
+        until: u64,
+    ) -> (WarpId, u32, Option<WaitCause>) {
+        let w = &self.warps[slot as usize];
+        let id = WarpId {
+            cta: self.ctas[w.cta as usize].id,
+            warp: w.warp,
+        };
+        let role = &self.prog.roles[w.role as usize];
+        let typed = match cause.unpack() {
+            Unpacked::Own => None,
+            Unpacked::Producer { text } => Some(WaitCause::Producer {
+                pc: ((text as usize) < role.texts.len()).then_some(text),
+                ready: until,
+            }),
+            Unpacked::Pipe(pipe) => Some(WaitCause::Pipe { pipe, free: until }),
+            Unpacked::Group(group) => Some(WaitCause::WaitGroup { group, until }),
+            sync => self.typed_sync_cause(slot, sync),
+        };
+        (id, role.node_text[pc as usize], typed)
     }
 
     /// The warp issues at `now`: its open span ends and it enters `selected` (as
@@ -258,6 +288,64 @@ impl<'a, S: Sink> Engine<'a, S> {
         w.stats[selected] += 1;
         self.pcs[(w.pc_base + pc) as usize].states[selected] += 1;
         w.state_since = now + 1;
+    }
+
+    /// Whether the warp's open span is already `selected` at its pc: an issue then
+    /// changes no state (`charge_issue`'s test, for the short issues' events).
+    #[inline(always)]
+    pub(super) fn selected_unchanged(&self, slot: u32) -> bool {
+        let w = &self.warps[slot as usize];
+        w.state == WarpState::Selected && w.state_pc == w.pc && w.cause == Cause::OWN
+    }
+
+    /// A short issue's events at `now` (`issue_plain`, `issue_global_load`, for a sink
+    /// that takes states ahead), as `issue_instr` gives them: the `selected` change
+    /// (none when `unchanged`), the issue, and the pipe's busy time beyond one cycle
+    /// (`start_quiet_issue` booked it: the pipe is free at the end of the interval).
+    #[inline(always)]
+    pub(super) fn quiet_issue_events(&mut self, slot: u32, d: &DInstr, unchanged: bool, now: u64) {
+        let w = &self.warps[slot as usize];
+        let (role, sp) = (w.role, w.sp as usize & 3);
+        let (id, pc, _) = self.change_fields(slot, w.pc, Cause::OWN, now + 1);
+        if !unchanged {
+            self.sink
+                .state_change(now, id, WarpState::Selected, pc, None);
+        }
+        self.sink.event(Event::Issue {
+            cycle: now,
+            warp: id,
+            subpartition: sp as u8,
+            role,
+            pc,
+        });
+        let end = self.pipes.slots[sp][d.pipe.index()].free;
+        if end > now + 1 {
+            self.sink.event(Event::UnitBusy {
+                start: now,
+                end,
+                unit: Unit::Pipe {
+                    pipe: d.pipe,
+                    subpartition: sp as u8,
+                },
+                warp: id,
+            });
+        }
+    }
+
+    /// The register wait a short issue found for its warp from `next` on
+    /// (`Warp::quiet_step` set it, due again at `due`), told to a sink that takes states
+    /// ahead; nothing when the warp is still `selected` (no wait: looked at next cycle)
+    /// or the step reached loop control (`after_issue` tells it).
+    #[inline(always)]
+    pub(super) fn quiet_wait_event(&mut self, slot: u32, next: u64, due: Option<u64>) {
+        let w = &self.warps[slot as usize];
+        let Some(until) = due else { return };
+        if w.state == WarpState::Selected {
+            return;
+        }
+        let (state, cause, pc) = (w.state, w.cause, w.state_pc);
+        let (id, pc, cause) = self.change_fields(slot, pc, cause, until);
+        self.sink.state_change(next, id, state, pc, cause);
     }
 
     /// Adds the time from the warp's state's start to `now` to its totals.
@@ -369,29 +457,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         (state, t, Cause::pipe(pipe))
     }
 
-    /// A packed cause with what the engine knows of it now, for an event: None for
-    /// `Cause::OWN`. (`until`: when the state is known to end; `NEVER`: not known.)
-    /// Inlined into every state change: most are `OWN`, a producer, a pipe or a wait
-    /// group, built here from the packed word alone; barriers, mbarriers and warpgroup
-    /// arrivals, which read the CTA, are built out of line.
-    #[inline(always)]
-    pub(super) fn typed_cause(&self, slot: u32, cause: Cause, until: u64) -> Option<WaitCause> {
-        Some(match cause.unpack() {
-            Unpacked::Own => return None,
-            Unpacked::Producer { text } => {
-                let role = self.warps[slot as usize].role as usize;
-                WaitCause::Producer {
-                    pc: ((text as usize) < self.prog.roles[role].texts.len()).then_some(text),
-                    ready: until,
-                }
-            }
-            Unpacked::Pipe(pipe) => WaitCause::Pipe { pipe, free: until },
-            Unpacked::Group(group) => WaitCause::WaitGroup { group, until },
-            sync => return self.typed_sync_cause(slot, sync),
-        })
-    }
-
-    /// [`Self::typed_cause`] of a barrier, an mbarrier or a warpgroup's arrival.
+    /// The typed cause of a barrier, an mbarrier or a warpgroup's arrival, for
+    /// [`Self::change_fields`], which builds the common ones (`OWN`, a producer, a pipe,
+    /// a wait group) from the packed word alone; these read the CTA, out of line.
     #[cold]
     #[inline(never)]
     fn typed_sync_cause(&self, slot: u32, cause: Unpacked) -> Option<WaitCause> {
@@ -434,7 +502,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         };
         Some(match cause {
-            // (`typed_cause` builds these itself.)
+            // (`change_fields` builds these itself.)
             Unpacked::Own | Unpacked::Producer { .. } | Unpacked::Pipe(_) | Unpacked::Group(_) => {
                 return None;
             }

@@ -335,6 +335,10 @@ impl Timeline {
 }
 
 impl Sink for Timeline {
+    // (`WarpTimeline::change` drops a span opened ahead that a change at an earlier
+    // cycle supersedes, and `catch_up` ends a partial frame past every open span.)
+    const STATES_AHEAD: bool = true;
+
     fn begin(&mut self, header: &RunHeader) {
         self.header = Some(header.clone());
         let warps = header.roles.iter().map(|r| r.last_warp as usize + 1).max();
