@@ -311,24 +311,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.sink
                 .state_change(now, id, WarpState::Selected, pc, None);
         }
-        self.sink.event(Event::Issue {
-            cycle: now,
-            warp: id,
-            subpartition: sp as u8,
-            role,
-            pc,
-        });
+        self.sink.issue(now, id, sp as u8, role, pc);
         let end = self.pipes.slots[sp][d.pipe.index()].free;
         if end > now + 1 {
-            self.sink.event(Event::UnitBusy {
-                start: now,
-                end,
-                unit: Unit::Pipe {
-                    pipe: d.pipe,
-                    subpartition: sp as u8,
-                },
-                warp: id,
-            });
+            let unit = Unit::Pipe {
+                pipe: d.pipe,
+                subpartition: sp as u8,
+            };
+            self.sink.unit_busy(now, end, unit, id);
         }
     }
 
