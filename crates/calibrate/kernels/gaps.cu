@@ -726,3 +726,128 @@ extern "C" __global__ void gap_share(const char* base, u64 region, u64 group_str
   times[5 * blockIdx.x + 3] = g1;
   times[5 * blockIdx.x + 4] = smid();
 }
+
+// ---------------------------------------------------------------- constant loads and the fence
+// The TMA-streaming kernels reload kernel parameters every tile with `LDC` (a variable
+// latency: ptxas sets a scoreboard on it, where `ULDC` has none) and fence their stores
+// with `fence.proxy.async` (`MEMBAR.ALL.CTA; FENCE.VIEW.ASYNC.S`). None of these is
+// measured elsewhere.
+// gap_ldc_chain: one thread walks `gap_ctab` (byte offsets: each entry the next's), so
+// each `LDC R, c[0x3][R]` waits for the one before; `stride` 4 stays in one line, 64
+// moves a line each step. out[0..1] clock64 around `iters` x 16 steps.
+__constant__ u32 gap_ctab[256] = {
+#define GAP_CT(i) (((i) + 1) % 256) * 4u
+#define GAP_CT8(b) GAP_CT(b), GAP_CT(b + 1), GAP_CT(b + 2), GAP_CT(b + 3), GAP_CT(b + 4), GAP_CT(b + 5), GAP_CT(b + 6), GAP_CT(b + 7)
+#define GAP_CT64(b) GAP_CT8(b), GAP_CT8(b + 8), GAP_CT8(b + 16), GAP_CT8(b + 24), GAP_CT8(b + 32), GAP_CT8(b + 40), GAP_CT8(b + 48), GAP_CT8(b + 56)
+    GAP_CT64(0), GAP_CT64(64), GAP_CT64(128), GAP_CT64(192)};
+__constant__ u32 gap_ctab16[256] = {
+#define GAP_CS(i) (((i) + 16) % 256) * 4u
+#define GAP_CS8(b) GAP_CS(b), GAP_CS(b + 1), GAP_CS(b + 2), GAP_CS(b + 3), GAP_CS(b + 4), GAP_CS(b + 5), GAP_CS(b + 6), GAP_CS(b + 7)
+#define GAP_CS64(b) GAP_CS8(b), GAP_CS8(b + 8), GAP_CS8(b + 16), GAP_CS8(b + 24), GAP_CS8(b + 32), GAP_CS8(b + 40), GAP_CS8(b + 48), GAP_CS8(b + 56)
+    GAP_CS64(0), GAP_CS64(64), GAP_CS64(128), GAP_CS64(192)};
+extern "C" __global__ void gap_ldc_chain(int iters, int stride, u64* out, u32* sink) {
+  const char* tab = stride == 4 ? (const char*)gap_ctab : (const char*)gap_ctab16;
+  u32 i = 0;
+  u64 t0 = clk();
+  for (int it = 0; it < iters; ++it) {
+    UNROLL for (int k = 0; k < 16; ++k) i = *(const u32*)(tab + i);
+  }
+  u64 t1 = clk();
+  if (threadIdx.x == 0) {
+    out[0] = t0;
+    out[1] = t1;
+  }
+  sink[threadIdx.x] = i;
+}
+// gap_ldc_loop: the streaming kernels' loop bottom: the trip count reloaded from the
+// parameter bank each iteration and compared at once (`ld.param` in the loop, which
+// ptxas may keep as `LDC` or hoist: see the SASS). mode 1 adds a uniform add per
+// iteration. out[0..1] clock64 around the loop.
+extern "C" __global__ void gap_ldc_loop(int n, int mode, u64* out, u32* sink) {
+  u32 acc = 0;
+  u64 t0 = clk();
+  for (int t = 0;; ++t) {
+    int m;
+    asm volatile("ld.param.u32 %0, [gap_ldc_loop_param_0];" : "=r"(m)::"memory");
+    if (t >= m) break;
+    acc += (u32)t * (u32)mode;
+  }
+  u64 t1 = clk();
+  if (threadIdx.x == 0) {
+    out[0] = t0;
+    out[1] = t1;
+  }
+  sink[threadIdx.x] = acc;
+}
+// gap_fence: `warps` warps, `iters` x: mode 0 one STS.128 each; 1 STS.128 then
+// fence.proxy.async.shared::cta; 2 the fence alone; 3 STS.128, the fence, bar.sync 1;
+// 4 STS.128 and bar.sync 1. out[0..1] clock64 of thread 0 around the loop.
+extern "C" __global__ void gap_fence(int iters, int mode, u64* out, u32* sink) {
+  __shared__ __align__(16) V4 buf[1024];
+  V4 v = {threadIdx.x, 1u, 2u, 3u};
+  u32 n = blockDim.x;
+  __syncthreads();
+  u64 t0 = clk();
+  for (int it = 0; it < iters; ++it) {
+    if (mode != 2) buf[(threadIdx.x + it * 32) % 1024] = v;
+    if (mode == 1 || mode == 2 || mode == 3) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    if (mode >= 3) asm volatile("bar.sync 1, %0;" ::"r"(n) : "memory");
+    v.y += 1;
+  }
+  u64 t1 = clk();
+  if (threadIdx.x == 0) {
+    out[0] = t0;
+    out[1] = t1;
+  }
+  __syncthreads();
+  sink[threadIdx.x] = buf[threadIdx.x].y;
+}
+// gap_div_chain: one thread, `iters` x 4 dependent unsigned divisions by a divisor that
+// changes each step (so the reciprocal is computed every time: I2F.U32.RP, MUFU.RCP,
+// F2I, IMAD.HI, the fix-ups), as the streaming kernels' `t % NLB` does per tile.
+extern "C" __global__ void gap_div_chain(int iters, u32 d0, u64* out, u32* sink) {
+  u32 x = 0xfffffffu, d = d0;
+  u64 t0 = clk();
+  for (int it = 0; it < iters; ++it) {
+    UNROLL for (int k = 0; k < 4; ++k) {
+      x = 0xfffffffu - x % (d + (x & 7u));
+    }
+  }
+  u64 t1 = clk();
+  if (threadIdx.x == 0) {
+    out[0] = t0;
+    out[1] = t1;
+  }
+  sink[threadIdx.x] = x + d;
+}
+
+// ---------------------------------------------------------------- instruction fetch and divergence
+// gap_icache_N: each warp runs `iters` passes of a straight-line body of N FFMAs (8
+// independent chains on run-time operands, so ptxas keeps every one): N x 16 bytes of
+// code a pass (8 KiB at 512 .. 128 KiB at 8192). Cycles per FFMA against N say whether
+// a body fetched again every pass costs more once it outgrows an instruction cache.
+#define GAP_F8(i) \
+  a0 = fmaf(a0, m, c); a1 = fmaf(a1, m, c); a2 = fmaf(a2, m, c); a3 = fmaf(a3, m, c); \
+  a4 = fmaf(a4, m, c); a5 = fmaf(a5, m, c); a6 = fmaf(a6, m, c); a7 = fmaf(a7, m, c);
+// (The kernels gap_icache_N are generated by families/gaps.rs, one per body size.)
+// gap_diverge: one warp, `iters` x: mode 0 lane 0 alone runs a short dependent chain
+// (`if (threadIdx.x == 0)`: BSSY / BSYNC around a divergent branch), mode 1 every lane
+// runs it (no branch), mode 2 the branch is warp-uniform (`if (n == 0)` on a
+// run-time argument), mode 3 lane 0 alone, twice (two regions a pass, as the streaming
+// loop's thread-0 regions).
+extern "C" __global__ void gap_diverge(int iters, int mode, int n, u64* out, u32* sink) {
+  u32 x = threadIdx.x, y = threadIdx.x;
+  u64 t0 = clk();
+  for (int it = 0; it < iters; ++it) {
+    bool on = mode == 1 ? true : mode == 2 ? n == 0 : threadIdx.x == 0;
+    if (on) x = x * 3u + (u32)it;
+    if (mode == 3 && threadIdx.x == 0) y = y * 5u + x;
+    asm volatile("" : "+r"(x), "+r"(y));
+  }
+  u64 t1 = clk();
+  if (threadIdx.x == 0) {
+    out[0] = t0;
+    out[1] = t1;
+  }
+  sink[threadIdx.x] = x + y;
+}

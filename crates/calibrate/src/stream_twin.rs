@@ -15,7 +15,9 @@
 //! - synchronization, copies and shared-memory accesses as the engine models them
 //!   (TRYWAIT, EXPECT_TX, the mbarrier arrives, UTMALDG, UTMASTG, UTMACMDFLUSH,
 //!   DEPBAR on the bulk-store groups, BAR.SYNC, MEMBAR, the proxy fence, LDS.128 and
-//!   STS.128 with the generator's addresses for the piece the SASS names);
+//!   STS.128 with the generator's addresses for the piece the SASS names); the
+//!   constant loads (LDC, LDC.64) as the engine's LDC (`lat_ldc`, a scoreboard, where
+//!   ULDC is an ALU slot, as ptxas's control codes say);
 //! - the FADDs as themselves, with the SASS's registers (so the pieces serialize as
 //!   they do on the GPU);
 //! - every other instruction by pipe and latency class (`translate_scalar`), with its
@@ -361,6 +363,20 @@ impl Lines<'_> {
             )
         } else if op == "FADD" {
             bare.to_string()
+        } else if op == "LDC" || op == "LDC.64" {
+            // a constant load: the engine's LDC (`lat_ldc`, a scoreboard), at the bank
+            // offset the SASS reads (`c[0x0][0x3c0]` -> `0x3c0`)
+            let dst = bare
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("R4,")
+                .trim_end_matches(',');
+            let off = bare
+                .rsplit('[')
+                .next()
+                .unwrap_or("0x0]")
+                .trim_end_matches(']');
+            format!("{op} {dst}, {off}")
         } else if op.starts_with("SYNCS.PHASECHK") {
             self.waits_seen += 1;
             self.generator_line("SYNCS.PHASECHK", self.waits_seen - 1)?

@@ -695,16 +695,17 @@ impl RegMap {
 /// - a predicate result (ISETP, UISETP, PLOP3, ELECT, LOP3 into a predicate):
 ///   `ISETP` (ALU).
 /// - every other register result: `IADD3` (ALU, `lat_alu`), or `IMAD.WIDE` for a 64-bit
-///   result (LDC.64, ULDC.64, CS2R). This covers the uniform datapath (UIADD3, ULOP3,
-///   ULEA, USHF, UMOV, ULDC, S2UR), R2UR, MOV, IABS, VIADD, SHF, LEA, SEL, VIMNMX, and the
-///   constant loads (LDC): the engine has no uniform pipe and no constant cache, so
+///   result (ULDC.64, CS2R). This covers the uniform datapath (UIADD3, ULOP3,
+///   ULEA, USHF, UMOV, ULDC, S2UR), R2UR, MOV, IABS, VIADD, SHF, LEA, SEL, VIMNMX:
 ///   each gets the ALU's fixed latency. For the uniform arithmetic that is measured
 ///   (`kernels/uni.cu`: dependent UIADD3, UIMAD, ULOP3, USHF chains 4.0 cycles per
 ///   step, UISETP -> USEL 8.0 per pair, as their vector forms; twins `lat.u*` in the
-///   fit of `lat_alu`, `lat_imad`); for R2UR, ULDC/LDC and S2UR it is a judgment call
+///   fit of `lat_alu`, `lat_imad`); for R2UR, ULDC and S2UR it is a judgment call
 ///   without a measurement (ptxas keeps an R -> UR -> R chain in vector registers, so
 ///   PTX gives no R2UR round trip to time). A uniform instruction still takes its
 ///   warp's issue slot, as on the GPU.
+/// - a constant load (LDC, LDC.64): the engine's `LDC` (`lat_ldc`, a scoreboard:
+///   `gap.const.ldc_chain`).
 /// - no register result (BSSY, BSYNC, WARPSYNC, YIELD, NOP, FENCE): `NOP`; a branch:
 ///   `BRA` (both one issue slot).
 ///
@@ -750,6 +751,18 @@ pub(crate) fn translate_scalar(ins: &str, m: &RegMap) -> String {
             return format!("{guard}MUFU.{f} {dn}, {first}");
         }
         "I2F" | "F2I" => return format!("{guard}{base} {dn}, {first}"),
+        // a constant load: the engine's LDC (`lat_ldc`, a scoreboard)
+        "LDC" => {
+            let w = if sc.mnemonic.contains(".64") {
+                ".64"
+            } else {
+                ""
+            };
+            return format!(
+                "{guard}LDC{w} {dn}, {}",
+                src_r.first().map_or("0x0", |r| r.as_str())
+            );
+        }
         _ => {}
     }
     if matches!(d, SReg::P(_) | SReg::Up(_)) {

@@ -588,7 +588,7 @@ impl Instr {
             Ldg | Lds | Ldl | Ldsm | Atom => self.width_bytes().div_ceil(4),
             Dfma => 2,
             Imad | Uimad if self.has_mod("WIDE") => 2,
-            Uldc | Umov if self.has_mod("64") => 2,
+            Uldc | Umov | Ldc if self.has_mod("64") => 2,
             Ldtm => {
                 // .xN: N registers.
                 self.mods

@@ -214,6 +214,7 @@ ops! {
     Exit = "EXIT", Branch, ResultLatency::None, [];
     Nop = "NOP", Branch, ResultLatency::None, [];
     Uldc = "ULDC", Uniform, Fixed(FixedClass::Alu), ["64", "U8", "S8", "U16", "S16"];
+    Ldc = "LDC", Mio, Variable(Short), ["64", "U8", "S8", "U16", "S16"];
     Umov = "UMOV", Uniform, Fixed(FixedClass::Alu), ["64"];
     Uiadd3 = "UIADD3", Uniform, Fixed(FixedClass::Alu), ["X"];
     Uimad = "UIMAD", Uniform, Fixed(FixedClass::Imad), ["WIDE", "U32", "HI"];
@@ -784,6 +785,22 @@ pub const FORMS: &[Form] = &[
             2,
             "ULDC.64 URd, OFFSET",
             &[(Kind::UReg, "destination"), (Kind::Int, "constant offset")],
+        ),
+    ),
+    // A constant load into a vector register: `LDC R6, 0x3c0` for `LDC R6, c[0x0][0x3c0]`,
+    // `LDC R7, R9` for the indexed `LDC R7, c[0x3][R9]` (its index register a source).
+    // Unlike ULDC (fixed latency), its result is tracked by a scoreboard: the profile's
+    // `lat_ldc`.
+    plain(
+        Op::Ldc,
+        ops(
+            2,
+            2,
+            "LDC Rd, OFFSET (or LDC Rd, Rindex)",
+            &[
+                (Kind::Reg, "destination"),
+                (Kind::Value, "constant offset or index register"),
+            ],
         ),
     ),
     plain(

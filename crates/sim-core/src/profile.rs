@@ -347,6 +347,12 @@ timing! {
         /// Result latency of MUFU instructions (EX2, RCP, ...), and of any other short-
         /// scoreboard result without a latency of its own.
         lat_mufu: count => "cycles",
+        /// Result latency of a conversion on the XU (I2F, F2I, F2F: short scoreboard).
+        lat_convert: count => "cycles",
+        /// Result latency of a constant load into a vector register (LDC: a constant-cache
+        /// hit, short scoreboard). ULDC's uniform result is a fixed latency (ptxas sets no
+        /// scoreboard on it) and takes the ALU's.
+        lat_ldc: count => "cycles",
         /// The same as `fma_issue_interval` for the branch unit (BRA, EXIT, NOP).
         branch_issue_interval: count => "cycles per warp-instruction",
         /// A taken branch's target instruction is fetched this many cycles after the

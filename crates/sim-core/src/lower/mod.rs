@@ -309,11 +309,13 @@ pub struct Program {
 
 impl Program {
     /// Fills each instruction's `result` and `own_latency` from the profile's
-    /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard) and an L1 hit's
-    /// (long scoreboard, for the arithmetic that has one); moves `waw` into `srcs` where
+    /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard; the conversions'
+    /// own, `convert`, and LDC's, `constant`) and an L1 hit's (long scoreboard, for the arithmetic that has one);
+    /// moves `waw` into `srcs` where
     /// there is no fixed latency of its own; and, with the result known,
     /// the path its issue takes (`issue`, `dst_reg`).
-    pub fn resolve_results(&mut self, fixed: [u64; 4], short: u64, long: u64) {
+    pub fn resolve_results(&mut self, fixed: [u64; 4], short: [u64; 3], long: u64) {
+        let [short, convert, constant] = short;
         for role in &mut self.roles {
             for node in &mut role.code {
                 let Node::Instr(d) = node else { continue };
@@ -323,7 +325,12 @@ impl Program {
                         (Some((cycles, WarpState::Wait)), cycles)
                     }
                     ResultLatency::Variable(Scoreboard::Short) => {
-                        (Some((short, WarpState::ShortScoreboard)), 0)
+                        let cycles = match d.op {
+                            Op::Ldc => constant,
+                            Op::I2f | Op::F2i | Op::F2f => convert,
+                            _ => short,
+                        };
+                        (Some((cycles, WarpState::ShortScoreboard)), 0)
                     }
                     ResultLatency::Variable(Scoreboard::Long) => {
                         (Some((long, WarpState::LongScoreboard)), 0)
