@@ -345,6 +345,30 @@ pub trait Sink {
             cause,
         });
     }
+    /// An [`Event::Issue`] given by its fields (the engine's short issue paths, most of
+    /// a run's issues, give them this way). The default passes the event to
+    /// [`Sink::event`]; a sink that overrides it must treat it as `event` would.
+    #[inline(always)]
+    fn issue(&mut self, cycle: u64, warp: WarpId, subpartition: u8, role: u16, pc: u32) {
+        self.event(Event::Issue {
+            cycle,
+            warp,
+            subpartition,
+            role,
+            pc,
+        });
+    }
+    /// An [`Event::UnitBusy`] given by its fields (as [`Sink::issue`]: the short issue
+    /// paths' pipe time). The default passes the event to [`Sink::event`].
+    #[inline(always)]
+    fn unit_busy(&mut self, start: u64, end: u64, unit: Unit, warp: WarpId) {
+        self.event(Event::UnitBusy {
+            start,
+            end,
+            unit,
+            warp,
+        });
+    }
     /// The run ended (after its last event; for a sink that is `ENABLED` or `POLLS`,
     /// whenever `begin` was called).
     fn finish(&mut self, _end: &RunEnd) {}

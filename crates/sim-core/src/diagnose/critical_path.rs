@@ -263,6 +263,9 @@ pub struct PathRecorder {
     /// sync at a named barrier.
     arrives: Vec<Vec<Option<String>>>,
     bars: Vec<Vec<bool>>,
+    /// Per role, per instruction: which of the above it is (`ISSUE_*` bits; 0 for
+    /// most), so that an issue of none costs one look-up.
+    issue_kinds: Vec<Vec<u8>>,
     /// Per CTA: arrive issues (cycle, warp, mbarrier array) and barrier issues.
     arrive_issues: HashMap<u32, Vec<(u64, u32, String)>>,
     bar_issues: HashMap<u32, Vec<(u64, u32)>>,
@@ -279,6 +282,32 @@ pub struct PathRecorder {
 }
 
 impl PathRecorder {
+    /// An issue of instruction `p` of role `r`, of the kinds `k` (`ISSUE_*`, not 0).
+    #[inline(never)]
+    fn issue_of_kinds(&mut self, cycle: u64, warp: WarpId, r: usize, p: usize, k: u8) {
+        let pc = p as u32;
+        if k & ISSUE_ARRIVE != 0
+            && let Some(Some(array)) = self.arrives.get(r).and_then(|x| x.get(p))
+        {
+            self.arrive_issues
+                .entry(warp.cta)
+                .or_default()
+                .push((cycle, warp.warp, array.clone()));
+        }
+        if k & ISSUE_VARIABLE != 0 {
+            self.variable_issues.entry(warp).push((cycle, pc));
+        }
+        if k & ISSUE_MMA != 0 {
+            self.mma_issues.entry(warp).push((cycle, pc));
+        }
+        if k & ISSUE_BAR != 0 {
+            self.bar_issues
+                .entry(warp.cta)
+                .or_default()
+                .push((cycle, warp.warp));
+        }
+    }
+
     /// Past [`MAX_STATE_CHANGES`]: everything kept goes (the path needs all of it).
     #[cold]
     #[inline(never)]
@@ -291,6 +320,13 @@ impl PathRecorder {
         };
     }
 }
+
+/// `PathRecorder::issue_kinds`' bits: an instruction that arrives on an mbarrier, has a
+/// variable latency, is a warpgroup MMA, syncs at a named barrier.
+const ISSUE_ARRIVE: u8 = 1;
+const ISSUE_VARIABLE: u8 = 2;
+const ISSUE_MMA: u8 = 4;
+const ISSUE_BAR: u8 = 8;
 
 /// Whether an opcode's result comes after a variable latency (a load through L1TEX or
 /// shared memory, MUFU, a shuffle): a wait on it goes back to its issue. (Fixed
@@ -334,6 +370,16 @@ impl Sink for PathRecorder {
                 .push(ops.clone().map(|(op, _)| op.starts_with("HGMMA")).collect());
             self.variable
                 .push(ops.map(|(op, _)| variable_latency(&op)).collect());
+            let r = self.arrives.len() - 1;
+            let kinds = (0..self.arrives[r].len())
+                .map(|p| {
+                    u8::from(self.arrives[r][p].is_some()) * ISSUE_ARRIVE
+                        | u8::from(self.variable[r][p]) * ISSUE_VARIABLE
+                        | u8::from(self.mmas[r][p]) * ISSUE_MMA
+                        | u8::from(self.bars[r][p]) * ISSUE_BAR
+                })
+                .collect();
+            self.issue_kinds.push(kinds);
         }
         let wpc = header.warps_per_cta as usize;
         for m in [&mut self.intervals.wpc, &mut self.finish.wpc] {
@@ -392,6 +438,32 @@ impl Sink for PathRecorder {
         });
     }
 
+    // Inlined into the engine's short issues (most of a run's): an instruction of
+    // none of the kinds the path follows costs one look-up.
+    #[inline(always)]
+    fn issue(&mut self, cycle: u64, warp: WarpId, _subpartition: u8, role: u16, pc: u32) {
+        let (r, p) = (role as usize, pc as usize);
+        let kinds = self.issue_kinds.get(r).and_then(|x| x.get(p)).copied();
+        if let Some(k) = kinds.filter(|&k| k != 0)
+            && !self.overflowed
+        {
+            self.issue_of_kinds(cycle, warp, r, p, k);
+        }
+    }
+
+    // Inlined likewise: only the tensor pipe's busy time is kept.
+    #[inline(always)]
+    fn unit_busy(&mut self, start: u64, end: u64, unit: Unit, warp: WarpId) {
+        if let Unit::Pipe {
+            pipe: Pipe::Tensor, ..
+        } = unit
+            && !self.overflowed
+        {
+            self.mma_by_end.entry(end).or_insert((start, warp));
+            self.mma_of_warp.entry(warp).push((start, end));
+        }
+    }
+
     fn event(&mut self, e: Event) {
         if self.overflowed {
             return;
@@ -410,31 +482,10 @@ impl Sink for PathRecorder {
             Event::Issue {
                 cycle,
                 warp,
+                subpartition,
                 role,
                 pc,
-                ..
-            } => {
-                let (r, p) = (role as usize, pc as usize);
-                if let Some(Some(array)) = self.arrives.get(r).and_then(|x| x.get(p)) {
-                    self.arrive_issues.entry(warp.cta).or_default().push((
-                        cycle,
-                        warp.warp,
-                        array.clone(),
-                    ));
-                }
-                if self.variable.get(r).and_then(|x| x.get(p)) == Some(&true) {
-                    self.variable_issues.entry(warp).push((cycle, pc));
-                }
-                if self.mmas.get(r).and_then(|x| x.get(p)) == Some(&true) {
-                    self.mma_issues.entry(warp).push((cycle, pc));
-                }
-                if self.bars.get(r).and_then(|x| x.get(p)) == Some(&true) {
-                    self.bar_issues
-                        .entry(warp.cta)
-                        .or_default()
-                        .push((cycle, warp.warp));
-                }
-            }
+            } => self.issue(cycle, warp, subpartition, role, pc),
             Event::MbarrierPhase {
                 cycle,
                 cta,
@@ -449,14 +500,9 @@ impl Sink for PathRecorder {
             Event::UnitBusy {
                 start,
                 end,
-                unit: Unit::Pipe {
-                    pipe: Pipe::Tensor, ..
-                },
+                unit,
                 warp,
-            } => {
-                self.mma_by_end.entry(end).or_insert((start, warp));
-                self.mma_of_warp.entry(warp).push((start, end));
-            }
+            } => self.unit_busy(start, end, unit, warp),
             Event::Memory {
                 cycle, done, warp, ..
             } => {

@@ -86,7 +86,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                     match self.classify(slot) {
                         Some((WarpState::Drain, t, _)) if t <= now => self.retire(slot),
                         Some((state, t, cause)) => {
-                            self.set_state(slot, state, cause, t);
+                            self.set_state_in_loop(slot, state, cause, t);
                             // (Whatever holds a warp, it is after this cycle.)
                             self.set_until_ahead(slot, t);
                         }
@@ -126,7 +126,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 for i in 0..others {
                     let Candidate { slot, position, .. } = self.cands[i];
                     if slot != chosen {
-                        self.set_state(slot, WarpState::NotSelected, Cause::OWN, now + 1);
+                        self.set_state_in_loop(slot, WarpState::NotSelected, Cause::OWN, now + 1);
                         self.until[slot as usize % UNTIL_LEN] = self.now + 1;
                         not_selected |= 1 << (position % 64);
                     }
