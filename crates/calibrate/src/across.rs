@@ -184,6 +184,49 @@ pub fn in_band_strict(sim: f64, measured: f64, lo: f64, hi: f64) -> bool {
     }
 }
 
+/// The band `value` is judged in read strictly ([`in_band_strict`]) against the values
+/// of the other GPUs, `others`: their spread where it is wider than +-3% of `value`, else
+/// `value` +-3% (so also with no other GPU).
+pub fn strict_band(value: f64, others: &[f64]) -> (f64, f64) {
+    let lo = others.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = others.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !others.is_empty() && hi - lo > 2.0 * 0.03 * value.abs() {
+        (lo, hi)
+    } else {
+        (value - 0.03 * value.abs(), value + 0.03 * value.abs())
+    }
+}
+
+/// Each GPU's strict band ([`strict_band`]) in `values`, judged against the others, as
+/// leave-one-GPU-out judges it.
+pub fn strict_bands(values: &[f64]) -> Vec<(f64, f64)> {
+    (0..values.len())
+        .map(|i| {
+            let others: Vec<f64> = values
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, v)| *v)
+                .collect();
+            strict_band(values[i], &others)
+        })
+        .collect()
+}
+
+/// The model values every GPU of `values` would accept read strictly: the intersection
+/// of their [`strict_bands`], or `None` where they do not meet (or there is no GPU).
+pub fn strict_window(values: &[f64]) -> Option<(f64, f64)> {
+    intersect(&strict_bands(values))
+}
+
+/// The values every band of `bands` holds, or `None` where they do not meet (or there
+/// is no band).
+pub fn intersect(bands: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let lo = bands.iter().map(|b| b.0).fold(f64::NEG_INFINITY, f64::max);
+    let hi = bands.iter().map(|b| b.1).fold(f64::INFINITY, f64::min);
+    (!bands.is_empty() && lo <= hi).then_some((lo, hi))
+}
+
 /// For each benchmark of the fit's data (`reference`: the benchmarks as the fit reads
 /// them, each with the GPU and raw file it was read from), the per-GPU values from
 /// `collects`, with the model's value from `simulated` (bench, group, value).

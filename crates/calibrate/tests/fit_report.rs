@@ -121,6 +121,36 @@ fn fit_reproduces_the_committed_profile() {
     }
 }
 
+/// Every twin a fitted parameter moves is one the joint refinement re-runs when it
+/// moves that parameter (the twin names it, or the fit's table of twins it moves
+/// without naming does): each fitted parameter moved 10% (at least one unit) up and
+/// down on the built-in profile, every twin re-run. Slow in debug: CI runs it in
+/// release through .ci/run.
+#[test]
+#[ignore]
+fn fitted_parameters_know_their_twins() {
+    let p = Profile::builtin("h100").unwrap();
+    let twins = calibrate::twins::micro_twins();
+    let base: Vec<f64> = twins.iter().map(|t| t.eval(&p).unwrap()).collect();
+    let mut missing = Vec::new();
+    for name in calibrate::fit::fitted_parameters() {
+        let x = p.file.params[name].value;
+        let d = (x.abs() * 0.1).round().max(1.0);
+        for cand in [x + d, (x - d).max(0.0)] {
+            let mut q = p.clone();
+            q.set(name, cand).unwrap();
+            for (t, b) in twins.iter().zip(&base) {
+                let v = t.eval(&q).unwrap();
+                if (v - b).abs() > 1e-9 && !calibrate::fit::depends_on(t, name) {
+                    missing.push(format!("{name} moves {}", t.bench));
+                }
+            }
+        }
+    }
+    missing.dedup();
+    assert!(missing.is_empty(), "{missing:#?}");
+}
+
 /// The primary's HBM copy latencies come pooled from the two `--hbm-launches 64 --clean-flush` files
 /// (2048 copies each); a file without one of them, or from another source, is an error.
 #[test]
