@@ -521,7 +521,7 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
 /// refinement re-runs these too when it moves the parameter, so it never decides on a
 /// twin's stale value.
 const MOVES_ALSO: &[(&str, &[&str])] = &[
-    ("lat_alu", &["tp.lds32"]),
+    ("lat_alu", &["tp.lds"]),
     (
         "branch_target_cycles",
         &[
