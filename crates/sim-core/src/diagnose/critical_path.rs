@@ -373,10 +373,10 @@ impl Sink for PathRecorder {
             let r = self.arrives.len() - 1;
             let kinds = (0..self.arrives[r].len())
                 .map(|p| {
-                    u8::from(self.arrives[r][p].is_some()) * ISSUE_ARRIVE
-                        | u8::from(self.variable[r][p]) * ISSUE_VARIABLE
-                        | u8::from(self.mmas[r][p]) * ISSUE_MMA
-                        | u8::from(self.bars[r][p]) * ISSUE_BAR
+                    (u8::from(self.arrives[r][p].is_some()) * ISSUE_ARRIVE)
+                        | (u8::from(self.variable[r][p]) * ISSUE_VARIABLE)
+                        | (u8::from(self.mmas[r][p]) * ISSUE_MMA)
+                        | (u8::from(self.bars[r][p]) * ISSUE_BAR)
                 })
                 .collect();
             self.issue_kinds.push(kinds);
