@@ -373,10 +373,15 @@ impl Sink for PathRecorder {
             let r = self.arrives.len() - 1;
             let kinds = (0..self.arrives[r].len())
                 .map(|p| {
-                    (u8::from(self.arrives[r][p].is_some()) * ISSUE_ARRIVE)
-                        | (u8::from(self.variable[r][p]) * ISSUE_VARIABLE)
-                        | (u8::from(self.mmas[r][p]) * ISSUE_MMA)
-                        | (u8::from(self.bars[r][p]) * ISSUE_BAR)
+                    [
+                        (self.arrives[r][p].is_some(), ISSUE_ARRIVE),
+                        (self.variable[r][p], ISSUE_VARIABLE),
+                        (self.mmas[r][p], ISSUE_MMA),
+                        (self.bars[r][p], ISSUE_BAR),
+                    ]
+                    .iter()
+                    .filter(|x| x.0)
+                    .fold(0, |k, x| k | x.1)
                 })
                 .collect();
             self.issue_kinds.push(kinds);
