@@ -58,7 +58,7 @@ pub fn targets(m: &Measurement) -> Vec<Target> {
 /// The least tolerance a side is given: where the GPUs' strict bands leave less (or
 /// none) on one side of the median, that side weighs (3% / 0.5%)^2 = 36 times a
 /// benchmark with the whole 3%.
-const MIN_TOLERANCE: f64 = 0.005;
+pub const MIN_TOLERANCE: f64 = 0.005;
 
 /// How far below and above `median` (relative, each between [`MIN_TOLERANCE`] and 3%)
 /// the model may go with every GPU of `per_gpu` still in its strict band, judged against
@@ -520,7 +520,7 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
 /// `fit_report::fitted_parameters_know_their_twins` keeps the table whole): the joint
 /// refinement re-runs these too when it moves the parameter, so it never decides on a
 /// twin's stale value.
-const MOVES_ALSO: &[(&str, &[&str])] = &[
+pub const MOVES_ALSO: &[(&str, &[&str])] = &[
     ("lat_alu", &["tp.lds"]),
     (
         "branch_target_cycles",
