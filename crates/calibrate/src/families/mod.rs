@@ -8,6 +8,7 @@ pub(crate) mod bw;
 pub(crate) mod clock;
 pub(crate) mod copy;
 pub(crate) mod gaps;
+mod gaps_const;
 pub mod gaps_twins;
 pub(crate) mod ldg;
 pub(crate) mod ldgsts;
