@@ -681,7 +681,8 @@ pub struct Progress<'a> {
 
 /// Step 3, the joint refinement: coordinate descent over the fitted quantities `vs` on
 /// every benchmark `refs` ([`target_cost`]), `sweeps` sweeps at most, keeping each
-/// benchmark of `bound` within its bound. `round` (0 or 1) only names the progress.
+/// benchmark of `bound` within its bound. `round` (0 or 1) names the progress (steps 4
+/// and 6).
 fn joint_refinement(
     p: &mut Profile,
     refs: &[&Target],
@@ -695,7 +696,7 @@ fn joint_refinement(
     let mut total = target_cost(refs, &vals);
     for s in 0..sweeps {
         let name = ["joint refinement", "joint refinement, second round"][round.min(1)];
-        tell(4, name, s + 1, sweeps, None);
+        tell(4 + 2 * round.min(1), name, s + 1, sweeps, None);
         let before = total;
         for v in vs {
             let dep: Vec<usize> = refs
@@ -749,7 +750,7 @@ fn joint_refinement(
 /// SM's streams), from `p`'s values (the offline study's joint fit, scripts/hbm_study,
 /// in the first round), by coordinate descent on how many miss 3%, then each
 /// benchmark's error beyond 2% (the 3% target with a margin), then the sum of squares,
-/// `sweeps` sweeps at most. (Counting the GPUs' strict misses here too left one copy 3.6
+/// `sweeps` sweeps at most (progress steps 5 and 7 by `round`). (Counting the GPUs' strict misses here too left one copy 3.6
 /// to 3.8% off in two trials: coordinate descent on one parameter at a time could not
 /// take it back without pushing another out.)
 fn hbm_descent(
@@ -776,7 +777,7 @@ fn hbm_descent(
     let mut best = cost(&eval_many(hbm, p));
     for s in 0..sweeps {
         let name = ["HBM by address", "HBM by address, second round"][round.min(1)];
-        tell(5, name, s + 1, sweeps, None);
+        tell(5 + 2 * round.min(1), name, s + 1, sweeps, None);
         let before = best;
         for &(name, integer, lo, hi) in HBM_PARAMS {
             descend(
@@ -807,8 +808,9 @@ fn hbm_descent(
     }
 }
 
-/// The fit's steps, as [`Progress`] numbers them.
-pub const STEPS: usize = 5;
+/// The fit's steps, as [`Progress`] numbers them (the joint refinement and HBM by
+/// address twice: 4 and 5, then 6 and 7).
+pub const STEPS: usize = 7;
 
 /// Fits the profile `prior` to the measurements `m` (`data_file` names them in sources):
 /// [`fit_with`], telling no one its progress.
