@@ -63,8 +63,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             writer: d.text,
             stall,
         };
-        // The pc step and the next instruction's register wait.
+        // The pc step and the next instruction's register wait, or else its pipe's.
         let due = w.quiet_step(d, next);
+        let due = self.hold_ahead(slot, due, next);
         if S::ENABLED {
             self.quiet_wait_event(slot, next, due);
         }
@@ -102,6 +103,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         // The pc step and the next instruction's register wait, on the warp looked up
         // once after the access (a look-up of its own cost about 5 host instructions).
         let due = w.quiet_step(d, next);
+        let due = self.hold_ahead(slot, due, next);
         if S::ENABLED {
             self.quiet_wait_event(slot, next, due);
         }
