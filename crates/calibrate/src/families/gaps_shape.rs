@@ -4,7 +4,8 @@
 //! bulk copy's latency from L2, 256 B to 8 KiB in steps of 256 B, at four source
 //! addresses) and `lat.ldg_lines.l2.*` (a warp-load of 1 to 32 lines from L2, every
 //! count), and a 16 KiB copy's latency from HBM and from L2 on one SM while a number of
-//! other SMs stream HBM.
+//! other SMs stream HBM; `gaps.shape_stream`: the one-SM copy stream by chunk and stages, and the
+//! copy latency while SMs read L2.
 
 use crate::bench::*;
 use crate::gpu::{Result, arg};
@@ -24,7 +25,24 @@ impl Runner {
     pub(crate) fn gaps_shape(&mut self) -> Result<()> {
         self.shape_bulk_l2()?;
         self.shape_ldg_lines()?;
-        self.shape_loaded_sms()
+        self.shape_loaded(1, "hbm_stream")
+    }
+
+    /// `gaps.shape_stream`: one SM's bulk-copy stream from L2 (`bw.tma.l2.one_sm.*`, the
+    /// same kernel and protocol) at more chunk sizes and copies in flight, 1 to 4 (as
+    /// many as fit in 192 KiB of shared memory), and a 16 KiB copy's latency on one SM
+    /// while N SMs read private spans warm in L2 (`gap_loaded`'s load 3).
+    pub(crate) fn gaps_shape_stream(&mut self) -> Result<()> {
+        for kib in [8u32, 12, 16, 20, 24, 28, 32, 40, 48, 64] {
+            for stages in 1..=4i32 {
+                if kib * stages as u32 > 192 {
+                    continue;
+                }
+                let name = format!("gap.shape.stream.chunk_{kib}KiB.stages_{stages}");
+                self.bw_tma_run(&name, 8 * MIB, 1, 32 * MIB, true, "L2", kib * 1024, stages)?;
+            }
+        }
+        self.shape_loaded(3, "l2_private")
     }
 
     /// One thread, bulk copies from L2 of 256 B to 8 KiB (steps of 256 B) at each of
@@ -121,11 +139,12 @@ impl Runner {
         Ok(())
     }
 
-    /// A 16 KiB bulk copy's latency on one SM (CTA 0, `gap_loaded`'s probe) while the
-    /// grid's other CTAs (one per SM) stream HBM with 1024 threads each (`gap_loaded`'s
-    /// load 1): grids of 1 (no load) to every SM; from HBM (lines never read) and from
-    /// L2. Cycles per copy, every copy of every launch; each launch's chip rate in extra.
-    fn shape_loaded_sms(&mut self) -> Result<()> {
+    /// A 16 KiB bulk copy's latency on one SM (CTA 0, `gap_loaded`'s probe) while every
+    /// other thread of the grid (one CTA per SM, 1024 threads) runs `gap_loaded`'s load
+    /// `load` (1: an HBM stream; 3: its CTA's private span warm in L2): grids of 1 (the
+    /// probe's own SM alone) to every SM; from HBM (lines never read) and from L2. Cycles
+    /// per copy, every copy of every launch; each launch's chip rate in extra.
+    fn shape_loaded(&mut self, load: i32, lname: &str) -> Result<()> {
         let p = self.arena.ptr;
         let (hsrc, hdst, span, private, probe_l2) = (
             p,
@@ -138,7 +157,13 @@ impl Runner {
         let flag = self.err.ptr + 64;
         self.k("gap_loaded")?.func.allow_smem(16384)?;
         let settle: i64 = 20_000;
-        let (load, cap, poll) = (1i32, 4000i64, 15i32);
+        // As `gaps_loaded`: HBM streams poll the flag every 16 iterations, L2 reads every
+        // 256 (and may run ten times as many).
+        let (cap, poll) = if load == 1 {
+            (4000i64, 15i32)
+        } else {
+            (40_000, 255)
+        };
         let reps = self.reps(4, 2);
         let all = self.sm_count;
         let mut grids = vec![1u32, 2, 5, 9, 17, 33, 66, 99];
@@ -188,16 +213,21 @@ impl Runner {
                         "bytes_moved": moved, "chip_bytes_per_clk": moved as f64 / longest}));
                 }
                 self.push(Rec {
-                    name: format!("gap.shape.loaded.sms_{grid}.probe_{pname}_16KiB"),
+                    name: if load == 1 {
+                        format!("gap.shape.loaded.sms_{grid}.probe_{pname}_16KiB")
+                    } else {
+                        format!("gap.shape.loaded_{lname}.sms_{grid}.probe_{pname}_16KiB")
+                    },
                     group: "gaps",
                     unit: "cycles",
                     kernel: "gap_loaded",
-                    method: "a grid of SMS CTAs (one per SM): CTAs 1.. stream HBM (1024 threads, 16 B \
-                             loads and stores each), CTA 0's thread 0, after 20k cycles, times 16 bulk \
+                    method: "a grid of SMS CTAs (one per SM): every thread but CTA 0's thread 0 runs \
+                             the load (load 1: HBM, 16 B loads and stores; load 3: its CTA's own \
+                             192 KiB warm in L2, 16 B loads), CTA 0's thread 0, after 20k cycles, times 16 bulk \
                              copies of 16 KiB (from L2: each source copied once untimed first; from HBM: \
                              lines never read, 2 MiB apart), then raises a flag that ends the load; every \
                              copy of every launch",
-                    params: vec![("sms", v(grid)), ("load", v("hbm_stream")), ("probe", v(pname))],
+                    params: vec![("sms", v(grid)), ("load", v(lname)), ("probe", v(pname))],
                     reps: lat,
                     extra: vec![("raw", v(&raw))],
                 });
