@@ -252,8 +252,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             });
         }
         let p = d.pipe.index();
-        let interval = paced!(self).interval(sp, p, now);
-        self.pipes.book(sp, p, now + interval);
+        let interval = paced!(self).book(&mut self.pipes, sp, p, now);
         hold_tensor(&mut self.tensor_free[sp], self.tensor_hold[p], now);
         if d.bank_conflict_cycles > 0 {
             self.pipes.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
