@@ -464,6 +464,8 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
         int("l1_line_cap", 1.0, 32.0, &["lat.ldg_lines.l1."]),
         real("l2_line_cycles", 0.0, 16.0, &["lat.ldg_lines.l2."]),
         int("l2_line_cap", 1.0, 32.0, &["lat.ldg_lines.l2."]),
+        // the 9th line on of a warp-load from L2 (gaps/h100-20261127T160605Z.json.gz)
+        int("l2_miss_burst_gap", 0.0, 100.0, &["lat.ldg_lines.l2."]),
         int("lat_ldgsts_fill", 0.0, 100.0, &["lat.ldgsts."]),
         int(
             "lat_hbm",
@@ -531,6 +533,9 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
                 "lat.tma2d.l2.2KiB",
             ],
         ),
+        // 4 and 8 KiB too: at 1 and 2 KiB the floor (`tma_min_latency`) hides the lines'
+        // own arrival, which sets every larger copy (gaps/h100-20261127T160605Z.json.gz: flat
+        // from 1.75 to 3 KiB at four addresses, then the port's slope)
         int(
             "tma_extra_latency",
             0.0,
@@ -538,8 +543,12 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
             &[
                 "lat.bulk.l2.1KiB",
                 "lat.bulk.l2.2KiB",
+                "lat.bulk.l2.4KiB",
+                "lat.bulk.l2.8KiB",
                 "lat.tma2d.l2.1KiB",
                 "lat.tma2d.l2.2KiB",
+                "lat.tma2d.l2.4KiB",
+                "lat.tma2d.l2.8KiB",
             ],
         ),
         // the floor a small copy from L2 does not go below (1 and 2 KiB take the same
