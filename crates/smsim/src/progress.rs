@@ -217,7 +217,7 @@ impl Drop for Heartbeat {
 }
 
 /// A line saying where `calibrate fit` is, as a step or an item of one starts:
-/// `calibrate fit: step 3 of 7, 1-D searches, 4 of 24 (lat_fma), 12 s`.
+/// `calibrate fit: step 3 of 6, 1-D searches, 4 of 24 (lat_fma), 12 s`.
 pub fn fit_stage(p: &calibrate::fit::Progress, elapsed: Duration) -> String {
     let item = if p.items > 1 {
         format!(", {} of {}", p.item, p.items)
@@ -252,7 +252,7 @@ mod tests {
         };
         assert_eq!(
             fit_stage(&p, Duration::from_millis(12_400)),
-            "calibrate fit: step 3 of 7, 1-D searches, 4 of 24 (lat_fma), 12 s\n"
+            "calibrate fit: step 3 of 6, 1-D searches, 4 of 24 (lat_fma), 12 s\n"
         );
         let one = calibrate::fit::Progress {
             step: 1,
@@ -263,7 +263,7 @@ mod tests {
         };
         assert_eq!(
             fit_stage(&one, Duration::ZERO),
-            "calibrate fit: step 1 of 7, read off the data, 0 s\n"
+            "calibrate fit: step 1 of 6, read off the data, 0 s\n"
         );
     }
 
