@@ -11,6 +11,7 @@
 
 pub mod across;
 mod bench;
+pub mod datafile;
 mod families;
 pub mod fit;
 mod gpu;
@@ -426,8 +427,7 @@ pub fn pool_hbm_copies(
 pub fn load_data(rel: &str) -> Result<Measurement, String> {
     let read = |r: &str| -> Result<Measurement, String> {
         let path = workspace_path(r);
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = datafile::read_text(&path)?;
         Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
     };
     let mut m = read(rel)?;
@@ -459,13 +459,14 @@ pub const BUILTIN_PROFILE: &str = "crates/sim-core/profiles/h100.toml";
 /// A workspace-relative path: as given when it exists from the current folder, else
 /// resolved against the workspace this crate was built in.
 pub fn workspace_path(rel: &str) -> PathBuf {
+    // (a committed collect may be stored gzipped: `datafile::resolve` finds either)
     let p = PathBuf::from(rel);
-    if p.is_absolute() || p.exists() {
+    if p.is_absolute() || datafile::resolve(&p).exists() {
         return p;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let q = root.join(rel);
-    if q.exists() { q } else { p }
+    if datafile::resolve(&q).exists() { q } else { p }
 }
 
 /// The NVRTC target for a compute capability: sm_90 -> "sm_90a".
