@@ -19,6 +19,7 @@ pub mod library;
 pub mod loo;
 pub mod ncu;
 pub mod nvrtc;
+pub mod placement;
 pub mod report;
 pub mod sass;
 pub mod schema;
@@ -428,7 +429,11 @@ pub fn load_data(rel: &str) -> Result<Measurement, String> {
     let read = |r: &str| -> Result<Measurement, String> {
         let path = workspace_path(r);
         let text = datafile::read_text(&path)?;
-        Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let mut m =
+            Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        // the landing SM's L2 distance taken out (`placement`), where the file measured it
+        placement::normalize(&mut m, false);
+        Ok(m)
     };
     let mut m = read(rel)?;
     if Path::new(rel).file_name() == Path::new(PRIMARY_DATA).file_name() {
