@@ -58,13 +58,15 @@ impl<'a, S: Sink> Engine<'a, S> {
         // (Written whether or not there is a result: `dst_reg` is then a slot nobody
         // reads.)
         let (cycles, stall) = d.short_result;
-        w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
+        let reg = RegState {
             ready: now + cycles,
             writer: d.text,
             stall,
         };
-        // The pc step and the next instruction's register wait.
+        write_short_dst(&mut w.regs, d, reg);
+        // The pc step and the next instruction's register wait, or else its pipe's.
         let due = w.quiet_step(d, next);
+        let due = self.hold_ahead(slot, due, next);
         if S::ENABLED {
             self.quiet_wait_event(slot, next, due);
         }
@@ -94,14 +96,16 @@ impl<'a, S: Sink> Engine<'a, S> {
         let next = now + 1;
         let w = &mut self.warps[slot as usize];
         w.outstanding = w.outstanding.max(done);
-        w.regs[d.dst_reg as usize % REG_ARRAY] = RegState {
+        let reg = RegState {
             ready: done,
             writer: d.text,
             stall: WarpState::LongScoreboard,
         };
+        write_short_dst(&mut w.regs, d, reg);
         // The pc step and the next instruction's register wait, on the warp looked up
         // once after the access (a look-up of its own cost about 5 host instructions).
         let due = w.quiet_step(d, next);
+        let due = self.hold_ahead(slot, due, next);
         if S::ENABLED {
             self.quiet_wait_event(slot, next, due);
         }
@@ -252,17 +256,20 @@ impl<'a, S: Sink> Engine<'a, S> {
             });
         }
         let p = d.pipe.index();
-        let interval = paced!(self).interval(sp, p, now);
-        self.pipes.book(sp, p, now + interval);
+        let interval = paced!(self).book(&mut self.pipes, sp, p, now);
         hold_tensor(&mut self.tensor_free[sp], self.tensor_hold[p], now);
         if d.bank_conflict_cycles > 0 {
             self.pipes.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
         }
-        if S::ENABLED && interval > 1 {
+        // The pipe is busy to its free cycle: its interval, or longer where a math issue
+        // beside a busy tensor core held the port (`Paced::book`); as `quiet_issue_events`.
+        let busy_end = self.pipes.slots[sp][p].free;
+        debug_assert!(busy_end >= now + interval);
+        if S::ENABLED && busy_end > now + 1 {
             let id = self.wid(slot);
             self.sink.event(Event::UnitBusy {
                 start: now,
-                end: now + interval,
+                end: busy_end,
                 unit: Unit::Pipe {
                     pipe: d.pipe,
                     subpartition: sp as u8,
@@ -473,6 +480,20 @@ impl<'a, S: Sink> Engine<'a, S> {
             }
         }
         Ok(())
+    }
+}
+
+/// A short issue's result (`IssueClass::Plain`, `GlobalLoad`): its destination registers
+/// from `dst_reg`, as `set_dst` writes them (lowering keeps them within the file).
+#[inline(always)]
+fn write_short_dst(regs: &mut [RegState; REG_ARRAY], d: &DInstr, reg: RegState) {
+    let base = d.dst_reg as usize;
+    regs[base % REG_ARRAY] = reg;
+    // (Most write one: FP64 arithmetic and wide loads two or four.)
+    if d.dst_count > 1 {
+        for r in base + 1..base + d.dst_count as usize {
+            regs[r % REG_ARRAY] = reg;
+        }
     }
 }
 

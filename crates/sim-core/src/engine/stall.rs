@@ -353,8 +353,9 @@ impl<'a, S: Sink> Engine<'a, S> {
         }
     }
 
-    /// The register wait a short issue found for its warp from `next` on
-    /// (`Warp::quiet_step` set it, due again at `due`), told to a sink that takes states
+    /// The wait a short issue found for its warp from `next` on (a register's, which
+    /// `Warp::quiet_step` set, or a pipe's or the dispatch's, which `hold_ahead` set; due
+    /// again at `due`), told to a sink that takes states
     /// ahead; nothing when the warp is still `selected` (no wait: looked at next cycle)
     /// or the step reached loop control (`after_issue` tells it).
     #[inline(always)]
@@ -454,6 +455,44 @@ impl<'a, S: Sink> Engine<'a, S> {
             ));
         }
         None
+    }
+
+    /// After a short issue whose step found the next instruction's registers clear at
+    /// `next` (`due` is `next`): what classification would find holding the warp then,
+    /// its pipe busy or its queue full, or its sub-partition's dispatch, made the warp's
+    /// state from `next` on (as `Warp::quiet_step` makes a register wait), and the cycle
+    /// it ends, when the warp is next looked at; else `due` as it was. Nothing between
+    /// the issue and that classification changes what it reads: a sub-partition's pipes,
+    /// queues and dispatch move only at its own issues, at most one a cycle (events and
+    /// the other sub-partitions' issues leave them), and the warp's registers, block and
+    /// pc move only at its own. So the visit at `next`, which in fa3-forward's softmax
+    /// found a busy pipe after two issues in three, is spared.
+    #[inline(always)]
+    pub(super) fn hold_ahead(&mut self, slot: u32, due: Option<u64>, next: u64) -> Option<u64> {
+        if due != Some(next) {
+            return due;
+        }
+        let w = &self.warps[slot as usize];
+        // (`quiet_step` made the next instruction current when it returned a cycle.)
+        let Some(d) = w.cur else { return due };
+        let sp = w.sp as usize & 3;
+        let (state, until, cause) = if self.pipes.slots[sp][d.pipe.index()].ready > next {
+            self.pipe_hold(sp, d.pipe, next)
+        } else if self.pipes.dispatch_free[sp] > next {
+            (
+                WarpState::DispatchStall,
+                self.pipes.dispatch_free[sp],
+                Cause::OWN,
+            )
+        } else {
+            return due;
+        };
+        // The issue's `selected` span is charged and empty from `next` on.
+        let w = &mut self.warps[slot as usize];
+        w.state = state;
+        w.cause = cause;
+        w.state_pc = w.pc;
+        Some(until)
     }
 
     /// What holds a warp whose pipe is busy or whose pipe's queue is full at `now`:

@@ -142,6 +142,7 @@ impl<'k> Lowerer<'k> {
             own_latency: 0,
             issue: IssueClass::General,
             dst_reg: 0,
+            dst_count: 1,
             short_result: (0, WarpState::Wait),
             loop_tail: None,
             stall: match self.key(i, "stall")? {

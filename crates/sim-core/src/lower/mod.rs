@@ -150,12 +150,12 @@ impl MemOperand {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IssueClass {
     /// Arithmetic or a plain instruction, not a branch, with a stall count of at most 1
-    /// and at most one destination register below `REG_SLOTS` (`dst_reg`): its issue
-    /// only books its pipe (and dispatch) and writes that register when its `result`
-    /// is ready.
+    /// and its destination registers below `REG_SLOTS` (`dst_reg`, `dst_count`): its
+    /// issue only books its pipe (and dispatch) and writes those registers when its
+    /// `result` is ready.
     Plain,
-    /// A global or local load, not a branch, with a stall count of at most 1 and one
-    /// destination register below `REG_SLOTS` (`dst_reg`).
+    /// A global or local load, not a branch, with a stall count of at most 1 and its
+    /// destination registers below `REG_SLOTS` (`dst_reg`, `dst_count`).
     GlobalLoad,
     /// Everything else.
     General,
@@ -228,9 +228,12 @@ pub struct DInstr {
     pub own_latency: u64,
     /// Which path its issue takes in the engine (`Program::resolve_results` sets it).
     pub issue: IssueClass,
-    /// The register that a `Plain` or `GlobalLoad` issue writes (`NO_RESULT_REG` for a
-    /// `Plain` one without a `result`).
+    /// The first register that a `Plain` or `GlobalLoad` issue writes (`NO_RESULT_REG`
+    /// for a `Plain` one without a `result`).
     pub dst_reg: u16,
+    /// How many registers from `dst_reg` it writes (1 but for 64- and 128-bit results:
+    /// FP64 arithmetic, wide loads).
+    pub dst_count: u8,
     /// What a `Plain` or `GlobalLoad` issue writes there: the cycles from the issue to
     /// the value's being ready (a `Plain` one's `result`, 0 without one; a load's comes
     /// from its access) and the state a reader waits in until then.
@@ -350,28 +353,32 @@ impl Program {
                     Kind::Compute | Kind::Plain => result,
                     _ => None,
                 };
-                let one_dst = match d.dst {
-                    Some((base, 1)) if (base as usize) < REG_SLOTS => Some(base),
+                // (Every destination register is tracked: `set_dst` would write them
+                // all, none past the register file's end.)
+                let short_dst = match d.dst {
+                    Some((base, n)) if n >= 1 && base as usize + n as usize <= REG_SLOTS => {
+                        Some((base, n))
+                    }
                     _ => None,
                 };
                 // (A declared guard is evaluated on the general path.)
                 let simple = d.op != Op::Bra && d.stall <= 1 && d.guard.is_none();
                 d.issue = match d.kind {
                     Kind::Compute | Kind::Plain
-                        if simple && (d.result.is_none() || one_dst.is_some()) =>
+                        if simple && (d.result.is_none() || short_dst.is_some()) =>
                     {
                         IssueClass::Plain
                     }
                     Kind::Load {
                         space: Space::Global | Space::Local,
-                    } if simple && one_dst.is_some() && d.bank_conflict_cycles == 0 => {
+                    } if simple && short_dst.is_some() && d.bank_conflict_cycles == 0 => {
                         IssueClass::GlobalLoad
                     }
                     _ => IssueClass::General,
                 };
-                d.dst_reg = match (d.issue, d.result) {
-                    (IssueClass::Plain, None) => NO_RESULT_REG,
-                    _ => one_dst.unwrap_or(0),
+                (d.dst_reg, d.dst_count) = match (d.issue, d.result) {
+                    (IssueClass::Plain, None) => (NO_RESULT_REG, 1),
+                    _ => short_dst.unwrap_or((0, 1)),
                 };
                 d.short_result = match d.issue {
                     IssueClass::GlobalLoad => (0, WarpState::LongScoreboard),
