@@ -165,6 +165,81 @@ impl Spread {
         let hi = others.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         in_band_strict(self.simulated, measured, lo, hi)
     }
+
+    /// The lowest and highest value of the GPUs other than `gpu`, if any.
+    pub fn others_range(&self, gpu: &str) -> Option<(f64, f64)> {
+        let others = self.per_gpu.iter().filter(|(g, _)| g.as_str() != gpu);
+        let (lo, hi) = others.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, v)| {
+            (lo.min(*v), hi.max(*v))
+        });
+        (lo <= hi).then_some((lo, hi))
+    }
+}
+
+/// Why a GPU misses a benchmark read strictly, judged by where its value lies against
+/// the other GPUs' spread (the leave-out fit's data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MissKind {
+    /// Its strict band ([`strict_band`]) does not meet the other GPUs' spread: the GPU
+    /// is more than 3% outside every other GPU's value, so no model fitted to the
+    /// others (which sits inside their spread) passes it.
+    Noise,
+    /// Some model inside the other GPUs' spread would pass it: the fit (a parameter
+    /// pulled between benchmarks) or the model's shape.
+    Model,
+}
+
+/// One out-of-sample benchmark a GPU misses read strictly.
+#[derive(Clone, Debug)]
+pub struct StrictMiss {
+    /// The benchmark.
+    pub bench: String,
+    /// The GPU's value.
+    pub measured: f64,
+    /// The model's value.
+    pub simulated: f64,
+    /// (simulated - measured) / measured, in percent.
+    pub err_pct: f64,
+    /// The other GPUs' lowest and highest values (none: no other GPU measured it).
+    pub others: Option<(f64, f64)>,
+    /// Noise or model.
+    pub kind: MissKind,
+}
+
+impl StrictMiss {
+    /// How far the GPU's value lies outside the other GPUs' spread, in percent of the
+    /// nearer end (negative below it, positive above, 0 inside or with no other GPU).
+    pub fn outside_pct(&self) -> f64 {
+        match self.others {
+            Some((lo, _)) if self.measured < lo => (self.measured - lo) / lo * 100.0,
+            Some((_, hi)) if self.measured > hi => (self.measured - hi) / hi * 100.0,
+            _ => 0.0,
+        }
+    }
+}
+
+/// [`Spread`]'s strict miss for `gpu` (whose value is `measured`), classified.
+fn strict_miss(sp: &Spread, gpu: &str, measured: f64) -> StrictMiss {
+    let others = sp.others_range(gpu);
+    let kind = match others {
+        Some((lo, hi)) => {
+            let (blo, bhi) = strict_band(measured, &[lo, hi]);
+            if bhi < lo || blo > hi {
+                MissKind::Noise
+            } else {
+                MissKind::Model
+            }
+        }
+        None => MissKind::Model,
+    };
+    StrictMiss {
+        bench: sp.bench.clone(),
+        measured,
+        simulated: sp.simulated,
+        err_pct: (sp.simulated - measured) / measured * 100.0,
+        others,
+        kind,
+    }
 }
 
 /// The band rule: `sim` inside `[lo, hi]` or within 3% of `measured` (the issue's
@@ -289,6 +364,8 @@ pub struct GpuScore {
     /// Out-of-sample benchmarks in band read strictly ([`Spread::in_band_strict_for`]:
     /// against the other GPUs' spread).
     pub out_of_sample_strict: usize,
+    /// The out-of-sample benchmarks outside the band read strictly, classified.
+    pub strict_misses: Vec<StrictMiss>,
 }
 
 /// Scores every GPU: each benchmark it measured, the model's error against its value,
@@ -324,7 +401,11 @@ pub fn score_gpus(collects: &[Collect], spreads: &[Spread]) -> Vec<GpuScore> {
                 s.misses.push((sp.bench.clone(), meas, sp.simulated, err));
             }
             if !inside {
-                s.out_of_sample_strict += usize::from(sp.in_band_strict_for(gpu));
+                if sp.in_band_strict_for(gpu) {
+                    s.out_of_sample_strict += 1;
+                } else {
+                    s.strict_misses.push(strict_miss(sp, gpu, meas));
+                }
             }
         }
     }

@@ -347,6 +347,8 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
             r.section("gaps.l1sets", Runner::gaps_l1sets);
             r.section("gaps.share", Runner::gaps_share);
             r.section("gaps.const", Runner::gaps_const);
+            r.section("gaps.shape", Runner::gaps_shape);
+            r.section("gaps.shape_stream", Runner::gaps_shape_stream);
         }
         // Opt-in (`--only map.hbm`, `--only tp.own_lines`): exploratory, not fitted.
         if opts.only.iter().any(|o| o.starts_with("map.hbm")) {

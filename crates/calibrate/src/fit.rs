@@ -6,9 +6,12 @@
 //!    runs the benchmarks' simulated twins ([`crate::twins`]) until their values match
 //!    the measured medians (least squares on relative errors).
 //! 3. A joint refinement: coordinate descent over all those parameters on every twinned
-//!    benchmark: first how many miss 3%, then the sum of squared relative errors from
-//!    the median, each weighed by the room its GPUs' strict bands leave on that side of
-//!    the median (the L2 latency, whose GPUs spread 271 to 285 cycles, is dearer than a
+//!    benchmark: first how many miss 3%, then how many each GPU misses read strictly
+//!    (each GPU's value judged against the others' spread, as leave-one-GPU-out judges
+//!    it; a GPU's misses cost their square, so that they spread over GPUs rather than
+//!    pile on one: [`gpu_cost`]), then the sum of squared relative errors from the
+//!    median, each weighed by the room its GPUs' strict bands leave on that side of
+//!    the median (the L2 latency, whose GPUs spread 269 to 285 cycles, is dearer than a
 //!    benchmark every GPU measures alike; [`tolerance`]). Twins run in parallel; only
 //!    the twins that depend on a parameter are re-run when it moves (those it names and
 //!    those [`MOVES_ALSO`] lists), and every twin after each sweep.
@@ -36,6 +39,63 @@ pub struct Target {
     /// the data still in its strict band ([`tolerance`]): the joint refinement weighs
     /// each side's error by it.
     pub tolerance: (f64, f64),
+    /// Each GPU's strict band (judged against the other GPUs' spread, as leave-one-GPU-out
+    /// judges it: [`crate::across::strict_bands`]) relative to `measured`: (GPU, lowest
+    /// and highest relative error it accepts). Empty with no per-GPU values (one file).
+    pub strict_bands: Vec<(String, f64, f64)>,
+}
+
+impl Target {
+    /// The GPUs whose strict band leaves out a model at relative error `r`.
+    pub fn gpus_missing(&self, r: f64) -> impl Iterator<Item = &str> {
+        self.strict_bands
+            .iter()
+            .filter(move |(_, lo, hi)| r < lo - 1e-12 || r > hi + 1e-12)
+            .map(|(g, ..)| g.as_str())
+    }
+}
+
+/// Each GPU's strict band for a benchmark whose per-GPU values are `per_gpu`, relative
+/// to `median`.
+fn relative_strict_bands(median: f64, per_gpu: &[(String, f64)]) -> Vec<(String, f64, f64)> {
+    if median == 0.0 {
+        return Vec::new();
+    }
+    let values: Vec<f64> = per_gpu.iter().map(|(_, v)| *v).collect();
+    per_gpu
+        .iter()
+        .zip(crate::across::strict_bands(&values))
+        .map(|((g, _), (lo, hi))| (g.clone(), (lo - median) / median, (hi - median) / median))
+        .collect()
+}
+
+/// Per GPU: how many benchmarks it measured among the targets, and how many of them
+/// leave it outside its strict band.
+type GpuTally<'a> = BTreeMap<&'a str, (usize, usize)>;
+
+/// Adds `ts` at `vals` to `tally`.
+fn tally<'a>(ts: &[&'a Target], vals: &[f64], tally: &mut GpuTally<'a>) {
+    for (t, v) in ts.iter().zip(vals) {
+        let r = rel(*v, t.measured);
+        for (g, lo, hi) in &t.strict_bands {
+            let e = tally.entry(g.as_str()).or_default();
+            e.0 += 1;
+            e.1 += usize::from(r < lo - 1e-12 || r > hi + 1e-12);
+        }
+    }
+}
+
+/// What the GPUs' strict misses cost: for each GPU, its misses squared over its
+/// benchmarks (its share of misses times their number), so that the next miss of a GPU
+/// already missing many costs more than a GPU's first: leave-one-GPU-out asks 95% of
+/// every GPU, not of all of them together. One GPU's first miss of 159 costs 0.006, its
+/// eighth (5%) 0.09.
+fn gpu_cost(tally: &GpuTally<'_>) -> f64 {
+    tally
+        .values()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, m)| (m * m) as f64 / *n as f64)
+        .sum()
 }
 
 /// Twins whose benchmark is in the measurement file, with the measured median.
@@ -44,10 +104,12 @@ pub fn targets(m: &Measurement) -> Vec<Target> {
         .into_iter()
         .filter_map(|t| {
             m.get(&t.bench).map(|b| {
-                let per_gpu = crate::across::per_gpu_values(b);
+                let keyed = crate::across::per_gpu_keyed(b);
+                let per_gpu: Vec<f64> = keyed.iter().map(|(_, v)| *v).collect();
                 Target {
                     measured: b.median,
                     tolerance: tolerance(b.median, &per_gpu),
+                    strict_bands: relative_strict_bands(b.median, &keyed),
                     twin: t,
                 }
             })
@@ -147,19 +209,23 @@ fn sse(ts: &[&Target], vals: &[f64]) -> f64 {
 }
 
 /// The joint refinement's cost: first how many benchmarks miss the 3% target (each
-/// costs 1, more than all the rest), then each one's squared error, weighed by the room
+/// costs [`MISS_COST`], more than all the rest), then how the GPUs' strict misses fall
+/// ([`gpu_cost`]: the leave-one-GPU-out reading, in sample, each GPU dearer the more it
+/// misses), then each benchmark's squared error from the median, weighed by the room
 /// its GPUs' strict bands leave on that side of the median ([`Target::tolerance`]),
 /// plus a steep price for the part of it beyond `TARGET_MARGIN`, so that the refinement
 /// does not trade a benchmark out of the target for a smaller sum elsewhere, nor a
 /// benchmark whose GPUs spread wide (where the GPU at an end of the spread misses first)
-/// for one whose GPUs agree.
+/// for one whose GPUs agree. The aim stays each benchmark's median: the GPUs' misses
+/// only say which of the fits near it is better.
 fn target_cost(ts: &[&Target], vals: &[f64]) -> f64 {
-    ts.iter()
+    let own: f64 = ts
+        .iter()
         .zip(vals)
         .map(|(t, v)| {
             let r = rel(*v, t.measured);
             let e = r.abs();
-            let missed = if e > TARGET { 1.0 } else { 0.0 };
+            let missed = if e > TARGET { MISS_COST } else { 0.0 };
             let room = if r < 0.0 {
                 t.tolerance.0
             } else {
@@ -167,7 +233,27 @@ fn target_cost(ts: &[&Target], vals: &[f64]) -> f64 {
             };
             missed + 100.0 * (e - TARGET_MARGIN).max(0.0).powi(2) + (e * TARGET / room).powi(2)
         })
-        .sum()
+        .sum();
+    let mut g = GpuTally::new();
+    tally(ts, vals, &mut g);
+    own + gpu_cost(&g)
+}
+
+/// What a benchmark beyond the 3% target costs in the fit's searches: more than any
+/// arrangement of the GPUs' strict misses and errors below it.
+const MISS_COST: f64 = 10.0;
+
+/// The discrete part of the costs: [`MISS_COST`] for each benchmark beyond 3% of its
+/// median, plus [`gpu_cost`].
+fn misses(ts: &[&Target], vals: &[f64]) -> f64 {
+    let mut g = GpuTally::new();
+    tally(ts, vals, &mut g);
+    let off = ts
+        .iter()
+        .zip(vals)
+        .filter(|(t, v)| rel(**v, t.measured).abs() > TARGET)
+        .count();
+    off as f64 * MISS_COST + gpu_cost(&g)
 }
 
 /// One benchmark's relative error `e` squared, plus a steep price for the part of it
@@ -378,6 +464,8 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
         int("l1_line_cap", 1.0, 32.0, &["lat.ldg_lines.l1."]),
         real("l2_line_cycles", 0.0, 16.0, &["lat.ldg_lines.l2."]),
         int("l2_line_cap", 1.0, 32.0, &["lat.ldg_lines.l2."]),
+        // the 9th line on of a warp-load from L2 (gaps/h100-20261127T160605Z.json.gz)
+        int("l2_miss_burst_gap", 0.0, 100.0, &["lat.ldg_lines.l2."]),
         int("lat_ldgsts_fill", 0.0, 100.0, &["lat.ldgsts."]),
         int(
             "lat_hbm",
@@ -445,6 +533,9 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
                 "lat.tma2d.l2.2KiB",
             ],
         ),
+        // 4 and 8 KiB too: at 1 and 2 KiB the floor (`tma_min_latency`) hides the lines'
+        // own arrival, which sets every larger copy (gaps/h100-20261127T160605Z.json.gz: flat
+        // from 1.75 to 3 KiB at four addresses, then the port's slope)
         int(
             "tma_extra_latency",
             0.0,
@@ -452,8 +543,12 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
             &[
                 "lat.bulk.l2.1KiB",
                 "lat.bulk.l2.2KiB",
+                "lat.bulk.l2.4KiB",
+                "lat.bulk.l2.8KiB",
                 "lat.tma2d.l2.1KiB",
                 "lat.tma2d.l2.2KiB",
+                "lat.tma2d.l2.4KiB",
+                "lat.tma2d.l2.8KiB",
             ],
         ),
         // the floor a small copy from L2 does not go below (1 and 2 KiB take the same
@@ -593,6 +688,134 @@ pub struct Progress<'a> {
     pub what: Option<&'a str>,
 }
 
+/// Step 3, the joint refinement: coordinate descent over the fitted quantities `vs` on
+/// every benchmark `refs` ([`target_cost`]), `sweeps` sweeps at most, keeping each
+/// benchmark of `bound` within its bound. `round` (0 or 1) only names the progress.
+fn joint_refinement(
+    p: &mut Profile,
+    refs: &[&Target],
+    vs: &[Var],
+    bound: &[Option<f64>],
+    sweeps: usize,
+    round: usize,
+    tell: &mut dyn FnMut(usize, &'static str, usize, usize, Option<&'static str>),
+) {
+    let mut vals = eval_many(refs, p);
+    let mut total = target_cost(refs, &vals);
+    for s in 0..sweeps {
+        let name = ["joint refinement", "joint refinement, second round"][round.min(1)];
+        tell(4, name, s + 1, sweeps, None);
+        let before = total;
+        for v in vs {
+            let dep: Vec<usize> = refs
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| {
+                    v.sets.iter().any(|(n, _)| depends_on(&t.twin, n))
+                        || matches(&t.twin.bench, v.benches)
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if dep.is_empty() {
+                continue;
+            }
+            let dts: Vec<&Target> = dep.iter().map(|&i| refs[i]).collect();
+            descend(get_var(p, v), v.integer, v.lo, v.hi, 0.04, 2e-3, |cand| {
+                let mut q = p.clone();
+                if !set_var(&mut q, v, cand) {
+                    return false;
+                }
+                let nv = eval_many(&dts, &q);
+                let mut trial = vals.clone();
+                for (k, &i) in dep.iter().enumerate() {
+                    trial[i] = nv[k];
+                }
+                let kept = dep.iter().all(|&i| {
+                    bound[i].is_none_or(|b| rel(trial[i], refs[i].measured).abs() <= b + 1e-9)
+                });
+                let s = target_cost(refs, &trial);
+                if kept && s < total - 1e-12 {
+                    total = s;
+                    vals = trial;
+                    *p = q;
+                    return true;
+                }
+                false
+            });
+        }
+        // A twin moved by a parameter it does not declare kept its old value above:
+        // every twin afresh, so that the next sweep (and the stop) sees the true cost.
+        vals = eval_many(refs, p);
+        total = target_cost(refs, &vals);
+        if total >= before - 1e-9 {
+            break;
+        }
+    }
+}
+
+/// Step 4, HBM by address: no benchmark isolates one of its parameters, so they are
+/// searched together on the benchmarks of lines from HBM, `hbm` (copies, chases, one
+/// SM's streams), from `p`'s values (the offline study's joint fit, scripts/hbm_study,
+/// in the first round), by coordinate descent on how many miss 3%, then each
+/// benchmark's error beyond 2% (the 3% target with a margin), then the sum of squares,
+/// `sweeps` sweeps at most. (Counting the GPUs' strict misses here too left one copy 3.6
+/// to 3.8% off in two trials: coordinate descent on one parameter at a time could not
+/// take it back without pushing another out.)
+fn hbm_descent(
+    p: &mut Profile,
+    hbm: &[&Target],
+    sweeps: usize,
+    round: usize,
+    tell: &mut dyn FnMut(usize, &'static str, usize, usize, Option<&'static str>),
+) {
+    if hbm.is_empty() {
+        return;
+    }
+    // As the joint refinement does, a benchmark beyond 3% costs more than any trade of
+    // errors below it (one HBM rate, which trades the LDG stream against the TMA
+    // stream, otherwise settles with the one 3.05% off and the other 2.2%).
+    let cost = |vals: &[f64]| -> f64 {
+        let mut c = 0.0;
+        for (t, v) in hbm.iter().zip(vals) {
+            let e = rel(*v, t.measured).abs();
+            c += if e > TARGET { MISS_COST } else { 0.0 } + margin_cost(e, HBM_MARGIN);
+        }
+        c
+    };
+    let mut best = cost(&eval_many(hbm, p));
+    for s in 0..sweeps {
+        let name = ["HBM by address", "HBM by address, second round"][round.min(1)];
+        tell(5, name, s + 1, sweeps, None);
+        let before = best;
+        for &(name, integer, lo, hi) in HBM_PARAMS {
+            descend(
+                p.file.params[name].value,
+                integer,
+                lo,
+                hi,
+                0.1,
+                0.01,
+                |cand| {
+                    let mut q = p.clone();
+                    if q.set(name, cand).is_err() {
+                        return false;
+                    }
+                    let c = cost(&eval_many(hbm, &q));
+                    if c < best - 1e-12 {
+                        best = c;
+                        *p = q;
+                        return true;
+                    }
+                    false
+                },
+            );
+        }
+        if best >= before - 1e-9 {
+            break;
+        }
+    }
+}
+
 /// The fit's steps, as [`Progress`] numbers them.
 pub const STEPS: usize = 5;
 
@@ -728,122 +951,34 @@ pub fn fit_with(
 
     // --- 3. joint refinement: coordinate descent on every twinned benchmark
     let refs: Vec<&Target> = all.iter().collect();
-    let mut vals = eval_many(&refs, &p);
-    let mut total = target_cost(&refs, &vals);
     // The refinement may trade errors between benchmarks, but not away from what a
     // parameter was fitted to: a benchmark that isolates a parameter stays within 3% (or
     // within its error after step 2, if that is larger).
     let bound: Vec<Option<f64>> = refs
         .iter()
-        .zip(&vals)
+        .zip(eval_many(&refs, &p))
         .map(|(t, v)| {
             vs.iter()
                 .any(|var| matches(&t.twin.bench, var.benches))
-                .then(|| rel(*v, t.measured).abs().max(TARGET))
+                .then(|| rel(v, t.measured).abs().max(TARGET))
         })
         .collect();
-    for s in 0..sweeps {
-        tell(4, "joint refinement", s + 1, sweeps, None);
-        let before = total;
-        for v in &vs {
-            let dep: Vec<usize> = refs
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| {
-                    v.sets.iter().any(|(n, _)| depends_on(&t.twin, n))
-                        || matches(&t.twin.bench, v.benches)
-                })
-                .map(|(i, _)| i)
-                .collect();
-            if dep.is_empty() {
-                continue;
-            }
-            let dts: Vec<&Target> = dep.iter().map(|&i| refs[i]).collect();
-            descend(get_var(&p, v), v.integer, v.lo, v.hi, 0.04, 2e-3, |cand| {
-                let mut q = p.clone();
-                if !set_var(&mut q, v, cand) {
-                    return false;
-                }
-                let nv = eval_many(&dts, &q);
-                let mut trial = vals.clone();
-                for (k, &i) in dep.iter().enumerate() {
-                    trial[i] = nv[k];
-                }
-                let kept = dep.iter().all(|&i| {
-                    bound[i].is_none_or(|b| rel(trial[i], refs[i].measured).abs() <= b + 1e-9)
-                });
-                let s = target_cost(&refs, &trial);
-                if kept && s < total - 1e-12 {
-                    total = s;
-                    vals = trial;
-                    p = q;
-                    return true;
-                }
-                false
-            });
-        }
-        // A twin moved by a parameter it does not declare kept its old value above:
-        // every twin afresh, so that the next sweep (and the stop) sees the true cost.
-        vals = eval_many(&refs, &p);
-        total = target_cost(&refs, &vals);
-        if total >= before - 1e-9 {
-            break;
-        }
-    }
-
-    // --- 4. HBM by address: no benchmark isolates one of its parameters, so they are
-    // searched together, after the joint refinement has settled the rest, on the
-    // benchmarks of lines from HBM (copies, chases, one SM's streams), from the starting
-    // profile's values (the offline study's joint fit, scripts/hbm_study), by coordinate
-    // descent on each benchmark's error beyond 2% (the 3% target with a margin), then
-    // the sum of squares.
     let hbm: Vec<&Target> = all
         .iter()
         .filter(|t| matches(&t.twin.bench, HBM_BENCHES))
         .collect();
+    // Two rounds of steps 3 and 4: in the first the refinement sees the benchmarks of
+    // lines from HBM at the study's HBM parameters, and may move a TMA cost the HBM step
+    // then cannot make up for (a one-SM TMA stream from HBM left 5% fast); in the second
+    // it sees them as the HBM step left them, and the HBM step starts from there.
+    for (round, (jr, hs)) in [(sweeps, sweeps.min(3)), (sweeps.min(2), sweeps.min(2))]
+        .into_iter()
+        .enumerate()
+    {
+        joint_refinement(&mut p, &refs, &vs, &bound, jr, round, &mut tell);
+        hbm_descent(&mut p, &hbm, hs, round, &mut tell);
+    }
     if !hbm.is_empty() {
-        // As the joint refinement does, a benchmark beyond 3% costs more than any
-        // trade of errors below it (one HBM rate, which trades the LDG stream against
-        // the TMA stream, otherwise settles with the one 3.05% off and the other 2.2%).
-        let cost = |vals: &[f64]| -> f64 {
-            let mut c = 0.0;
-            for (t, v) in hbm.iter().zip(vals) {
-                let e = rel(*v, t.measured).abs();
-                c += if e > TARGET { 1.0 } else { 0.0 } + margin_cost(e, HBM_MARGIN);
-            }
-            c
-        };
-        let mut best = cost(&eval_many(&hbm, &p));
-        for s in 0..sweeps.min(3) {
-            tell(5, "HBM by address", s + 1, sweeps.min(3), None);
-            let before = best;
-            for &(name, integer, lo, hi) in HBM_PARAMS {
-                descend(
-                    p.file.params[name].value,
-                    integer,
-                    lo,
-                    hi,
-                    0.1,
-                    0.01,
-                    |cand| {
-                        let mut q = p.clone();
-                        if q.set(name, cand).is_err() {
-                            return false;
-                        }
-                        let c = cost(&eval_many(&hbm, &q));
-                        if c < best - 1e-12 {
-                            best = c;
-                            p = q;
-                            return true;
-                        }
-                        false
-                    },
-                );
-            }
-            if best >= before - 1e-9 {
-                break;
-            }
-        }
         // Three significant digits (a probability, a rate), or four where three would
         // cost more (a benchmark pushed past 3% by the rounding).
         for digits in [3, 4] {
@@ -856,12 +991,7 @@ pub fn fit_with(
                         .map_err(|e| e.to_string())?;
                 }
             }
-            let missed = |r: &Profile| {
-                hbm.iter()
-                    .zip(eval_many(&hbm, r))
-                    .filter(|(t, v)| rel(*v, t.measured).abs() > TARGET)
-                    .count()
-            };
+            let missed = |r: &Profile| misses(&hbm, &eval_many(&hbm, r));
             if digits == 4 || missed(&q) <= missed(&p) {
                 p = q;
                 break;
@@ -884,13 +1014,7 @@ pub fn fit_with(
     // hundredth of a cycle), or one more where the rounding would push a benchmark past
     // 3% (a twin's cycles move in whole steps: one rounding of l2_bytes_per_clk_sm_max
     // moved a 4 KiB copy by a cycle, to 3.05%), or none
-    let missed = |q: &Profile| {
-        eval_many(&refs, q)
-            .iter()
-            .zip(&refs)
-            .filter(|(v, t)| rel(**v, t.measured).abs() > TARGET)
-            .count()
-    };
+    let missed = |q: &Profile| misses(&refs, &eval_many(&refs, q));
     let before = missed(&p);
     let mut tidy = None;
     for extra in [0, 1] {
@@ -1121,10 +1245,47 @@ mod tests {
             twin,
             measured: 100.0,
             tolerance: (0.005, 0.03),
+            strict_bands: Vec::new(),
         };
         let c = |v: f64| target_cost(&[&t], &[v]);
         assert!((c(99.5) - 0.0009).abs() < 1e-12, "{}", c(99.5));
         assert!((c(102.5) - 0.000625).abs() < 1e-12, "{}", c(102.5));
         assert!(c(103.1) > 1.0);
+    }
+
+    /// Three GPUs at 271.7, 277.6 and 284.5 (median 277.6), each judged within 3% of its
+    /// own value: the lowest accepts up to 279.851 (+0.81%), the highest from 275.965
+    /// (-0.59%). At +1% the lowest misses, at -1% the highest, at the median none, and at
+    /// +3.5% the lowest and the middle one.
+    #[test]
+    fn a_target_names_the_gpus_whose_strict_band_it_leaves() {
+        let twin = micro_twins().into_iter().next().unwrap();
+        let keyed: Vec<(String, f64)> = [("lo", 271.7), ("mid", 277.6), ("hi", 284.5)]
+            .iter()
+            .map(|(g, v)| (g.to_string(), *v))
+            .collect();
+        let t = Target {
+            twin,
+            measured: 277.6,
+            tolerance: (0.03, 0.03),
+            strict_bands: relative_strict_bands(277.6, &keyed),
+        };
+        let at = |r: f64| t.gpus_missing(r).collect::<Vec<_>>();
+        assert!(at(0.0).is_empty());
+        assert_eq!(at(0.01), ["lo"]);
+        assert_eq!(at(-0.01), ["hi"]);
+        assert_eq!(at(0.035), ["lo", "mid"]);
+        // +0.8% is inside the lowest GPU's band (up to 279.851 / 277.6 - 1 = +0.811%)
+        assert!(at(0.008).is_empty());
+    }
+
+    /// A GPU's misses cost their square over its benchmarks: with 100 benchmarks, two
+    /// misses on one GPU cost 0.04, one on each of two GPUs 0.02.
+    #[test]
+    fn gpu_cost_prefers_misses_spread_over_gpus() {
+        let one: GpuTally = [("a", (100, 2)), ("b", (100, 0))].into_iter().collect();
+        let two: GpuTally = [("a", (100, 1)), ("b", (100, 1))].into_iter().collect();
+        assert!((gpu_cost(&one) - 0.04).abs() < 1e-12);
+        assert!((gpu_cost(&two) - 0.02).abs() < 1e-12);
     }
 }

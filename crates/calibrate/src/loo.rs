@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::across::{self, Collect, FittedOn, GpuScore};
+use crate::across::{self, Collect, FittedOn, GpuScore, MissKind};
 
 /// The file name prefix of a leave-one-out profile: `median-no-<GPU>.toml`.
 pub const PREFIX: &str = "median-no-";
@@ -158,6 +158,7 @@ pub fn markdown(rows: &[Row], all: &[GpuScore], dir: &str, target: f64) -> Strin
         pct(strict, tot.0),
         n = rows.len(),
     );
+    strict_misses(&mut s, rows, target);
     let mut by_count: Vec<(&str, Vec<(&str, f64)>)> = missed.into_iter().collect();
     by_count.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
     let _ = writeln!(
@@ -191,6 +192,67 @@ pub fn markdown(rows: &[Row], all: &[GpuScore], dir: &str, target: f64) -> Strin
     s
 }
 
+/// The section of every strict miss, GPU by GPU: the GPU's value against the other
+/// GPUs' spread, and whether a model fitted to them could pass it ([`MissKind`]); with
+/// each GPU's best share, were every miss but noise passed.
+fn strict_misses(s: &mut String, rows: &[Row], target: f64) {
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        s,
+        "## Strict misses, GPU by GPU\n\nEvery benchmark a GPU left out misses read strictly, with that GPU's value against the other GPUs' spread (the data its leave-out fit read). **noise**: the GPU's strict band (its value +-3%, or the others' spread where wider than that) does not meet the others' spread, so a model fitted to them, which sits inside their spread, cannot pass it; **model**: some model inside the others' spread would (the fit, trading a parameter between benchmarks, or the model's shape). Best: the GPU's strict share were every model miss passed.\n\n| GPU left out | strict | best | benchmark | error | GPU's value | the others | outside them by | kind |\n|---|---|---|---|---|---|---|---|---|"
+    );
+    let (mut noise, mut model, mut met_best) = (0usize, 0usize, 0usize);
+    for r in rows {
+        let n = r.score.out_of_sample.0;
+        let nm = r
+            .score
+            .strict_misses
+            .iter()
+            .filter(|m| m.kind == MissKind::Model)
+            .count();
+        let strict = share(r.score.out_of_sample_strict, n);
+        let best = share(r.score.out_of_sample_strict + nm, n);
+        met_best += usize::from(best >= target);
+        model += nm;
+        noise += r.score.strict_misses.len() - nm;
+        if r.score.strict_misses.is_empty() {
+            let _ = writeln!(
+                s,
+                "| {} | {strict:.1}% | {best:.1}% | none | | | | | |",
+                r.gpu
+            );
+        }
+        for (i, m) in r.score.strict_misses.iter().enumerate() {
+            let head = if i == 0 {
+                format!("{} | {strict:.1}% | {best:.1}%", r.gpu)
+            } else {
+                " | | ".into()
+            };
+            let others = m
+                .others
+                .map_or("-".into(), |(lo, hi)| format!("{lo:.4} .. {hi:.4}"));
+            let _ = writeln!(
+                s,
+                "| {head} | `{}` | {:+.2}% | {:.4} | {others} | {:+.2}% | {} |",
+                m.bench,
+                m.err_pct,
+                m.measured,
+                m.outside_pct(),
+                match m.kind {
+                    MissKind::Noise => "noise",
+                    MissKind::Model => "model",
+                }
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nStrict misses: {} ({model} model, {noise} noise). Were every model miss passed, {met_best} of {} GPUs would be at {target}% or more.\n",
+        model + noise,
+        rows.len()
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +271,7 @@ mod tests {
                     .map(|(b, e)| (b.to_string(), 100.0, 100.0 + e, *e))
                     .collect(),
                 out_of_sample_strict: band - 1,
+                strict_misses: Vec::new(),
             },
         }
     }

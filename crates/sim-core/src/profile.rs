@@ -416,6 +416,15 @@ timing! {
         /// Beyond this many lines, an uncoalesced request's further misses leave with the last
         /// (add no more delay).
         l2_line_cap: non_negative => "lines",
+        /// An uncoalesced request's first this many lines that miss L1 leave for L2 together
+        /// (`l2_line_cycles` apart); the rest leave `l2_miss_burst_gap` later. H100: a
+        /// warp-load of 1 to 8 lines from L2 costs about one cycle a line beyond its
+        /// partitions' latency, a 9th to 13th line 34 cycles more, further lines about one
+        /// cycle each again (`gap.shape.ldg_lines_l2.lines_1..32`, data/gaps).
+        l2_miss_burst_lines: non_negative => "lines",
+        /// How much later than the first `l2_miss_burst_lines` an uncoalesced request's further
+        /// misses leave for L2.
+        l2_miss_burst_gap: non_negative => "cycles",
         /// An asynchronous copy (LDGSTS) completes this long after its global read returns: the
         /// write into shared memory.
         lat_ldgsts_fill: whole => "cycles",

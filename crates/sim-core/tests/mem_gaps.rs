@@ -1,7 +1,8 @@
 //! The memory model's per-kind costs that issue 25's leave-one-GPU-out misses isolated,
 //! each against a hand-derived cycle count: a tensor copy's extra latency over a bulk
 //! copy's, the floor under a copy's latency, the further sectors of a whole line from
-//! L2, and `cp.async.cg` (LDGSTS.BYPASS) reading L2 without L1.
+//! L2, `cp.async.cg` (LDGSTS.BYPASS) reading L2 without L1, and an uncoalesced load's
+//! misses after its first `l2_miss_burst_lines`.
 
 use sim_core::{Profile, RunConfig, run};
 
@@ -129,4 +130,52 @@ fn a_bypassing_async_copy_fills_at_its_own_latency_and_leaves_l1_empty() {
         cg2 >= ca2 + (p.t.lat_l2_near - p.t.lat_l1_hit) as u64,
         "{ca2} {cg2}"
     );
+}
+
+/// One warp's `LDG.E.CG` (not allocated in L1: every line from L2) of `lines` lines, lane
+/// i in line i % lines, then its use.
+fn lines_load(lines: u32) -> String {
+    format!(
+        "kernel lines\nlaunch cta_threads=32 regs=32 smem=0 grid=1\nbuffer G global size=1MiB\nrole main warps=0..0\n  LDG.E.CG R4, G[(lane % {lines}) * 128]\n  FADD R5, R4, R4\n  EXIT\n"
+    )
+}
+
+#[test]
+fn an_uncoalesced_loads_misses_after_the_burst_leave_the_gap_later() {
+    // The built-in stagger (lines `l2_line_cycles` apart: more than a one-sector line's
+    // port time, so each line leaves on a whole cycle, crosses the port within it and
+    // arrives its partition's latency after): lines 8 to 15 of a 16-line load arrive
+    // last and leave `l2_miss_burst_gap` later, so the load ends exactly the gap later;
+    // an 8-line load has no line past the burst and does not move.
+    let at = |lines: u32, gap: f64| {
+        let p = h100_with(&[("l2_miss_burst_gap", gap), ("jitter_l2", 0.0)]);
+        cycles(&lines_load(lines), &p, false)
+    };
+    for gap in [7.0, 26.0, 40.0] {
+        assert_eq!(at(16, gap) - at(16, 0.0), gap as u64, "gap {gap}");
+        assert_eq!(at(8, gap), at(8, 0.0), "gap {gap}");
+    }
+    // All lines leaving together (no stagger, one latency for both partitions): the 9th
+    // line alone leaves the gap later, so it arrives last, the gap minus what the port
+    // took for the first nine lines (32 B each) after the load without the gap.
+    let flat = |burst: f64, gap: f64| {
+        let p = h100_with(&[
+            ("l2_line_cycles", 0.0),
+            ("lat_l2_far", 260.0),
+            ("lat_l2_near", 260.0),
+            ("l2_miss_burst_lines", burst),
+            ("l2_miss_burst_gap", gap),
+            ("jitter_l2", 0.0),
+        ]);
+        (
+            cycles(&lines_load(9), &p, false),
+            p.t.l2_bytes_per_clk_sm_max,
+        )
+    };
+    let ((with, rate), (without, _)) = (flat(8.0, 30.0), flat(8.0, 0.0));
+    let line = 32.0 / rate;
+    let expected = (30.0 + line).ceil() - (9.0 * line).ceil();
+    assert_eq!(with - without, expected as u64);
+    // A burst of 9 or more lines: the gap never applies.
+    assert_eq!(flat(9.0, 30.0).0, without);
 }

@@ -687,6 +687,7 @@ pub(crate) fn lines_twins(v: &mut Vec<Twin>) {
                 "lat_l2_far",
                 "l2_line_cycles",
                 "l2_line_cap",
+                "l2_miss_burst_gap",
                 "l1_lines_per_clk",
             ],
             "LDG.E.64.CG",

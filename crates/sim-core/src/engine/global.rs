@@ -403,13 +403,15 @@ impl<'a, S: Sink> Engine<'a, S> {
         let mut done = depart;
         let (hit_per_line, hit_cap) = (self.t.l1_line_cycles, self.line_caps.0);
         let (miss_per_line, miss_cap) = (self.t.l2_line_cycles, self.line_caps.1);
+        let (burst, gap) = (self.t.l2_miss_burst_lines, self.t.l2_miss_burst_gap);
         let base = depart;
         for i in 0..self.lines.len() {
             let (line, sectors) = self.lines[i];
             // The lines of one uncoalesced request go down the L1TEX pipeline one after
             // another while other warps' requests fill the gaps: hits return
             // `l1_line_cycles` apart up to `l1_line_cap` lines (beyond it they overlap),
-            // misses leave for L2 `l2_line_cycles` apart up to `l2_line_cap` lines.
+            // misses leave for L2 `l2_line_cycles` apart up to `l2_line_cap` lines, and
+            // those after the first `l2_miss_burst_lines` `l2_miss_burst_gap` later.
             // The first line (of most requests, the only one) is not staggered: its
             // offsets are 0 whatever the rates, without the float round trip.
             let (hit_at, depart) = if i == 0 {
@@ -417,7 +419,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             } else {
                 (
                     base + (i.min(hit_cap) as f64 * hit_per_line) as u64,
-                    base + (i.min(miss_cap) as f64 * miss_per_line) as u64,
+                    base + (i.min(miss_cap) as f64 * miss_per_line
+                        + if i as f64 >= burst { gap } else { 0.0 })
+                        as u64,
                 )
             };
             let (t, level) = if write {
