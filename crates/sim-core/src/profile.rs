@@ -566,6 +566,15 @@ timing! {
         mufu_beside_tensor_cycles: whole => "cycles",
         /// The same for an ALU-pipe warp-instruction (FMNMX, LOP3, F2FP, ...).
         alu_beside_tensor_cycles: whole => "cycles",
+        /// While its sub-partition's tensor core has an MMA to run, an FMA-pipe
+        /// warp-instruction holds the sub-partition's math pipes (FMA, ALU, FP64, MUFU) this
+        /// long: beside the tensor core they share one issue port and take turns instead of
+        /// overlapping (0: no hold).
+        fma_port_beside_tensor_cycles: whole => "cycles",
+        /// The same for an ALU-pipe warp-instruction.
+        alu_port_beside_tensor_cycles: whole => "cycles",
+        /// The same for a MUFU warp-instruction.
+        mufu_port_beside_tensor_cycles: whole => "cycles",
     }
     section "barriers, mbarriers and fences" {
         /// A named barrier (BAR.SYNC) releases its warps this long after its last arrival is

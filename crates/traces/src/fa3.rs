@@ -39,9 +39,13 @@
 //! instructions a warp per block) therefore adds to the tensor time of the other
 //! warpgroup's GEMMs, whatever the schedule (the profile's `fma_tensor_cycles`). MUFU, in
 //! turn, issues slower beside a busy tensor core (8.04 to 10.78 cycles an instruction,
-//! `mufu_beside_tensor_cycles`). With both the seed's FA3 figure is +5% (+20% without
-//! the first), the paper's d = 128 +4%, d = 64 -8% (FA3 runs d = 64 as 192-row tiles over
-//! three consumer warpgroups).
+//! `mufu_beside_tensor_cycles`), and beside it the math pipes stop overlapping: FA3's
+//! softmax of one warp takes 1414 cycles beside two warpgroups of wgmma against 699
+//! alone (crates/traces/seeds/data/beside), which the profile's
+//! `*_port_beside_tensor_cycles` model as a port the math pipes share while the tensor core
+//! is busy. With the three the seed's FA3 figure is -2% (+5% without the port, +6%
+//! without the FMA/tensor turns), the paper's d = 128 -3%, d = 64 -15% (FA3 runs d = 64 as
+//! 192-row tiles over three consumer warpgroups).
 //!
 //! The no-pipelining step: FA3's IntraWGOverlap=false loop compiled for an H100
 //! (crates/traces/seeds/data/pingpong: the loop alone, in pingpong, without loads) has

@@ -256,17 +256,20 @@ impl<'a, S: Sink> Engine<'a, S> {
             });
         }
         let p = d.pipe.index();
-        let interval = paced!(self).interval(sp, p, now);
-        self.pipes.book(sp, p, now + interval);
+        let interval = paced!(self).book(&mut self.pipes, sp, p, now);
         hold_tensor(&mut self.tensor_free[sp], self.tensor_hold[p], now);
         if d.bank_conflict_cycles > 0 {
             self.pipes.dispatch_free[sp] = now + 1 + d.bank_conflict_cycles as u64;
         }
-        if S::ENABLED && interval > 1 {
+        // The pipe is busy to its free cycle: its interval, or longer where a math issue
+        // beside a busy tensor core held the port (`Paced::book`); as `quiet_issue_events`.
+        let busy_end = self.pipes.slots[sp][p].free;
+        debug_assert!(busy_end >= now + interval);
+        if S::ENABLED && busy_end > now + 1 {
             let id = self.wid(slot);
             self.sink.event(Event::UnitBusy {
                 start: now,
-                end: now + interval,
+                end: busy_end,
                 unit: Unit::Pipe {
                     pipe: d.pipe,
                     subpartition: sp as u8,

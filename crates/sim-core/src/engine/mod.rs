@@ -422,6 +422,10 @@ struct Engine<'a, S: Sink> {
     /// has an MMA to run (0: nothing): `mufu_beside_tensor_cycles` for MUFU,
     /// `alu_beside_tensor_cycles` for the ALU pipe.
     beside_tensor: [u64; NPIPES],
+    /// Per pipe, how long a warp-instruction issued while its sub-partition's tensor core
+    /// has an MMA to run holds the sub-partition's math pipes (0: none; `Paced::book`):
+    /// `fma_port_beside_tensor_cycles`, `alu_...`, `mufu_...`.
+    beside_port: [u64; NPIPES],
     smem_free: f64,
     /// When shared memory's read side (LDS, shuffles, bulk stores' reads) and write side
     /// (STS, copies' writes) are next free: copies book their side's time here
@@ -611,6 +615,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                 let mut b = [0u64; NPIPES];
                 b[Pipe::Mufu.index()] = t.mufu_beside_tensor_cycles as u64;
                 b[Pipe::Alu.index()] = t.alu_beside_tensor_cycles as u64;
+                b
+            },
+            beside_port: {
+                let mut b = [0u64; NPIPES];
+                b[Pipe::Fma.index()] = t.fma_port_beside_tensor_cycles as u64;
+                b[Pipe::Alu.index()] = t.alu_port_beside_tensor_cycles as u64;
+                b[Pipe::Mufu.index()] = t.mufu_port_beside_tensor_cycles as u64;
                 b
             },
             smem_free: 0.0,

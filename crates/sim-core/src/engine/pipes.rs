@@ -122,6 +122,19 @@ impl PipeBook {
         slot.ready = t.max(slot.queue_earliest);
     }
 
+    /// Every math pipe (FMA, ALU, FP64, MUFU) of sub-partition `sp` takes its next
+    /// warp-instruction no sooner than `t` (`Paced::book` beside a busy tensor core).
+    #[inline(always)]
+    pub(super) fn hold_math(&mut self, sp: usize, t: u64) {
+        for p in MATH_PIPES {
+            let slot = &mut self.slots[sp][p];
+            if slot.free < t {
+                slot.free = t;
+                slot.ready = slot.ready.max(t);
+            }
+        }
+    }
+
     /// The pipe's queue's earliest departure is now `earliest`.
     #[inline(always)]
     pub(super) fn queue_moved(&mut self, sp: usize, p: usize, earliest: u64) {
@@ -162,15 +175,27 @@ pub(super) fn start_quiet_issue(
     w.issued_before = w.last_issue;
     w.last_issue = now;
     let sp = w.sp as usize & 3;
-    let p = d.pipe.index();
-    pipes.book(sp, p, now + paced.interval(sp, p, now));
+    paced.book(pipes, sp, d.pipe.index(), now);
     if d.bank_conflict_cycles > 0 {
         pipes.dispatch_free[sp] = next + d.bank_conflict_cycles as u64;
     }
 }
 
+/// The math pipes, which share the sub-partition's issue port beside a busy tensor core
+/// (`*_port_beside_tensor_cycles`).
+/// (`Pipe::index` is the discriminant.)
+const MATH_PIPES: [usize; 4] = [
+    Pipe::Fma as usize,
+    Pipe::Alu as usize,
+    Pipe::Fp64 as usize,
+    Pipe::Mufu as usize,
+];
+
 /// What paces a pipe's issues: its interval, and what that grows by while the
-/// sub-partition's tensor core has an MMA to run (its next free cycle is later than now).
+/// sub-partition's tensor core has an MMA to run (its next free cycle is later than now);
+/// and how long a math-pipe instruction issued then holds the sub-partition's other math
+/// pipes (`port`; measured on the H100: beside a busy tensor core FA3's softmax takes
+/// twice its time alone, its pipes no longer overlapping; crates/traces/seeds/data/beside).
 /// (An FMA-pipe instruction's hold moves the tensor core's free cycle only one cycle past
 /// its own issue, so an idle tensor core reads as idle to any later instruction.)
 #[derive(Clone, Copy)]
@@ -178,6 +203,9 @@ pub(super) struct Paced<'e> {
     pub(super) intervals: &'e [u64; NPIPES],
     pub(super) beside_tensor: &'e [u64; NPIPES],
     pub(super) tensor_free: &'e [u64; 4],
+    /// Per pipe, how long a warp-instruction issued beside a busy tensor core holds the
+    /// sub-partition's math pipes (0: none; `*_port_beside_tensor_cycles`).
+    pub(super) port: &'e [u64; NPIPES],
 }
 
 /// The engine's `Paced` view, from its fields one by one, so that a caller may hold a
@@ -188,12 +216,27 @@ macro_rules! paced {
             intervals: &$engine.intervals,
             beside_tensor: &$engine.beside_tensor,
             tensor_free: &$engine.tensor_free,
+            port: &$engine.beside_port,
         }
     };
 }
 pub(super) use paced;
 
 impl Paced<'_> {
+    /// Books pipe `p` of sub-partition `sp` for an instruction issued at `now`: its
+    /// interval, and beside a busy tensor core every math pipe's for its `port` time;
+    /// returns the interval.
+    #[inline(always)]
+    pub(super) fn book(&self, pipes: &mut PipeBook, sp: usize, p: usize, now: u64) -> u64 {
+        let interval = self.interval(sp, p, now);
+        pipes.book(sp, p, now + interval);
+        let port = self.port[p];
+        if port > 0 && self.tensor_free[sp] > now {
+            pipes.hold_math(sp, now + port);
+        }
+        interval
+    }
+
     /// The issue interval of pipe `p` of sub-partition `sp` for an instruction issued at `now`.
     #[inline(always)]
     pub(super) fn interval(&self, sp: usize, p: usize, now: u64) -> u64 {
