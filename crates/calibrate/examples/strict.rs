@@ -34,7 +34,7 @@ fn main() -> ExitCode {
             files
                 .iter()
                 .map(|f| {
-                    let text = std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?;
+                    let text = calibrate::datafile::read_text(std::path::Path::new(f))?;
                     let p = sim_core::Profile::from_toml(&text).map_err(|e| e.to_string())?;
                     Ok((f.clone(), p))
                 })

@@ -26,9 +26,9 @@ fn main() -> ExitCode {
         let dir = calibrate::workspace_path(calibrate::DATA_DIR);
         let (m, _) = calibrate::across::median_data(&dir, leave_out.as_deref())?;
         let base = match &profile {
-            Some(f) => sim_core::Profile::from_toml(
-                &std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?,
-            )
+            Some(f) => sim_core::Profile::from_toml(&calibrate::datafile::read_text(
+                std::path::Path::new(f),
+            )?)
             .map_err(|e| e.to_string())?,
             None => sim_core::Profile::builtin("h100").map_err(|e| e.to_string())?,
         };

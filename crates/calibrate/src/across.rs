@@ -41,22 +41,30 @@ pub fn gpu_uuid(env_txt: &str) -> Option<String> {
     })
 }
 
-/// Every `*.json` directly in `dir` (not its subfolders: superseded and validation
+/// Every `*.json` (or `*.json.gz`, known by its plain name) directly in `dir` (not its subfolders: superseded and validation
 /// files live there), with the GPU from the `.env.txt` beside each; `extra` files are
 /// added (their `.env.txt` likewise). Sorted by file name.
 pub fn load_collects(dir: &Path, extra: &[&Path]) -> Result<Vec<Collect>, String> {
     let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".json") || n.ends_with(".json.gz"))
+        })
+        .map(|p| crate::datafile::plain_name(&p))
         .collect();
     paths.extend(extra.iter().map(|p| p.to_path_buf()));
     paths.sort_by_key(|p| p.file_name().map(|s| s.to_os_string()));
     paths.dedup_by_key(|p| p.file_name().map(|s| s.to_os_string()));
     let mut out = Vec::new();
     for p in paths {
-        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        let m = Measurement::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        let text = crate::datafile::read_text(&p)?;
+        let mut m = Measurement::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        // one SM's L2 distance taken out; a file with no per-SM reference keeps none of
+        // the benchmarks it would move (`placement`)
+        crate::placement::normalize(&mut m, true);
         let file = p
             .file_name()
             .map(|s| s.to_string_lossy().to_string())
@@ -853,7 +861,8 @@ mod tests {
             file: file.into(),
             gpu: gpu.into(),
             m: Measurement::from_json(
-                &std::fs::read_to_string(crate::workspace_path(crate::HBM_COPY_DATA[0])).unwrap(),
+                &crate::datafile::read_text(&crate::workspace_path(crate::HBM_COPY_DATA[0]))
+                    .unwrap(),
             )
             .unwrap(),
         };

@@ -11,6 +11,7 @@
 
 pub mod across;
 mod bench;
+pub mod datafile;
 mod families;
 pub mod fit;
 mod gpu;
@@ -18,6 +19,7 @@ pub mod library;
 pub mod loo;
 pub mod ncu;
 pub mod nvrtc;
+pub mod placement;
 pub mod report;
 pub mod sass;
 pub mod schema;
@@ -426,9 +428,12 @@ pub fn pool_hbm_copies(
 pub fn load_data(rel: &str) -> Result<Measurement, String> {
     let read = |r: &str| -> Result<Measurement, String> {
         let path = workspace_path(r);
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let text = datafile::read_text(&path)?;
+        let mut m =
+            Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        // the landing SM's L2 distance taken out (`placement`), where the file measured it
+        placement::normalize(&mut m, false);
+        Ok(m)
     };
     let mut m = read(rel)?;
     if Path::new(rel).file_name() == Path::new(PRIMARY_DATA).file_name() {
@@ -459,13 +464,14 @@ pub const BUILTIN_PROFILE: &str = "crates/sim-core/profiles/h100.toml";
 /// A workspace-relative path: as given when it exists from the current folder, else
 /// resolved against the workspace this crate was built in.
 pub fn workspace_path(rel: &str) -> PathBuf {
+    // (a committed collect may be stored gzipped: `datafile::resolve` finds either)
     let p = PathBuf::from(rel);
-    if p.is_absolute() || p.exists() {
+    if p.is_absolute() || datafile::resolve(&p).exists() {
         return p;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let q = root.join(rel);
-    if q.exists() { q } else { p }
+    if datafile::resolve(&q).exists() { q } else { p }
 }
 
 /// The NVRTC target for a compute capability: sm_90 -> "sm_90a".

@@ -348,9 +348,8 @@ impl ValidationInput {
     /// Reads a validation measurement file (workspace-relative or absolute); the committed
     /// one ([`crate::VALIDATION_DATA`]) comes with its Nsight Compute ratios.
     pub fn load(rel: &str) -> Result<Self, String> {
-        let path = crate::workspace_path(rel);
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let path = crate::datafile::plain_name(&crate::workspace_path(rel));
+        let text = crate::datafile::read_text(&path)?;
         let measurement =
             Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let file = path
@@ -360,10 +359,7 @@ impl ValidationInput {
         let committed = Path::new(crate::VALIDATION_DATA).file_name();
         let ncu_csv = if path.file_name() == committed {
             let ncu_path = crate::workspace_path(crate::VALIDATION_NCU);
-            Some(
-                std::fs::read_to_string(&ncu_path)
-                    .map_err(|e| format!("{}: {e}", ncu_path.display()))?,
-            )
+            Some(crate::datafile::read_text(&ncu_path)?)
         } else {
             None
         };

@@ -112,8 +112,9 @@ fn committed_measurements_parse() {
     };
     for e in entries {
         let p = e.unwrap().path();
-        if p.extension().and_then(|x| x.to_str()) == Some("json") {
-            let text = std::fs::read_to_string(&p).unwrap();
+        let name = p.file_name().and_then(|x| x.to_str()).unwrap_or_default();
+        if name.ends_with(".json") || name.ends_with(".json.gz") {
+            let text = calibrate::datafile::read_text(&p).unwrap();
             let m =
                 Measurement::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             assert_eq!(m.schema, schema::SCHEMA);
@@ -208,7 +209,7 @@ fn median_and_hash() {
 fn default_collect_uses_the_fits_protocol() {
     let d = CollectOptions::default();
     for rel in calibrate::HBM_COPY_DATA {
-        let text = std::fs::read_to_string(calibrate::workspace_path(rel)).unwrap();
+        let text = calibrate::datafile::read_text(&calibrate::workspace_path(rel)).unwrap();
         let m = Measurement::from_json(&text).unwrap();
         let cmd = &m.provenance.command;
         let launches = cmd

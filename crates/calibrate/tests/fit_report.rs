@@ -29,7 +29,7 @@ fn twins_validate() {
         assert!(errs.is_empty(), "{}: {errs:?}\n{text}", t.bench);
         n += 1;
     }
-    let vt = std::fs::read_to_string(workspace_path(VALIDATION_DATA)).unwrap();
+    let vt = calibrate::datafile::read_text(&workspace_path(VALIDATION_DATA)).unwrap();
     let vm = Measurement::from_json(&vt).unwrap();
     let cases = calibrate::validation::cases(&vm);
     assert_eq!(cases.len(), 88);
@@ -162,7 +162,8 @@ fn hbm_copy_latencies_are_pooled() {
     let mut pooled = Vec::new();
     for f in calibrate::HBM_COPY_DATA {
         let x =
-            Measurement::from_json(&std::fs::read_to_string(workspace_path(f)).unwrap()).unwrap();
+            Measurement::from_json(&calibrate::datafile::read_text(&workspace_path(f)).unwrap())
+                .unwrap();
         pooled.extend(x.get("lat.bulk.hbm.4KiB").unwrap().reps.iter().copied());
     }
     assert_eq!(b.median, calibrate::schema::median(&pooled).unwrap());
@@ -174,7 +175,7 @@ fn hbm_copy_latencies_are_pooled() {
         .count();
     assert_eq!(n, 14);
 
-    let text = std::fs::read_to_string(workspace_path(PRIMARY_DATA)).unwrap();
+    let text = calibrate::datafile::read_text(&workspace_path(PRIMARY_DATA)).unwrap();
     let primary = Measurement::from_json(&text).unwrap();
     let mut lacking = primary.clone();
     lacking
@@ -212,13 +213,14 @@ fn hbm_copy_latencies_are_pooled() {
 fn added_benchmarks_join_the_primary() {
     let m = data();
     for (file, benches) in calibrate::ADDED_DATA {
-        let x = Measurement::from_json(&std::fs::read_to_string(workspace_path(file)).unwrap())
-            .unwrap();
+        let x =
+            Measurement::from_json(&calibrate::datafile::read_text(&workspace_path(file)).unwrap())
+                .unwrap();
         for b in benches {
             assert_eq!(m.get(b).unwrap(), x.get(b).unwrap(), "{b}");
         }
     }
-    let text = std::fs::read_to_string(workspace_path(PRIMARY_DATA)).unwrap();
+    let text = calibrate::datafile::read_text(&workspace_path(PRIMARY_DATA)).unwrap();
     let primary = Measurement::from_json(&text).unwrap();
     let mut p = primary.clone();
     let e = calibrate::add_benchmarks(&mut p, "self", &primary, &["lat.ffma"]).unwrap_err();

@@ -318,6 +318,11 @@ pub trait Sink {
     /// (each warp's own events stay in cycle order). False (the default): every event
     /// in cycle order, as a trace wants.
     const STATES_AHEAD: bool = false;
+    /// Whether the sink takes every issue ([`Sink::issue`], [`Event::Issue`]); false:
+    /// only each warp's first since its launch, for a sink that reads from issues only
+    /// what they say of the warp itself, its role and sub-partition (the timeline: the
+    /// fa3 seed's 7 M issues then cost it nothing). True by default.
+    const EVERY_ISSUE: bool = true;
     /// The run starts: what its events name by number. Called once, before any event
     /// (for a sink that is `ENABLED` or `POLLS`).
     fn begin(&mut self, _header: &RunHeader) {}

@@ -67,7 +67,7 @@ pub enum Cmd {
     /// Every committed collect grouped by GPU: each benchmark's measured spread beside the
     /// model, and each GPU scored on the benchmarks the fit never read from it.
     Across {
-        /// The folder of collects (its *.json, not its subfolders).
+        /// The folder of collects (its *.json or *.json.gz, not its subfolders).
         #[arg(long, default_value = calibrate::DATA_DIR)]
         data_dir: String,
         /// More collects to add (e.g. a new GPU's file, with its .env.txt beside it).

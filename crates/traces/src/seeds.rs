@@ -131,6 +131,15 @@ const NO_FMA_TENSOR: &[(&str, f64)] = &[("fma_tensor_cycles", 0.0)];
 /// The model before MUFU was slowed beside a busy tensor core (`mufu_beside_tensor_cycles`,
 /// 3 in the h100 profile: measured 8.04 to 10.78 cycles an instruction).
 const NO_MUFU_BESIDE: &[(&str, f64)] = &[("mufu_beside_tensor_cycles", 0.0)];
+/// The model before the math pipes were measured taking turns beside a busy tensor core
+/// (the `*_port_beside_tensor_cycles`, and `alu_beside_tensor_cycles` 1, in the h100
+/// profile: crates/traces/seeds/data/beside).
+const NO_PORT: &[(&str, f64)] = &[
+    ("fma_port_beside_tensor_cycles", 0.0),
+    ("alu_port_beside_tensor_cycles", 0.0),
+    ("mufu_port_beside_tensor_cycles", 0.0),
+    ("alu_beside_tensor_cycles", 0.0),
+];
 /// Seed 002's ablation with the no-pipelining loop's softmax wholly before the scheduler
 /// barrier's sync, as the source orders it (the family's default is the compiled order).
 const FA3_SOURCE_ORDER: &[(&str, i64)] = &[
@@ -395,6 +404,37 @@ static FIGURES: &[Figure] = &[
         Use::WhatIf,
         S002
     ),
+    // What-if: the model before the port measurement (`NO_PORT`).
+    fa3!(
+        "noport-fa3",
+        "FA3, what-if: the math pipes overlap beside the busy tensor core (the *_port_beside_tensor_cycles and alu_beside_tensor_cycles 0, the model before they were measured)",
+        "fa3",
+        FA3,
+        661.0,
+        NO_PORT,
+        Use::WhatIf,
+        S002
+    ),
+    fa3!(
+        "noport-fa3-no-pipelining",
+        "no GEMM-softmax pipelining, the same what-if",
+        "fa3-no-pipelining",
+        FA3,
+        582.0,
+        NO_PORT,
+        Use::WhatIf,
+        S002
+    ),
+    fa3!(
+        "noport-fa3-no-ws",
+        "no warp specialization, the same what-if",
+        "fa3-no-ws",
+        FA3,
+        570.0,
+        NO_PORT,
+        Use::WhatIf,
+        S002
+    ),
     // What-if: the model before the FMA/tensor measurement (`NO_FMA_TENSOR`).
     fa3!(
         "nofma-fa3",
@@ -493,6 +533,16 @@ static RATIOS: &[Ratio] = &[
         seed: "002",
         label: "the same what-if: FA3 over no warp specialization",
         over: ("nomufu-fa3", "nomufu-fa3-no-ws"),
+    },
+    Ratio {
+        seed: "002",
+        label: "what-if the math pipes overlap beside the tensor core: FA3 over no GEMM-softmax pipelining",
+        over: ("noport-fa3", "noport-fa3-no-pipelining"),
+    },
+    Ratio {
+        seed: "002",
+        label: "the same what-if: FA3 over no warp specialization",
+        over: ("noport-fa3", "noport-fa3-no-ws"),
     },
     Ratio {
         seed: "002",

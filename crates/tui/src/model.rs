@@ -426,6 +426,8 @@ impl Watched<'_, '_> {
 
 impl Sink for Watched<'_, '_> {
     const STATES_AHEAD: bool = Timeline::STATES_AHEAD;
+    // (Issues reach the timeline alone.)
+    const EVERY_ISSUE: bool = Timeline::EVERY_ISSUE;
 
     fn begin(&mut self, h: &RunHeader) {
         self.progress

@@ -142,6 +142,73 @@ struct Interval {
     waiting: Waiting,
 }
 
+/// An [`Interval`] as a recorder keeps it: 16 bytes, not 24 (a recorded run keeps
+/// millions: its pages were a tenth of `smsim compare`'s time). `word`: the start in
+/// the low [`START_BITS`] bits, above it the state's index and the kind of wait
+/// (`Waiting`'s variant); `what`: the wait's number (a pc, a pipe's index, a barrier,
+/// an mbarrier, a group kind).
+#[derive(Clone, Copy, Debug)]
+struct Packed {
+    word: u64,
+    pc: u32,
+    what: u32,
+}
+
+/// Bits of a packed interval's start: a run whose warp changes state past cycle
+/// 2^48 (a nanosleep of days under a raised watchdog) gives up its path, as one past
+/// [`MAX_STATE_CHANGES`] does.
+const START_BITS: u32 = 48;
+
+impl Packed {
+    /// None when the start does not fit.
+    fn of(iv: Interval) -> Option<Packed> {
+        if iv.start >> START_BITS != 0 {
+            return None;
+        }
+        let (kind, what) = match iv.waiting {
+            Waiting::Own => (0, 0),
+            Waiting::Producer(p) => (1, p),
+            Waiting::Pipe(p) => (2, p.index() as u32),
+            Waiting::Barrier(b) => (3, b),
+            Waiting::Mbarrier(m) => (4, m),
+            Waiting::Group(g) => (5, g as u32),
+        };
+        let high = (iv.state.index() as u64) | kind << 8;
+        Some(Packed {
+            word: iv.start | high << START_BITS,
+            pc: iv.pc,
+            what,
+        })
+    }
+
+    fn start(&self) -> u64 {
+        self.word & ((1 << START_BITS) - 1)
+    }
+
+    fn unpack(&self) -> Interval {
+        let high = self.word >> START_BITS;
+        let state = WarpState::ALL[(high & 0xff) as usize % WarpState::ALL.len()];
+        let waiting = match high >> 8 {
+            0 => Waiting::Own,
+            1 => Waiting::Producer(self.what),
+            2 => Waiting::Pipe(Pipe::ALL[self.what as usize % Pipe::ALL.len()]),
+            3 => Waiting::Barrier(self.what),
+            4 => Waiting::Mbarrier(self.what),
+            _ => Waiting::Group(match self.what {
+                0 => GroupKind::Wgmma,
+                1 => GroupKind::CpAsync,
+                _ => GroupKind::BulkStore,
+            }),
+        };
+        Interval {
+            start: self.start(),
+            state,
+            pc: self.pc,
+            waiting,
+        }
+    }
+}
+
 /// Something per warp, by its slot in the run (`cta * warps_per_cta + warp`): a
 /// vector, not a map, since every event names a warp.
 struct PerWarp<T> {
@@ -228,7 +295,7 @@ impl Hasher for CycleHasher {
 /// most of a charge to the path).
 type SmallMap<K, V> = HashMap<K, V, BuildHasherDefault<CycleHasher>>;
 
-/// State changes a [`PathRecorder`] keeps at most (24 bytes each, and their vectors' room): a longer run
+/// State changes a [`PathRecorder`] keeps at most (16 bytes each, and their vectors' room): a longer run
 /// gives up its path rather than the host's memory.
 pub const MAX_STATE_CHANGES: usize = 1 << 24;
 
@@ -257,7 +324,7 @@ pub struct PathRecorder {
     variable_issues: PerWarp<Vec<(u64, u32)>>,
     header: Option<RunHeader>,
     /// Per warp: its states in order, and its finish.
-    intervals: PerWarp<Vec<Interval>>,
+    intervals: PerWarp<Vec<Packed>>,
     finish: PerWarp<Option<u64>>,
     /// Per role: which instructions arrive on an mbarrier (with the array's name) or
     /// sync at a named barrier.
@@ -279,6 +346,10 @@ pub struct PathRecorder {
     /// Per role: whether it issues bulk or tensor copies (only their warps' memory
     /// requests can complete an mbarrier phase's bytes).
     copiers: Vec<bool>,
+    /// Per role: the most state changes a finished warp of it had, which a new warp of
+    /// the role reserves room for at its first (a growing vector's copies were a fifth
+    /// of a recorded run's page faults).
+    typical_changes: Vec<usize>,
 }
 
 impl PathRecorder {
@@ -305,6 +376,19 @@ impl PathRecorder {
                 .entry(warp.cta)
                 .or_default()
                 .push((cycle, warp.warp));
+        }
+    }
+
+    /// A warp's first state change: room for as many as a finished warp of its role
+    /// had, and an eighth more.
+    #[cold]
+    #[inline(never)]
+    fn reserve_intervals(&mut self, warp: WarpId) {
+        let role = self.role_of(warp.warp) as usize;
+        if let Some(&n) = self.typical_changes.get(role)
+            && n > 0
+        {
+            self.intervals.entry(warp).reserve_exact(n + n / 8);
         }
     }
 
@@ -435,12 +519,20 @@ impl Sink for PathRecorder {
             Some(WaitCause::Mbarrier { mbarrier, .. }) => Waiting::Mbarrier(mbarrier),
             Some(WaitCause::WaitGroup { group, .. }) => Waiting::Group(group),
         };
-        self.intervals.entry(warp).push(Interval {
+        let v = self.intervals.entry(warp);
+        if v.is_empty() {
+            self.reserve_intervals(warp);
+        }
+        let Some(packed) = Packed::of(Interval {
             start: cycle,
             state,
             pc,
             waiting,
-        });
+        }) else {
+            self.overflow();
+            return;
+        };
+        self.intervals.entry(warp).push(packed);
     }
 
     // Inlined into the engine's short issues (most of a run's): an instruction of
@@ -483,6 +575,14 @@ impl Sink for PathRecorder {
             } => self.state_change(cycle, warp, state, pc, cause),
             Event::WarpFinish { cycle, warp } => {
                 *self.finish.entry(warp) = Some(cycle);
+                let (role, n) = (
+                    self.role_of(warp.warp) as usize,
+                    self.intervals.entry(warp).len(),
+                );
+                if self.typical_changes.len() <= role {
+                    self.typical_changes.resize(role + 1, 0);
+                }
+                self.typical_changes[role] = self.typical_changes[role].max(n);
             }
             Event::Issue {
                 cycle,
@@ -650,12 +750,12 @@ impl PathRecorder {
     /// The state of `w` at cycle `t - 1`: its interval and the interval's end.
     fn interval_before(&self, w: WarpId, t: u64) -> Option<(Interval, u64)> {
         let v = self.intervals.get(w)?;
-        let i = v.partition_point(|iv| iv.start < t).checked_sub(1)?;
+        let i = v.partition_point(|iv| iv.start() < t).checked_sub(1)?;
         let end = v.get(i + 1).map_or_else(
             || self.finish.get(w).copied().flatten().unwrap_or(t),
-            |n| n.start,
+            |n| n.start(),
         );
-        Some((v[i], end))
+        Some((v[i].unpack(), end))
     }
 
     /// The last arrive on mbarrier number `m`'s array in `cta` before `t` by a warp
@@ -857,5 +957,59 @@ impl PathRecorder {
             instructions,
             hops,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every state with every kind of wait, at starts up to the packing's limit, comes
+    /// back as it went in; a start past it does not pack.
+    #[test]
+    fn packed_intervals_unpack_to_themselves() {
+        let waits = [
+            Waiting::Own,
+            Waiting::Producer(u32::MAX),
+            Waiting::Producer(7),
+            Waiting::Pipe(Pipe::Tensor),
+            Waiting::Barrier(15),
+            Waiting::Mbarrier(29_055),
+            Waiting::Group(GroupKind::Wgmma),
+            Waiting::Group(GroupKind::CpAsync),
+            Waiting::Group(GroupKind::BulkStore),
+        ];
+        let starts = [0, 1, 5_409_767, (1 << START_BITS) - 1];
+        for &state in &WarpState::ALL {
+            for &waiting in &waits {
+                for pipe in Pipe::ALL {
+                    for &start in &starts {
+                        let waiting = match waiting {
+                            Waiting::Pipe(_) => Waiting::Pipe(pipe),
+                            w => w,
+                        };
+                        let iv = Interval {
+                            start,
+                            state,
+                            pc: u32::MAX - 1,
+                            waiting,
+                        };
+                        let back = Packed::of(iv).expect("fits").unpack();
+                        assert_eq!(
+                            (back.start, back.state, back.pc, back.waiting),
+                            (iv.start, iv.state, iv.pc, iv.waiting)
+                        );
+                    }
+                }
+            }
+        }
+        let far = Interval {
+            start: 1 << START_BITS,
+            state: WarpState::Wait,
+            pc: 0,
+            waiting: Waiting::Own,
+        };
+        assert!(Packed::of(far).is_none());
+        assert_eq!(size_of::<Packed>(), 16);
     }
 }

@@ -243,7 +243,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             w.issued_before = w.last_issue;
             w.last_issue = now;
         }
-        if S::ENABLED {
+        if S::ENABLED && self.tells_issue(slot) {
             let id = self.wid(slot);
             let w = &self.warps[slot as usize];
             let (role, pc) = (w.role, self.event_pc(slot, w.pc));

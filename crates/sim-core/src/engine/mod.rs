@@ -499,6 +499,9 @@ struct Engine<'a, S: Sink> {
 /// A warp's code before its first launch.
 static NO_CODE: Vec<Node> = Vec::new();
 
+/// A warp's `node_text` before its first launch.
+static NO_TEXT: Vec<u32> = Vec::new();
+
 /// `Engine::until`'s length: every position of every sub-partition, whatever the
 /// kernel, so that an index the compiler can bound needs no check.
 const UNTIL_LEN: usize = 4 * due::MAX_POSITIONS;
@@ -698,7 +701,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     fn wid(&self, slot: u32) -> WarpId {
         let w = &self.warps[slot as usize];
         WarpId {
-            cta: self.ctas[w.cta as usize].id,
+            cta: w.cta_id,
             warp: w.warp,
         }
     }
@@ -706,8 +709,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// A node of the warp's role as events name it: the instruction's number in the
     /// reports (`RoleCode::node_text`), not the node's.
     fn event_pc(&self, slot: u32, node: u32) -> u32 {
-        let role = self.warps[slot as usize].role as usize;
-        self.prog.roles[role].node_text[node as usize]
+        self.warps[slot as usize].node_text[node as usize]
     }
 
     fn env(&self, slot: u32, lane: i64) -> Env<'_> {

@@ -61,7 +61,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             w.issued_before = w.last_issue;
             w.last_issue = now;
         }
-        if S::ENABLED {
+        if S::ENABLED && self.tells_issue(slot) {
             let id = self.wid(slot);
             let sp = self.warps[slot as usize].sp & 3;
             let w = &self.warps[slot as usize];

@@ -258,8 +258,8 @@ impl<'a, S: Sink> Engine<'a, S> {
     /// A state change's fields as its event names them: the warp, the instruction's
     /// number in the reports (`event_pc` of node `pc`) and the typed cause
     /// (None for `Cause::OWN`; `until`: when the state is known to end, `NEVER` if not
-    /// known), from one look-up of the warp and its role (each of the three
-    /// looking them up again cost the timeline's runs about a tenth of a change).
+    /// known), from one look-up of the warp (each of the three looking the warp up
+    /// again cost the timeline's runs about a tenth of a change).
     #[inline(always)]
     pub(super) fn change_fields(
         &self,
@@ -268,23 +268,23 @@ impl<'a, S: Sink> Engine<'a, S> {
         cause: Cause,
         until: u64,
     ) -> (WarpId, u32, Option<WaitCause>) {
+        // (The warp alone, without its CTA's or its role's entry: a tenth of a change.)
         let w = &self.warps[slot as usize];
         let id = WarpId {
-            cta: self.ctas[w.cta as usize].id,
+            cta: w.cta_id,
             warp: w.warp,
         };
-        let role = &self.prog.roles[w.role as usize];
         let typed = match cause.unpack() {
             Unpacked::Own => None,
             Unpacked::Producer { text } => Some(WaitCause::Producer {
-                pc: ((text as usize) < role.texts.len()).then_some(text),
+                pc: (text < w.texts).then_some(text),
                 ready: until,
             }),
             Unpacked::Pipe(pipe) => Some(WaitCause::Pipe { pipe, free: until }),
             Unpacked::Group(group) => Some(WaitCause::WaitGroup { group, until }),
             sync => self.typed_sync_cause(slot, sync),
         };
-        (id, role.node_text[pc as usize], typed)
+        (id, w.node_text[pc as usize], typed)
     }
 
     /// The warp issues at `now`: its open span ends and it enters `selected` (as
@@ -342,7 +342,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             self.sink
                 .state_change(now, id, WarpState::Selected, pc, None);
         }
-        self.sink.issue(now, id, sp as u8, role, pc);
+        if self.tells_issue(slot) {
+            self.sink.issue(now, id, sp as u8, role, pc);
+        }
         let end = self.pipes.slots[sp][d.pipe.index()].free;
         if end > now + 1 {
             let unit = Unit::Pipe {
@@ -351,6 +353,14 @@ impl<'a, S: Sink> Engine<'a, S> {
             };
             self.sink.unit_busy(now, end, unit, id);
         }
+    }
+
+    /// Whether the sink is told the issue the warp in `slot` has just made (and charged):
+    /// every one, or for a sink without `Sink::EVERY_ISSUE` the warp's first since its
+    /// launch.
+    #[inline(always)]
+    pub(super) fn tells_issue(&self, slot: u32) -> bool {
+        S::EVERY_ISSUE || self.warps[slot as usize].stats[WarpState::Selected.index()] == 1
     }
 
     /// The wait a short issue found for its warp from `next` on (a register's, which

@@ -52,6 +52,9 @@ pub(super) struct Warp<'a> {
     pub(super) live: bool,
     pub(super) exited: bool,
     pub(super) cta: u32,
+    /// Its CTA's launch id on this SM (`Cta::id`), as events name the warp: kept here
+    /// so that a state change's event reads the warp alone (`change_fields`).
+    pub(super) cta_id: u32,
     pub(super) warp: u32,
     pub(super) role: u16,
     /// Its sub-partition, below 4 (masked with 3 where it indexes, which spares the
@@ -66,6 +69,10 @@ pub(super) struct Warp<'a> {
     /// Its role's code, where an issue steps its pc. (The Vec, not a slice: one word
     /// in the warp; a slice's two cost the issue-bound benchmark more than they saved.)
     pub(super) code: &'a Vec<Node>,
+    /// Its role's `RoleCode::node_text` (a node's instruction number in reports), and
+    /// how many instruction texts the role has, for its events.
+    pub(super) node_text: &'a Vec<u32>,
+    pub(super) texts: u32,
     /// Where the warp's role begins in the per-instruction totals (`pcs`).
     pub(super) pc_base: u32,
     pub(super) vars: [i64; MAX_LOOP_DEPTH],
@@ -354,6 +361,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.pc_base = self.role_pc_base[role];
             warp.cur = None;
             warp.code = &self.prog.roles[role].code;
+            warp.node_text = &self.prog.roles[role].node_text;
+            warp.texts = self.prog.roles[role].texts.len() as u32;
+            warp.cta_id = id;
             warp.age = self.age_counter;
             warp.pc = 0;
             warp.block = Block::None;
@@ -545,6 +555,7 @@ impl Warp<'_> {
             live: false,
             exited: false,
             cta,
+            cta_id: 0,
             warp,
             role: 0,
             sp,
@@ -552,6 +563,8 @@ impl Warp<'_> {
             pc: 0,
             cur: None,
             code: &NO_CODE,
+            node_text: &NO_TEXT,
+            texts: 0,
             pc_base: 0,
             vars: [0; MAX_LOOP_DEPTH],
             ends: [0; MAX_LOOP_DEPTH],

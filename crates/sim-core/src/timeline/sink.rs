@@ -338,6 +338,8 @@ impl Sink for Timeline {
     // (`WarpTimeline::change` drops a span opened ahead that a change at an earlier
     // cycle supersedes, and `catch_up` ends a partial frame past every open span.)
     const STATES_AHEAD: bool = true;
+    // (An issue only sets its warp's role and sub-partition, the same at every issue.)
+    const EVERY_ISSUE: bool = false;
 
     fn begin(&mut self, header: &RunHeader) {
         self.header = Some(header.clone());
