@@ -559,11 +559,9 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
             600.0,
             &["lat.bulk.l2.1KiB", "lat.bulk.l2.2KiB"],
         ),
-        // what a tensor copy (UTMALDG) adds to a bulk copy of the same bytes: read off
-        // the 1 to 4 KiB pairs it was 12 cycles, but from 8 KiB on the measured pairs
-        // are within 3 cycles, so a constant fitted on every size leaves the L2
-        // latency room to sit at its median (the 16 KiB tensor copy otherwise sits at
-        // +2.9% and blocks it)
+        // what a tensor copy (UTMALDG) adds to the floor under a copy: 8 to 13 cycles
+        // over bulk copies of 1 to 4 KiB, hidden behind the lines from 8 KiB on (the
+        // measured pairs within 3 cycles there)
         int("tma_tensor_extra_latency", 0.0, 100.0, &["lat.tma2d.l2."]),
         real(
             "tensor_flops_per_clk_sm",

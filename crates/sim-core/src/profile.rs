@@ -528,9 +528,11 @@ timing! {
         /// Added to a TMA copy's completion after its last line arrives (the write into shared
         /// memory and the mbarrier's transaction count).
         tma_extra_latency: whole => "cycles",
-        /// Added to a tensor copy's (UTMALDG's) completion over a bulk copy's: the box's
-        /// addresses generated from the tensor map (H100, median over the GPUs, from L2:
-        /// 1 to 4 KiB boxes 8 to 13 cycles slower than bulk copies of the same bytes).
+        /// What a tensor copy (UTMALDG) adds to the floor under a copy's completion
+        /// (`tma_min_latency`): the box's addresses generated from the tensor map while its
+        /// lines stream, hidden behind a copy whose lines arrive later (H100, median over the
+        /// GPUs, from L2: 1 to 4 KiB boxes 8 to 13 cycles slower than bulk copies of the same
+        /// bytes, 8 to 64 KiB boxes -3 to +2.5).
         tma_tensor_extra_latency: whole => "cycles",
         /// No copy completes sooner than this after its turn at the TMA unit, whatever its
         /// size (before `tma_extra_latency`): bulk copies from L2 of 1 and 2 KiB measure the

@@ -40,15 +40,40 @@ const BULK: (&str, &str) = ("UBLKCP.S.G", "");
 const TENSOR: (&str, &str) = ("UTMALDG.2D", ", row=256, pitch=256");
 
 #[test]
-fn a_tensor_copy_completes_its_extra_latency_after_a_bulk_copy_of_the_same_lines() {
+fn a_tensor_copy_raises_the_floor_by_its_extra_latency_not_its_lines() {
     // The box's four rows of 256 B, 256 B apart, are the bulk copy's 1 KiB: the same
-    // lines at the same turns. Only the tensor map's addressing differs.
+    // lines at the same turns. Only the tensor map's addressing differs, and it raises
+    // the floor: with the floor above the lines' arrival (1000 cycles) the tensor copy
+    // completes the extra later; with none (the lines arrive about 300 cycles after the
+    // turn) an extra below that hides behind them, one past it shows what it exceeds.
     for extra in [0.0, 7.0, 30.0] {
-        let p = h100_with(&[("tma_tensor_extra_latency", extra), ("jitter_l2", 0.0)]);
+        let p = h100_with(&[
+            ("tma_tensor_extra_latency", extra),
+            ("tma_min_latency", 1000.0),
+            ("jitter_l2", 0.0),
+        ]);
         let bulk = cycles(&copy(BULK.0, BULK.1), &p, false);
         let tensor = cycles(&copy(TENSOR.0, TENSOR.1), &p, false);
         assert_eq!(tensor - bulk, extra as u64, "extra {extra}");
+        let p = h100_with(&[
+            ("tma_tensor_extra_latency", extra),
+            ("tma_min_latency", 0.0),
+            ("jitter_l2", 0.0),
+        ]);
+        let bulk = cycles(&copy(BULK.0, BULK.1), &p, false);
+        assert_eq!(cycles(&copy(TENSOR.0, TENSOR.1), &p, false), bulk);
     }
+    // No floor, an extra of 1000: the tensor copy completes 1000 after its turn, where
+    // the bulk copy's lines took the port time of 1 KiB and the far latency.
+    let p = h100_with(&[
+        ("tma_tensor_extra_latency", 1000.0),
+        ("tma_min_latency", 0.0),
+        ("jitter_l2", 0.0),
+    ]);
+    let lines = (1024.0 / p.t.l2_bytes_per_clk_sm_max).ceil() as u64 + p.t.lat_l2_far as u64;
+    let bulk = cycles(&copy(BULK.0, BULK.1), &p, false);
+    let tensor = cycles(&copy(TENSOR.0, TENSOR.1), &p, false);
+    assert_eq!(tensor - bulk, 1000 - lines);
 }
 
 #[test]
