@@ -158,14 +158,18 @@ fn hbm_copy_latencies_are_pooled() {
     let m = data();
     let b = m.get("lat.bulk.hbm.4KiB").unwrap();
     assert_eq!(b.reps.len(), 2048);
-    // The median of the two files' repetitions together.
+    // The median of the two files' repetitions together, each file's moved to the median
+    // SM by its own landing SM's offset (`placement`) as `load_data` reads it.
     let mut pooled = Vec::new();
     for f in calibrate::HBM_COPY_DATA {
         let mut x =
             Measurement::from_json(&calibrate::datafile::read_text(&workspace_path(f)).unwrap())
                 .unwrap();
-        // as load_data reads every file: moved to the median SM
-        calibrate::placement::normalize(&mut x, false);
+        let moved = calibrate::placement::normalize(&mut x, false);
+        assert!(
+            matches!(moved, calibrate::placement::Placement::Moved(_)),
+            "{f}"
+        );
         pooled.extend(x.get("lat.bulk.hbm.4KiB").unwrap().reps.iter().copied());
     }
     assert_eq!(b.median, calibrate::schema::median(&pooled).unwrap());
