@@ -6,6 +6,25 @@
 //! of a wave that share a head share those lines in L2); under CAUSAL=1 tile i reads
 //! blocks up to its diagonal, masked. (The figures below are for d = 128.)
 //!
+//! At d = 64 the tile is FA3's for that head dimension: B_r = 192 rows over three
+//! consumer warpgroups (grid = BATCH x HEADS x ceil(SEQLEN / 192), the last tile of a
+//! sequence computed whole and stored clipped), 128-key blocks, two stages. The source:
+//! hopper/flash_fwd_launch_template.h of the paper's release (Dao-AILab/flash-attention
+//! 7f67966c, "FA3 initial code release"), `run_mha_fwd_hdim64`:
+//! `Flash_fwd_kernel_traits<64, 192, 128, 16, 2, false, 1, T>` (d, kBlockM, kBlockN,
+//! kNWarps = a producer warpgroup and three consumers, kStages, Q not in registers, no
+//! cluster, causal or not); flash_fwd_kernel.h: setmaxnreg 32 for the producer
+//! warpgroup and 160 for the consumers; mainloop_fwd_sm90_tma_gmma_ws.hpp:
+//! `UseSchedulerBarrier = kHeadDim <= 128`, so the three consumers pingpong: warpgroup
+//! w syncs on its own barrier of 384 threads and, after issuing its GEMMs, arrives on
+//! the two others' (`scheduler_barrier_arrive`), and `mma_init` has each arrive on the
+//! barriers of those before it, so the turns go round in order. Under a causal mask a
+//! 192-row tile's diagonal crosses two or three 128-key blocks, each masked. (Today's
+//! FA3, hopper/tile_size.h, runs non-causal d = 64 as 192 x 192 with P from shared
+//! memory; the paper's figures are of the first release.) With 160 registers a consumer
+//! keeps one S buffer and P apart (FA3's `tOrP`), converting S to P after GEMM1 has read
+//! the previous P (its order, after `warpgroup_wait<0>`).
+//!
 //! Two consumer warpgroups each own 64 query rows. Per key/value block a warpgroup runs
 //! GEMM0 S = Q K_j^T (eight HGMMA.64x128x16 over d), the online softmax of its 64 x 128
 //! S tile, and GEMM1 O += P V_j (eight HGMMA.64x128x16 over B_c with P, the A operand,
@@ -44,8 +63,10 @@
 //! alone (crates/traces/seeds/data/beside), which the profile's
 //! `*_port_beside_tensor_cycles` model as a port the math pipes share while the tensor core
 //! is busy. With the three the seed's FA3 figure is -2% (+5% without the port, +6%
-//! without the FMA/tensor turns), the paper's d = 128 -3%, d = 64 -15% (FA3 runs d = 64 as
-//! 192-row tiles over three consumer warpgroups).
+//! without the FMA/tensor turns), the paper's d = 128 -3%, d = 64 -16% (-15% with d = 64
+//! run as two warpgroups of 64 rows like d = 128: FA3's tiling does not close the gap;
+//! at d = 64 the tensor time per block halves while the softmax's stays, and the model's
+//! MUFU and math ports beside the busy tensor core bind).
 //!
 //! The no-pipelining step: FA3's IntraWGOverlap=false loop compiled for an H100
 //! (crates/traces/seeds/data/pingpong: the loop alone, in pingpong, without loads) has
@@ -80,7 +101,7 @@ use crate::{Family, ParamSpec, Params, Schedule, check_range};
 
 pub const FAMILY: Family = Family {
     name: "fa3-forward",
-    description: "FlashAttention-3 forward: batch x heads x seqlen, 128-row query tiles over their head's K/V blocks, d=64/128, causal or not (seed 002)",
+    description: "FlashAttention-3 forward: batch x heads x seqlen, 128-row query tiles (192 at d=64) over their head's K/V blocks, d=64/128, causal or not (seed 002)",
     profile: "h100",
     schedules: &[
         Schedule {
@@ -118,7 +139,7 @@ pub const FAMILY: Family = Family {
         ParamSpec {
             name: "SEQLEN",
             default: 2048,
-            help: "query sequence length (multiple of 128; the seed: 8448); CTAs = BATCH x HEADS x SEQLEN / 128",
+            help: "query sequence length (multiple of 128; the seed: 8448); CTAs = BATCH x HEADS x SEQLEN / 128 (at d = 64, / 192 rounded up)",
         },
         ParamSpec {
             name: "SEQLEN_K",
@@ -128,7 +149,7 @@ pub const FAMILY: Family = Family {
         ParamSpec {
             name: "HEADDIM",
             default: 128,
-            help: "head dimension d (64 or 128; the seed: 128)",
+            help: "head dimension d (64 or 128; the seed: 128); at 64 FA3's 192-row tiles over three consumer warpgroups",
         },
         ParamSpec {
             name: "CAUSAL",
@@ -150,14 +171,23 @@ pub const FAMILY: Family = Family {
     build,
 };
 
-/// Query rows of a CTA's tile (B_r) and keys of a K/V block (B_c), as in FA3 for
-/// d = 64 and 128 (the paper's configuration for its ablation).
+/// Query rows of a CTA's tile (B_r) at d = 128 and keys of a K/V block (B_c) at both
+/// head dimensions, as in the paper's FA3 (`kBlockM` 128, `kBlockN` 128 causal; the
+/// non-causal 176 is not taken, see the module doc). At d = 64 B_r is [`BR_D64`].
 const BR: i64 = 128;
 const BC: i64 = 128;
+/// B_r at d = 64: FA3's `Flash_fwd_kernel_traits<64, 192, 128, 16, 2, ..>`, three
+/// consumer warpgroups of 64 rows.
+const BR_D64: i64 = 192;
 /// Registers: S double buffer (64 FP32 each for a 64 x 128 tile), O accumulator (d / 2).
 const SA: u32 = 24;
 const SB: u32 = 88;
 const O: u32 = 152;
+/// With three consumer warpgroups a consumer has 160 registers (FA3's setmaxnreg 160),
+/// too few for the double buffer: one S buffer at `SA`, P (FP16 pairs, 32 registers)
+/// apart at `PB` as FA3 keeps `tOrP`, and O after it.
+const PB: u32 = 88;
+const O3: u32 = 120;
 
 #[derive(Clone)]
 struct Cfg {
@@ -170,6 +200,16 @@ struct Cfg {
     cwarp: &'static str,
     /// Head dimension.
     d: u32,
+    /// Consumer warpgroups (2, or 3 at d = 64), each of 64 query rows.
+    wgs: u32,
+    /// First register of the O accumulator.
+    o: u32,
+    /// The Q (and O) tile's bytes as a launch parameter: `BLK` when the tile is a K/V
+    /// block's size (B_r = B_c), else `QBLK`.
+    qblk: &'static str,
+    /// Under a causal mask with B_r > B_c: the first masked block, as an expression
+    /// (several blocks meet the diagonal); `None`: only the last one.
+    mask_from: Option<String>,
     /// The K/V blocks this CTA reads, as an expression (`TC`, or its diagonal's block
     /// count under a causal mask, which depends on `cta`).
     nb: String,
@@ -183,12 +223,19 @@ struct Cfg {
 /// The problem, resolved from the parameters: query tiles per head, key blocks, CTAs.
 struct Shape {
     d: i64,
+    /// Query rows of a tile (B_r) and consumer warpgroups.
+    br: i64,
+    wgs: i64,
+    /// Query sequence length.
+    sq: i64,
     qt: i64,
     tc: i64,
     heads: i64,
     /// Key blocks past the query tile's own (SEQLEN_K - SEQLEN) / 128: a causal mask
     /// is aligned at the bottom right, as FlashAttention aligns it.
     shift: i64,
+    /// The same in keys (SEQLEN_K - SEQLEN).
+    shiftk: i64,
     causal: bool,
 }
 
@@ -219,7 +266,11 @@ impl Shape {
                 "CAUSAL=1 needs SEQLEN_K >= SEQLEN (got {sk} < {sq}): the first query rows would see no key"
             ));
         }
-        let (qt, tc) = (sq / BR, sk / BC);
+        // FA3's tile for the head dimension (hopper/flash_fwd_launch_template.h of the
+        // paper's release): d = 64 runs 192-row tiles, the last one of a sequence partly
+        // past its end (computed whole, stored clipped).
+        let (br, wgs) = if d == 64 { (BR_D64, 3) } else { (BR, 2) };
+        let (qt, tc) = ((sq + br - 1) / br, sk / BC);
         if batch * heads * qt > 1 << 22 {
             return Err(format!(
                 "BATCH x HEADS x SEQLEN / 128 = {} CTAs is too many",
@@ -228,24 +279,33 @@ impl Shape {
         }
         Ok(Shape {
             d,
+            br,
+            wgs,
+            sq,
             qt,
             tc,
             heads: batch * heads,
             shift: (sk - sq) / BC,
+            shiftk: sk - sq,
             causal,
         })
     }
     fn grid(&self) -> i64 {
         self.heads * self.qt
     }
-    /// Bytes of a K or V block, and of the Q (or O) tile.
+    /// Bytes of a K or V block.
     fn block(&self) -> i64 {
         BC * self.d * 2
     }
-    /// Key blocks query tile `qi` reads.
+    /// Bytes of the Q (or O) tile.
+    fn qblock(&self) -> i64 {
+        self.br * self.d * 2
+    }
+    /// Key blocks query tile `qi` reads: those holding a key up to its last row's
+    /// diagonal.
     fn blocks(&self, qi: i64) -> i64 {
         if self.causal {
-            (qi + 1 + self.shift).min(self.tc)
+            (((qi + 1) * self.br + self.shiftk + BC - 1) / BC).min(self.tc)
         } else {
             self.tc
         }
@@ -253,7 +313,7 @@ impl Shape {
     /// The useful FLOPs of the whole problem as FlashAttention counts them: 4 S_q S_k d
     /// per head, or under the causal mask 4 d times the (query, key) pairs it keeps.
     fn flops(&self) -> i64 {
-        let (sq, sk) = (self.qt * BR, self.tc * BC);
+        let (sq, sk) = (self.sq, self.tc * BC);
         let pairs = if self.causal {
             sq * (sk - sq) + sq * (sq + 1) / 2
         } else {
@@ -280,11 +340,28 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
     // The CTA's query tile: FA3 walks a head's tiles in order, longest first under a
     // causal mask (its tile scheduler's reversed m-blocks), so the first wave takes the
     // heaviest tiles.
-    let nb = if shape.causal {
-        "min(TC, QT - cta % QT + SHIFT)".to_string()
-    } else {
+    let wide = shape.br != BC;
+    let nb = if !shape.causal {
         "TC".to_string()
+    } else if wide {
+        format!(
+            "min(TC, ((QT - cta % QT) * {} + {} + {}) / {BC})",
+            shape.br,
+            shape.shiftk,
+            BC - 1
+        )
+    } else {
+        "min(TC, QT - cta % QT + SHIFT)".to_string()
     };
+    // A wide tile's diagonal crosses several blocks: those from the one holding its
+    // first row's diagonal key on are masked.
+    let mask_from = (shape.causal && wide).then(|| {
+        format!(
+            "((QT - 1 - cta % QT) * {} + {}) / {BC}",
+            shape.br, shape.shiftk
+        )
+    });
+    let wgs = shape.wgs as u32;
     let c = Cfg {
         ws,
         pingpong,
@@ -292,42 +369,60 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         cw: if ws { "(warpgroup - 1)" } else { "warpgroup" },
         cwarp: if ws { "(warp - 4)" } else { "warp" },
         d: shape.d as u32,
+        wgs,
+        o: if wgs == 2 { O } else { O3 },
+        qblk: if wide { "QBLK" } else { "BLK" },
+        mask_from,
         nb,
         causal: shape.causal,
         sync_groups: p.get("SYNC_GROUPS") as u32,
     };
-    let threads = if ws { 384 } else { 256 };
-    // setmaxnreg 24 for the producer warpgroup, 240 for the consumers: 168 at launch.
-    let regs = if ws { 168 } else { 240 };
+    let threads = 128 * (wgs + u32::from(ws));
+    // setmaxnreg 24 for the producer warpgroup, 240 for the consumers: 168 at launch
+    // (FA3's 12 warps); with three consumer warpgroups 32 and 160, 128 at launch (its
+    // 16 warps, flash_fwd_kernel.h). Without a producer the launch's share.
+    let (regs, reg_producer, reg_consumer) = match (ws, wgs) {
+        (true, 2) => (168, 24, 240),
+        (true, _) => (128, 32, 160),
+        (false, 2) => (240, 0, 0),
+        (false, _) => (168, 0, 0),
+    };
     let name = format!("fa3_{}", schedule.replace('-', "_"));
     // K and V of every (batch, head), T_c blocks each; PIPE blocks of slack because the
     // range check does not narrow by the `if` guarding a refill past the last block.
     let kv = (shape.heads * tc + pipe) * blk;
+    let qblk = shape.qblock();
     let blocks: i64 = (0..shape.qt).map(|qi| shape.blocks(qi)).sum::<i64>() * shape.heads;
     let mut b = KernelBuilder::new(&name, threads)
         .regs(regs)
         .grid(grid as u32)
-        .buffer("Q", (grid * blk) as u64)
+        .buffer("Q", (grid * qblk) as u64)
         .buffer("K", kv as u64)
         .buffer("V", kv as u64)
-        .buffer("O", (grid * blk) as u64)
-        .shared("sQ", blk as u32)
+        .buffer("O", (grid * qblk) as u64)
+        .shared("sQ", qblk as u32)
         .shared("sK", (pipe * blk) as u32)
         .shared("sV", (pipe * blk) as u32)
         .mbarrier("q_full", 1, 1)
         .mbarrier("k_full", pipe as u32, 1)
         .mbarrier("v_full", pipe as u32, 1)
         // Every consumer warp releases a stage it read.
-        .mbarrier("k_empty", pipe as u32, 8)
-        .mbarrier("v_empty", pipe as u32, 8);
+        .mbarrier("k_empty", pipe as u32, 4 * wgs)
+        .mbarrier("v_empty", pipe as u32, 4 * wgs);
+    // A scheduler barrier per consumer warpgroup (ids 1..), then one per warpgroup for
+    // its epilogue.
     if pingpong {
-        b = b
-            .named_barrier("sched0", 1, 256)
-            .named_barrier("sched1", 2, 256);
+        for w in 0..wgs {
+            b = b.named_barrier(&format!("sched{w}"), w + 1, 128 * wgs);
+        }
+    }
+    for w in 0..wgs {
+        b = b.named_barrier(&format!("epi{w}"), wgs + 1 + w, 128);
+    }
+    if wide {
+        b = b.param("QBLK", qblk);
     }
     b = b
-        .named_barrier("epi0", 3, 128)
-        .named_barrier("epi1", 4, 128)
         .param("TC", tc)
         .param("QT", shape.qt)
         .param("SHIFT", shape.shift)
@@ -337,11 +432,12 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
         // its diagonal block is work done but not counted, as FlashAttention counts),
         // and Q, O and the K/V blocks each CTA reads.
         .work_flops(format!("{}", shape.flops() / grid))
-        .work_bytes(format!("{}", (2 * grid + 2 * blocks) * blk / grid));
+        .work_bytes(format!("{}", (2 * grid * qblk + 2 * blocks * blk) / grid));
     let k = if ws {
         let nb = c.nb.clone();
-        b.role("producer", 0, 0, Some(24), |b| {
-            load_q(b);
+        let qb = c.qblk;
+        b.role("producer", 0, 0, Some(reg_producer), |b| {
+            load_q(b, qb);
             load(b, "K", "0");
             b.loop_("j", 1, "TC", |b| {
                 b.if_(format!("j < {nb}"), |b| {
@@ -352,19 +448,26 @@ pub fn build(schedule: &str, p: &Params) -> Result<isa::Kernel, String> {
             load(b, "V", &format!("({nb} - 1)"));
             b.ins("EXIT");
         })
-        .role("idle", 1, 3, Some(24), |b| {
+        .role("idle", 1, 3, Some(reg_producer), |b| {
             b.ins("EXIT");
         })
-        .role("consumer", 4, 11, Some(240), |b| consumer(b, &c))
+        .role("consumer", 4, 3 + 4 * wgs, Some(reg_consumer), |b| {
+            consumer(b, &c)
+        })
     } else {
-        b.role("consumer", 0, 7, None, |b| consumer(b, &c))
+        b.role("consumer", 0, 4 * wgs - 1, None, |b| consumer(b, &c))
     };
     Ok(k.build())
 }
 
-fn load_q(b: &mut BodyBuilder) {
-    b.ins("SYNCS.ARRIVE.TRANS64.EXPECT_TX q_full[0], bytes=BLK");
-    b.ins("UTMALDG.2D sQ[0], Q[cta * BLK], bytes=BLK, bar=q_full[0]");
+/// Q's tile; `qb` its bytes' parameter.
+fn load_q(b: &mut BodyBuilder, qb: &str) {
+    b.ins(format!(
+        "SYNCS.ARRIVE.TRANS64.EXPECT_TX q_full[0], bytes={qb}"
+    ));
+    b.ins(format!(
+        "UTMALDG.2D sQ[0], Q[cta * {qb}], bytes={qb}, bar=q_full[0]"
+    ));
 }
 
 /// The producer's load of block `j` of `K` or `V` once its stage is free.
@@ -441,8 +544,9 @@ fn gemm1(b: &mut BodyBuilder, c: &Cfg, s: u32, j: &str) {
     for k in 0..8u32 {
         let gsb = if k == 7 { ", gsb0" } else { "" };
         b.ins(format!(
-            "HGMMA.64x{}x16.F32.F16 R{O}, R{}, sV[({j} % PIPE) * BLK + {}]{gsb}",
+            "HGMMA.64x{}x16.F32.F16 R{}, R{}, sV[({j} % PIPE) * BLK + {}]{gsb}",
             c.d,
+            c.o,
             s + 4 * k,
             k * 32 * c.d
         ));
@@ -452,17 +556,55 @@ fn gemm1(b: &mut BodyBuilder, c: &Cfg, s: u32, j: &str) {
 /// Pingpong: wait for this warpgroup's turn at the tensor cores.
 fn sched_sync(b: &mut BodyBuilder, c: &Cfg) {
     if c.pingpong {
-        b.ins(format!("BAR.SYNC {} + 1, 256", c.cw));
+        b.ins(format!("BAR.SYNC {} + 1, {}", c.cw, 128 * c.wgs));
     }
 }
 
 /// Pingpong: hand the turn to the other warpgroup. The second warpgroup skips its last
 /// hand-over (`last` is the condition that this is the last one) so that every barrier
 /// phase completes.
+///
+/// Three warpgroups take turns in order as FA3's `scheduler_barrier_arrive` orders them
+/// (mainloop_fwd_sm90_tma_gmma_ws.hpp of the paper's release): each arrives on both
+/// others' barriers (384 threads: a turn needs the other two to have issued since this
+/// warpgroup's last). On its last turn a warpgroup arrives only on the barriers of the
+/// warpgroups after it, which still have a turn to take.
 fn sched_arrive(b: &mut BodyBuilder, c: &Cfg, last: &str) {
-    if c.pingpong {
+    if !c.pingpong {
+        return;
+    }
+    if c.wgs == 2 {
         b.if_(format!("({} == 0) | ({last} == 0)", c.cw), |b| {
             b.ins(format!("BAR.ARV 2 - {}, 256", c.cw));
+        });
+        return;
+    }
+    for t in 0..c.wgs {
+        b.if_(
+            format!("({cw} != {t}) & (({last} == 0) | ({cw} < {t}))", cw = c.cw),
+            |b| {
+                b.ins(format!("BAR.ARV {}, {}", t + 1, 128 * c.wgs));
+            },
+        );
+    }
+}
+
+/// Pingpong's first turn goes to the first warpgroup. With three, FA3's `mma_init`: each
+/// warpgroup arrives on the barriers of those before it, so that the first needs no
+/// turn of the others and the second only the first's.
+fn sched_init(b: &mut BodyBuilder, c: &Cfg) {
+    if !c.pingpong {
+        return;
+    }
+    if c.wgs == 2 {
+        b.if_(format!("{} == 0", c.cw), |b| {
+            b.ins("BAR.ARV 1, 256");
+        });
+        return;
+    }
+    for t in 0..c.wgs - 1 {
+        b.if_(format!("{} > {t}", c.cw), |b| {
+            b.ins(format!("BAR.ARV {}, {}", t + 1, 128 * c.wgs));
         });
     }
 }
@@ -474,7 +616,11 @@ fn mask(b: &mut BodyBuilder, c: &Cfg, s: u32, j: &str) {
     if !c.causal {
         return;
     }
-    b.if_(format!("{j} == {} - 1", c.nb), |b| {
+    let cond = match &c.mask_from {
+        Some(from) => format!("{j} >= {from}"),
+        None => format!("{j} == {} - 1", c.nb),
+    };
+    b.if_(cond, |b| {
         for g in 0..32u32 {
             b.ins("ISETP.GE.AND P0, PT, R18, R19, PT");
             for t in 0..2u32 {
@@ -598,6 +744,20 @@ fn row_sum(b: &mut BodyBuilder, s: u32, g: u32) {
 /// `groups` on, the last row sums, their reduction over the row's threads, the running
 /// sum, and P packed to FP16 pairs.
 fn softmax_tail(b: &mut BodyBuilder, s: u32, first: bool, groups: u32) {
+    softmax_sums(b, s, first, groups);
+    pack(b, s, s);
+}
+
+/// The online softmax without P's conversion (three consumer warpgroups convert into a
+/// buffer apart once GEMM1 has read the previous P).
+fn softmax_unpacked(b: &mut BodyBuilder, s: u32, first: bool) {
+    softmax_head(b, s, first, 16);
+    softmax_sums(b, s, first, 16);
+}
+
+/// `softmax_tail` up to P's conversion: the exponentials from group `groups` on, the
+/// row sums and the running sum.
+fn softmax_sums(b: &mut BodyBuilder, s: u32, first: bool, groups: u32) {
     for g in groups..16 {
         exp_group(b, s, g);
     }
@@ -619,12 +779,16 @@ fn softmax_tail(b: &mut BodyBuilder, s: u32, first: bool, groups: u32) {
         b.ins("FFMA R2, R2, R4, R9");
         b.ins("FFMA R3, R3, R22, R12");
     }
-    // P to FP16 pairs for GEMM1's register A operand: value pair (2q, 2q + 1) into
-    // register q of the buffer (in order, so no pair is overwritten before it is read).
+}
+
+/// P to FP16 pairs for GEMM1's register A operand: value pair (2q, 2q + 1) of S (from
+/// `s`) into register q from `p` (in place in order, so no pair is overwritten before it
+/// is read).
+fn pack(b: &mut BodyBuilder, s: u32, p: u32) {
     for q in 0..32u32 {
         b.ins(format!(
             "F2FP.F16.F32.PACK_AB R{}, R{}, R{}",
-            s + q,
+            p + q,
             s + 2 * q + 1,
             s + 2 * q
         ));
@@ -634,7 +798,8 @@ fn softmax_tail(b: &mut BodyBuilder, s: u32, first: bool, groups: u32) {
 /// O *= the rescale factor of its row (the thread's d / 2 accumulator values).
 fn rescale(b: &mut BodyBuilder, c: &Cfg) {
     for i in 0..c.d / 2 {
-        b.ins(format!("FMUL R{}, R{}, R{}", O + i, O + i, scale_reg(i)));
+        let o = c.o + i;
+        b.ins(format!("FMUL R{o}, R{o}, R{}", scale_reg(i)));
     }
 }
 
@@ -642,7 +807,7 @@ fn consumer(b: &mut BodyBuilder, c: &Cfg) {
     if !c.ws {
         // Warp 0 fills the ring: Q, then the first PIPE blocks of K and V.
         b.if_("warp == 0", |b| {
-            load_q(b);
+            load_q(b, c.qblk);
             b.loop_("s", 0, "min(PIPE, TC)", |b| {
                 b.if_(format!("s < {}", c.nb), |b| {
                     fill(b, "K", "s", "s");
@@ -651,12 +816,7 @@ fn consumer(b: &mut BodyBuilder, c: &Cfg) {
             });
         });
     }
-    if c.pingpong {
-        // The first consumer warpgroup gets the first turn.
-        b.if_(format!("{} == 0", c.cw), |b| {
-            b.ins("BAR.ARV 1, 256");
-        });
-    }
+    sched_init(b, c);
     b.ins("SYNCS.PHASECHK.TRANS64.TRYWAIT q_full[0], parity=0");
     if c.pipelined {
         consumer_pipelined(b, c);
@@ -672,6 +832,9 @@ fn consumer(b: &mut BodyBuilder, c: &Cfg) {
 /// O += P_{j-1} V_{j-1}, then runs softmax(S_j) while they execute.
 fn consumer_pipelined(b: &mut BodyBuilder, c: &Cfg) {
     let nb = c.nb.as_str();
+    // Three warpgroups (160 registers): one S buffer, P converted into `PB` once GEMM1
+    // has read the previous P (FA3's order: after warpgroup_wait<0>).
+    let split = c.wgs != 2;
     // Block 0: S_0 alone.
     wait_full(b, "k", "0");
     sched_sync(b, c);
@@ -680,9 +843,15 @@ fn consumer_pipelined(b: &mut BodyBuilder, c: &Cfg) {
     b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
     release(b, "k", "0");
     mask(b, c, SA, "0");
-    softmax(b, SA, true);
+    if split {
+        softmax_unpacked(b, SA, true);
+        pack(b, SA, PB);
+    } else {
+        softmax(b, SA, true);
+    }
     static_loads(b, c, Some("0"), None);
     let iter = |b: &mut BodyBuilder, j: &str, cur: u32, next: u32| {
+        let (next, cur) = if split { (SA, PB) } else { (next, cur) };
         b.if_(format!("{j} < {nb}"), |b| {
             wait_full(b, "k", j);
             sched_sync(b, c);
@@ -695,10 +864,17 @@ fn consumer_pipelined(b: &mut BodyBuilder, c: &Cfg) {
             b.ins("WARPGROUP.DEPBAR.LE gsb0, 1");
             release(b, "k", j);
             mask(b, c, next, j);
-            softmax(b, next, false);
+            if split {
+                softmax_unpacked(b, next, false);
+            } else {
+                softmax(b, next, false);
+            }
             b.ins("WARPGROUP.DEPBAR.LE gsb0, 0");
             release(b, "v", &jm);
             rescale(b, c);
+            if split {
+                pack(b, next, cur);
+            }
             static_loads(b, c, Some(j), Some(&jm));
         });
     };
@@ -711,8 +887,12 @@ fn consumer_pipelined(b: &mut BodyBuilder, c: &Cfg) {
         iter(b, "(TC - 1)", SA, SB);
     });
     // The last P V: P of the last block is in buffer A when the count is odd, B when even.
-    b.if_(format!("{nb} % 2 == 1"), |b| last_gemm1(b, c, SA));
-    b.if_(format!("{nb} % 2 == 0"), |b| last_gemm1(b, c, SB));
+    if split {
+        last_gemm1(b, c, PB);
+    } else {
+        b.if_(format!("{nb} % 2 == 1"), |b| last_gemm1(b, c, SA));
+        b.if_(format!("{nb} % 2 == 0"), |b| last_gemm1(b, c, SB));
+    }
 }
 
 fn last_gemm1(b: &mut BodyBuilder, c: &Cfg, s: u32) {
@@ -821,15 +1001,15 @@ fn epilogue(b: &mut BodyBuilder, c: &Cfg) {
             "STS.128 sQ[{} * {} + {s} * 512 + lane * 16], R{}",
             c.cwarp,
             32 * c.d,
-            O + 4 * s
+            c.o + 4 * s
         ));
     }
     b.ins("FENCE.PROXY.ASYNC");
-    b.ins(format!("BAR.SYNC {} + 3, 128", c.cw));
+    b.ins(format!("BAR.SYNC {} + {}, 128", c.cw, c.wgs + 1));
     b.if_("warp % 4 == 0", |b| {
         b.ins(format!(
-            "UTMASTG.2D O[(cta * 2 + {}) * (BLK / 2)], sQ[{} * (BLK / 2)], bytes=BLK / 2",
-            c.cw, c.cw
+            "UTMASTG.2D O[(cta * {} + {}) * (BLK / 2)], sQ[{} * (BLK / 2)], bytes=BLK / 2",
+            c.wgs, c.cw, c.cw
         ));
         b.ins("UTMACMDFLUSH");
         b.ins("DEPBAR.LE SB1, 0");

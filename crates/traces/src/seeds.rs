@@ -155,7 +155,7 @@ const S001_ADD: &str =
     "seed 001 (Gluon tutorial): elementwise_add benchmark, 32768 x 32768 FP32, results on GB200";
 const S001_MM: &str = "seed 001 (Gluon tutorial): matmul_warp_specialized, M = N = 8192, FP16, BLOCK 128x256x64, 4 buffers, GroupedPersistentTileScheduler(8)";
 const S002: &str = "seed 002 (FA3 technique card): ablation, batch 4, seqlen 8448, 16 heads, d 128, non-causal FP16";
-const S002_FIG5: &str = "FA3 paper (arXiv 2407.08608, seed 002's source), Fig. 5: forward, FP16, non-causal, H100 SXM5, seqlen 8k, batch 2, heads x d = 2048 (at d = 64 FA3 runs 192-row tiles over three consumer warpgroups, the family 128 over two)";
+const S002_FIG5: &str = "FA3 paper (arXiv 2407.08608, seed 002's source), Fig. 5: forward, FP16, non-causal, H100 SXM5, seqlen 8k, batch 2, heads x d = 2048 (at d = 64 FA3 runs 192-row tiles over three consumer warpgroups, as the family does)";
 
 macro_rules! fa3 {
     ($id:literal, $label:literal, $schedule:literal, $params:expr, $tf:literal, $sets:expr, $use:expr, $source:expr) => {

@@ -80,6 +80,13 @@ fn sweep(fam: &str) -> Vec<Vec<(&'static str, i64)>> {
                 ("PIPE", 3),
             ],
             vec![("SEQLEN_K", 384), ("HEADDIM", 64), ("HEADS", 2)],
+            vec![
+                ("SEQLEN", 640),
+                ("SEQLEN_K", 768),
+                ("CAUSAL", 1),
+                ("HEADDIM", 64),
+            ],
+            vec![("SEQLEN", 128), ("CAUSAL", 1), ("HEADDIM", 64), ("PIPE", 1)],
         ],
         "singe-viscosity" => vec![
             vec![("SPECIES", 8), ("WARPS", 2), ("POINTS", 256)],

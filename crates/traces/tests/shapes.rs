@@ -107,12 +107,42 @@ fn fa3_causal_tile_masks_its_diagonal_block_only() {
 }
 
 #[test]
-fn fa3_head_dim_64_halves_the_tiles() {
+fn fa3_head_dim_64_runs_fa3s_192_row_tiles() {
+    // FA3's hdim-64 kernel: 192-row query tiles over three consumer warpgroups and a
+    // producer warpgroup (16 warps), 128-key blocks of half the bytes.
     let k = kernel("fa3-forward", "fa3", &[("HEADDIM", 64)]);
-    assert!(line(&k, "param").contains("BLK=16384"));
+    let params = line(&k, "param");
+    assert!(params.contains("BLK=16384"), "{params}");
+    assert!(
+        params.contains(&format!("QBLK={}", 192 * 64 * 2)),
+        "{params}"
+    );
+    assert_eq!(k.launch.cta_threads, 16 * 32);
+    // S = 2048: ceil(2048 / 192) = 11 tiles, the last one partly past the end; the
+    // FLOPs are the useful ones.
+    assert_eq!(k.launch.grid, 11);
+    let flops = 4 * 2048_i64 * 2048 * 64 / 11;
+    assert!(line(&k, "work").starts_with(&format!("work flops={flops} ")));
     let r = run("fa3-forward", "fa3", &[("HEADDIM", 64), ("SEQLEN", 256)]);
-    // Per block and warpgroup: GEMM0 4 k-steps (d / 16), GEMM1 8; two blocks.
-    assert_eq!(issued(&r, "consumer", "HGMMA"), 2 * 4 * 2 * (4 + 8));
+    // Per block and warpgroup: GEMM0 4 k-steps (d / 16), GEMM1 8; two blocks, three
+    // warpgroups of four warps.
+    assert_eq!(issued(&r, "consumer", "HGMMA"), 2 * 4 * 3 * (4 + 8));
+    // P converted once per block into its own buffer, as many F2FP as at d = 128.
+    assert_eq!(issued(&r, "consumer", "F2FP"), 2 * 12 * 32);
+}
+
+#[test]
+fn fa3_head_dim_64_causal_masks_every_block_its_diagonal_crosses() {
+    // S = S_k = 384, causal, d = 64: CTA 0 is the last tile (rows 192..383): keys up
+    // to 383, three blocks; its first row sees keys up to 192, so blocks 1 and 2 are
+    // masked: 2 x 64 SEL per consumer warp, 12 warps.
+    let r = run(
+        "fa3-forward",
+        "fa3",
+        &[("HEADDIM", 64), ("SEQLEN", 384), ("CAUSAL", 1)],
+    );
+    assert_eq!(issued(&r, "consumer", "SEL"), 12 * 2 * 64);
+    assert_eq!(issued(&r, "consumer", "HGMMA"), 3 * 4 * 3 * (4 + 8));
 }
 
 #[test]
