@@ -18,7 +18,7 @@
 //! 5. A polish: the joint refinement again, with how many benchmarks each GPU misses
 //!    read strictly (its value judged against the others' spread, as leave-one-GPU-out
 //!    judges it) between the 3% count and the squares; a GPU's misses cost their
-//!    square, so that they spread over GPUs rather than pile on one ([`gpu_cost`]). Kept
+//!    square, so that they spread over GPUs rather than pile on one (`gpu_cost`). Kept
 //!    only if no more benchmarks miss 3% after it.
 //!
 //! Validation kernels are never read here.
@@ -641,7 +641,17 @@ pub const MOVES_ALSO: &[(&str, &[&str])] = &[
     ("l2_line_cycles", &["bw.l2.one_sm.", "bw.hbm.one_sm."]),
     ("lat_l2_far", &["bw.tma.l2."]),
     ("lat_hbm", &["bw.l2.one_sm."]),
-    ("jitter_hbm", &["bw.l2.one_sm.", "bw.hbm."]),
+    (
+        "jitter_hbm",
+        &[
+            "bw.l2.one_sm.",
+            "bw.hbm.",
+            "bw.l2.chip.",
+            "lat.ldg.",
+            "lat.ldgsts.",
+            "lat.ldg_lines.l2.",
+        ],
+    ),
     ("l2_bytes_per_clk_chip", &["bw.hbm.chip."]),
     ("l2_bytes_per_clk_sm_max", &["lat.ldg_lines.l2."]),
     ("hbm_bytes_per_clk_chip", &["bw.l2.chip."]),
