@@ -49,17 +49,10 @@ pub fn crosses_to_l2(b: &Benchmark) -> bool {
 pub fn offset(m: &Measurement) -> Option<f64> {
     let landing = m.benchmarks.iter().find(|b| b.name == LANDING)?;
     let per_sm = m.benchmarks.iter().find(|b| b.name == PER_SM)?;
-    let mut sms = per_sm.reps.clone();
-    if sms.is_empty() || landing.reps.is_empty() {
+    if landing.reps.is_empty() {
         return None;
     }
-    sms.sort_by(f64::total_cmp);
-    let median = if sms.len() % 2 == 1 {
-        sms[sms.len() / 2]
-    } else {
-        (sms[sms.len() / 2 - 1] + sms[sms.len() / 2]) / 2.0
-    };
-    Some(landing.median - median)
+    Some(landing.median - crate::schema::median(&per_sm.reps)?)
 }
 
 /// What [`normalize`] did to a measurement.
