@@ -356,6 +356,8 @@ const HBM_PARAMS: &[(&str, bool, f64, f64)] = &[
     ("hbm_burst_bytes_per_clk_sm", false, 16.0, 512.0),
     // The sustained rate, fitted first on the one-SM stream, trades with the burst.
     ("hbm_bytes_per_clk_sm_max", false, 16.0, 512.0),
+    // Copies' own, fitted first on the one-SM copy stream.
+    ("hbm_tma_bytes_per_clk_sm_max", false, 16.0, 512.0),
     ("hbm_burst_bytes", true, 0.0, 262144.0),
 ];
 
@@ -511,11 +513,12 @@ fn vars(prior: &Profile, l2_split: f64) -> Vec<Var> {
             &["bw.tma.l2.chip.same_data."],
         ),
         real("hbm_bytes_per_clk_chip", 300.0, 6000.0, &["bw.hbm.chip."]),
+        real("hbm_bytes_per_clk_sm_max", 16.0, 512.0, &["bw.hbm.one_sm."]),
         real(
-            "hbm_bytes_per_clk_sm_max",
+            "hbm_tma_bytes_per_clk_sm_max",
             16.0,
             512.0,
-            &["bw.hbm.one_sm.", "bw.tma.hbm.one_sm."],
+            &["bw.tma.hbm.one_sm."],
         ),
         int(
             "tma_issue_cycles",
