@@ -272,7 +272,7 @@ impl<'k> Prepared<'k> {
         let l1_bytes =
             (t.l1_plus_smem_bytes as u64).saturating_sub(smem_used.next_multiple_of(8192));
         let mut e = Engine::new(
-            kernel, profile, &prog, cfg, policy, sink, resident, ctas_here, busy_sms, l1_bytes,
+            kernel, profile, prog, cfg, policy, sink, resident, ctas_here, busy_sms, l1_bytes,
         );
         for name in &cfg.warm_l2 {
             let b = kernel
