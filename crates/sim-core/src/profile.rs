@@ -510,6 +510,11 @@ timing! {
         hbm_bytes_per_clk_chip: positive => "bytes per cycle",
         /// The most one SM's share of HBM carries, sustained.
         hbm_bytes_per_clk_sm_max: positive => "bytes per cycle",
+        /// The most one SM's share of HBM carries, sustained, for the lines of TMA copies
+        /// (`hbm_bytes_per_clk_sm_max` is LDG's); the chip's share binds both alike (H100,
+        /// median over the GPUs: one SM's bulk-copy stream from HBM 90.8 B/clk against its
+        /// LDG stream's 97.8; the whole chip's 1602 against 1597).
+        hbm_tma_bytes_per_clk_sm_max: positive => "bytes per cycle",
         /// The rate at which an SM's lines from HBM cross its port while it runs ahead of its
         /// sustained share.
         hbm_burst_bytes_per_clk_sm: positive => "bytes per cycle",
@@ -775,6 +780,7 @@ impl Profile {
         t.l2_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_bytes_per_clk_chip *= per_cycle;
         t.hbm_bytes_per_clk_sm_max *= per_cycle;
+        t.hbm_tma_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_burst_bytes_per_clk_sm *= per_cycle;
         t.clock_mhz = mhz;
         std::borrow::Cow::Owned(p)

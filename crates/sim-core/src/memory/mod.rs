@@ -80,6 +80,9 @@ pub struct Memory {
     tail_chunk_sub_hash: u64,
     /// What a TMA copy's line from HBM takes over an LDG's.
     lat_hbm_tma_extra: u64,
+    /// What a TMA copy's line from HBM counts on `hbm_bw` per byte, against an LDG's 1
+    /// (`hbm_tma_line_cost`).
+    hbm_tma_cost: f64,
     /// A request's slow chunks (`hbm_line`): chunks (log2 bytes) hashed to `hbm_tail_subs`
     /// sub-domains of their group (log2 bytes); a group is in a slow window for the
     /// request with `hbm_tail_window_probability`, and then each sub-domain the request
@@ -110,6 +113,19 @@ pub struct Memory {
     req_multicast: u32,
     /// Whether L1 has 4 ways and L2 16, the profiles' shape (`read_l1`).
     ways_4_16: bool,
+}
+
+/// What a TMA copy's line from HBM counts on the SM's sustained HBM share (`hbm_bw`, at
+/// `hbm_rate`) per byte: as if that share ran at `hbm_tma_bytes_per_clk_sm_max` for
+/// copies rather than `hbm_bytes_per_clk_sm_max`, while its share of the chip
+/// (`chip_share`) binds both alike; 1 when the two rates are the same. H100, median over
+/// the GPUs: one SM's bulk-copy stream from HBM 90.8 B/clk against its LDG stream's
+/// 97.8, the whole chip's 1602 against 1597.
+fn hbm_tma_line_cost(t: &Timing, hbm_rate: f64, chip_share: f64) -> f64 {
+    let tma_rate = chip_share
+        .min(t.hbm_tma_bytes_per_clk_sm_max)
+        .min(t.l2_bytes_per_clk_sm_max);
+    hbm_rate / tma_rate
 }
 
 impl Memory {
@@ -159,6 +175,7 @@ impl Memory {
             tail_chunk: u64::MAX,
             tail_chunk_sub_hash: 0,
             lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
+            hbm_tma_cost: hbm_tma_line_cost(t, hbm_rate, share(t.hbm_bytes_per_clk_chip)),
             hbm_tail_chunk_shift: (t.hbm_tail_chunk_bytes as u64).max(1).ilog2(),
             hbm_tail_group_shift: (t.hbm_tail_group_bytes as u64).max(1).ilog2(),
             hbm_tail_subs: (t.hbm_tail_subs as u64).max(1),
@@ -337,7 +354,13 @@ impl Memory {
             lat += self.lat_hbm_tma_extra;
         }
         let lat = jittered(lat, jitter);
-        let sustained = self.hbm_bw.carry(t, self.req_hbm_line_bytes);
+        let sustained = if tma {
+            self.hbm_bw.bytes += self.req_hbm_line_bytes;
+            self.hbm_bw
+                .hold(t, self.req_hbm_line_bytes as i64 as f64 * self.hbm_tma_cost)
+        } else {
+            self.hbm_bw.carry(t, self.req_hbm_line_bytes)
+        };
         let credit = (sustained - self.hbm_burst_cycles).max(0.0);
         // The line crosses this SM's port at the burst rate (faster than a hit's
         // `l2_bytes_per_clk_sm_max`: one copy's lines from HBM arrive at up to 126 B/clk),
