@@ -2,8 +2,8 @@
 //! 32 lines fall in a few 4 KiB pages, several lines to a page but not one run (lanes 1
 //! KiB apart: the latency-hiding kernels), goes through L1TEX at one line a cycle while
 //! few such requests are in flight, and at 1.13 to 1.25 cycles a line once many are
-//! (`gap.l1sets.*`, `gap.l1_spread.*` in data/gaps: 12 warps each keeping one in flight
-//! run at 1.00 cycle a line, 16 to 32 warps at 1.13 to 1.18). Layouts of one run of lines
+//! (`gap.l1_spread.*` in data/gaps: 12 warps each keeping one in flight run at 1.006
+//! cycles a line, 13 at 1.189, 13 to 32 at 1.13 to 1.19). Layouts of one run of lines
 //! or of a page a line stay at one line a cycle at every load, and so do requests that
 //! do not allocate in L1 (`.cg`): the cost is the L1 lookups' of these layouts, not the
 //! tag stage's rate.
