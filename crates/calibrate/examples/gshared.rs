@@ -1,5 +1,5 @@
 //! Simulates the gemm-mainloop validation twins whose names contain a filter, each at the
-//! profile's clock and at the clock it ran at, with optional parameter overrides:
+//! profile's clock_mhz_tensor_uniform and at the clock it ran at, with optional parameter overrides:
 //! `gshared FILTER [name=value ...]` (prints measured, simulated, error, at its clock).
 use rayon::prelude::*;
 fn main() {
@@ -24,18 +24,22 @@ fn main() {
             let mhz = calibrate::report::measured_clock_mhz(b).unwrap();
             let s = calibrate::validation::simulate_gemm(c, &p).unwrap().0;
             let mut q = p.clone();
-            q.set("clock_mhz", mhz).unwrap();
+            q.set("clock_mhz_tensor_uniform", mhz).unwrap();
             let sc = calibrate::validation::simulate_gemm(c, &q).unwrap().0;
-            (format!(
-                "{:58} {:8.0} {:8.0} {:+7.2}%  @{:4.0} {:8.0} {:+7.2}%",
-                c.bench.trim_start_matches("val.gemm_mainloop."),
-                meas,
-                s,
-                (s - meas) / meas * 100.0,
-                mhz,
-                sc,
-                (sc - meas) / meas * 100.0
-            ), ((s - meas) / meas).abs(), ((sc - meas) / meas).abs())
+            (
+                format!(
+                    "{:58} {:8.0} {:8.0} {:+7.2}%  @{:4.0} {:8.0} {:+7.2}%",
+                    c.bench.trim_start_matches("val.gemm_mainloop."),
+                    meas,
+                    s,
+                    (s - meas) / meas * 100.0,
+                    mhz,
+                    sc,
+                    (sc - meas) / meas * 100.0
+                ),
+                ((s - meas) / meas).abs(),
+                ((sc - meas) / meas).abs(),
+            )
         })
         .collect();
     for r in &rows {
