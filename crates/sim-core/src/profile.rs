@@ -278,6 +278,12 @@ timing! {
         /// them ran at it); a kernel at another clock gets them converted, a memory's
         /// bandwidth being a rate in time: times clock_mhz_light over its clock.
         clock_mhz_light: positive => "MHz",
+        /// The SM clock of a tensor kernel whose operands are near-constant (1.0 and
+        /// 1.0078 in bf16, the gemm-mainloop validation kernels' values): the tensor
+        /// pipe's current follows the operands' toggling, and the H100 sets the clock
+        /// from it within 20 us of a launch. A what-if for such kernels (`--set
+        /// clock_mhz=`); `Profile::for_kernel` gives every tensor kernel `clock_mhz`.
+        clock_mhz_tensor_uniform: positive => "MHz",
         /// SMs on the chip: the grid is dealt to them in turn (this SM runs CTAs 0, sm_count,
         /// 2*sm_count, ...), and they share the chip's L2 and HBM bandwidth.
         sm_count: count => "SMs",
@@ -410,6 +416,19 @@ timing! {
         /// An L1 hit returns its first 32-byte sector after `lat_l1_hit` and each further
         /// sector of the line this much later.
         l1_sector_cycles: non_negative => "cycles per sector",
+        /// A scattered read through L1 (a warp-load whose lines fall in more than one
+        /// 4 KiB page, fewer pages than lines, not one run: lanes 1 KiB apart) that
+        /// enters L1TEX while this many other scattered reads are in flight is crowded
+        /// (`l1_crowded_line_cycles`). H100: such loads run at 1.006 cycles a line with 12
+        /// warps each keeping one in flight and at 1.189 with 13 (`gap.l1_spread.*`,
+        /// data/gaps).
+        l1_crowded_requests: whole => "requests",
+        /// What a crowded scattered read holds L1TEX's tag stage per line, in place of
+        /// `1 / l1_lines_per_clk` (at or below it: no crowding cost). H100: lanes 1 KiB
+        /// apart at 13 to 32 warps 1.13 to 1.19 cycles a line (median 1.18; lanes 1152 B
+        /// and 2 KiB apart 1.18 to 1.25; one run of lines, a page a line, and `.cg` loads
+        /// 1.00 to 1.01).
+        l1_crowded_line_cycles: non_negative => "cycles per line",
         /// The lines of one uncoalesced request that miss L1 leave for L2 this many cycles
         /// apart, up to `l2_line_cap` lines.
         l2_line_cycles: non_negative => "cycles per line",
@@ -505,11 +524,18 @@ timing! {
         /// `l2_shared_read_gain` in proportion to 1 - 2 / n (measured 2.29, 2.34, 2.41,
         /// 2.42 for n = 4, 8, 16, 32; the rule 2.21, 2.38, 2.47, 2.51).
         l2_tpc_read_gain: at_least_one => "ratio",
-        /// The chip's sustained HBM bandwidth, shared evenly by the busy SMs (lines the whole
-        /// wave reads are fetched once for all).
+        /// The chip's sustained HBM bandwidth, shared by the busy SMs (lines the whole wave
+        /// reads are fetched once for all): evenly while they all have lines queued, and
+        /// more to an SM whose transfers leave gaps, each busy SM being as busy as the
+        /// simulated one (`memory/load.rs`).
         hbm_bytes_per_clk_chip: positive => "bytes per cycle",
         /// The most one SM's share of HBM carries, sustained.
         hbm_bytes_per_clk_sm_max: positive => "bytes per cycle",
+        /// The most one SM's share of HBM carries, sustained, for the lines of TMA copies
+        /// (`hbm_bytes_per_clk_sm_max` is LDG's); the chip's share binds both alike (H100,
+        /// median over the GPUs: one SM's bulk-copy stream from HBM 90.8 B/clk against its
+        /// LDG stream's 97.8; the whole chip's 1602 against 1597).
+        hbm_tma_bytes_per_clk_sm_max: positive => "bytes per cycle",
         /// The rate at which an SM's lines from HBM cross its port while it runs ahead of its
         /// sustained share.
         hbm_burst_bytes_per_clk_sm: positive => "bytes per cycle",
@@ -775,6 +801,7 @@ impl Profile {
         t.l2_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_bytes_per_clk_chip *= per_cycle;
         t.hbm_bytes_per_clk_sm_max *= per_cycle;
+        t.hbm_tma_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_burst_bytes_per_clk_sm *= per_cycle;
         t.clock_mhz = mhz;
         std::borrow::Cow::Owned(p)

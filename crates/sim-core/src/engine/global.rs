@@ -396,6 +396,7 @@ impl<'a, S: Sink> Engine<'a, S> {
     ) -> u64 {
         let sp = self.warps[slot as usize].sp as usize & 3;
         let depart = self.enter_l1tex(slot, sp, self.lines.len());
+        let crowd = self.l1_crowd_enter(through_l1, write);
         let local = mo.space == Space::Local;
         let sharers = if write || self.lines.is_empty() {
             1
@@ -443,6 +444,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             };
             self.emit_mem(slot, level, sectors * 32, t, write);
             done = done.max(t);
+        }
+        if crowd {
+            self.l1_crowd_done(done);
         }
         done
     }

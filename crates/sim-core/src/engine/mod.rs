@@ -11,6 +11,7 @@ mod async_units;
 mod cycle;
 mod global;
 mod issue;
+mod l1_crowd;
 mod pipes;
 mod predicate;
 mod races;
@@ -491,6 +492,8 @@ struct Engine<'a, S: Sink> {
     smem_busy: f64,
     smem_bytes: u64,
     l1_free: f64,
+    /// Completions of the scattered L1 reads in flight (`l1_crowd`).
+    l1_scattered: Vec<u64>,
     /// Cycles L1TEX's line rate was booked: the LSU bound.
     l1_busy: f64,
     /// What one line takes of L1's rate: `1 / l1_lines_per_clk`.
@@ -683,6 +686,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             smem_bytes: 0,
             l1_busy: 0.0,
             l1_free: 0.0,
+            l1_scattered: Vec::new(),
             l1_line_time: 1.0 / t.l1_lines_per_clk,
             l1_line_whole: whole_cycles(1.0 / t.l1_lines_per_clk),
             line_caps: (t.l1_line_cap as usize, t.l2_line_cap as usize),
