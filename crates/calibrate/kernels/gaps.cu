@@ -851,3 +851,103 @@ extern "C" __global__ void gap_diverge(int iters, int mode, int n, u64* out, u32
   }
   sink[threadIdx.x] = x + y;
 }
+
+// ---------------------------------------------------------------- the streaming tile's waits in context
+// gap_ctx (issue 25, the TMA-streaming twins' per-tile shortfall): one thread times one
+// operation (b -> c) right after another is issued (a -> b), as thread 0 of
+// ew_tma_pipelined does: the next tile's loads, the tile's store, or nothing before.
+// pre: 0 nothing; 1 expect_tx + two tensor boxes (a, b) on `ld`; 2 a tensor store of the
+// box (commit_group); 3 the store, then the loads (the kernel's order).
+// op: 0 try_wait on `done`, a phase long complete; 1 an indexed constant load (LDC) and a
+// branch on it; 2 fence.proxy.async.shared::cta; 3 cp.async.bulk.wait_group.read 0;
+// 4 nothing (the stamps' own cost); 5 mbarrier.arrive on `done2` (count 1) and a
+// try_wait on the phase it completes.
+// After c, untimed: the loads' wait and the store's wait_group 0. out[3 * i + k]: a, b, c.
+extern "C" __global__ void gap_ctx(const __grid_constant__ GapTmap ta, const __grid_constant__ GapTmap tb,
+                                   const __grid_constant__ GapTmap tc, u32 bytes, int box_w, int pre, int op,
+                                   int iters, u64* out, int* err) {
+  extern __shared__ __align__(1024) unsigned char dsm[];
+  __shared__ __align__(8) u64 bar_mem[3];
+  __shared__ u64 stamps[3 * GAP_PHASE_MAX];
+  if (threadIdx.x != 0) return;
+  u32 ld = smaddr(&bar_mem[0]), done = smaddr(&bar_mem[1]), done2 = smaddr(&bar_mem[2]);
+  mbar_init(ld, 1);
+  mbar_init(done, 1);
+  mbar_init(done2, 1);
+  mbar_fence_init();
+  mbar_arrive(done);
+  u32 s0 = smaddr(dsm), s1 = s0 + bytes, s2 = s0 + 2 * bytes;
+  int n = iters < GAP_PHASE_MAX ? iters : GAP_PHASE_MAX;
+  u32 parity = 0, p2 = 0, k = 0;
+  for (int i = 0; i < n; ++i) {
+    int x = (i % 32) * box_w;
+    u64 a = clk();
+    if (pre & 2) gap_tma_store(&tc, x, 0, s2);
+    if (pre & 1) {
+      mbar_expect_tx(ld, 2 * bytes);
+      gap_tma_load(s0, &ta, x, 0, ld);
+      gap_tma_load(s1, &tb, x, 0, ld);
+    }
+    u64 b = clk();
+    if (op == 0) {
+      if (!mbar_try(done, 0)) err[0] = 30;
+    } else if (op == 1) {
+      k = gap_ctab[k / 4];
+      if (k == 7) err[0] = 31;
+    } else if (op == 2) {
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    } else if (op == 3) {
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    } else if (op == 5) {
+      mbar_arrive(done2);
+      if (!mbar_wait(done2, p2)) err[0] = 35;
+      p2 ^= 1;
+    }
+    u64 c = clk();
+    if (pre & 1) {
+      if (!mbar_wait(ld, parity)) err[0] = 32;
+      parity ^= 1;
+    }
+    if (pre & 2) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    stamps[3 * i] = a;
+    stamps[3 * i + 1] = b;
+    stamps[3 * i + 2] = c;
+  }
+  for (int i = 0; i < 3 * n; ++i) out[i] = stamps[i];
+}
+
+// ---------------------------------------------------------------- L1 under many warps, per warp
+// gap_l1_spread (issue 25 gap 6): chase_own_lines_ld's walk (lines.cu: warp w's lanes
+// chase their own 8-line cycles in warp w's region, each step one warp-load of 32 lines)
+// with each warp's own end recorded: out[2 * w] = the common start (after
+// __syncthreads), out[2 * w + 1] = warp w's clock64 after its last step. cg 1: the
+// same through ld.global.cg (L2, not allocated in L1).
+extern "C" __global__ void gap_l1_spread(const char* base, u64 region, u64 lane_stride, int warm, int steps,
+                                         int cg, u64* out, u64* sink) {
+  int i = threadIdx.x, w = i / 32;
+  u64 p = (u64)(base + (u64)w * region + (u64)(i % 32) * lane_stride);
+  if (cg) {
+    for (int s = 0; s < warm; ++s) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p)::"memory");
+  } else {
+    for (int s = 0; s < warm; ++s) asm volatile("ld.global.u64 %0, [%0];" : "+l"(p)::"memory");
+  }
+  __syncthreads();
+  u64 t0 = clk();
+  if (cg) {
+    for (int s = 0; s < steps; s += 8) {
+      UNROLL for (int u = 0; u < 8; ++u) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p)::"memory");
+    }
+  } else {
+    for (int s = 0; s < steps; s += 8) {
+      UNROLL for (int u = 0; u < 8; ++u) asm volatile("ld.global.u64 %0, [%0];" : "+l"(p)::"memory");
+    }
+  }
+  // the last load's value before the stamp: the warp's end
+  if (p == 1) sink[i] = 0;
+  u64 t1 = clk();
+  if (i % 32 == 0) {
+    out[2 * w] = t0;
+    out[2 * w + 1] = t1;
+  }
+  sink[i] = p;
+}

@@ -349,6 +349,8 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
             r.section("gaps.const", Runner::gaps_const);
             r.section("gaps.shape", Runner::gaps_shape);
             r.section("gaps.shape_stream", Runner::gaps_shape_stream);
+            r.section("gaps.ctx", Runner::gaps_ctx);
+            r.section("gaps.l1_spread", Runner::gaps_l1_spread);
         }
         // Opt-in (`--only map.hbm`, `--only tp.own_lines`): exploratory, not fitted.
         if opts.only.iter().any(|o| o.starts_with("map.hbm")) {

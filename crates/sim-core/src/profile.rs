@@ -416,6 +416,19 @@ timing! {
         /// An L1 hit returns its first 32-byte sector after `lat_l1_hit` and each further
         /// sector of the line this much later.
         l1_sector_cycles: non_negative => "cycles per sector",
+        /// A scattered read through L1 (a warp-load whose lines fall in more than one
+        /// 4 KiB page, fewer pages than lines, not one run: lanes 1 KiB apart) that
+        /// enters L1TEX while this many other scattered reads are in flight is crowded
+        /// (`l1_crowded_line_cycles`). H100: such loads run at 1.006 cycles a line with 12
+        /// warps each keeping one in flight and at 1.189 with 13 (`gap.l1_spread.*`,
+        /// data/gaps).
+        l1_crowded_requests: whole => "requests",
+        /// What a crowded scattered read holds L1TEX's tag stage per line, in place of
+        /// `1 / l1_lines_per_clk` (at or below it: no crowding cost). H100: lanes 1 KiB
+        /// apart at 13 to 32 warps 1.13 to 1.19 cycles a line (median 1.18; lanes 1152 B
+        /// and 2 KiB apart 1.18 to 1.25; one run of lines, a page a line, and `.cg` loads
+        /// 1.00 to 1.01).
+        l1_crowded_line_cycles: non_negative => "cycles per line",
         /// The lines of one uncoalesced request that miss L1 leave for L2 this many cycles
         /// apart, up to `l2_line_cap` lines.
         l2_line_cycles: non_negative => "cycles per line",
@@ -518,6 +531,11 @@ timing! {
         hbm_bytes_per_clk_chip: positive => "bytes per cycle",
         /// The most one SM's share of HBM carries, sustained.
         hbm_bytes_per_clk_sm_max: positive => "bytes per cycle",
+        /// The most one SM's share of HBM carries, sustained, for the lines of TMA copies
+        /// (`hbm_bytes_per_clk_sm_max` is LDG's); the chip's share binds both alike (H100,
+        /// median over the GPUs: one SM's bulk-copy stream from HBM 90.8 B/clk against its
+        /// LDG stream's 97.8; the whole chip's 1602 against 1597).
+        hbm_tma_bytes_per_clk_sm_max: positive => "bytes per cycle",
         /// The rate at which an SM's lines from HBM cross its port while it runs ahead of its
         /// sustained share.
         hbm_burst_bytes_per_clk_sm: positive => "bytes per cycle",
@@ -783,6 +801,7 @@ impl Profile {
         t.l2_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_bytes_per_clk_chip *= per_cycle;
         t.hbm_bytes_per_clk_sm_max *= per_cycle;
+        t.hbm_tma_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_burst_bytes_per_clk_sm *= per_cycle;
         t.clock_mhz = mhz;
         std::borrow::Cow::Owned(p)

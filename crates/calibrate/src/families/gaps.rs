@@ -1109,6 +1109,8 @@ mod tests {
             "gap_icache_256",
             "gap_icache_8192",
             "gap_diverge",
+            "gap_ctx",
+            "gap_l1_spread",
         ] {
             assert!(names.iter().any(|n| n == k), "{k} not in {names:?}");
         }

@@ -9,6 +9,7 @@ pub(crate) mod clock;
 pub(crate) mod copy;
 pub(crate) mod gaps;
 mod gaps_const;
+mod gaps_ctx;
 mod gaps_shape;
 pub mod gaps_twins;
 pub(crate) mod ldg;

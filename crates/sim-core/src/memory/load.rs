@@ -36,6 +36,10 @@ pub struct HbmShare {
     most: f64,
     /// This SM's rate now.
     pub rate: f64,
+    /// What the chip offers this SM now, before one SM's most (`rate` without the
+    /// upper clamp): a transfer with another per-SM limit (a TMA copy's) takes the
+    /// lesser of this and its own.
+    pub offered: f64,
 }
 
 impl HbmShare {
@@ -53,6 +57,7 @@ impl HbmShare {
             least,
             most,
             rate: least,
+            offered: chip / n,
         }
     }
 
@@ -74,7 +79,9 @@ impl HbmShare {
             (self.busy_end - (w - 1) as f64 * width).clamp(0.0, width)
         };
         let u = (last / width).min(1.0);
-        let rate = (self.chip / (1.0 + self.others * u)).clamp(self.least, self.most);
+        let offered = (self.chip / (1.0 + self.others * u)).max(self.least);
+        let rate = offered.min(self.most);
+        self.offered = offered;
         self.current = (self.busy_end - w as f64 * width).clamp(0.0, width);
         self.window = w;
         let moved = rate != self.rate;
