@@ -949,9 +949,14 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
 
 /// Simulated cycles (first warp start to last warp end on the simulated SM), and the run.
 /// A and B start in L2, as on the GPU (one launch before the timed ones read them: 3 MiB
-/// for one CTA, 34.5 MiB for the full chip, both within the 50 MiB L2).
+/// for one CTA, 34.5 MiB for the full chip, both within the 50 MiB L2). The kernels'
+/// operands are near-constant (1.0 and 1.0078), so they run at the profile's
+/// `clock_mhz_tensor_uniform`, not at `clock_mhz` (random operands).
 pub fn simulate_gemm(c: &GemmCase, p: &Profile) -> Result<(f64, RunResult), String> {
-    let r = sim_text_warm(&gemm_twin_text(c)?, 0, p, &["A", "B"])?;
+    let mut q = p.clone();
+    q.set("clock_mhz", p.t.clock_mhz_tensor_uniform)
+        .map_err(|e| e.to_string())?;
+    let r = sim_text_warm(&gemm_twin_text(c)?, 0, &q, &["A", "B"])?;
     Ok((span(&r), r))
 }
 

@@ -58,7 +58,9 @@ pub mod sink;
 pub mod state;
 pub mod timeline;
 
-pub use engine::{MAX_SIMULATED_WARPS, RunConfig, run, run_sink, run_with, watchdog_cycles};
+pub use engine::{
+    MAX_SIMULATED_WARPS, Prepared, RunConfig, run, run_sink, run_with, watchdog_cycles,
+};
 pub use lower::{IMPLICIT_EXIT, LowerError, instruction_texts};
 pub use profile::Profile;
 pub use result::{RunResult, SimError};

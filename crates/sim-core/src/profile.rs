@@ -278,6 +278,12 @@ timing! {
         /// them ran at it); a kernel at another clock gets them converted, a memory's
         /// bandwidth being a rate in time: times clock_mhz_light over its clock.
         clock_mhz_light: positive => "MHz",
+        /// The SM clock of a tensor kernel whose operands are near-constant (1.0 and
+        /// 1.0078 in bf16, the gemm-mainloop validation kernels' values): the tensor
+        /// pipe's current follows the operands' toggling, and the H100 sets the clock
+        /// from it within 20 us of a launch. A what-if for such kernels (`--set
+        /// clock_mhz=`); `Profile::for_kernel` gives every tensor kernel `clock_mhz`.
+        clock_mhz_tensor_uniform: positive => "MHz",
         /// SMs on the chip: the grid is dealt to them in turn (this SM runs CTAs 0, sm_count,
         /// 2*sm_count, ...), and they share the chip's L2 and HBM bandwidth.
         sm_count: count => "SMs",
@@ -525,11 +531,18 @@ timing! {
         /// `l2_shared_read_gain` in proportion to 1 - 2 / n (measured 2.29, 2.34, 2.41,
         /// 2.42 for n = 4, 8, 16, 32; the rule 2.21, 2.38, 2.47, 2.51).
         l2_tpc_read_gain: at_least_one => "ratio",
-        /// The chip's sustained HBM bandwidth, shared evenly by the busy SMs (lines the whole
-        /// wave reads are fetched once for all).
+        /// The chip's sustained HBM bandwidth, shared by the busy SMs (lines the whole wave
+        /// reads are fetched once for all): evenly while they all have lines queued, and
+        /// more to an SM whose transfers leave gaps, each busy SM being as busy as the
+        /// simulated one (`memory/load.rs`).
         hbm_bytes_per_clk_chip: positive => "bytes per cycle",
         /// The most one SM's share of HBM carries, sustained.
         hbm_bytes_per_clk_sm_max: positive => "bytes per cycle",
+        /// The most one SM's share of HBM carries, sustained, for the lines of TMA copies
+        /// (`hbm_bytes_per_clk_sm_max` is LDG's); the chip's share binds both alike (H100,
+        /// median over the GPUs: one SM's bulk-copy stream from HBM 90.8 B/clk against its
+        /// LDG stream's 97.8; the whole chip's 1602 against 1597).
+        hbm_tma_bytes_per_clk_sm_max: positive => "bytes per cycle",
         /// The rate at which an SM's lines from HBM cross its port while it runs ahead of its
         /// sustained share.
         hbm_burst_bytes_per_clk_sm: positive => "bytes per cycle",
@@ -795,6 +808,7 @@ impl Profile {
         t.l2_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_bytes_per_clk_chip *= per_cycle;
         t.hbm_bytes_per_clk_sm_max *= per_cycle;
+        t.hbm_tma_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_burst_bytes_per_clk_sm *= per_cycle;
         t.clock_mhz = mhz;
         std::borrow::Cow::Owned(p)

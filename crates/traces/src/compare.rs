@@ -9,7 +9,7 @@
 //! rendered by the `present` crate.
 
 use serde::Serialize;
-use sim_core::diagnose::{CriticalPath, Diagnosis, diagnose, run_with_path};
+use sim_core::diagnose::{CriticalPath, Diagnosis, diagnose, run_prepared_with_path};
 use sim_core::{Profile, RunConfig, RunResult, WarpState};
 
 use crate::{family, resolve_params};
@@ -218,6 +218,9 @@ pub fn compare_kernels(
                 s.spawn(move || {
                     let k = c.kernel.as_ref().map_err(|e| e.clone())?;
                     let max_ctas = cfg.max_ctas.or_else(|| default_max_ctas(k, &c.profile));
+                    // Lowered once for every seed.
+                    let prepared =
+                        sim_core::Prepared::new(k, &c.profile).map_err(|e| e.to_string())?;
                     // The first seed's run records its critical path.
                     seed_list
                         .iter()
@@ -229,9 +232,10 @@ pub fn compare_kernels(
                                 ..cfg.clone()
                             };
                             let run = if i == 0 {
-                                run_with_path(k, &c.profile, &cfg).map(|(r, p)| (r, Some(p)))
+                                run_prepared_with_path(&prepared, &c.profile, &cfg)
+                                    .map(|(r, p)| (r, Some(p)))
                             } else {
-                                sim_core::run(k, &c.profile, &cfg).map(|r| (r, None))
+                                prepared.run(&cfg).map(|r| (r, None))
                             };
                             run.map_err(|e| e.to_string())
                         })

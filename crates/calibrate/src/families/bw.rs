@@ -492,6 +492,7 @@ fn bw_tma_slices(
             "l2_shared_read_gain",
             "hbm_bytes_per_clk_chip",
             "hbm_bytes_per_clk_sm_max",
+            "hbm_tma_bytes_per_clk_sm_max",
             "hbm_burst_bytes_per_clk_sm",
             "hbm_burst_bytes",
             "lat_hbm",

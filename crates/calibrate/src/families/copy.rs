@@ -320,6 +320,7 @@ fn copy_wait(bench: &str, group: &'static str, op: &str, bytes: u64, step: u64) 
             "hbm_tail_min",
             "hbm_tail_max",
             "hbm_bytes_per_clk_sm_max",
+            "hbm_tma_bytes_per_clk_sm_max",
             "hbm_burst_bytes_per_clk_sm",
             "hbm_burst_bytes",
             "l2_bytes_per_clk_sm_max",

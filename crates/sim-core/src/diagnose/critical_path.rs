@@ -628,8 +628,18 @@ pub fn run_with_path(
     profile: &Profile,
     cfg: &RunConfig,
 ) -> Result<(RunResult, CriticalPath), SimError> {
+    run_prepared_with_path(&crate::Prepared::new(kernel, profile)?, profile, cfg)
+}
+
+/// `run_with_path` of a kernel prepared once for several runs (`profile` the one it
+/// was prepared for).
+pub fn run_prepared_with_path(
+    prepared: &crate::Prepared,
+    profile: &Profile,
+    cfg: &RunConfig,
+) -> Result<(RunResult, CriticalPath), SimError> {
     let mut rec = PathRecorder::new(profile);
-    let r = crate::run_sink(kernel, profile, cfg, &mut rec)?;
+    let r = prepared.run_sink(cfg, &mut rec)?;
     let path = rec.walk();
     Ok((r, path))
 }

@@ -17,7 +17,7 @@ use crate::{Profile, RunResult};
 
 pub use advice::Advice;
 pub use bounds::{BoundUnit, Bounds, UnitBound};
-pub use critical_path::{CriticalPath, PathCategory, run_with_path};
+pub use critical_path::{CriticalPath, PathCategory, run_prepared_with_path, run_with_path};
 pub use flags::Flag;
 
 /// A run's diagnosis: its bounds, the figures flagged, and the advice.

@@ -194,7 +194,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         let cta = &self.ctas[w.cta as usize];
         let (first, in_wave) = (cta.wave_first, cta.wave_len);
         let base = self.buffer_base[m.base as usize];
-        let mut env = Env {
+        let env = Env {
             vars: &w.vars,
             warp: w.warp as i64,
             lane: 0,
@@ -202,9 +202,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         };
         let partner = cta.grid_id ^ 1;
         let (mut n, mut with_partner) = (0, false);
-        for c in first..first + in_wave {
-            env.cta = c as i64;
-            if let Ok(off) = m.addr.eval(&env)
+        // (Each operation of the address's code once for all of the wave's CTAs:
+        // `CExpr::eval_ctas`.)
+        let mut offs = vec![None; in_wave as usize];
+        m.addr.eval_ctas(&env, first as i64, &mut offs);
+        for (c, off) in (first..).zip(offs) {
+            if let Some(off) = off
                 && off >= 0
                 && (base + off as u64) / LINE == line
             {

@@ -150,145 +150,197 @@ fn run_scheduled<S: Sink>(
     policy: Scheduler,
     sink: &mut S,
 ) -> Result<RunResult, SimError> {
-    // The kernel's clock, and the memory rates in its cycles.
-    let clocked = profile.for_kernel(kernel);
-    let profile: &Profile = &clocked;
-    let t = &profile.t;
-    let mut prog = lower::lower(
-        kernel,
-        t.reg_banks as u32,
-        t.reg_bank_ports as u32,
-        t.reg_bank_conflict_cycles as u32,
-    )
-    .map_err(|e| SimError::Invalid(format!("line {}:{}: {}", e.line, e.col, e.message)))?;
-    prog.resolve_results(
-        FIXED_CLASSES.map(|c| profile.fixed_latency(c)),
-        [t.lat_mufu as u64, t.lat_convert as u64, t.lat_ldc as u64],
-        t.lat_l1_hit as u64,
-    );
-    let occ = isa::occupancy::occupancy(kernel, &profile.limits());
-    let mut resident = occ.ctas_per_sm;
-    if t.tmem_cols > 0.0 && kernel.launch.tmem_cols > 0 {
-        resident = resident.min(t.tmem_cols as u32 / kernel.launch.tmem_cols);
-    } else if kernel.launch.tmem_cols > 0 {
-        return Err(SimError::Invalid(format!(
-            "the kernel allocates {} tensor-memory columns but the {} profile has no tensor memory (tcgen05 kernels need a Blackwell profile such as b200)",
-            kernel.launch.tmem_cols,
-            profile.name()
-        )));
+    Prepared::new(kernel, profile)?.run_scheduled(cfg, policy, sink)
+}
+
+/// A kernel lowered for a profile, ready to run under any [`RunConfig`]: what every run
+/// of the pair does first (the kernel's clock, the lowering, the occupancy and the
+/// checks that the kernel fits), done once. `smsim compare` runs each schedule on
+/// several seeds; lowering fa3-forward took 2% of it per run.
+pub struct Prepared<'k> {
+    kernel: &'k Kernel,
+    /// The profile at the kernel's clock (`Profile::for_kernel`).
+    profile: std::borrow::Cow<'k, Profile>,
+    prog: Program,
+    occ: isa::occupancy::Occupancy,
+    /// CTAs resident at once on an SM (before a run's `max_ctas`).
+    resident: u32,
+}
+
+impl<'k> Prepared<'k> {
+    /// Lowers `kernel` for `profile`; the errors a run of it would give before it starts.
+    pub fn new(kernel: &'k Kernel, profile: &'k Profile) -> Result<Prepared<'k>, SimError> {
+        // The kernel's clock, and the memory rates in its cycles.
+        let profile = profile.for_kernel(kernel);
+        let t = &profile.t;
+        let mut prog = lower::lower(
+            kernel,
+            t.reg_banks as u32,
+            t.reg_bank_ports as u32,
+            t.reg_bank_conflict_cycles as u32,
+        )
+        .map_err(|e| SimError::Invalid(format!("line {}:{}: {}", e.line, e.col, e.message)))?;
+        prog.resolve_results(
+            FIXED_CLASSES.map(|c| profile.fixed_latency(c)),
+            [t.lat_mufu as u64, t.lat_convert as u64, t.lat_ldc as u64],
+            t.lat_l1_hit as u64,
+        );
+        let occ = isa::occupancy::occupancy(kernel, &profile.limits());
+        let mut resident = occ.ctas_per_sm;
+        if t.tmem_cols > 0.0 && kernel.launch.tmem_cols > 0 {
+            resident = resident.min(t.tmem_cols as u32 / kernel.launch.tmem_cols);
+        } else if kernel.launch.tmem_cols > 0 {
+            return Err(SimError::Invalid(format!(
+                "the kernel allocates {} tensor-memory columns but the {} profile has no tensor memory (tcgen05 kernels need a Blackwell profile such as b200)",
+                kernel.launch.tmem_cols,
+                profile.name()
+            )));
+        }
+        // Blackwell (a profile with tensor memory) has no warpgroup MMAs: their timing
+        // there would be invented.
+        if let (true, Some((role, i))) = (t.tmem_cols > 0.0, hopper_only_instruction(kernel)) {
+            return Err(SimError::Invalid(format!(
+                "line {}: role {role} issues {}, a Hopper (sm_90a) warpgroup instruction that the {} profile's GPU does not have (Blackwell has tcgen05, UTCMMA, instead); run it on a Hopper profile such as h100",
+                i.span.line,
+                i.mnemonic(),
+                profile.name()
+            )));
+        }
+        if resident == 0 {
+            return Err(SimError::Invalid(format!(
+                "the kernel does not fit on an SM: {} registers per CTA ({} allowed), {} bytes of shared memory per CTA ({} allowed), {} warps per CTA ({} allowed)",
+                occ.regs_per_cta,
+                profile.t.regs_per_sm,
+                occ.smem_per_cta,
+                profile.t.smem_per_sm,
+                occ.warps_per_cta,
+                profile.t.max_warps_per_sm
+            )));
+        }
+        Ok(Prepared {
+            kernel,
+            profile,
+            prog,
+            occ,
+            resident,
+        })
     }
-    // Blackwell (a profile with tensor memory) has no warpgroup MMAs: their timing
-    // there would be invented.
-    if let (true, Some((role, i))) = (t.tmem_cols > 0.0, hopper_only_instruction(kernel)) {
-        return Err(SimError::Invalid(format!(
-            "line {}: role {role} issues {}, a Hopper (sm_90a) warpgroup instruction that the {} profile's GPU does not have (Blackwell has tcgen05, UTCMMA, instead); run it on a Hopper profile such as h100",
-            i.span.line,
-            i.mnemonic(),
-            profile.name()
-        )));
+
+    /// [`run`] of the prepared kernel: the same result.
+    pub fn run(&self, cfg: &RunConfig) -> Result<RunResult, SimError> {
+        self.run_scheduled(cfg, cfg.policy.scheduler(), &mut NoSink)
     }
-    if resident == 0 {
-        return Err(SimError::Invalid(format!(
-            "the kernel does not fit on an SM: {} registers per CTA ({} allowed), {} bytes of shared memory per CTA ({} allowed), {} warps per CTA ({} allowed)",
-            occ.regs_per_cta,
-            profile.t.regs_per_sm,
-            occ.smem_per_cta,
-            profile.t.smem_per_sm,
-            occ.warps_per_cta,
-            profile.t.max_warps_per_sm
-        )));
+
+    /// [`run_sink`] of the prepared kernel: the same result and events.
+    pub fn run_sink<S: Sink>(&self, cfg: &RunConfig, sink: &mut S) -> Result<RunResult, SimError> {
+        self.run_scheduled(cfg, cfg.policy.scheduler(), sink)
     }
-    let grid = kernel.launch.grid.max(1);
-    let sms = t.sm_count as u32;
-    let mut ctas_here = grid.div_ceil(sms);
-    if let Some(m) = cfg.max_ctas {
-        ctas_here = ctas_here.min(m.max(1));
-    }
-    let warps_simulated = u64::from(ctas_here) * u64::from(occ.warps_per_cta);
-    if warps_simulated > MAX_SIMULATED_WARPS {
-        return Err(SimError::Invalid(format!(
-            "the busiest SM runs {ctas_here} CTAs of this grid ({grid} CTAs over {sms} SMs), {warps_simulated} warps: more than the {MAX_SIMULATED_WARPS} one run simulates (each keeps its summary); simulate fewer with --max-ctas N (RunConfig::max_ctas), and the whole-kernel estimate scales them to the grid"
-        )));
-    }
-    let resident = resident.min(ctas_here);
-    if resident as usize * occ.warps_per_cta as usize > 4 * due::MAX_POSITIONS {
-        return Err(SimError::Invalid(format!(
-            "{} resident warps: the engine holds at most {} per SM (the profile's max_warps_per_sm is {})",
-            resident as usize * occ.warps_per_cta as usize,
-            4 * due::MAX_POSITIONS,
-            profile.t.max_warps_per_sm
-        )));
-    }
-    let busy_sms = grid.min(sms);
-    let smem_used = (kernel.launch.smem as u64 + t.smem_reserved_per_cta as u64) * resident as u64;
-    let l1_bytes = (t.l1_plus_smem_bytes as u64).saturating_sub(smem_used.next_multiple_of(8192));
-    let mut e = Engine::new(
-        kernel, profile, &prog, cfg, policy, sink, resident, ctas_here, busy_sms, l1_bytes,
-    );
-    for name in &cfg.warm_l2 {
-        let b = kernel
-            .buffers
-            .iter()
-            .position(|b| &b.name == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = kernel.buffers.iter().map(|b| b.name.as_str()).collect();
-                SimError::Invalid(format!(
-                    "no buffer `{name}` to start in L2; the kernel's buffers: {}",
-                    if names.is_empty() {
-                        "none".to_string()
+
+    /// A run of the prepared kernel with a policy as the engine holds it.
+    fn run_scheduled<S: Sink>(
+        &self,
+        cfg: &RunConfig,
+        policy: Scheduler,
+        sink: &mut S,
+    ) -> Result<RunResult, SimError> {
+        let (kernel, profile, prog) = (self.kernel, &*self.profile, &self.prog);
+        let occ = self.occ.clone();
+        let t = &profile.t;
+        let resident = self.resident;
+        let grid = kernel.launch.grid.max(1);
+        let sms = t.sm_count as u32;
+        let mut ctas_here = grid.div_ceil(sms);
+        if let Some(m) = cfg.max_ctas {
+            ctas_here = ctas_here.min(m.max(1));
+        }
+        let warps_simulated = u64::from(ctas_here) * u64::from(occ.warps_per_cta);
+        if warps_simulated > MAX_SIMULATED_WARPS {
+            return Err(SimError::Invalid(format!(
+                "the busiest SM runs {ctas_here} CTAs of this grid ({grid} CTAs over {sms} SMs), {warps_simulated} warps: more than the {MAX_SIMULATED_WARPS} one run simulates (each keeps its summary); simulate fewer with --max-ctas N (RunConfig::max_ctas), and the whole-kernel estimate scales them to the grid"
+            )));
+        }
+        let resident = resident.min(ctas_here);
+        if resident as usize * occ.warps_per_cta as usize > 4 * due::MAX_POSITIONS {
+            return Err(SimError::Invalid(format!(
+                "{} resident warps: the engine holds at most {} per SM (the profile's max_warps_per_sm is {})",
+                resident as usize * occ.warps_per_cta as usize,
+                4 * due::MAX_POSITIONS,
+                profile.t.max_warps_per_sm
+            )));
+        }
+        let busy_sms = grid.min(sms);
+        let smem_used =
+            (kernel.launch.smem as u64 + t.smem_reserved_per_cta as u64) * resident as u64;
+        let l1_bytes =
+            (t.l1_plus_smem_bytes as u64).saturating_sub(smem_used.next_multiple_of(8192));
+        let mut e = Engine::new(
+            kernel, profile, prog, cfg, policy, sink, resident, ctas_here, busy_sms, l1_bytes,
+        );
+        for name in &cfg.warm_l2 {
+            let b = kernel
+                .buffers
+                .iter()
+                .position(|b| &b.name == name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = kernel.buffers.iter().map(|b| b.name.as_str()).collect();
+                    SimError::Invalid(format!(
+                        "no buffer `{name}` to start in L2; the kernel's buffers: {}",
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ))
+                })?;
+            let (base, size) = (e.buffer_base[b], e.buffer_size[b].max(1));
+            e.mem.warm_l2(base / LINE, (base + size - 1) / LINE);
+        }
+        // `buffer NAME size=S warm=W`: the first W bytes start in L2.
+        for (b, buf) in kernel.buffers.iter().enumerate() {
+            let (base, warm) = (e.buffer_base[b], buf.warm.min(e.buffer_size[b]));
+            if warm > 0 {
+                e.mem.warm_l2(base / LINE, (base + warm - 1) / LINE);
+            }
+        }
+        let tell = S::ENABLED || S::POLLS;
+        if tell {
+            let header = e.header(ctas_here, resident);
+            e.sink.begin(&header);
+        }
+        match e.run() {
+            Ok(stopped) => {
+                let r = e.finish(occ, resident, ctas_here, grid);
+                if tell {
+                    let outcome = if stopped {
+                        Outcome::Stopped
                     } else {
-                        names.join(", ")
-                    }
-                ))
-            })?;
-        let (base, size) = (e.buffer_base[b], e.buffer_size[b].max(1));
-        e.mem.warm_l2(base / LINE, (base + size - 1) / LINE);
-    }
-    // `buffer NAME size=S warm=W`: the first W bytes start in L2.
-    for (b, buf) in kernel.buffers.iter().enumerate() {
-        let (base, warm) = (e.buffer_base[b], buf.warm.min(e.buffer_size[b]));
-        if warm > 0 {
-            e.mem.warm_l2(base / LINE, (base + warm - 1) / LINE);
-        }
-    }
-    let tell = S::ENABLED || S::POLLS;
-    if tell {
-        let header = e.header(ctas_here, resident);
-        e.sink.begin(&header);
-    }
-    match e.run() {
-        Ok(stopped) => {
-            let r = e.finish(occ, resident, ctas_here, grid);
-            if tell {
-                let outcome = if stopped {
-                    Outcome::Stopped
+                        Outcome::Finished
+                    };
+                    sink.finish(&RunEnd {
+                        cycles: r.cycles,
+                        outcome,
+                    });
+                }
+                if stopped {
+                    Err(SimError::Stopped(Box::new(r)))
                 } else {
-                    Outcome::Finished
-                };
-                sink.finish(&RunEnd {
-                    cycles: r.cycles,
-                    outcome,
-                });
+                    Ok(r)
+                }
             }
-            if stopped {
-                Err(SimError::Stopped(Box::new(r)))
-            } else {
-                Ok(r)
+            Err(err) => {
+                if tell {
+                    e.end_live_warps();
+                    let outcome = match &err {
+                        SimError::Deadlock(r) => Outcome::Deadlock(r.clone()),
+                        SimError::Watchdog(r) => Outcome::Watchdog(r.clone()),
+                        other => Outcome::Fault(other.to_string()),
+                    };
+                    let cycles = e.now;
+                    drop(e);
+                    sink.finish(&RunEnd { cycles, outcome });
+                }
+                Err(err)
             }
-        }
-        Err(err) => {
-            if tell {
-                e.end_live_warps();
-                let outcome = match &err {
-                    SimError::Deadlock(r) => Outcome::Deadlock(r.clone()),
-                    SimError::Watchdog(r) => Outcome::Watchdog(r.clone()),
-                    other => Outcome::Fault(other.to_string()),
-                };
-                let cycles = e.now;
-                drop(e);
-                sink.finish(&RunEnd { cycles, outcome });
-            }
-            Err(err)
         }
     }
 }

@@ -507,8 +507,7 @@ impl<'a, S: Sink> Engine<'a, S> {
 
     /// What holds a warp whose pipe is busy or whose pipe's queue is full at `now`:
     /// the pipe first (`math_pipe_throttle`), then the queue (its throttle state).
-    #[cold]
-    #[inline(never)]
+    #[inline]
     pub(super) fn pipe_hold(&self, sp: usize, pipe: Pipe, now: u64) -> (WarpState, u64, Cause) {
         let p = pipe.index();
         if self.pipes.slots[sp][p].free > now {

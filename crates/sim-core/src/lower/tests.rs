@@ -130,6 +130,45 @@ proptest::proptest! {
 }
 
 proptest::proptest! {
+    /// `eval_ctas` gives, for each CTA of a run of them, `eval`'s value or its fault,
+    /// with and without the affine form.
+    #[test]
+    fn eval_ctas_evaluates_each_cta_as_eval(
+        e in expr(),
+        i in -100i64..100_000,
+        j in proptest::prelude::any::<i64>(),
+        warp in 0i64..32,
+        first in -40i64..1000,
+        n in 0usize..200,
+    ) {
+        if let Some(c) = compiled(&e) {
+            let mut vars = [0i64; MAX_LOOP_DEPTH];
+            vars[0] = i;
+            vars[1] = j;
+            let env = Env { vars: &vars, warp, lane: 0, cta: 0 };
+            let code_only = match &c {
+                CExpr::Code { code, lane, cta, .. } => CExpr::Code {
+                    code: code.clone(),
+                    affine: None,
+                    lane: *lane,
+                    cta: *cta,
+                    lane_step: None,
+                },
+                CExpr::Const(v) => CExpr::Const(*v),
+            };
+            for form in [&c, &code_only] {
+                let mut out = vec![None; n];
+                form.eval_ctas(&env, first, &mut out);
+                for (k, &v) in out.iter().enumerate() {
+                    let one = form.eval(&Env { cta: first + k as i64, ..env });
+                    proptest::prop_assert_eq!(v, one.ok(), "{:?} at cta {}", form, first + k as i64);
+                }
+            }
+        }
+    }
+}
+
+proptest::proptest! {
     /// An affine form's warp part with its loop variables' terms gives lane 0's value,
     /// the value is a multiple of its alignment, and where it says its values end
     /// within a size, every value that is not negative does, for any loop

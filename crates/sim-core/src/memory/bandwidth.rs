@@ -22,11 +22,6 @@ impl Bandwidth {
             busy: 0.0,
         }
     }
-    /// Transfers `bytes` starting no earlier than `t`; returns when the transfer ends.
-    pub fn transfer(&mut self, t: u64, bytes: u64) -> u64 {
-        ceil(self.carry(t, bytes))
-    }
-
     /// `transfer`'s end before rounding up to a cycle (see `hold`).
     #[inline(always)]
     pub(super) fn carry(&mut self, t: u64, bytes: u64) -> f64 {

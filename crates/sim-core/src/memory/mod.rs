@@ -14,6 +14,7 @@ mod access;
 mod bandwidth;
 mod cache;
 mod draws;
+mod load;
 #[cfg(test)]
 mod tests;
 
@@ -21,6 +22,7 @@ pub use access::*;
 pub use bandwidth::*;
 pub use cache::*;
 use draws::*;
+use load::*;
 
 pub const LINE: u64 = 128;
 pub const SECTOR: u64 = 32;
@@ -42,6 +44,11 @@ pub struct Memory {
     l2_shared_read_sharers: f64,
     l2_tpc_read_gain: f64,
     pub hbm_bw: Bandwidth,
+    /// This SM's share of the chip's HBM rate, from its recent traffic (`load.rs`):
+    /// `hbm_bw`'s rate.
+    hbm_share: HbmShare,
+    /// `hbm_burst_bytes`, for `hbm_burst_cycles` at `hbm_bw`'s rate.
+    hbm_burst_bytes: f64,
     /// Bytes of stores written back to HBM (booked on `hbm_bw`, waited for by nobody).
     hbm_writeback_bytes: u64,
     rng: Draws,
@@ -80,6 +87,12 @@ pub struct Memory {
     tail_chunk_sub_hash: u64,
     /// What a TMA copy's line from HBM takes over an LDG's.
     lat_hbm_tma_extra: u64,
+    /// What a TMA copy's line from HBM counts on `hbm_bw` per byte, against an LDG's 1
+    /// (`hbm_tma_line_cost`).
+    hbm_tma_cost: f64,
+    /// The most a TMA copy's lines from HBM move on one SM
+    /// (`hbm_tma_bytes_per_clk_sm_max`, within its L2 port).
+    hbm_tma_most: f64,
     /// A request's slow chunks (`hbm_line`): chunks (log2 bytes) hashed to `hbm_tail_subs`
     /// sub-domains of their group (log2 bytes); a group is in a slow window for the
     /// request with `hbm_tail_window_probability`, and then each sub-domain the request
@@ -112,6 +125,19 @@ pub struct Memory {
     ways_4_16: bool,
 }
 
+/// What a TMA copy's line from HBM counts on the SM's sustained HBM share (`hbm_bw`, at
+/// `hbm_rate`) per byte: as if that share ran at `hbm_tma_bytes_per_clk_sm_max` for
+/// copies rather than `hbm_bytes_per_clk_sm_max`, while its share of the chip
+/// (`chip_share`) binds both alike; 1 when the two rates are the same. H100, median over
+/// the GPUs: one SM's bulk-copy stream from HBM 90.8 B/clk against its LDG stream's
+/// 97.8, the whole chip's 1602 against 1597.
+fn hbm_tma_line_cost(t: &Timing, hbm_rate: f64, chip_share: f64) -> f64 {
+    let tma_rate = chip_share
+        .min(t.hbm_tma_bytes_per_clk_sm_max)
+        .min(t.l2_bytes_per_clk_sm_max);
+    hbm_rate / tma_rate
+}
+
 impl Memory {
     /// `l1_bytes`: what shared memory leaves of the unified L1; `busy_sms`: SMs the
     /// launch keeps busy, who share the chip's L2 and HBM bandwidth.
@@ -132,6 +158,12 @@ impl Memory {
             l2_shared_read_sharers: t.l2_shared_read_sharers.max(1.0),
             l2_tpc_read_gain: t.l2_tpc_read_gain.max(1.0),
             hbm_bw: Bandwidth::new(hbm_rate),
+            hbm_share: HbmShare::new(
+                t.hbm_bytes_per_clk_chip,
+                t.hbm_bytes_per_clk_sm_max.min(t.l2_bytes_per_clk_sm_max),
+                busy_sms,
+            ),
+            hbm_burst_bytes: t.hbm_burst_bytes,
             hbm_writeback_bytes: 0,
             rng: Draws::new(seed),
             lat_l1: t.lat_l1_hit as u64,
@@ -159,6 +191,8 @@ impl Memory {
             tail_chunk: u64::MAX,
             tail_chunk_sub_hash: 0,
             lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
+            hbm_tma_cost: hbm_tma_line_cost(t, hbm_rate, share(t.hbm_bytes_per_clk_chip)),
+            hbm_tma_most: t.hbm_tma_bytes_per_clk_sm_max.min(t.l2_bytes_per_clk_sm_max),
             hbm_tail_chunk_shift: (t.hbm_tail_chunk_bytes as u64).max(1).ilog2(),
             hbm_tail_group_shift: (t.hbm_tail_group_bytes as u64).max(1).ilog2(),
             hbm_tail_subs: (t.hbm_tail_subs as u64).max(1),
@@ -316,6 +350,28 @@ impl Memory {
         self.hbm_tail_min + splitmix64(draw) % (self.hbm_tail_max - self.hbm_tail_min + 1)
     }
 
+    /// Moves `bytes` of this SM's HBM traffic requested at `t` through its share of HBM
+    /// (`hbm_bw`), first setting the share's rate from its recent load (`HbmShare`) and
+    /// the burst's reach in cycles at it; returns when they are through, not rounded.
+    #[inline(always)]
+    fn carry_hbm(&mut self, t: u64, bytes: u64, tma: bool) -> f64 {
+        if self.hbm_share.roll(t) {
+            self.hbm_bw.clk_per_byte = 1.0 / self.hbm_share.rate;
+            self.hbm_burst_cycles = self.hbm_burst_bytes / self.hbm_share.rate;
+            self.hbm_tma_cost =
+                self.hbm_share.rate / self.hbm_share.offered.min(self.hbm_tma_most);
+        }
+        let start = later(self.hbm_bw.free_at, t as i64 as f64);
+        let end = if tma {
+            self.hbm_bw.bytes += bytes;
+            self.hbm_bw.hold(t, bytes as i64 as f64 * self.hbm_tma_cost)
+        } else {
+            self.hbm_bw.carry(t, bytes)
+        };
+        self.hbm_share.book(start, end);
+        end
+    }
+
     /// A line read from HBM, its request leaving at `t`: when it arrives at the SM.
     /// Its latency: `lat_hbm`, plus `lat_hbm_far_extra` for a far line, plus
     /// `lat_hbm_tma_extra` for a TMA copy's line, plus a uniform draw in
@@ -337,7 +393,7 @@ impl Memory {
             lat += self.lat_hbm_tma_extra;
         }
         let lat = jittered(lat, jitter);
-        let sustained = self.hbm_bw.carry(t, self.req_hbm_line_bytes);
+        let sustained = self.carry_hbm(t, self.req_hbm_line_bytes, tma);
         let credit = (sustained - self.hbm_burst_cycles).max(0.0);
         // The line crosses this SM's port at the burst rate (faster than a hit's
         // `l2_bytes_per_clk_sm_max`: one copy's lines from HBM arrive at up to 126 B/clk),
@@ -667,7 +723,7 @@ impl Memory {
             self.l1.invalidate(line);
             // Global data written is written back to HBM in time: the store completes
             // at L2, but its bytes take their share of HBM bandwidth from later reads.
-            self.hbm_bw.transfer(t, bytes);
+            self.carry_hbm(t, bytes, false);
             self.hbm_writeback_bytes += bytes;
         }
         if self.l2.lookup(line).is_none() {
