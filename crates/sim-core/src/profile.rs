@@ -389,13 +389,20 @@ timing! {
         /// replay) takes 128 / this cycles of the crossbar.
         smem_bytes_per_clk: positive => "bytes per cycle",
         /// What a bulk or tensor copy's byte costs the shared memory, against an LDS or STS
-        /// byte (0: copies take none of its bandwidth). A copy into shared memory takes the
-        /// write side's time (as STS does), a bulk store out of it the read side's (as LDS
-        /// does), bytes x this / smem_bytes_per_clk cycles from the copy's turn at the TMA
-        /// unit; an LDS waits for the copies reading before it, an STS for those writing,
-        /// and a copy for the shared-memory work of its side before it. Measured: copies
-        /// into shared memory do not slow LDS, and bulk stores do not slow STS.
+        /// byte (0: copies take none of its bandwidth). A bulk store out of shared memory
+        /// takes the read side's time (as LDS does), bytes x this / smem_bytes_per_clk
+        /// cycles from the copy's turn at the TMA unit; an LDS waits for the stores reading
+        /// before it, and a store for the shared-memory reads before it. A copy into
+        /// shared memory shares the write side with STS while its bytes land instead
+        /// (`sts_beside_copy_factor`). Measured: copies into shared memory do not slow
+        /// LDS, and bulk stores do not slow STS.
         smem_copy_cost: cost_ratio => "ratio",
+        /// While a copy's bytes land in shared memory (over the cycles before its last
+        /// line arrives, at `tma_bytes_per_clk`), an STS takes this many times its
+        /// crossbar time (1: no slowing). H100: STS.128 from 8 warps 86.5 B/clk alone,
+        /// 42.6 beside 16 KiB bulk copies landing at 58.0 B/clk: 2.03
+        /// (`gap.smem.sts.shared`, `gap.smem.g2s_sts`, data/gaps).
+        sts_beside_copy_factor: at_least_one => "ratio",
         /// The MIO queue per sub-partition (shared-memory loads and stores, shuffles): full,
         /// the next such instruction waits (`mio_throttle`).
         mio_queue_depth: queue_depth => "instructions",

@@ -291,8 +291,17 @@ impl<'a, S: Sink> Engine<'a, S> {
                         self.lane_addrs(slot, m, d.width, true)?;
                         let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
                             / t.smem_bytes_per_clk;
+                        let start = self
+                            .smem_free
+                            .max(self.smem_side_free[write as usize])
+                            .max(now as f64);
+                        // beside a copy landing, an STS shares the write side
+                        let waves = if write {
+                            self.sts_waves(start, waves)
+                        } else {
+                            waves
+                        };
                         let side = &mut self.smem_side_free[write as usize];
-                        let start = self.smem_free.max(*side).max(now as f64);
                         self.smem_free = start + waves;
                         *side = self.smem_free;
                         self.smem_busy += waves;

@@ -16,6 +16,7 @@ mod pipes;
 mod predicate;
 mod races;
 mod report;
+mod smem_share;
 mod stall;
 mod sync;
 mod warp;
@@ -494,6 +495,8 @@ struct Engine<'a, S: Sink> {
     l1_free: f64,
     /// Completions of the scattered L1 reads in flight (`l1_crowd`).
     l1_scattered: Vec<u64>,
+    /// Copies landing in shared memory: (from, until) cycles (`smem_share`).
+    landing: Vec<(f64, f64)>,
     /// Cycles L1TEX's line rate was booked: the LSU bound.
     l1_busy: f64,
     /// What one line takes of L1's rate: `1 / l1_lines_per_clk`.
@@ -687,6 +690,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             l1_busy: 0.0,
             l1_free: 0.0,
             l1_scattered: Vec::new(),
+            landing: Vec::new(),
             l1_line_time: 1.0 / t.l1_lines_per_clk,
             l1_line_whole: whole_cycles(1.0 / t.l1_lines_per_clk),
             line_caps: (t.l1_line_cap as usize, t.l2_line_cap as usize),
