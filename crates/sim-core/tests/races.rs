@@ -124,8 +124,11 @@ fn a_stage_released_while_its_mmas_may_still_read_it() {
         found[1].starts_with("accumulator before wait: "),
         "{found:#?}"
     );
+    // The first consumer warp of either warpgroup releases the stage first, whichever the
+    // profile's timing puts ahead (warp 4 or 8: it has flipped with refits); the race is
+    // its own release against its own MMAs.
     assert!(
-        found[0].starts_with("release while read: `SYNCS.ARRIVE.TRANS64 empty[(k + PIPE - 1) % PIPE]` (line 51, warp 4) with `HGMMA.64x256x16.F32.BF16 R24, sA[(k % PIPE) * 16384 + (warpgroup - 1) * 8192], sB[(k % PIPE) * 32768]` (line 45, warp 4) on empty[0] sA[0..16384]"),
+        [4, 8].iter().any(|w| found[0].starts_with(&format!("release while read: `SYNCS.ARRIVE.TRANS64 empty[(k + PIPE - 1) % PIPE]` (line 51, warp {w}) with `HGMMA.64x256x16.F32.BF16 R24, sA[(k % PIPE) * 16384 + (warpgroup - 1) * 8192], sB[(k % PIPE) * 32768]` (line 45, warp {w}) on empty[0] sA[0..16384]"))),
         "{found:#?}"
     );
     // Waiting down to two groups leaves the previous stage's group in flight.
