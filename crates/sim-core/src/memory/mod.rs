@@ -192,7 +192,9 @@ impl Memory {
             tail_chunk_sub_hash: 0,
             lat_hbm_tma_extra: t.lat_hbm_tma_extra as u64,
             hbm_tma_cost: hbm_tma_line_cost(t, hbm_rate, share(t.hbm_bytes_per_clk_chip)),
-            hbm_tma_most: t.hbm_tma_bytes_per_clk_sm_max.min(t.l2_bytes_per_clk_sm_max),
+            hbm_tma_most: t
+                .hbm_tma_bytes_per_clk_sm_max
+                .min(t.l2_bytes_per_clk_sm_max),
             hbm_tail_chunk_shift: (t.hbm_tail_chunk_bytes as u64).max(1).ilog2(),
             hbm_tail_group_shift: (t.hbm_tail_group_bytes as u64).max(1).ilog2(),
             hbm_tail_subs: (t.hbm_tail_subs as u64).max(1),
@@ -358,8 +360,7 @@ impl Memory {
         if self.hbm_share.roll(t) {
             self.hbm_bw.clk_per_byte = 1.0 / self.hbm_share.rate;
             self.hbm_burst_cycles = self.hbm_burst_bytes / self.hbm_share.rate;
-            self.hbm_tma_cost =
-                self.hbm_share.rate / self.hbm_share.offered.min(self.hbm_tma_most);
+            self.hbm_tma_cost = self.hbm_share.rate / self.hbm_share.offered.min(self.hbm_tma_most);
         }
         let start = later(self.hbm_bw.free_at, t as i64 as f64);
         let end = if tma {
