@@ -14,7 +14,9 @@
 //!    those [`MOVES_ALSO`] lists), and every twin after each sweep.
 //! 4. HBM by address (near and far lines, slow chunks, the burst), which no benchmark
 //!    isolates: those parameters together, by coordinate descent on the benchmarks of
-//!    lines from HBM, from the starting profile's values (the offline study's).
+//!    lines from HBM, from the starting profile's values (the offline study's), with
+//!    the near line's latency and the LDG and copy sustained rates, which the 1-D
+//!    searches started and which trade with them.
 //! 5. A polish: the joint refinement again, with how many benchmarks each GPU misses
 //!    read strictly (its value judged against the others' spread, as leave-one-GPU-out
 //!    judges it) between the 3% count and the squares; a GPU's misses cost their
@@ -388,15 +390,18 @@ pub fn fit_with(
             }
         }
         let names: Vec<String> = hbm.iter().map(|t| t.twin.bench.clone()).collect();
+        let step = "coordinate descent with the other HBM parameters on the benchmarks of lines from HBM (how many miss 3%, then each one's error beyond 2%, then the sum of squares)";
         for &(name, ..) in HBM_PARAMS {
             let x0 = prior.file.params[name].value;
-            how.insert(
-                name,
-                (
-                    format!("fit: coordinate descent with the other HBM parameters on the benchmarks of lines from HBM (how many miss 3%, then each one's error beyond 2%, then the sum of squares), from the study's {x0} (scripts/hbm_study)"),
-                    names.clone(),
+            // A parameter the 1-D searches started (a rate, the near latency) says so.
+            let text = match vs.iter().find(|v| v.sets.iter().any(|(n, _)| *n == name)) {
+                Some(v) => format!(
+                    "fit: 1-D search on {}, the joint refinement, then {step}",
+                    v.benches.join(", ")
                 ),
-            );
+                None => format!("fit: {step}, from the study's {x0} (scripts/hbm_study)"),
+            };
+            how.insert(name, (text, names.clone()));
         }
     }
 

@@ -4,7 +4,8 @@
 use super::*;
 
 /// The benchmarks of lines from HBM, and the parameters of HBM by address that only
-/// they see, with the sustained rate (name, integer, lowest, highest).
+/// they see, with the near line's latency and the sustained rates (name, integer,
+/// lowest, highest).
 pub(super) const HBM_BENCHES: &[&str] = &[
     "lat.bulk.hbm.",
     "lat.tma2d.hbm.",
@@ -15,10 +16,13 @@ pub(super) const HBM_BENCHES: &[&str] = &[
     "bw.tma.hbm.one_sm.",
 ];
 pub(super) const HBM_PARAMS: &[(&str, bool, f64, f64)] = &[
+    // The near line's latency, fitted first on the chases, trades with the copies' extra.
+    ("lat_hbm", true, 300.0, 1200.0),
     ("lat_hbm_far_extra", true, 0.0, 600.0),
     ("lat_hbm_tma_extra", true, 0.0, 200.0),
     ("hbm_tail_window_probability", false, 0.0, 1.0),
     ("hbm_tail_probability", false, 0.0, 1.0),
+    ("hbm_tail_min", true, 0.0, 2000.0),
     ("hbm_tail_max", true, 0.0, 2000.0),
     ("hbm_burst_bytes_per_clk_sm", false, 16.0, 512.0),
     // The sustained rate, fitted first on the one-SM stream, trades with the burst.
