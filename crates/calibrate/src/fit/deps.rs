@@ -23,7 +23,7 @@ pub const MOVES_ALSO: &[(&str, &[&str])] = &[
     ("smem_bytes_per_clk", &["lat.ldgsts."]),
     ("l2_line_cycles", &["bw.l2.one_sm.", "bw.hbm.one_sm."]),
     ("lat_l2_far", &["bw.tma.l2."]),
-    ("lat_hbm", &["bw.l2.one_sm."]),
+    ("lat_hbm", &["bw.l2.one_sm.", "bw.l2.chip."]),
     (
         "jitter_hbm",
         &[
