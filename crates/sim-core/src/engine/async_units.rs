@@ -119,8 +119,8 @@ impl<'a, S: Sink> Engine<'a, S> {
         // store), on that side, from its turn at the TMA unit; it is not done before.
         if t.smem_copy_cost > 0.0 && d.kind == Kind::TmaLoad {
             // into shared memory: its bytes land with its lines (`smem_share`)
-            self.smem_side_busy[1] += bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;
-            self.copy_lands(bytes, done);
+            let booked = bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;
+            self.copy_lands(slot, bytes, booked, done);
         } else if t.smem_copy_cost > 0.0 {
             let which = (d.kind == Kind::TmaLoad) as usize;
             let side = &mut self.smem_side_free[which];

@@ -18,13 +18,17 @@
 use super::*;
 
 impl<S: Sink> Engine<'_, S> {
-    /// A copy of `bytes` into shared memory whose last line lands at `done`.
-    pub(super) fn copy_lands(&mut self, bytes: i64, done: u64) {
+    /// A copy of `bytes` into shared memory (of warp `slot`) whose last line lands at
+    /// `done`; its writes take `booked` cycles of shared memory, shown at the window's
+    /// end (the timeline's shared-memory row).
+    pub(super) fn copy_lands(&mut self, slot: u32, bytes: i64, booked: f64, done: u64) {
         let until = done as f64;
         let from = until - bytes as f64 / self.t.tma_bytes_per_clk;
         let now = self.now as f64;
         self.landing.retain(|w| w.1 > now);
         self.landing.push((from, until));
+        self.smem_side_busy[1] += booked;
+        self.emit_busy(slot, Unit::SharedMemory, (until - booked).max(from), until);
     }
 
     /// The crossbar time of an STS of `waves` cycles from `start`: stretched while a
