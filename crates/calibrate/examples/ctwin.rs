@@ -1,12 +1,16 @@
 //! The chip stream twins (crates/calibrate/data/chip/chip.cu's `tma_stream`, think 0):
 //! simulated against measured, `ctwin [name=value ...] [--text]`. Prints per case the
 //! SM's bytes per cycle (copied bytes over the CTA's first issue to last wait) and the
-//! copy latency, measured and simulated.
+//! copy latency, measured and simulated. `--run2`: the second run's rows
+//! (run-20261127T1913Z), with modes 3 (mode 2 with the shared tile cold) and 4 (the
+//! shared tile the same lines every k-step).
 use rayon::prelude::*;
 
 fn text(p: u64, mode: u32, stages: u64, grid: u64, think: u64) -> String {
     let q = 384 - p;
-    let slot = p * 128 + if mode == 2 { q * 128 } else { 0 };
+    // modes 2, 3, 4: the CTA's own rows and a tile every CTA reads (4: always columns 0..63)
+    let with_tile = matches!(mode, 2..=4);
+    let slot = p * 128 + if with_tile { q * 128 } else { 0 };
     let row0 = if mode == 1 {
         "0".to_string()
     } else {
@@ -19,9 +23,14 @@ fn text(p: u64, mode: u32, stages: u64, grid: u64, think: u64) -> String {
              UTMALDG.2D s[(({j}) % {stages}) * {slot}], {buf}[({row0}) * 8192 + ({j}) * 128], bytes={pb}, row=128, pitch=8192, bar=mb[({j}) % {stages}]\n",
             pb = p * 128
         );
-        if mode == 2 {
+        if with_tile {
+            let col = if mode == 4 {
+                "0".to_string()
+            } else {
+                format!("({j}) * 128")
+            };
             s += &format!(
-                "      UTMALDG.2D s[(({j}) % {stages}) * {slot} + {pb}], B[({j}) * 128], bytes={qb}, row=128, pitch=8192, bar=mb[({j}) % {stages}]\n",
+                "      UTMALDG.2D s[(({j}) % {stages}) * {slot} + {pb}], B[{col}], bytes={qb}, row=128, pitch=8192, bar=mb[({j}) % {stages}]\n",
                 pb = p * 128,
                 qb = q * 128
             );
@@ -51,15 +60,17 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let mut prof = sim_core::Profile::builtin("h100").unwrap();
     let mut show = false;
+    let mut run = "run-20261127T1903Z";
     for kv in &a[1..] {
-        if kv == "--text" {
+        if kv == "--run2" {
+            run = "run-20261127T1913Z";
+        } else if kv == "--text" {
             show = true;
         } else if let Some((k, v)) = kv.split_once('=') {
             prof.set(k, v.parse().unwrap()).unwrap();
         }
     }
-    let path =
-        calibrate::workspace_path("crates/calibrate/data/chip/run-20261127T1903Z/stream.jsonl");
+    let path = calibrate::workspace_path(&format!("crates/calibrate/data/chip/{run}/stream.jsonl"));
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(path)
         .unwrap()
         .lines()

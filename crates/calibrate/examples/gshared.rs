@@ -17,6 +17,13 @@ fn main() {
         .into_iter()
         .filter(|(c, _)| c.bench.contains(&filter) && !c.fenced)
         .collect();
+    // GSHARED_TEXT=1: the first case's twin text instead.
+    if std::env::var_os("GSHARED_TEXT").is_some() {
+        if let Some((c, _)) = cases.first() {
+            print!("{}", calibrate::validation::gemm_twin_text(c).unwrap());
+        }
+        return;
+    }
     let rows: Vec<(String, f64, f64)> = cases
         .par_iter()
         .map(|(c, meas)| {

@@ -14,6 +14,7 @@ mod access;
 mod bandwidth;
 mod cache;
 mod draws;
+mod link;
 mod load;
 #[cfg(test)]
 mod tests;
@@ -22,6 +23,7 @@ pub use access::*;
 pub use bandwidth::*;
 pub use cache::*;
 use draws::*;
+use link::*;
 use load::*;
 
 pub const LINE: u64 = 128;
@@ -47,6 +49,9 @@ pub struct Memory {
     /// This SM's share of the chip's HBM rate, from its recent traffic (`load.rs`):
     /// `hbm_bw`'s rate.
     hbm_share: HbmShare,
+    /// The link between the L2's partitions, for first reads of wave-shared lines
+    /// (`link.rs`).
+    link: Link,
     /// `hbm_burst_bytes`, for `hbm_burst_cycles` at `hbm_bw`'s rate.
     hbm_burst_bytes: f64,
     /// Bytes of stores written back to HBM (booked on `hbm_bw`, waited for by nobody).
@@ -121,6 +126,11 @@ pub struct Memory {
     /// What one byte of the current request costs the chip's L2: 1 / min(sharers, gain).
     req_l2_chip_cost: f64,
     req_multicast: u32,
+    /// Whether the current request's lines are read by SMs beyond this CTA's TPC.
+    req_shared: bool,
+    /// Whether this SM's own HBM lines were queued when the current request's first
+    /// lines were read (None: not read yet).
+    req_hbm_queued: Option<bool>,
     /// Whether L1 has 4 ways and L2 16, the profiles' shape (`read_l1`).
     ways_4_16: bool,
 }
@@ -163,6 +173,7 @@ impl Memory {
                 t.hbm_bytes_per_clk_sm_max.min(t.l2_bytes_per_clk_sm_max),
                 busy_sms,
             ),
+            link: Link::new(t.l2_link_bytes_per_clk_chip, busy_sms),
             hbm_burst_bytes: t.hbm_burst_bytes,
             hbm_writeback_bytes: 0,
             rng: Draws::new(seed),
@@ -212,6 +223,8 @@ impl Memory {
             req_hbm_line_bytes: LINE,
             req_l2_chip_cost: 1.0,
             req_multicast: 1,
+            req_shared: false,
+            req_hbm_queued: None,
             ways_4_16,
         }
     }
@@ -261,11 +274,15 @@ impl Memory {
         if sharers <= 1 {
             self.req_hbm_line_bytes = LINE;
             self.req_l2_chip_cost = 1.0;
+            self.req_shared = false;
         } else {
             let (n, partner) = (sharers & !TPC_PARTNER, sharers & TPC_PARTNER != 0);
             self.req_hbm_line_bytes = LINE.div_ceil(n.max(1) as u64);
             self.req_l2_chip_cost = 1.0 / self.sharing_gain(n, partner);
+            // (Two CTAs of one TPC share its partition: only more need a copy.)
+            self.req_shared = n > 2;
         }
+        self.req_hbm_queued = None;
         self.req_multicast = 1;
         self.req_chunk = u64::MAX;
         self.req_tail_key = 0;
@@ -395,6 +412,9 @@ impl Memory {
         }
         let lat = jittered(lat, jitter);
         let sustained = self.carry_hbm(t, self.req_hbm_line_bytes, tma);
+        if self.link.on() && Memory::is_far(line) {
+            self.link.hbm_far_line(sustained);
+        }
         let credit = (sustained - self.hbm_burst_cycles).max(0.0);
         // The line crosses this SM's port at the burst rate (faster than a hit's
         // `l2_bytes_per_clk_sm_max`: one copy's lines from HBM arrive at up to 126 B/clk),
@@ -483,12 +503,25 @@ impl Memory {
             .l2_bw
             .cycles([l2_bytes as f64, l2_bytes as f64 * self.req_l2_chip_cost]);
         let tf = t as f64;
+        // First reads of far wave-shared lines wait on the link (`link.rs`) if this SM's
+        // own HBM lines were queued when the request began.
+        let link = self.req_shared && self.link.on();
+        if link && self.req_hbm_queued.is_none() {
+            self.req_hbm_queued = Some(self.hbm_bw.free_at > tf);
+        }
+        let queued = self.req_hbm_queued == Some(true);
         // Where the two servers stood after the last near and the last far hit.
         let (mut near_at, mut far_at) = (None, None);
         let mut hit_ready = 0u64;
         let (mut near, mut far, mut hbm) = (0u64, 0u64, 0u64);
         for line in first..=last {
             let is_far = Memory::is_far(line);
+            if link
+                && is_far
+                && let Some(crossed) = self.link.first_read(line, tf, l2_bytes, queued)
+            {
+                done = done.max(ceil(crossed) + lat_far);
+            }
             // Without the check for a hit on the set's most recently used way: a bulk
             // copy's lines seldom hit it, and the check costs its hits more than it saves.
             match self.l2.probe_shaped::<W>(line, false) {
