@@ -12,10 +12,14 @@ fn kernel(src: &str) -> isa::Kernel {
     isa::parse_kernel(src).unwrap_or_else(|e| panic!("{}", e.render("test", src)))
 }
 
-/// The h100 profile with the link at `link` bytes per cycle (whole chip) and every random
-/// part of a line's latency off.
+/// The h100 profile with the link at `link` bytes per cycle (whole chip), every random
+/// part of a line's latency off, and copies' lines from HBM at the loads' one-SM rate
+/// (the derivations below take one HBM rate; with two, the link's queue position is not
+/// yet right: the profile keeps the link off).
 fn plain_h100(link: f64) -> Profile {
     let mut p = Profile::builtin("h100").unwrap();
+    let ldg_rate = p.t.hbm_bytes_per_clk_sm_max;
+    p.set("hbm_tma_bytes_per_clk_sm_max", ldg_rate).unwrap();
     for (k, v) in [
         ("jitter_hbm", 0.0),
         ("jitter_l2", 0.0),
