@@ -85,10 +85,22 @@ pub struct WarpTimeline {
     pub(super) wide_checkpoints: Vec<[u64; STATE_COUNT]>,
     /// The last span's start (0 while there is none).
     open_start: u64,
+    /// The last span's kind ([`NO_KIND`] while there is none): a change compares with
+    /// it without reading the spans.
+    open_kind: u32,
+    /// The start of the last block's first span (`bases`' last; 0 while there is
+    /// none): a push's offset without a look-up.
+    base: u64,
     /// Cycles per state of every span before the last, kept as spans open (a block's
-    /// checkpoint is a copy of it, not a second pass over the block's spans).
-    before_open: [u64; STATE_COUNT],
+    /// checkpoint is a copy of it, not a second pass over the block's spans). Indexed
+    /// by a kind's state bits, all of them (so without a bounds check): the entries
+    /// past [`STATE_COUNT`] are never read.
+    before_open: [u64; 1 << STATE_BITS],
 }
+
+/// No kind: what [`WarpTimeline::open_kind`] holds while a warp has no span (a kind's
+/// state bits are below [`STATE_COUNT`], so no kind is this).
+const NO_KIND: u32 = u32::MAX;
 
 impl WarpTimeline {
     pub(super) fn new(id: WarpId, start: u64) -> WarpTimeline {
@@ -107,7 +119,9 @@ impl WarpTimeline {
             checkpoints: Vec::new(),
             wide_checkpoints: Vec::new(),
             open_start: 0,
-            before_open: [0; STATE_COUNT],
+            open_kind: NO_KIND,
+            base: 0,
+            before_open: [0; 1 << STATE_BITS],
         }
     }
 
@@ -133,32 +147,35 @@ impl WarpTimeline {
         (self.spans[i].kind & STATE_MASK) as usize
     }
 
-    // Inlined into the engine's state changes, with the rare parts out of line.
+    // Inlined into the engine's state changes, with the rare parts out of line: the
+    // last span's start and kind and the block's base are kept beside the spans, so
+    // a push reads nothing back from them.
     #[inline(always)]
     pub(super) fn push(&mut self, cycle: u64, kind: u32) {
         let i = self.spans.len();
-        if let Some(last) = self.spans.last() {
-            self.before_open[(last.kind & STATE_MASK) as usize] += cycle - self.open_start;
-        }
+        // (With no span yet, `open_kind`'s state bits name an entry never read.)
+        self.before_open[(self.open_kind & STATE_MASK) as usize] += cycle - self.open_start;
         if i.is_multiple_of(CHECKPOINT) {
             self.begin_block(cycle);
         }
-        let delta = cycle - self.bases[i / CHECKPOINT];
-        let delta = match u32::try_from(delta) {
-            Ok(d) if self.wide.is_empty() => d,
-            _ => self.push_wide(cycle),
+        let delta = cycle - self.base;
+        let delta = if delta <= u64::from(u32::MAX) && self.wide.is_empty() {
+            delta as u32
+        } else {
+            self.push_wide(cycle)
         };
         self.spans.push(Span { delta, kind });
         self.open_start = cycle;
+        self.open_kind = kind;
     }
 
     /// A block begins at `cycle`: the spans before it are complete (the last ends here).
     #[inline(never)]
     fn begin_block(&mut self, cycle: u64) {
         self.bases.push(cycle);
-        let narrow = self
-            .before_open
-            .map(|c| u32::try_from(c).unwrap_or(u32::MAX));
+        self.base = cycle;
+        let counts: [u64; STATE_COUNT] = std::array::from_fn(|s| self.before_open[s]);
+        let narrow = counts.map(|c| u32::try_from(c).unwrap_or(u32::MAX));
         if self.wide_checkpoints.is_empty() && !narrow.contains(&u32::MAX) {
             self.checkpoints.push(narrow);
         } else {
@@ -169,7 +186,7 @@ impl WarpTimeline {
                     .map(|c| c.map(u64::from))
                     .collect();
             }
-            self.wide_checkpoints.push(self.before_open);
+            self.wide_checkpoints.push(counts);
         }
     }
 
@@ -210,20 +227,25 @@ impl WarpTimeline {
     #[inline(never)]
     pub(super) fn pop(&mut self) {
         let i = self.spans.len() - 1;
-        if i > 0 {
-            // Span `i - 1` is the last again: its cycles leave the sums before it.
-            let prev = self.start(i - 1);
-            self.before_open[self.state(i - 1)] -= self.open_start - prev;
-            self.open_start = prev;
-        } else {
-            self.open_start = 0;
-        }
         self.spans.pop();
         self.wide.truncate(i);
         if i.is_multiple_of(CHECKPOINT) {
             self.bases.pop();
             self.checkpoints.pop();
             self.wide_checkpoints.pop();
+            self.base = self.bases.last().copied().unwrap_or(0);
+        }
+        if i > 0 {
+            // Span `i - 1` is the last again: its cycles leave the sums before it.
+            let prev = self.start(i - 1);
+            self.before_open[self.state(i - 1)] -= self.open_start - prev;
+            self.open_start = prev;
+            self.open_kind = self.spans[i - 1].kind;
+        } else {
+            // (The entry `NO_KIND` names took the first push's cycle: cleared.)
+            self.before_open = [0; 1 << STATE_BITS];
+            self.open_start = 0;
+            self.open_kind = NO_KIND;
         }
     }
 
@@ -235,10 +257,11 @@ impl WarpTimeline {
         // The engine never goes back in time for a warp; a span opened in the future (an
         // issue that knows next cycle's state) that an earlier change supersedes is
         // dropped the same way as one replaced at its own cycle.
-        while self.last_start().is_some_and(|s| s >= cycle) {
+        // (The usual change is past the open span's start: one comparison.)
+        while cycle <= self.open_start && !self.spans.is_empty() {
             self.pop();
         }
-        if self.spans.last().is_some_and(|s| s.kind == kind) {
+        if self.open_kind == kind {
             return;
         }
         self.push(cycle, kind);
