@@ -82,9 +82,21 @@ impl sim_core::sink::Sink for Recorder {
     }
 }
 
-/// The recorded stream into a new timeline (or another sink: [`Null`], to count the
-/// replay's own cost), as the engine gives it.
+/// The recorded stream into a new timeline (callgrind's `--toggle-collect` counts it
+/// alone).
 #[inline(never)]
+fn replay_timeline(r: &Recorder) -> sim_core::timeline::Timeline {
+    replay(r, sim_core::timeline::Timeline::new())
+}
+
+/// The recorded stream into [`Null`]: the replay's own cost.
+#[inline(never)]
+fn replay_null(r: &Recorder) {
+    replay(r, Null);
+}
+
+/// The recorded stream into a sink, as the engine gives it.
+#[inline(always)]
 fn replay<S: sim_core::sink::Sink>(r: &Recorder, mut t: S) -> S {
     use sim_core::sink::Event;
     t.begin(r.header.as_ref().expect("began"));
@@ -97,6 +109,20 @@ fn replay<S: sim_core::sink::Sink>(r: &Recorder, mut t: S) -> S {
                 pc,
                 cause,
             } => t.state_change(*cycle, *warp, *state, *pc, cause.clone()),
+            // (By their fields, as the engine's short paths give them.)
+            Event::Issue {
+                cycle,
+                warp,
+                subpartition,
+                role,
+                pc,
+            } => t.issue(*cycle, *warp, *subpartition, *role, *pc),
+            Event::UnitBusy {
+                start,
+                end,
+                unit,
+                warp,
+            } => t.unit_busy(*start, *end, *unit, *warp),
             e => t.event(e.clone()),
         }
     }
@@ -136,15 +162,16 @@ fn main() {
             return;
         }
         Some("replay") => {
-            // `valgrind --tool=callgrind --toggle-collect='footprint::replay'` counts the
-            // replay alone.
+            // `valgrind --tool=callgrind --toggle-collect='footprint::replay_timeline'`
+            // counts the replay into a timeline alone, `footprint::replay_null` the
+            // replay's own part of it.
             let mut rec = Recorder::default();
             sim_core::run_sink(&k, &p, &cfg, &mut rec).expect("runs");
             let t0 = std::time::Instant::now();
-            replay(&rec, Null);
+            replay_null(&rec);
             println!("replayed into no timeline in {:.3} s", t0.elapsed().as_secs_f64());
             let t0 = std::time::Instant::now();
-            let t = replay(&rec, sim_core::timeline::Timeline::new());
+            let t = replay_timeline(&rec);
             println!(
                 "replayed {} events into {} intervals in {:.3} s",
                 rec.events.len(),

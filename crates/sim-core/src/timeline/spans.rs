@@ -91,6 +91,9 @@ pub struct WarpTimeline {
     /// The start of the last block's first span (`bases`' last; 0 while there is
     /// none): a push's offset without a look-up.
     base: u64,
+    /// Offsets below this fit a span (`1 << 32`), 0 once the starts are `wide`: a
+    /// push's one test for both.
+    narrow_below: u64,
     /// Cycles per state of every span before the last, kept as spans open (a block's
     /// checkpoint is a copy of it, not a second pass over the block's spans). Indexed
     /// by a kind's state bits, all of them (so without a bounds check): the entries
@@ -101,6 +104,9 @@ pub struct WarpTimeline {
 /// No kind: what [`WarpTimeline::open_kind`] holds while a warp has no span (a kind's
 /// state bits are below [`STATE_COUNT`], so no kind is this).
 const NO_KIND: u32 = u32::MAX;
+
+/// Offsets from a block's base below this fit a span's 32 bits.
+const NARROW: u64 = 1 << 32;
 
 impl WarpTimeline {
     pub(super) fn new(id: WarpId, start: u64) -> WarpTimeline {
@@ -121,6 +127,7 @@ impl WarpTimeline {
             open_start: 0,
             open_kind: NO_KIND,
             base: 0,
+            narrow_below: NARROW,
             before_open: [0; 1 << STATE_BITS],
         }
     }
@@ -159,7 +166,7 @@ impl WarpTimeline {
             self.begin_block(cycle);
         }
         let delta = cycle - self.base;
-        let delta = if delta <= u64::from(u32::MAX) && self.wide.is_empty() {
+        let delta = if delta < self.narrow_below {
             delta as u32
         } else {
             self.push_wide(cycle)
@@ -175,9 +182,10 @@ impl WarpTimeline {
         self.bases.push(cycle);
         self.base = cycle;
         let counts: [u64; STATE_COUNT] = std::array::from_fn(|s| self.before_open[s]);
-        let narrow = counts.map(|c| u32::try_from(c).unwrap_or(u32::MAX));
-        if self.wide_checkpoints.is_empty() && !narrow.contains(&u32::MAX) {
-            self.checkpoints.push(narrow);
+        // (One test of every count's high half, not a conversion each.)
+        let high = counts.iter().fold(0, |a, &c| a | c) >> 32;
+        if self.wide_checkpoints.is_empty() && high == 0 {
+            self.checkpoints.push(counts.map(|c| c as u32));
         } else {
             if self.wide_checkpoints.is_empty() {
                 self.wide_checkpoints = self
@@ -219,6 +227,7 @@ impl WarpTimeline {
     fn push_wide(&mut self, cycle: u64) -> u32 {
         if self.wide.is_empty() {
             self.wide = (0..self.spans.len()).map(|j| self.start(j)).collect();
+            self.narrow_below = 0;
         }
         self.wide.push(cycle);
         0
@@ -229,6 +238,9 @@ impl WarpTimeline {
         let i = self.spans.len() - 1;
         self.spans.pop();
         self.wide.truncate(i);
+        if self.wide.is_empty() {
+            self.narrow_below = NARROW;
+        }
         if i.is_multiple_of(CHECKPOINT) {
             self.bases.pop();
             self.checkpoints.pop();
