@@ -10,13 +10,13 @@ use crate::sink::{Event, MemLevel, RunEnd, RunHeader, Sink, Unit, WarpId};
 use crate::state::WarpState;
 
 use super::Timeline;
-use super::spans::{Kind, NO_CAUSE, STATE_BITS, WarpTimeline};
+use super::spans::{KIND_BITS, Kind, NO_CAUSE, STATE_BITS, WarpTimeline};
 use super::units::{MemoryTimeline, SyncEvent, SyncKind, UnitTimeline};
 
 /// Kinds a timeline can name: past this many (a run with over a hundred million
 /// barrier waits, each a kind of its own), new spans keep their state but name the
 /// first kind met with their instruction and no cause, or the first kind.
-const KIND_LIMIT: usize = 1 << (32 - STATE_BITS);
+pub(super) const KIND_LIMIT: usize = 1 << (KIND_BITS - STATE_BITS);
 
 /// Kinds without a cause are found by `pc_state` in an array up to this size (roles of
 /// up to 8,192 instructions); past it, by the hash map like the others.

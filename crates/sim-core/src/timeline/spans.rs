@@ -1,25 +1,65 @@
-//! A warp's states as packed spans: 8 bytes a change (a 32-bit offset from its block's
-//! first start and an index into the run's kinds), a full cycle and the cumulative
-//! cycles per state every [`CHECKPOINT`] spans, kept as the run fills them.
+//! A warp's states as packed spans: 6 bytes a change (a 24-bit offset from its block's
+//! first start and a 24-bit index into the run's kinds), a full cycle and the
+//! cumulative cycles per state every [`CHECKPOINT`] spans, kept as the run fills them.
 
 use std::sync::Arc;
 
 use crate::sink::WarpId;
 use crate::state::STATE_COUNT;
 
-/// Spans per block. A block keeps its first span's start in full (the others as 32-bit
+/// Spans per block. A block keeps its first span's start in full (the others as 24-bit
 /// offsets from it) and, once the timeline is finished, the warp's cumulative cycles per
 /// state before it: a window query adds up at most this many spans at each end.
 pub const CHECKPOINT: usize = 64;
 
 /// One stretch of a warp in one kind of stay (state, instruction, cause): from its start
-/// to the next span's start (or the warp's finish). 8 bytes: the start as an offset
-/// from its block's first span, and `kind`: `k << STATE_BITS | state`, where `k` indexes
-/// the timeline's table of kinds (so that window sums read the state without it).
+/// to the next span's start (or the warp's finish). 6 bytes (a long run holds tens of
+/// millions, and its time goes partly to the page faults of their memory): the start
+/// as a 24-bit offset from its block's first span, and the 24-bit `kind`:
+/// `k << STATE_BITS | state`, where `k` indexes the timeline's table of kinds (so that
+/// window sums read the state without it). `lo` holds the offset and the kind's low 8
+/// bits, `hi` the kind's high 16.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(2))]
 pub(super) struct Span {
-    pub(super) delta: u32,
-    pub(super) kind: u32,
+    lo: u32,
+    hi: u16,
+}
+
+/// Bits of a span's offset, and of its kind.
+const DELTA_BITS: u32 = 24;
+
+/// Bits of a span's kind: its state's and its index's in the table of kinds.
+pub(super) const KIND_BITS: u32 = 24;
+
+impl Span {
+    /// A span at `delta` (below `NARROW`) from its block's base, of `kind` (below
+    /// `1 << KIND_BITS`).
+    #[inline(always)]
+    fn new(delta: u32, kind: u32) -> Span {
+        Span {
+            lo: delta | kind << DELTA_BITS,
+            hi: (kind >> (32 - DELTA_BITS)) as u16,
+        }
+    }
+
+    /// Its start's offset from its block's base.
+    #[inline(always)]
+    pub(super) fn delta(self) -> u32 {
+        self.lo & ((1 << DELTA_BITS) - 1)
+    }
+
+    /// Its kind: `k << STATE_BITS | state`.
+    #[inline(always)]
+    pub(super) fn kind(self) -> u32 {
+        self.lo >> DELTA_BITS | u32::from(self.hi) << (32 - DELTA_BITS)
+    }
+
+    /// Its state's index (the kind's low bits, all in `lo`).
+    #[inline(always)]
+    pub(super) fn state(self) -> usize {
+        (self.lo >> DELTA_BITS & STATE_MASK) as usize
+    }
 }
 
 /// What a span is: the state, the instruction it is charged to (numbered as reports
@@ -70,8 +110,8 @@ pub struct WarpTimeline {
     pub(super) spans: Vec<Span>,
     /// `bases[k]`: the start of span `k * CHECKPOINT`.
     pub(super) bases: Vec<u64>,
-    /// Every span's start, only once an offset from its block's base overflowed 32
-    /// bits (a warp in one state for billions of cycles); empty otherwise.
+    /// Every span's start, only once an offset from its block's base overflowed 24
+    /// bits (a block of a warp's spans over 16 M cycles: long waits); empty otherwise.
     pub(super) wide: Vec<u64>,
     /// The timeline's kinds, shared once it is finished (empty until then).
     pub(super) kinds: Arc<[Kind]>,
@@ -91,7 +131,7 @@ pub struct WarpTimeline {
     /// The start of the last block's first span (`bases`' last; 0 while there is
     /// none): a push's offset without a look-up.
     base: u64,
-    /// Offsets below this fit a span (`1 << 32`), 0 once the starts are `wide`: a
+    /// Offsets below this fit a span (`NARROW`), 0 once the starts are `wide`: a
     /// push's one test for both.
     narrow_below: u64,
     /// Cycles per state of every span before the last, kept as spans open (a block's
@@ -105,8 +145,8 @@ pub struct WarpTimeline {
 /// state bits are below [`STATE_COUNT`], so no kind is this).
 const NO_KIND: u32 = u32::MAX;
 
-/// Offsets from a block's base below this fit a span's 32 bits.
-const NARROW: u64 = 1 << 32;
+/// Offsets from a block's base below this fit a span's 24 bits.
+const NARROW: u64 = 1 << DELTA_BITS;
 
 impl WarpTimeline {
     pub(super) fn new(id: WarpId, start: u64) -> WarpTimeline {
@@ -135,7 +175,7 @@ impl WarpTimeline {
     /// The start of span `i`.
     pub(super) fn start(&self, i: usize) -> u64 {
         if self.wide.is_empty() {
-            self.bases[i / CHECKPOINT] + u64::from(self.spans[i].delta)
+            self.bases[i / CHECKPOINT] + u64::from(self.spans[i].delta())
         } else {
             self.wide[i]
         }
@@ -151,7 +191,7 @@ impl WarpTimeline {
     }
 
     pub(super) fn state(&self, i: usize) -> usize {
-        (self.spans[i].kind & STATE_MASK) as usize
+        self.spans[i].state()
     }
 
     // Inlined into the engine's state changes, with the rare parts out of line: the
@@ -171,7 +211,7 @@ impl WarpTimeline {
         } else {
             self.push_wide(cycle)
         };
-        self.spans.push(Span { delta, kind });
+        self.spans.push(Span::new(delta, kind));
         self.open_start = cycle;
         self.open_kind = kind;
     }
@@ -221,7 +261,7 @@ impl WarpTimeline {
     }
 
     /// Keeps the start of the span about to be pushed at `cycle` in full (every span's
-    /// start from the first whose offset overflows 32 bits); its offset is then 0.
+    /// start from the first whose offset overflows 24 bits); its offset is then 0.
     #[cold]
     #[inline(never)]
     fn push_wide(&mut self, cycle: u64) -> u32 {
@@ -252,7 +292,7 @@ impl WarpTimeline {
             let prev = self.start(i - 1);
             self.before_open[self.state(i - 1)] -= self.open_start - prev;
             self.open_start = prev;
-            self.open_kind = self.spans[i - 1].kind;
+            self.open_kind = self.spans[i - 1].kind();
         } else {
             // (The entry `NO_KIND` names took the first push's cycle: cleared.)
             self.before_open = [0; 1 << STATE_BITS];

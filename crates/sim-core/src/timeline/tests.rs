@@ -218,8 +218,8 @@ fn a_set_stop_flag_stops_the_run_and_finishes_the_timeline() {
 }
 
 /// Changes fed one by one (replacements at the same cycle or before an open span's
-/// start, repeats of the open kind, and waits of billions of cycles that overflow a
-/// block's 32-bit offsets) read back as a direct list of them reads: intervals,
+/// start, repeats of the open kind, waits of millions of cycles that overflow a block's
+/// 24-bit offsets and of billions that overflow 32-bit checkpoints) read back as a direct list of them reads: intervals,
 /// the interval at a cycle, window sums and column sweeps.
 #[test]
 fn packed_spans_read_back_as_a_plain_list_of_changes() {
@@ -240,6 +240,7 @@ fn packed_spans_read_back_as_a_plain_list_of_changes() {
             cycle = match next(10) {
                 0 => cycle,                                        // replaces the open span
                 1 if seed % 2 == 0 => cycle + (1 << 32) + next(9), // overflows an offset
+                1 if seed == 3 => cycle + (1 << 24) + next(9),     // and not a checkpoint
                 2 => cycle.saturating_sub(next(3)).max(10),        // before the open span
                 _ => cycle + 1 + next(40),
             };
@@ -287,6 +288,11 @@ fn packed_spans_read_back_as_a_plain_list_of_changes() {
             assert!(
                 w.wide_checkpoints.is_empty() && w.checkpoint_count() > 1,
                 "seed {seed}: 32-bit checkpoints"
+            );
+            assert_eq!(
+                !w.wide.is_empty(),
+                seed == 3,
+                "seed {seed}: the wide form only past 24-bit offsets"
             );
         }
         let ends: Vec<u64> = plain.iter().skip(1).map(|s| s.0).chain([finish]).collect();
@@ -508,5 +514,40 @@ fn warps_are_found_by_cta_and_warp_as_the_table_grows() {
     }
     for (cta, warp) in [(0, 2), (2, 0), (1, 10), (9, 0), (3, 9)] {
         assert_eq!(t.warp_index(WarpId { cta, warp }), None, "c{cta} w{warp}");
+    }
+}
+
+/// Past the kinds a span can name (`sink::KIND_LIMIT`, 24-bit kinds), new spans keep
+/// their start and state (they name the first kind of their instruction); those
+/// before read back their causes.
+#[test]
+fn spans_past_the_kind_limit_keep_their_state() {
+    let limit = super::sink::KIND_LIMIT as u64;
+    let warp = WarpId { cta: 0, warp: 0 };
+    let mut t = Timeline::new();
+    let state = |i: u64| [WarpState::Wait, WarpState::ShortScoreboard][i as usize % 2];
+    // Every change a kind of its own: its producer ready further from its start.
+    let cause = |i: u64| WaitCause::Producer {
+        pc: Some(1),
+        ready: 2 * i + 1 + i,
+    };
+    let n = limit + 100;
+    for i in 0..n {
+        t.state_change(2 * i, warp, state(i), 0, Some(cause(i)));
+    }
+    t.event(Event::WarpFinish { cycle: 2 * n, warp });
+    t.finish(&RunEnd {
+        cycles: 2 * n,
+        outcome: Outcome::Finished,
+    });
+    assert_eq!(t.kind_count() as u64, limit);
+    let w = &t.warps[0];
+    assert_eq!(w.len() as u64, n);
+    for (i, iv) in w.intervals().enumerate() {
+        let i = i as u64;
+        assert_eq!((iv.start, iv.end, iv.state), (2 * i, 2 * i + 2, state(i)));
+        if i < limit {
+            assert_eq!(t.cause(&iv), Some(cause(i)), "span {i}");
+        }
     }
 }
