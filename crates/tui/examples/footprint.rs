@@ -169,7 +169,10 @@ fn main() {
             sim_core::run_sink(&k, &p, &cfg, &mut rec).expect("runs");
             let t0 = std::time::Instant::now();
             replay_null(&rec);
-            println!("replayed into no timeline in {:.3} s", t0.elapsed().as_secs_f64());
+            println!(
+                "replayed into no timeline in {:.3} s",
+                t0.elapsed().as_secs_f64()
+            );
             let t0 = std::time::Instant::now();
             let t = replay_timeline(&rec);
             println!(
