@@ -264,7 +264,7 @@ fn main() {
     println!("kinds {}", t.kind_count());
     println!("syncs {}", t.syncs.len());
     for u in &t.units {
-        println!("unit {:?}: {} busy intervals", u.unit, u.busy.len());
+        println!("unit {:?}: {} busy intervals", u.unit, u.len());
     }
     for m in &t.memory {
         println!("memory {:?}: {} requests", m.level, m.requests.len());

@@ -215,8 +215,7 @@ impl Timeline {
         self.close_units();
         // (Not at a catch-up: the lists grow on.)
         for u in &mut self.units {
-            u.busy.shrink_to_fit();
-            u.prefix.shrink_to_fit();
+            u.shrink();
         }
         for m in &mut self.memory {
             m.requests.shrink_to_fit();
@@ -259,11 +258,7 @@ impl Timeline {
         self.warps.iter().map(|w| w.heap_bytes()).sum::<usize>()
             + self.kind_count() * size_of::<Kind>()
             + self.causes.capacity() * size_of::<WaitCause>()
-            + self
-                .units
-                .iter()
-                .map(|u| u.busy.capacity() * 16 + u.prefix.capacity() * 8)
-                .sum::<usize>()
+            + self.units.iter().map(|u| u.heap_bytes()).sum::<usize>()
             + self
                 .memory
                 .iter()

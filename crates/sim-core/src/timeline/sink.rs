@@ -248,11 +248,7 @@ impl Timeline {
         let i = match self.units.iter().position(|u| u.unit == unit) {
             Some(i) => i,
             None => {
-                self.units.push(UnitTimeline {
-                    unit,
-                    busy: Vec::new(),
-                    prefix: Vec::new(),
-                });
+                self.units.push(UnitTimeline::new(unit));
                 self.units.len() - 1
             }
         };

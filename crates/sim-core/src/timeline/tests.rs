@@ -418,13 +418,12 @@ fn a_caught_up_timeline_is_the_finished_one_cut_at_its_end() {
 
 #[test]
 fn units_merge_and_sum_busy_time() {
-    let mut u = UnitTimeline {
-        unit: Unit::Tma,
-        busy: vec![(10, 20), (5, 12), (30, 31), (19, 25)],
-        prefix: vec![],
-    };
+    let mut u = UnitTimeline::new(Unit::Tma);
+    for (s, e) in [(10, 20), (5, 12), (30, 31), (19, 25)] {
+        u.add(s, e);
+    }
     u.close();
-    assert_eq!(u.busy, vec![(5, 25), (30, 31)]);
+    assert_eq!(u.busy().collect::<Vec<_>>(), vec![(5, 25), (30, 31)]);
     assert_eq!(u.busy_in(0, 100), 21);
     assert_eq!(u.busy_in(10, 30), 15);
     assert_eq!(u.busy_in(24, 31), 2);
@@ -435,56 +434,62 @@ fn units_merge_and_sum_busy_time() {
 
 /// Busy intervals of every length, overlapping, touching and out of order, past a
 /// prefix sum's block several times over: every window and column sweep reads what a
-/// direct sum over the merged cycles reads.
+/// direct sum over the merged cycles reads; the same from a cycle where they cross
+/// `u32::MAX` (kept in 32 bits, then in full).
 #[test]
 fn unit_sums_agree_with_a_direct_count() {
-    let mut x = 7u64;
-    let mut next = move |m: u64| {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (x >> 33) % m
-    };
-    let mut u = UnitTimeline {
-        unit: Unit::Tma,
-        busy: vec![],
-        prefix: vec![],
-    };
-    let mut busy = vec![false; 20_000];
-    let mut at = 0u64;
-    for _ in 0..900 {
-        // Mostly forward, now and then back (out of order).
-        at = if next(8) == 0 {
-            at.saturating_sub(next(100))
-        } else {
-            at + next(40)
+    for offset in [0, u64::from(u32::MAX) - 9_000] {
+        let mut x = 7u64;
+        let mut next = move |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
         };
-        let len = 1 + next(10);
-        let (s, e) = (at.min(19_000), (at + len).min(19_000));
-        u.add(s, e);
-        for b in &mut busy[s as usize..e as usize] {
-            *b = true;
+        let mut u = UnitTimeline::new(Unit::Tma);
+        let mut busy = vec![false; 20_000];
+        let mut at = 0u64;
+        for _ in 0..900 {
+            // Mostly forward, now and then back (out of order).
+            at = if next(8) == 0 {
+                at.saturating_sub(next(100))
+            } else {
+                at + next(40)
+            };
+            let len = 1 + next(10);
+            let (s, e) = (at.min(19_000), (at + len).min(19_000));
+            if e > s {
+                u.add(offset + s, offset + e);
+            }
+            for b in &mut busy[s as usize..e as usize] {
+                *b = true;
+            }
         }
-    }
-    u.close();
-    assert!(u.busy.len() > 4 * 64, "{} intervals", u.busy.len());
-    assert!(
-        u.busy.windows(2).all(|w| w[0].1 < w[1].0),
-        "merged and sorted"
-    );
-    let direct =
-        |a: u64, b: u64| busy[a as usize..b as usize].iter().filter(|&&b| b).count() as u64;
-    for _ in 0..300 {
-        let a = next(19_500);
-        let b = a + next(19_999 - a);
-        assert_eq!(u.busy_in(a, b), direct(a, b), "{a}..{b}");
-    }
-    for per in [1, 3, 97, 400] {
-        let n = (19_000 / per) as usize;
-        let cols = u.busy_columns(0, per, n);
-        for (i, c) in cols.iter().enumerate() {
-            let a = i as u64 * per;
-            assert_eq!(*c, direct(a, a + per), "per {per} column {i}");
+        u.close();
+        let merged: Vec<(u64, u64)> = u.busy().collect();
+        assert!(merged.len() > 4 * 64, "{} intervals", merged.len());
+        assert!(
+            merged.windows(2).all(|w| w[0].1 < w[1].0),
+            "merged and sorted"
+        );
+        let direct =
+            |a: u64, b: u64| busy[a as usize..b as usize].iter().filter(|&&b| b).count() as u64;
+        for _ in 0..300 {
+            let a = next(19_500);
+            let b = a + next(19_999 - a);
+            assert_eq!(
+                u.busy_in(offset + a, offset + b),
+                direct(a, b),
+                "{offset}: {a}..{b}"
+            );
+        }
+        for per in [1, 3, 97, 400] {
+            let n = (19_000 / per) as usize;
+            let cols = u.busy_columns(offset, per, n);
+            for (i, c) in cols.iter().enumerate() {
+                let a = i as u64 * per;
+                assert_eq!(*c, direct(a, a + per), "{offset}: per {per} column {i}");
+            }
         }
     }
 }
