@@ -85,13 +85,21 @@ fn main() {
     let mut prev = 0;
     for (cy, w, t) in &s.out {
         let first = t.starts_with("SYNCS.PHASECHK")
-            && (t.contains("full[") && !t.contains("c_full") || t.contains("empty[t % NLB]") || t.contains("c_full[") && *w == 1);
+            && (t.contains("full[") && !t.contains("c_full")
+                || t.contains("empty[t % NLB]")
+                || t.contains("c_full[") && *w == 1);
         let n = tile.entry(*w).or_insert(-1);
         if first {
             *n += 1;
         }
         if *n >= t0 && *n < t1 {
-            let short: String = t.split("  #").next().unwrap_or("").chars().take(70).collect();
+            let short: String = t
+                .split("  #")
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(70)
+                .collect();
             println!("{cy:8} {:6} w{w} t{n} {short}", cy - prev);
             prev = *cy;
         }
