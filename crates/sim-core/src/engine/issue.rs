@@ -313,6 +313,9 @@ impl<'a, S: Sink> Engine<'a, S> {
                         self.emit_mem(slot, MemLevel::Shared, d.width * 32, done, write);
                         if !write {
                             self.set_dst(slot, d, done, WarpState::ShortScoreboard);
+                        } else {
+                            let w = &mut self.warps[slot as usize];
+                            w.sts_written = w.sts_written.max(memory::ceil(start + waves));
                         }
                     }
                     Space::Global | Space::Local => {
@@ -445,15 +448,15 @@ impl<'a, S: Sink> Engine<'a, S> {
             Kind::MbarInit => self.mbar_init(slot, d)?,
             Kind::MbarArrive { expect_tx } => self.mbar_arrive(slot, d, now, *expect_tx)?,
             Kind::MbarWait => self.mbar_wait(slot, d, now)?,
-            Kind::Fence => self.block(
-                slot,
-                Block::until(now + t.lat_fence as u64, WarpState::Membar, Cause::OWN),
-            ),
+            Kind::Fence => {
+                let until = self.fence_until(slot, now);
+                self.block(slot, Block::until(until, WarpState::Membar, Cause::OWN));
+            }
             Kind::Membar { gpu } => {
                 let until = if *gpu {
                     (now + t.lat_membar_gpu as u64).max(self.warps[slot as usize].outstanding)
                 } else {
-                    now + t.lat_fence as u64
+                    self.fence_until(slot, now)
                 };
                 self.block(slot, Block::until(until, WarpState::Membar, Cause::OWN));
             }

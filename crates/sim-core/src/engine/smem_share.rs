@@ -18,6 +18,13 @@
 use super::*;
 
 impl<S: Sink> Engine<'_, S> {
+    /// When a CTA-scope fence (`MEMBAR.CTA`, the proxy fence) issued at `now` by warp
+    /// `slot` lets it go on: `lat_fence` after it, and not before the warp's shared
+    /// stores have been written.
+    pub(super) fn fence_until(&self, slot: u32, now: u64) -> u64 {
+        (now + self.t.lat_fence as u64).max(self.warps[slot as usize].sts_written)
+    }
+
     /// A copy of `bytes` into shared memory (of warp `slot`) whose last line lands at
     /// `done`; its writes take `booked` cycles of shared memory, shown at the window's
     /// end (the timeline's shared-memory row).

@@ -109,6 +109,9 @@ pub(super) struct Warp<'a> {
     pub(super) bulk_read: WaitGroups,
     pub(super) utc_done: u64,
     pub(super) outstanding: u64,
+    /// When this warp's last shared-memory store has been written (its crossbar time's
+    /// end): a CTA-scope fence waits for it (`engine/sync.rs`, `fence_until`).
+    pub(super) sts_written: u64,
     pub(super) last_issue: u64,
     /// When the instruction before the last one issued: a branch enters the warp's
     /// instruction buffer when the instruction two before it issues.
@@ -611,6 +614,7 @@ impl Warp<'_> {
             bulk_read: WaitGroups::default(),
             utc_done: 0,
             outstanding: 0,
+            sts_written: 0,
             last_issue: 0,
             issued_before: 0,
             stall_until: 0,
