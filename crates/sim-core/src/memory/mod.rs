@@ -63,6 +63,8 @@ pub struct Memory {
     hbm_burst_bytes: f64,
     /// Bytes of stores written back to HBM (booked on `hbm_bw`, waited for by nobody).
     hbm_writeback_bytes: u64,
+    /// Of `hbm_bw`'s bytes, those TMA copies read (at their own one-SM rate).
+    pub hbm_tma_bytes: u64,
     rng: Draws,
     lat_l1: u64,
     /// What a hit's further sectors add on L1's return path: `l1_sector_extra[s]` for a
@@ -188,6 +190,7 @@ impl Memory {
             req_first_wait: 0,
             hbm_burst_bytes: t.hbm_burst_bytes,
             hbm_writeback_bytes: 0,
+            hbm_tma_bytes: 0,
             rng: Draws::new(seed),
             lat_l1: t.lat_l1_hit as u64,
             l1_sector_extra: std::array::from_fn(|s| {
@@ -396,6 +399,7 @@ impl Memory {
         let start = later(self.hbm_bw.free_at, t as i64 as f64);
         let end = if tma {
             self.hbm_bw.bytes += bytes;
+            self.hbm_tma_bytes += bytes;
             self.hbm_bw.hold(t, bytes as i64 as f64 * self.hbm_tma_cost)
         } else {
             self.hbm_bw.carry(t, bytes)
