@@ -152,6 +152,23 @@ pub struct Ranking {
     /// Of those, the pairs the simulator also puts within 2% (ties called ties).
     pub ties_called: usize,
     pub note: String,
+    /// Every pair the simulator gets wrong: an ordering reversed or a tie not called.
+    pub misses: Vec<RankMiss>,
+}
+
+/// A pair the ranking counts and the simulator gets wrong.
+#[derive(Clone, Debug, Serialize)]
+pub struct RankMiss {
+    /// The two benchmarks.
+    pub a: String,
+    pub b: String,
+    /// Their measured values.
+    pub measured: (f64, f64),
+    /// Their simulated values.
+    pub simulated: (f64, f64),
+    /// True for a tie (measured within 2%) the simulator puts further apart; false for
+    /// an ordering it reverses.
+    pub tie: bool,
 }
 
 /// The ranking tally: pairs measured more than [`TIE`] apart and whether the simulator
@@ -163,21 +180,35 @@ struct Tally {
     concordant: usize,
     ties: usize,
     ties_called: usize,
+    misses: Vec<RankMiss>,
 }
 
 /// Two measurements closer than this (relative to the larger) are a tie.
 const TIE: f64 = 0.02;
 
 impl Tally {
-    /// One pair: measured `(ma, mb)`, simulated `(sa, sb)`.
-    fn add(&mut self, ma: f64, mb: f64, sa: f64, sb: f64) {
+    /// One pair, benchmarks `a` and `b`: measured `(ma, mb)`, simulated `(sa, sb)`.
+    fn add(&mut self, (a, ma, sa): (&str, f64, f64), (b, mb, sb): (&str, f64, f64)) {
         let dm = mb - ma;
-        if dm.abs() <= TIE * ma.max(mb) {
+        let right = if dm.abs() <= TIE * ma.max(mb) {
             self.ties += 1;
-            self.ties_called += usize::from((sb - sa).abs() <= TIE * sa.max(sb));
+            let called = (sb - sa).abs() <= TIE * sa.max(sb);
+            self.ties_called += usize::from(called);
+            called
         } else {
             self.pairs += 1;
-            self.concordant += usize::from((sb - sa) * dm > 0.0);
+            let same = (sb - sa) * dm > 0.0;
+            self.concordant += usize::from(same);
+            same
+        };
+        if !right {
+            self.misses.push(RankMiss {
+                a: a.into(),
+                b: b.into(),
+                measured: (ma, mb),
+                simulated: (sa, sb),
+                tie: dm.abs() <= TIE * ma.max(mb),
+            });
         }
     }
 
@@ -189,6 +220,7 @@ impl Tally {
             ties: self.ties,
             ties_called: self.ties_called,
             note: note.into(),
+            misses: self.misses.clone(),
         }
     }
 }
@@ -297,7 +329,7 @@ fn ranking(v: &[(VCase, f64, f64)]) -> Ranking {
         for b in &v[i + 1..] {
             let same_series = a.0.l1 == b.0.l1 && (a.0.k == b.0.k || a.0.warps == b.0.warps);
             if same_series {
-                t.add(a.1, b.1, a.2, b.2);
+                t.add((&a.0.bench, a.1, a.2), (&b.0.bench, b.1, b.2));
             }
         }
     }
@@ -312,7 +344,7 @@ fn schedule_ranking(v: &[(GemmCase, f64, f64)]) -> Ranking {
     for (i, a) in plain.iter().enumerate() {
         for b in &plain[i + 1..] {
             if a.0.pipe == b.0.pipe && a.0.shape() == b.0.shape() {
-                t.add(a.1, b.1, a.2, b.2);
+                t.add((&a.0.bench, a.1, a.2), (&b.0.bench, b.1, b.2));
             }
         }
     }
@@ -326,7 +358,7 @@ fn library_ranking(v: &[(crate::library::LibraryCase, f64, f64)]) -> Ranking {
     for (i, a) in v.iter().enumerate() {
         for b in &v[i + 1..] {
             if a.0.series() == b.0.series() {
-                t.add(a.1, b.1, a.2, b.2);
+                t.add((&a.0.bench, a.1, a.2), (&b.0.bench, b.1, b.2));
             }
         }
     }
@@ -628,6 +660,44 @@ fn gtable(s: &mut String, gs: &[Group]) {
 }
 
 /// The markdown report.
+/// The pairs each ranking misses: orderings reversed and ties not called.
+fn misses_table(s: &mut String, r: &Report) {
+    let all = [
+        ("configurations", &r.ranking),
+        ("schedules", &r.schedule_ranking),
+        ("library kernels", &r.library_ranking),
+    ];
+    if all.iter().all(|(_, k)| k.misses.is_empty()) {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Pairs the rankings miss\n\nAn ordering reversed (measured more than 2% apart, simulated the other way round) or a tie not called (measured within 2%, simulated further apart). Measured and simulated values in each benchmark's unit; the gap is b over a less one.\n\n| ranking | a | b | measured a, b | gap | simulated a, b | gap | miss |\n|---|---|---|---:|---:|---:|---:|---|"
+    );
+    for (name, k) in all {
+        for m in &k.misses {
+            let gap = |(x, y): (f64, f64)| 100.0 * (y / x - 1.0);
+            let _ = writeln!(
+                s,
+                "| {name} | `{}` | `{}` | {:.0}, {:.0} | {:+.1}% | {:.0}, {:.0} | {:+.1}% | {} |",
+                m.a,
+                m.b,
+                m.measured.0,
+                m.measured.1,
+                gap(m.measured),
+                m.simulated.0,
+                m.simulated.1,
+                gap(m.simulated),
+                if m.tie {
+                    "tie not called"
+                } else {
+                    "order reversed"
+                }
+            );
+        }
+    }
+}
+
 pub fn markdown(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Calibration report: simulator against a real H100\n");
@@ -740,6 +810,7 @@ pub fn markdown(r: &Report) -> String {
         );
         gtable(&mut s, &r.gemm_at_measured_clock);
     }
+    misses_table(&mut s, r);
     let _ = writeln!(
         s,
         "\n## Every microbenchmark\n\nGPUs, lowest, highest: the benchmark's per-GPU values over the committed collects (and the measured value); in band: the model inside that spread or within 3%.\n\n| benchmark | group | measured | simulated | error % | GPUs | lowest | highest | in band |\n|---|---|---:|---:|---:|---:|---:|---:|---|"
@@ -1066,6 +1137,25 @@ mod tests {
 
     /// A GPU outside the committed set: the measured value joins the loose spread, not
     /// the strict one, and within a narrow spread the strict band is +-3% of it.
+    /// A tally names the pairs it misses: 100 against 110 measured, simulated the other
+    /// way round, is an ordering reversed; 100 against 101 (a tie) simulated 100 and 105
+    /// is a tie not called; 100 against 101 simulated 100 and 101.5 is called.
+    #[test]
+    fn a_tally_names_its_misses() {
+        let mut t = Tally::default();
+        t.add(("a", 100.0, 120.0), ("b", 110.0, 115.0));
+        t.add(("c", 100.0, 100.0), ("d", 101.0, 105.0));
+        t.add(("e", 100.0, 100.0), ("f", 101.0, 101.5));
+        let r = t.ranking("");
+        assert_eq!((r.pairs, r.concordant, r.ties, r.ties_called), (1, 0, 2, 1));
+        let names: Vec<(&str, &str, bool)> = r
+            .misses
+            .iter()
+            .map(|m| (m.a.as_str(), m.b.as_str(), m.tie))
+            .collect();
+        assert_eq!(names, [("a", "b", false), ("c", "d", true)]);
+    }
+
     #[test]
     fn a_newcomer_is_judged_against_the_others_alone() {
         let s: Vec<(String, f64)> = spread().into_iter().take(2).collect();

@@ -104,7 +104,7 @@ pub fn render(c: &Comparison) -> String {
         "(cycles: the mean over the seeds, range: half the spread; `=`: ties the fastest; `!`: above the chip's peak, see its flag)"
     );
     // A run that simulated part of the SM's share says so: its whole-kernel figures are
-    // scaled from those CTAs.
+    // extrapolated from those CTAs.
     if let Some(r) = c
         .rows
         .iter()
@@ -112,8 +112,8 @@ pub fn render(c: &Comparison) -> String {
     {
         let _ = writeln!(
             f,
-            "(CTAs: each run simulated {} of the busiest SM's {}, and the kernel time scales them to {}; --max-ctas N to choose)",
-            r.ctas_simulated, r.ctas_per_sm, r.ctas_per_sm
+            "(CTAs: each run simulated {} of the busiest SM's {}; the kernel time takes their first wave as run and the rest at the pace of the CTAs after it; --max-ctas N to choose)",
+            r.ctas_simulated, r.ctas_per_sm
         );
     }
     let _ = writeln!(f);

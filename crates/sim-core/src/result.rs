@@ -215,7 +215,9 @@ pub struct RunResult {
     pub grid: u32,
     /// Waves of the grid over the whole chip.
     pub waves: u32,
-    /// Whole-kernel estimate: the busiest SM's CTAs.
+    /// Whole-kernel estimate: the busiest SM's CTAs. When fewer were simulated
+    /// (`ctas_simulated`), the first wave as run and the rest at the rate of the CTAs
+    /// after it.
     pub kernel_time_us: f64,
     /// The kernel's declared flops (`work flops=`) over the whole-kernel estimate.
     pub tflops: Option<f64>,

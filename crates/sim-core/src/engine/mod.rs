@@ -539,6 +539,9 @@ struct Engine<'a, S: Sink> {
     ctas_claimed: u32,
     ctas_total: u32,
     ctas_done: u32,
+    /// The cycle each CTA finished, in order of finishing: the whole-kernel estimate
+    /// of a run of fewer CTAs than the SM's share tells the first wave from the rest.
+    cta_done_cycles: Vec<u64>,
     /// Per instruction of every role (roles one after another, each from its
     /// `pc_base`): state cycles, issues, and what stalls waited on.
     pcs: Vec<PcTotals>,
@@ -716,6 +719,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             ctas_claimed: 0,
             ctas_total,
             ctas_done: 0,
+            cta_done_cycles: Vec::with_capacity(ctas_total as usize),
             pcs: (0..pcs).map(|_| PcTotals::default()).collect(),
             role_pc_base,
             buffer_base,

@@ -504,6 +504,7 @@ impl<'a, S: Sink> Engine<'a, S> {
         if self.ctas[c].warps_left == 0 {
             self.ctas[c].live = false;
             self.ctas_done += 1;
+            self.cta_done_cycles.push(now);
             if self.ctas_done == self.ctas_total {
                 // The run ends with this cycle.
                 self.stop_after = 0;
