@@ -560,6 +560,19 @@ timing! {
         /// lines per SM (245 and 691 cycles more at 33 and 66 SMs: in proportion to the
         /// SMs), nothing when it is on the same lines or when no HBM lines are queued.
         l2_link_bytes_per_clk_chip: non_negative => "bytes per cycle",
+        /// What a bulk copy's first read of a line `n` SMs of the wave read (n > 2) waits,
+        /// per SM reading it, from the copy's start, while this SM's own lines from HBM are
+        /// still arriving: it completes no sooner than `l2_shared_first_read_cycles` + `n`
+        /// times this after (`memory/first_read.rs`). H100 (crates/calibrate/data/chip,
+        /// finding 2, runs 20261127T1903Z and T1913Z): SMs each with a 16 KiB copy of its
+        /// own rows from HBM and a 32 KiB tile all SMs read on new lines every k-step, one
+        /// stage in flight, take 50, 449 and 490, 1011 and 1094 cycles more a stage than
+        /// without the tile at 33, 66 and 132 SMs; the twins (`cargo run --release -p
+        /// calibrate --example ctwin`) take +74, +409 and +1057 at 750 + 13.2 n.
+        l2_shared_first_read_cycles_per_sm: non_negative => "cycles",
+        /// The part of a first read's wait that does not grow with the SMs reading the
+        /// line (`l2_shared_first_read_cycles_per_sm`; both 0: not modelled).
+        l2_shared_first_read_cycles: non_negative => "cycles",
     }
     section "memory fence" {
         /// MEMBAR.GPU holds the warp at least this long (`membar`), and until its outstanding

@@ -155,6 +155,9 @@ pub struct MemoryStats {
     /// Bytes read from or written to HBM within the run (write-backs still owed at its
     /// end excluded: see `hbm_bytes_after_run`).
     pub hbm_bytes: u64,
+    /// Of `hbm_bytes`, those TMA copies read, whose one-SM rate is their own
+    /// (`hbm_tma_bytes_per_clk_sm_max`).
+    pub hbm_tma_bytes: u64,
     /// Bytes of stores still being written back from L2 to HBM when the run ends:
     /// real traffic, but after the run, so in neither its HBM rate nor its bound.
     pub hbm_bytes_after_run: u64,

@@ -511,3 +511,28 @@ fn a_barriers_path_goes_to_its_last_arriver() {
     assert!(chain > 0.85, "{path:?}");
     assert!(path.cycles_of(PathCategory::Barriers) < 16 * 40, "{path:?}");
 }
+
+/// One CTA streaming 32 copies of 16 KiB from HBM (cold), two in flight: 512 KiB, all of
+/// it TMA copies' lines, bounded at the copies' own one-SM rate
+/// (`hbm_tma_bytes_per_clk_sm_max`, 115.2 B/clk on the H100, within the chip's share and
+/// the L2 port), not at loads' (`hbm_bytes_per_clk_sm_max`, 101.5): 524288 / 115.2 = 4552
+/// cycles against 5166.
+#[test]
+fn copies_from_hbm_are_bounded_at_their_own_rate() {
+    let p = h100();
+    let src = "kernel stream\nlaunch cta_threads=32 regs=32 smem=32768 grid=1\nbuffer A global size=1MiB\nshared s size=32768\nmbarrier mb[2] count=1\nrole main warps=0..0\n  loop i 0..2\n    SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[i], bytes=16384\n    UBLKCP.S.G s[i * 16384], A[i * 16384], bytes=16384, bar=mb[i]\n  loop j 0..32\n    SYNCS.PHASECHK.TRANS64.TRYWAIT mb[j % 2], parity=(j / 2) & 1\n    if j + 2 < 32\n      SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[j % 2], bytes=16384\n      UBLKCP.S.G s[(j % 2) * 16384], A[(j + 2) * 16384], bytes=16384, bar=mb[j % 2]\n  EXIT\n";
+    let (r, d) = diagnosed(src, &p);
+    let m = &r.memory;
+    assert_eq!((m.hbm_bytes, m.hbm_tma_bytes), (524288, 524288), "{m:?}");
+    let t = &p.t;
+    let rate = t
+        .hbm_tma_bytes_per_clk_sm_max
+        .min(t.l2_bytes_per_clk_sm_max);
+    assert!(
+        rate > t.hbm_bytes_per_clk_sm_max,
+        "the two one-SM rates differ"
+    );
+    let hbm = d.bounds.unit(BoundUnit::HbmBandwidth).unwrap();
+    assert_eq!(hbm.lower_bound_cycles, (524288.0 / rate).ceil() as u64);
+    assert!(!hbm.exceeds_run, "{hbm:?} in {} cycles", r.cycles);
+}

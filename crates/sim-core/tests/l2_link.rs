@@ -15,7 +15,8 @@ fn kernel(src: &str) -> isa::Kernel {
 /// The h100 profile with the link at `link` bytes per cycle (whole chip), every random
 /// part of a line's latency off, and copies' lines from HBM at the loads' one-SM rate
 /// (the derivations below take one HBM rate; with two, the link's queue position is not
-/// yet right: the profile keeps the link off).
+/// yet right: the profile keeps the link off), and the first reads' own wait off
+/// (`l2_shared_first_read_cycles` and `_per_sm`, tested in `shared_first_read.rs`).
 fn plain_h100(link: f64) -> Profile {
     let mut p = Profile::builtin("h100").unwrap();
     let ldg_rate = p.t.hbm_bytes_per_clk_sm_max;
@@ -25,6 +26,8 @@ fn plain_h100(link: f64) -> Profile {
         ("jitter_l2", 0.0),
         ("hbm_tail_probability", 0.0),
         ("l2_link_bytes_per_clk_chip", link),
+        ("l2_shared_first_read_cycles_per_sm", 0.0),
+        ("l2_shared_first_read_cycles", 0.0),
     ] {
         p.set(k, v).unwrap();
     }

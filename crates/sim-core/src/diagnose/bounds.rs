@@ -120,6 +120,17 @@ pub fn hbm_bytes_per_clk(r: &RunResult, profile: &Profile) -> f64 {
         .min(t.l2_bytes_per_clk_sm_max)
 }
 
+/// This SM's sustained share of the chip's HBM bandwidth for TMA copies' lines, bytes
+/// per cycle: `hbm_bytes_per_clk` with copies' own one-SM maximum
+/// (`hbm_tma_bytes_per_clk_sm_max`) in place of loads'.
+pub fn hbm_tma_bytes_per_clk(r: &RunResult, profile: &Profile) -> f64 {
+    let t = &profile.t;
+    let busy_sms = (r.grid as f64).min(t.sm_count).max(1.0);
+    (t.hbm_bytes_per_clk_chip / busy_sms)
+        .min(t.hbm_tma_bytes_per_clk_sm_max)
+        .min(t.l2_bytes_per_clk_sm_max)
+}
+
 /// Every unit's bound on `r`, a run on `profile`.
 pub fn bounds(r: &RunResult, profile: &Profile) -> Bounds {
     let c = r.cycles as f64;
@@ -158,9 +169,16 @@ pub fn bounds(r: &RunResult, profile: &Profile) -> Bounds {
     ] {
         push(unit, whole(r.unit(name) * c));
     }
+    // Copies' lines and the rest (loads, write-backs) each at their own rate, as the
+    // memory model books them on the SM's one share.
+    let m = &r.memory;
+    let tma = m.hbm_tma_bytes.min(m.hbm_bytes);
     push(
         BoundUnit::HbmBandwidth,
-        whole(r.memory.hbm_bytes as f64 / hbm_bytes_per_clk(r, profile)),
+        whole(
+            (m.hbm_bytes - tma) as f64 / hbm_bytes_per_clk(r, profile)
+                + tma as f64 / hbm_tma_bytes_per_clk(r, profile),
+        ),
     );
     // (A bound beyond the run is work that finished after it, not a bound on it.)
     let best = units

@@ -361,6 +361,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                 requests_shared: self.mem_requests[4],
                 l2_bytes,
                 hbm_bytes,
+                // (Copies' reads are all waited for within the run.)
+                hbm_tma_bytes: self.mem.hbm_tma_bytes.min(hbm_bytes),
                 hbm_bytes_after_run: hbm_after,
                 shared_bytes: self.smem_bytes,
                 shared_busy_cycles: self

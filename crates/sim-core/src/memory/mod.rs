@@ -14,6 +14,7 @@ mod access;
 mod bandwidth;
 mod cache;
 mod draws;
+mod first_read;
 mod link;
 mod load;
 #[cfg(test)]
@@ -23,6 +24,7 @@ pub use access::*;
 pub use bandwidth::*;
 pub use cache::*;
 use draws::*;
+use first_read::*;
 use link::*;
 use load::*;
 
@@ -57,10 +59,17 @@ pub struct Memory {
     /// The link between the L2's partitions, for first reads of wave-shared lines
     /// (`link.rs`).
     link: Link,
+    /// First reads of wave-shared lines while this SM's HBM lines are in flight
+    /// (`first_read.rs`).
+    first_reads: FirstReads,
+    /// What the current request's first reads of wave-shared lines wait, from its start.
+    req_first_wait: u64,
     /// `hbm_burst_bytes`, for `hbm_burst_cycles` at `hbm_bw`'s rate.
     hbm_burst_bytes: f64,
     /// Bytes of stores written back to HBM (booked on `hbm_bw`, waited for by nobody).
     hbm_writeback_bytes: u64,
+    /// Of `hbm_bw`'s bytes, those TMA copies read (at their own one-SM rate).
+    pub hbm_tma_bytes: u64,
     rng: Draws,
     lat_l1: u64,
     /// What a hit's further sectors add on L1's return path: `l1_sector_extra[s]` for a
@@ -179,8 +188,14 @@ impl Memory {
                 busy_sms,
             ),
             link: Link::new(t.l2_link_bytes_per_clk_chip, busy_sms),
+            first_reads: FirstReads::new(
+                t.l2_shared_first_read_cycles,
+                t.l2_shared_first_read_cycles_per_sm,
+            ),
+            req_first_wait: 0,
             hbm_burst_bytes: t.hbm_burst_bytes,
             hbm_writeback_bytes: 0,
+            hbm_tma_bytes: 0,
             rng: Draws::new(seed),
             lat_l1: t.lat_l1_hit as u64,
             l1_sector_extra: std::array::from_fn(|s| {
@@ -280,12 +295,14 @@ impl Memory {
             self.req_hbm_line_bytes = LINE;
             self.req_l2_chip_cost = 1.0;
             self.req_shared = false;
+            self.req_first_wait = 0;
         } else {
             let (n, partner) = (sharers & !TPC_PARTNER, sharers & TPC_PARTNER != 0);
             self.req_hbm_line_bytes = LINE.div_ceil(n.max(1) as u64);
             self.req_l2_chip_cost = 1.0 / self.sharing_gain(n, partner);
             // (Two CTAs of one TPC share its partition: only more need a copy.)
             self.req_shared = n > 2;
+            self.req_first_wait = self.first_reads.wait(n);
         }
         self.req_hbm_queued = None;
         self.req_multicast = 1;
@@ -387,6 +404,7 @@ impl Memory {
         let start = later(self.hbm_bw.free_at, t as i64 as f64);
         let end = if tma {
             self.hbm_bw.bytes += bytes;
+            self.hbm_tma_bytes += bytes;
             self.hbm_bw.hold(t, bytes as i64 as f64 * self.hbm_tma_cost)
         } else {
             self.hbm_bw.carry(t, bytes)
@@ -430,7 +448,9 @@ impl Memory {
             .l2_bw
             .hold_chip(t, l2_bytes as f64 * self.req_l2_chip_cost);
         // One rounding of the latest (see `Bandwidth::hold`).
-        ceil(later(later(burst, credit), chip)).max(t) + lat
+        let arrives = ceil(later(later(burst, credit), chip)).max(t) + lat;
+        self.first_reads.hbm_arrival = self.first_reads.hbm_arrival.max(arrives);
+        arrives
     }
 
     /// The bytes of `bytes` read from L2 this SM carries: a multicast request carries its
@@ -515,6 +535,13 @@ impl Memory {
             self.req_hbm_queued = Some(self.hbm_bw.free_at > tf);
         }
         let queued = self.req_hbm_queued == Some(true);
+        // First reads of wave-shared lines wait (`first_read.rs`) while this SM's own
+        // lines from HBM are still arriving.
+        let first_wait = if self.req_first_wait > 0 && self.first_reads.hbm_arrival > t {
+            t + self.req_first_wait
+        } else {
+            0
+        };
         // Where the two servers stood after the last near and the last far hit.
         let (mut near_at, mut far_at) = (None, None);
         let mut hit_ready = 0u64;
@@ -529,6 +556,9 @@ impl Memory {
                 self.l2.prefetch(line + PREFETCH_AHEAD);
             }
             let is_far = Memory::is_far(line);
+            if self.req_first_wait > 0 && self.first_reads.first(line) {
+                done = done.max(first_wait);
+            }
             if link
                 && is_far
                 && let Some(crossed) = self.link.first_read(line, tf, l2_bytes, queued)

@@ -1,0 +1,60 @@
+//! First reads of lines the whole wave reads, while the reading SM's own lines from HBM
+//! are still arriving (issue 25, gap 2; `l2_shared_first_read_cycles_per_sm`).
+//!
+//! Measured (crates/calibrate/data/chip, `tma_stream`, finding 2 of its README): 132 SMs,
+//! each with one stage of a 16 KiB copy of its own rows from HBM and a 32 KiB tile every
+//! SM reads, take 1011 and 1094 cycles (two runs) more a stage when the tile is on new
+//! lines every k-step, read into L2 before or not; nothing more when it is on the same
+//! lines every k-step, or when the SMs read the tile with no lines of their own from HBM.
+//! On the GPU a deeper pipeline hides the extra (the `b_shared` gemm kernels: 4 stages run
+//! at the HBM rate, 2 stages 60% slower), so it is a wait, not a rate: an SM's first read
+//! of such a line completes no sooner than a time that grows with the number of SMs
+//! reading it, from the copy's start (+50, +449 and +490, +1011 and +1094 cycles a stage
+//! at 33, 66 and 132 SMs; the twins give +74, +409, +1057). Not captured: a 16 KiB tile
+//! beside a 32 KiB private copy (+483 at 132 SMs; the wait ends before the private copy).
+
+use std::collections::HashSet;
+
+/// This SM's first reads of wave-shared lines: which lines it has read, and when its own
+/// lines from HBM stop arriving.
+#[derive(Clone, Debug)]
+pub struct FirstReads {
+    /// Cycles per sharing SM (with `base` 0: not modelled).
+    pub per_sm: f64,
+    /// Cycles for any number of sharing SMs.
+    pub base: f64,
+    /// Wave-shared lines this SM has read.
+    seen: HashSet<u64>,
+    /// When the last of this SM's lines from HBM booked so far arrives.
+    pub hbm_arrival: u64,
+}
+
+impl FirstReads {
+    /// `base`, `per_sm`: `l2_shared_first_read_cycles` and `_per_sm`.
+    pub fn new(base: f64, per_sm: f64) -> FirstReads {
+        FirstReads {
+            per_sm,
+            base,
+            seen: HashSet::new(),
+            hbm_arrival: 0,
+        }
+    }
+
+    /// What a request's first reads of lines `sharers` SMs read wait from its start,
+    /// `base + per_sm x sharers` (0 for lines two or fewer SMs read: a TPC's pair shares
+    /// its partition).
+    #[inline(always)]
+    pub fn wait(&self, sharers: u32) -> u64 {
+        if sharers > 2 {
+            (self.base + self.per_sm * sharers as f64).round() as u64
+        } else {
+            0
+        }
+    }
+
+    /// Whether `line` is read by this SM for the first time (and marks it read).
+    #[inline(always)]
+    pub fn first(&mut self, line: u64) -> bool {
+        self.seen.insert(line)
+    }
+}
