@@ -58,7 +58,7 @@ fn read_back(t: &Timeline) -> String {
         }
     }
     for u in &t.units {
-        out += &format!("unit {:?} {:?}\n", u.unit, u.busy);
+        out += &format!("unit {:?} {:?}\n", u.unit, u.busy().collect::<Vec<_>>());
     }
     for m in &t.memory {
         out += &format!("memory {:?} {:?}\n", m.level, m.requests);

@@ -35,9 +35,104 @@ impl sim_core::sink::Sink for Count {
     }
 }
 
+/// Takes every event as the timeline asks for them (states ahead, first issues only)
+/// and keeps nothing: the engine's side of the recording cost.
+struct Null;
+
+impl sim_core::sink::Sink for Null {
+    const STATES_AHEAD: bool = true;
+    const EVERY_ISSUE: bool = false;
+    #[inline(always)]
+    fn state_change(
+        &mut self,
+        cycle: u64,
+        warp: sim_core::sink::WarpId,
+        state: sim_core::WarpState,
+        pc: u32,
+        cause: Option<sim_core::cause::WaitCause>,
+    ) {
+        std::hint::black_box((cycle, warp, state, pc, &cause));
+    }
+    #[inline(always)]
+    fn event(&mut self, e: sim_core::sink::Event) {
+        std::hint::black_box(&e);
+    }
+}
+
+/// Keeps the stream a timeline is given (states ahead, first issues only), to replay
+/// into a timeline alone: the recording side's cost without the engine's.
+#[derive(Default)]
+struct Recorder {
+    header: Option<sim_core::sink::RunHeader>,
+    events: Vec<sim_core::sink::Event>,
+    end: Option<sim_core::sink::RunEnd>,
+}
+
+impl sim_core::sink::Sink for Recorder {
+    const STATES_AHEAD: bool = true;
+    const EVERY_ISSUE: bool = false;
+    fn begin(&mut self, h: &sim_core::sink::RunHeader) {
+        self.header = Some(h.clone());
+    }
+    fn event(&mut self, e: sim_core::sink::Event) {
+        self.events.push(e);
+    }
+    fn finish(&mut self, end: &sim_core::sink::RunEnd) {
+        self.end = Some(end.clone());
+    }
+}
+
+/// The recorded stream into a new timeline (callgrind's `--toggle-collect` counts it
+/// alone).
+#[inline(never)]
+fn replay_timeline(r: &Recorder) -> sim_core::timeline::Timeline {
+    replay(r, sim_core::timeline::Timeline::new())
+}
+
+/// The recorded stream into [`Null`]: the replay's own cost.
+#[inline(never)]
+fn replay_null(r: &Recorder) {
+    replay(r, Null);
+}
+
+/// The recorded stream into a sink, as the engine gives it.
+#[inline(always)]
+fn replay<S: sim_core::sink::Sink>(r: &Recorder, mut t: S) -> S {
+    use sim_core::sink::Event;
+    t.begin(r.header.as_ref().expect("began"));
+    for e in &r.events {
+        match e {
+            Event::StateChange {
+                cycle,
+                warp,
+                state,
+                pc,
+                cause,
+            } => t.state_change(*cycle, *warp, *state, *pc, cause.clone()),
+            // (By their fields, as the engine's short paths give them.)
+            Event::Issue {
+                cycle,
+                warp,
+                subpartition,
+                role,
+                pc,
+            } => t.issue(*cycle, *warp, *subpartition, *role, *pc),
+            Event::UnitBusy {
+                start,
+                end,
+                unit,
+                warp,
+            } => t.unit_busy(*start, *end, *unit, *warp),
+            e => t.event(e.clone()),
+        }
+    }
+    t.finish(r.end.as_ref().expect("finished"));
+    t
+}
+
 fn main() {
     let mut args = std::env::args().skip(1).peekable();
-    // `--only MODE` (nosink, count, timeline, partial) runs just that, for `perf stat`.
+    // `--only MODE` (nosink, null, count, timeline, partial, replay) runs just that, for `perf stat`.
     let only = if args.peek().is_some_and(|a| a == "--only") {
         args.next();
         args.next()
@@ -60,6 +155,32 @@ fn main() {
     match only.as_deref() {
         Some("nosink") => {
             sim_core::run(&k, &p, &cfg).expect("runs");
+            return;
+        }
+        Some("null") => {
+            sim_core::run_sink(&k, &p, &cfg, &mut Null).expect("runs");
+            return;
+        }
+        Some("replay") => {
+            // `valgrind --tool=callgrind --toggle-collect='footprint::replay_timeline'`
+            // counts the replay into a timeline alone, `footprint::replay_null` the
+            // replay's own part of it.
+            let mut rec = Recorder::default();
+            sim_core::run_sink(&k, &p, &cfg, &mut rec).expect("runs");
+            let t0 = std::time::Instant::now();
+            replay_null(&rec);
+            println!(
+                "replayed into no timeline in {:.3} s",
+                t0.elapsed().as_secs_f64()
+            );
+            let t0 = std::time::Instant::now();
+            let t = replay_timeline(&rec);
+            println!(
+                "replayed {} events into {} intervals in {:.3} s",
+                rec.events.len(),
+                t.interval_count(),
+                t0.elapsed().as_secs_f64()
+            );
             return;
         }
         Some("count") => {
@@ -143,7 +264,7 @@ fn main() {
     println!("kinds {}", t.kind_count());
     println!("syncs {}", t.syncs.len());
     for u in &t.units {
-        println!("unit {:?}: {} busy intervals", u.unit, u.busy.len());
+        println!("unit {:?}: {} busy intervals", u.unit, u.len());
     }
     for m in &t.memory {
         println!("memory {:?}: {} requests", m.level, m.requests.len());

@@ -3,10 +3,10 @@
 //! window?" without holding every event.
 //!
 //! Memory grows with the number of state changes, not with cycles: a warp's states are
-//! one `Span` (8 bytes) per change, each ending where the next starts, so the spans
+//! one `Span` (6 bytes) per change, each ending where the next starts, so the spans
 //! tile the warp's lifetime from its launch to its finish. A span holds its start as a
-//! 32-bit offset from its block's first span (every [`CHECKPOINT`] spans a block keeps
-//! a full cycle) and its state with an index in the run's table of kinds (state,
+//! 24-bit offset from its block's first span (every [`CHECKPOINT`] spans a block keeps
+//! a full cycle) and its state with a 24-bit index in the run's table of kinds (state,
 //! instruction, cause: a run meets a few thousand). Every block also keeps the warp's
 //! cumulative cycles per state before it, so the cycles per state within any window
 //! are two binary searches and at most `2 * CHECKPOINT` additions away, whatever the
@@ -215,8 +215,7 @@ impl Timeline {
         self.close_units();
         // (Not at a catch-up: the lists grow on.)
         for u in &mut self.units {
-            u.busy.shrink_to_fit();
-            u.prefix.shrink_to_fit();
+            u.shrink();
         }
         for m in &mut self.memory {
             m.requests.shrink_to_fit();
@@ -259,11 +258,7 @@ impl Timeline {
         self.warps.iter().map(|w| w.heap_bytes()).sum::<usize>()
             + self.kind_count() * size_of::<Kind>()
             + self.causes.capacity() * size_of::<WaitCause>()
-            + self
-                .units
-                .iter()
-                .map(|u| u.busy.capacity() * 16 + u.prefix.capacity() * 8)
-                .sum::<usize>()
+            + self.units.iter().map(|u| u.heap_bytes()).sum::<usize>()
             + self
                 .memory
                 .iter()

@@ -51,13 +51,15 @@ impl WarpTimeline {
         let base = self.bases[b - 1];
         let lo = (b - 1) * CHECKPOINT;
         let hi = (lo + CHECKPOINT).min(self.spans.len());
-        lo + self.spans[lo..hi].partition_point(|s| pred(base + u64::from(s.delta)))
+        lo + self.spans[lo..hi].partition_point(|s| pred(base + u64::from(s.delta())))
     }
 
     pub(super) fn interval(&self, i: usize) -> Interval {
         // (Before the timeline is finished the kinds are not shared yet: the state
         // only.)
-        let k = self.kinds.get((self.spans[i].kind >> STATE_BITS) as usize);
+        let k = self
+            .kinds
+            .get((self.spans[i].kind() >> STATE_BITS) as usize);
         Interval {
             start: self.start(i),
             end: self.end(i),

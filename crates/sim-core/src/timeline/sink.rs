@@ -10,13 +10,13 @@ use crate::sink::{Event, MemLevel, RunEnd, RunHeader, Sink, Unit, WarpId};
 use crate::state::WarpState;
 
 use super::Timeline;
-use super::spans::{Kind, NO_CAUSE, STATE_BITS, WarpTimeline};
+use super::spans::{KIND_BITS, Kind, NO_CAUSE, STATE_BITS, WarpTimeline};
 use super::units::{MemoryTimeline, SyncEvent, SyncKind, UnitTimeline};
 
 /// Kinds a timeline can name: past this many (a run with over a hundred million
 /// barrier waits, each a kind of its own), new spans keep their state but name the
 /// first kind met with their instruction and no cause, or the first kind.
-const KIND_LIMIT: usize = 1 << (32 - STATE_BITS);
+pub(super) const KIND_LIMIT: usize = 1 << (KIND_BITS - STATE_BITS);
 
 /// Kinds without a cause are found by `pc_state` in an array up to this size (roles of
 /// up to 8,192 instructions); past it, by the hash map like the others.
@@ -70,7 +70,7 @@ pub(super) fn shift_cycles(c: &mut WaitCause, f: impl Fn(u64) -> u64) {
 }
 
 /// Entries of [`Timeline::kind`]'s table of recent kinds (a power of two).
-const RECENT: usize = 1024;
+const RECENT: usize = 8192;
 
 /// A kind key's entry in the table of recent kinds.
 fn recent_slot(k: &KindKey) -> usize {
@@ -78,13 +78,19 @@ fn recent_slot(k: &KindKey) -> usize {
     (h >> (64 - RECENT.trailing_zeros())) as usize
 }
 
-/// A small number per unit, for a table lookup per `UnitBusy` event.
-fn unit_code(u: Unit) -> usize {
+/// A small number per unit, for a table lookup per `UnitBusy` event: one number per
+/// unit (None for a sub-partition past 3, none today), so that the table's entry is
+/// the unit's without comparing units.
+#[inline(always)]
+fn unit_code(u: Unit) -> Option<usize> {
     match u {
-        Unit::Pipe { pipe, subpartition } => pipe as usize * 4 + (subpartition as usize & 3),
-        Unit::Tma => 4 * isa::Pipe::ALL.len(),
-        Unit::SharedMemory => 4 * isa::Pipe::ALL.len() + 1,
-        Unit::L1 => 4 * isa::Pipe::ALL.len() + 2,
+        Unit::Pipe { pipe, subpartition } if subpartition < 4 => {
+            Some(pipe as usize * 4 + subpartition as usize)
+        }
+        Unit::Pipe { .. } => None,
+        Unit::Tma => Some(4 * isa::Pipe::ALL.len()),
+        Unit::SharedMemory => Some(4 * isa::Pipe::ALL.len() + 1),
+        Unit::L1 => Some(4 * isa::Pipe::ALL.len() + 2),
     }
 }
 
@@ -228,10 +234,9 @@ impl Timeline {
 
     #[inline(always)]
     fn unit_index(&mut self, unit: Unit) -> usize {
-        let code = unit_code(unit);
-        if let Some(&i) = self.unit_slots.get(code)
+        if let Some(code) = unit_code(unit)
+            && let Some(&i) = self.unit_slots.get(code)
             && i != u32::MAX
-            && self.units[i as usize].unit == unit
         {
             return i as usize;
         }
@@ -240,27 +245,19 @@ impl Timeline {
 
     #[inline(never)]
     fn unit_index_slow(&mut self, unit: Unit) -> usize {
-        let code = unit_code(unit);
-        if self.unit_slots.len() <= code {
-            self.unit_slots.resize(code + 1, u32::MAX);
-        }
-        // Sub-partitions past 3 (none today) share a code: check the unit itself.
-        let i = self.unit_slots[code];
-        if i != u32::MAX && self.units[i as usize].unit == unit {
-            return i as usize;
-        }
         let i = match self.units.iter().position(|u| u.unit == unit) {
             Some(i) => i,
             None => {
-                self.units.push(UnitTimeline {
-                    unit,
-                    busy: Vec::new(),
-                    prefix: Vec::new(),
-                });
+                self.units.push(UnitTimeline::new(unit));
                 self.units.len() - 1
             }
         };
-        self.unit_slots[code] = i as u32;
+        if let Some(code) = unit_code(unit) {
+            if self.unit_slots.len() <= code {
+                self.unit_slots.resize(code + 1, u32::MAX);
+            }
+            self.unit_slots[code] = i as u32;
+        }
         i
     }
 

@@ -218,8 +218,8 @@ fn a_set_stop_flag_stops_the_run_and_finishes_the_timeline() {
 }
 
 /// Changes fed one by one (replacements at the same cycle or before an open span's
-/// start, repeats of the open kind, and waits of billions of cycles that overflow a
-/// block's 32-bit offsets) read back as a direct list of them reads: intervals,
+/// start, repeats of the open kind, waits of millions of cycles that overflow a block's
+/// 24-bit offsets and of billions that overflow 32-bit checkpoints) read back as a direct list of them reads: intervals,
 /// the interval at a cycle, window sums and column sweeps.
 #[test]
 fn packed_spans_read_back_as_a_plain_list_of_changes() {
@@ -240,6 +240,7 @@ fn packed_spans_read_back_as_a_plain_list_of_changes() {
             cycle = match next(10) {
                 0 => cycle,                                        // replaces the open span
                 1 if seed % 2 == 0 => cycle + (1 << 32) + next(9), // overflows an offset
+                1 if seed == 3 => cycle + (1 << 24) + next(9),     // and not a checkpoint
                 2 => cycle.saturating_sub(next(3)).max(10),        // before the open span
                 _ => cycle + 1 + next(40),
             };
@@ -287,6 +288,11 @@ fn packed_spans_read_back_as_a_plain_list_of_changes() {
             assert!(
                 w.wide_checkpoints.is_empty() && w.checkpoint_count() > 1,
                 "seed {seed}: 32-bit checkpoints"
+            );
+            assert_eq!(
+                !w.wide.is_empty(),
+                seed == 3,
+                "seed {seed}: the wide form only past 24-bit offsets"
             );
         }
         let ends: Vec<u64> = plain.iter().skip(1).map(|s| s.0).chain([finish]).collect();
@@ -412,13 +418,12 @@ fn a_caught_up_timeline_is_the_finished_one_cut_at_its_end() {
 
 #[test]
 fn units_merge_and_sum_busy_time() {
-    let mut u = UnitTimeline {
-        unit: Unit::Tma,
-        busy: vec![(10, 20), (5, 12), (30, 31), (19, 25)],
-        prefix: vec![],
-    };
+    let mut u = UnitTimeline::new(Unit::Tma);
+    for (s, e) in [(10, 20), (5, 12), (30, 31), (19, 25)] {
+        u.add(s, e);
+    }
     u.close();
-    assert_eq!(u.busy, vec![(5, 25), (30, 31)]);
+    assert_eq!(u.busy().collect::<Vec<_>>(), vec![(5, 25), (30, 31)]);
     assert_eq!(u.busy_in(0, 100), 21);
     assert_eq!(u.busy_in(10, 30), 15);
     assert_eq!(u.busy_in(24, 31), 2);
@@ -429,56 +434,62 @@ fn units_merge_and_sum_busy_time() {
 
 /// Busy intervals of every length, overlapping, touching and out of order, past a
 /// prefix sum's block several times over: every window and column sweep reads what a
-/// direct sum over the merged cycles reads.
+/// direct sum over the merged cycles reads; the same from a cycle where they cross
+/// `u32::MAX` (kept in 32 bits, then in full).
 #[test]
 fn unit_sums_agree_with_a_direct_count() {
-    let mut x = 7u64;
-    let mut next = move |m: u64| {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (x >> 33) % m
-    };
-    let mut u = UnitTimeline {
-        unit: Unit::Tma,
-        busy: vec![],
-        prefix: vec![],
-    };
-    let mut busy = vec![false; 20_000];
-    let mut at = 0u64;
-    for _ in 0..900 {
-        // Mostly forward, now and then back (out of order).
-        at = if next(8) == 0 {
-            at.saturating_sub(next(100))
-        } else {
-            at + next(40)
+    for offset in [0, u64::from(u32::MAX) - 9_000] {
+        let mut x = 7u64;
+        let mut next = move |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
         };
-        let len = 1 + next(10);
-        let (s, e) = (at.min(19_000), (at + len).min(19_000));
-        u.add(s, e);
-        for b in &mut busy[s as usize..e as usize] {
-            *b = true;
+        let mut u = UnitTimeline::new(Unit::Tma);
+        let mut busy = vec![false; 20_000];
+        let mut at = 0u64;
+        for _ in 0..900 {
+            // Mostly forward, now and then back (out of order).
+            at = if next(8) == 0 {
+                at.saturating_sub(next(100))
+            } else {
+                at + next(40)
+            };
+            let len = 1 + next(10);
+            let (s, e) = (at.min(19_000), (at + len).min(19_000));
+            if e > s {
+                u.add(offset + s, offset + e);
+            }
+            for b in &mut busy[s as usize..e as usize] {
+                *b = true;
+            }
         }
-    }
-    u.close();
-    assert!(u.busy.len() > 4 * 64, "{} intervals", u.busy.len());
-    assert!(
-        u.busy.windows(2).all(|w| w[0].1 < w[1].0),
-        "merged and sorted"
-    );
-    let direct =
-        |a: u64, b: u64| busy[a as usize..b as usize].iter().filter(|&&b| b).count() as u64;
-    for _ in 0..300 {
-        let a = next(19_500);
-        let b = a + next(19_999 - a);
-        assert_eq!(u.busy_in(a, b), direct(a, b), "{a}..{b}");
-    }
-    for per in [1, 3, 97, 400] {
-        let n = (19_000 / per) as usize;
-        let cols = u.busy_columns(0, per, n);
-        for (i, c) in cols.iter().enumerate() {
-            let a = i as u64 * per;
-            assert_eq!(*c, direct(a, a + per), "per {per} column {i}");
+        u.close();
+        let merged: Vec<(u64, u64)> = u.busy().collect();
+        assert!(merged.len() > 4 * 64, "{} intervals", merged.len());
+        assert!(
+            merged.windows(2).all(|w| w[0].1 < w[1].0),
+            "merged and sorted"
+        );
+        let direct =
+            |a: u64, b: u64| busy[a as usize..b as usize].iter().filter(|&&b| b).count() as u64;
+        for _ in 0..300 {
+            let a = next(19_500);
+            let b = a + next(19_999 - a);
+            assert_eq!(
+                u.busy_in(offset + a, offset + b),
+                direct(a, b),
+                "{offset}: {a}..{b}"
+            );
+        }
+        for per in [1, 3, 97, 400] {
+            let n = (19_000 / per) as usize;
+            let cols = u.busy_columns(offset, per, n);
+            for (i, c) in cols.iter().enumerate() {
+                let a = i as u64 * per;
+                assert_eq!(*c, direct(a, a + per), "{offset}: per {per} column {i}");
+            }
         }
     }
 }
@@ -508,5 +519,40 @@ fn warps_are_found_by_cta_and_warp_as_the_table_grows() {
     }
     for (cta, warp) in [(0, 2), (2, 0), (1, 10), (9, 0), (3, 9)] {
         assert_eq!(t.warp_index(WarpId { cta, warp }), None, "c{cta} w{warp}");
+    }
+}
+
+/// Past the kinds a span can name (`sink::KIND_LIMIT`, 24-bit kinds), new spans keep
+/// their start and state (they name the first kind of their instruction); those
+/// before read back their causes.
+#[test]
+fn spans_past_the_kind_limit_keep_their_state() {
+    let limit = super::sink::KIND_LIMIT as u64;
+    let warp = WarpId { cta: 0, warp: 0 };
+    let mut t = Timeline::new();
+    let state = |i: u64| [WarpState::Wait, WarpState::ShortScoreboard][i as usize % 2];
+    // Every change a kind of its own: its producer ready further from its start.
+    let cause = |i: u64| WaitCause::Producer {
+        pc: Some(1),
+        ready: 2 * i + 1 + i,
+    };
+    let n = limit + 100;
+    for i in 0..n {
+        t.state_change(2 * i, warp, state(i), 0, Some(cause(i)));
+    }
+    t.event(Event::WarpFinish { cycle: 2 * n, warp });
+    t.finish(&RunEnd {
+        cycles: 2 * n,
+        outcome: Outcome::Finished,
+    });
+    assert_eq!(t.kind_count() as u64, limit);
+    let w = &t.warps[0];
+    assert_eq!(w.len() as u64, n);
+    for (i, iv) in w.intervals().enumerate() {
+        let i = i as u64;
+        assert_eq!((iv.start, iv.end, iv.state), (2 * i, 2 * i + 2, state(i)));
+        if i < limit {
+            assert_eq!(t.cause(&iv), Some(cause(i)), "span {i}");
+        }
     }
 }
