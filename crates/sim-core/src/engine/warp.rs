@@ -213,6 +213,11 @@ impl<'a> Warp<'a> {
             return None;
         };
         self.cur = Some(n);
+        // The instruction after it asked of the host's memory now, for the warp's next
+        // issue (`prefetch_instr`).
+        if let Some(Node::Instr(after)) = code.get(self.pc as usize + 1) {
+            prefetch_instr(after);
+        }
         Some(match self.operands_wait(n, next) {
             Some((state, until, cause)) => {
                 self.operands_clear_from = until;
@@ -227,6 +232,27 @@ impl<'a> Warp<'a> {
             }
         })
     }
+}
+
+/// Asks the host to bring the fields of `d` that an issue reads first (`DInstr`'s
+/// leading ones) into its caches, changing nothing: a long role's instructions (fa3's
+/// consumer: 1,500 records of 1,160 bytes) do not stay in the host's nearer caches, and
+/// each issue's step to the next instruction waited on host memory.
+#[inline(always)]
+fn prefetch_instr(d: &DInstr) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let p = (d as *const DInstr).cast::<i8>();
+        // SAFETY: a prefetch reads nothing the program sees and never faults (SSE,
+        // which every x86-64 host has); the addresses are within the record.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = d;
 }
 
 impl Warp<'_> {

@@ -119,7 +119,7 @@ impl<'k> Lowerer<'k> {
             latency: op.result_latency(),
             dst: None,
             waw: None,
-            srcs: Box::new([]),
+            srcs: Srcs::default(),
             bank_conflict_cycles: 0,
             operand_regs: Box::new([]),
             width: i.width_bytes(),
@@ -457,7 +457,7 @@ impl<'k> Lowerer<'k> {
                 d.waw = Some((base, end));
             }
         }
-        d.srcs = srcs.into_boxed_slice();
+        d.srcs = Srcs::from(srcs);
         d.operand_regs = operand_regs.into_boxed_slice();
         // Under a guard that reads `lane`, only the lanes it holds for access memory
         // (`engine/predicate.rs`): their addresses are worked out lane by lane, not
@@ -503,8 +503,8 @@ impl<'k> Lowerer<'k> {
                     let head = rc.code.len() as u32;
                     rc.code.push(Node::LoopHead {
                         slot,
-                        start,
-                        end,
+                        start: Box::new(start),
+                        end: Box::new(end),
                         exit: 0,
                     });
                     self.scope.push(var.clone());
@@ -519,7 +519,10 @@ impl<'k> Lowerer<'k> {
                 Stmt::If { cond, body, span } => {
                     let cond = self.cexpr(cond, *span)?;
                     let at = rc.code.len();
-                    rc.code.push(Node::If { cond, exit: 0 });
+                    rc.code.push(Node::If {
+                        cond: Box::new(cond),
+                        exit: 0,
+                    });
                     self.body(body, rc)?;
                     let exit = rc.code.len() as u32;
                     if let Node::If { exit: e, .. } = &mut rc.code[at] {

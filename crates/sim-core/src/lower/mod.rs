@@ -161,27 +161,106 @@ pub enum IssueClass {
     General,
 }
 
+/// How many source registers an instruction keeps in its own record (`Srcs`).
+const SRCS_INLINE: usize = 10;
+
+/// An instruction's source registers (`DInstr::srcs`): up to `SRCS_INLINE` in the
+/// record itself, beside the other fields an issue reads (a separate allocation was a
+/// second host memory wait per issue on fa3-forward's long consumer), more (a warpgroup
+/// MMA's accumulators, say) in a box of their own.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Srcs {
+    inline: [u16; SRCS_INLINE],
+    len: u16,
+    more: Box<[u16]>,
+}
+
+impl std::ops::Deref for Srcs {
+    type Target = [u16];
+    #[inline(always)]
+    fn deref(&self) -> &[u16] {
+        match self.inline.get(..self.len as usize) {
+            Some(s) => s,
+            None => &self.more,
+        }
+    }
+}
+
+impl From<Vec<u16>> for Srcs {
+    fn from(v: Vec<u16>) -> Srcs {
+        let mut s = Srcs {
+            len: u16::try_from(v.len()).unwrap_or(u16::MAX),
+            ..Srcs::default()
+        };
+        match s.inline.get_mut(..v.len()) {
+            Some(inline) => inline.copy_from_slice(&v),
+            None => s.more = v.into_boxed_slice(),
+        }
+        s
+    }
+}
+
+impl FromIterator<u16> for Srcs {
+    fn from_iter<I: IntoIterator<Item = u16>>(it: I) -> Srcs {
+        Srcs::from(it.into_iter().collect::<Vec<u16>>())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
+// Laid out as written (`repr(C)`), the fields the short issue paths and classification
+// read first: an issue touches the next instruction as soon as its pc steps, and in
+// fa3-forward's 1,500-instruction consumer the default layout (those fields spread
+// over the record's last 150 of 1,100 bytes) had each issue wait on host memory.
+#[repr(C)]
 pub struct DInstr {
-    pub kind: Kind,
-    pub op: Op,
-    pub pipe: Pipe,
-    pub latency: ResultLatency,
-    /// Destination registers: first index and count.
-    pub dst: Option<(u16, u8)>,
+    /// Source registers, each expanded: up to 16 entries; after lowering, only those
+    /// that some instruction of the role writes (the others are always ready); after
+    /// `Program::resolve_results`, followed by the `waw` range of an instruction
+    /// without a fixed latency of its own.
+    pub srcs: Srcs,
+    /// What a `Plain` or `GlobalLoad` issue writes there: the cycles from the issue to
+    /// the value's being ready (a `Plain` one's `result`, 0 without one; a load's comes
+    /// from its access) and the state a reader waits in until then.
+    pub short_result: (u64, WarpState),
+    /// A fixed-latency result's cycles (0 for others): a write after a pending write
+    /// need only wait until its own result lands after that one.
+    pub own_latency: u64,
+    /// The loop tail that follows it, if one does (its loop's slot and head): stepping
+    /// past the instruction then ends an iteration without looking at the tail's node.
+    pub loop_tail: Option<(u8, u32)>,
+    /// Index of the source instruction in the role's instruction list.
+    pub text: u32,
     /// The destination registers whose pending writes an issue must wait out (write
     /// after write), as a range of register slots: None where there are none or every
     /// one is also a source (waiting for a source's write covers it), and after
     /// `Program::resolve_results` where the instruction has no fixed latency of its own
     /// (the range is then appended to `srcs`).
     pub waw: Option<(u16, u16)>,
-    /// Source registers, each expanded: up to 16 entries; after lowering, only those
-    /// that some instruction of the role writes (the others are always ready); after
-    /// `Program::resolve_results`, followed by the `waw` range of an instruction
-    /// without a fixed latency of its own.
-    pub srcs: Box<[u16]>,
+    /// The first register that a `Plain` or `GlobalLoad` issue writes (`NO_RESULT_REG`
+    /// for a `Plain` one without a `result`).
+    pub dst_reg: u16,
+    /// Which path its issue takes in the engine (`Program::resolve_results` sets it).
+    pub issue: IssueClass,
+    pub pipe: Pipe,
+    /// How many registers from `dst_reg` it writes (1 but for 64- and 128-bit results:
+    /// FP64 arithmetic, wide loads).
+    pub dst_count: u8,
     /// Extra dispatch cycles from register-bank conflicts.
     pub bank_conflict_cycles: u8,
+    /// The control code's stall count (`stall=`): cycles from this issue before the
+    /// warp may issue again (1 without one: the next cycle).
+    pub stall: u8,
+    pub kind: Kind,
+    pub op: Op,
+    /// The profile's timing of the result, resolved before a run
+    /// (`Program::resolve_results`) so that an issue reads it rather than matching on
+    /// the latency's kind: for arithmetic and plain instructions that write a result,
+    /// the cycles from issue to its being ready and the state a reader waits in until
+    /// then (its scoreboard: `wait` for a fixed latency).
+    pub result: Option<(u64, WarpState)>,
+    /// Destination registers: first index and count.
+    pub dst: Option<(u16, u8)>,
+    pub latency: ResultLatency,
     /// The first register of each source operand read through the banks (not `.reuse`
     /// ones): a 64-bit pair is read from both banks in one access, so only operands, not
     /// registers, compete for a bank.
@@ -212,44 +291,17 @@ pub struct DInstr {
     /// not declared, timed as holding). Boxed: most instructions have none, and the
     /// instruction stays the size it was.
     pub guard: Option<Box<CExpr>>,
-    /// Index of the source instruction in the role's instruction list.
-    pub text: u32,
-    /// The control code's stall count (`stall=`): cycles from this issue before the
-    /// warp may issue again (1 without one: the next cycle).
-    pub stall: u8,
-    /// The profile's timing of the result, resolved before a run
-    /// (`Program::resolve_results`) so that an issue reads it rather than matching on
-    /// the latency's kind: for arithmetic and plain instructions that write a result,
-    /// the cycles from issue to its being ready and the state a reader waits in until
-    /// then (its scoreboard: `wait` for a fixed latency).
-    pub result: Option<(u64, WarpState)>,
-    /// A fixed-latency result's cycles (0 for others): a write after a pending write
-    /// need only wait until its own result lands after that one.
-    pub own_latency: u64,
-    /// Which path its issue takes in the engine (`Program::resolve_results` sets it).
-    pub issue: IssueClass,
-    /// The first register that a `Plain` or `GlobalLoad` issue writes (`NO_RESULT_REG`
-    /// for a `Plain` one without a `result`).
-    pub dst_reg: u16,
-    /// How many registers from `dst_reg` it writes (1 but for 64- and 128-bit results:
-    /// FP64 arithmetic, wide loads).
-    pub dst_count: u8,
-    /// What a `Plain` or `GlobalLoad` issue writes there: the cycles from the issue to
-    /// the value's being ready (a `Plain` one's `result`, 0 without one; a load's comes
-    /// from its access) and the state a reader waits in until then.
-    pub short_result: (u64, WarpState),
-    /// The loop tail that follows it, if one does (its loop's slot and head): stepping
-    /// past the instruction then ends an iteration without looking at the tail's node.
-    pub loop_tail: Option<(u8, u32)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
     Instr(Box<DInstr>),
+    // (The expressions boxed: a node is then 32 bytes, not 392, and the issue's step
+    // to the next node reads the code array at that stride.)
     LoopHead {
         slot: u8,
-        start: CExpr,
-        end: CExpr,
+        start: Box<CExpr>,
+        end: Box<CExpr>,
         exit: u32,
     },
     LoopTail {
@@ -257,7 +309,7 @@ pub enum Node {
         head: u32,
     },
     If {
-        cond: CExpr,
+        cond: Box<CExpr>,
         exit: u32,
     },
     End,

@@ -30,6 +30,11 @@ pub const LINE: u64 = 128;
 pub const SECTOR: u64 = 32;
 pub const SECTORS_PER_LINE: u64 = LINE / SECTOR;
 
+/// How many lines ahead a bulk copy's L2 sets are asked for (`Cache::prefetch`): a
+/// line's work is a few hundred host instructions, a host memory access a few hundred
+/// cycles.
+const PREFETCH_AHEAD: u64 = 4;
+
 /// Set in a request's sharer count (`Memory::begin_request`) when the CTA's partner on
 /// its TPC reads the same lines.
 pub const TPC_PARTNER: u32 = 1 << 31;
@@ -514,7 +519,15 @@ impl Memory {
         let (mut near_at, mut far_at) = (None, None);
         let mut hit_ready = 0u64;
         let (mut near, mut far, mut hbm) = (0u64, 0u64, 0u64);
+        // The sets of the lines `PREFETCH_AHEAD` on asked for ahead of their probes
+        // (`Cache::prefetch`: host speed only).
+        for line in first..=last.min(first + PREFETCH_AHEAD - 1) {
+            self.l2.prefetch(line);
+        }
         for line in first..=last {
+            if line + PREFETCH_AHEAD <= last {
+                self.l2.prefetch(line + PREFETCH_AHEAD);
+            }
             let is_far = Memory::is_far(line);
             if link
                 && is_far
