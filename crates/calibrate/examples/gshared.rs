@@ -1,6 +1,8 @@
 //! Simulates the gemm-mainloop validation twins whose names contain a filter, each at the
 //! profile's clock_mhz_tensor_uniform and at the clock it ran at, with optional parameter overrides:
 //! `gshared FILTER [name=value ...]` (prints measured, simulated, error, at its clock).
+//! `GSHARED_BOXES=1`: the copies as the tensor maps' boxes; `GSHARED_MEM=1`: memory
+//! counts; `GSHARED_TEXT=1`: the first case's twin text.
 use rayon::prelude::*;
 fn main() {
     let a: Vec<String> = std::env::args().collect();
@@ -13,14 +15,36 @@ fn main() {
     }
     let vm = calibrate::load_data("crates/calibrate/data/validation/h100-20261127T060007Z.json")
         .unwrap();
+    // GSHARED_BOXES=1: the operand copies as the tensor maps' boxes (`GemmCase::boxes`).
+    let boxes = std::env::var_os("GSHARED_BOXES").is_some();
     let cases: Vec<_> = calibrate::validation::gemm_cases(&vm)
         .into_iter()
         .filter(|(c, _)| c.bench.contains(&filter) && !c.fenced)
+        .map(|(mut c, m)| {
+            c.boxes = boxes;
+            (c, m)
+        })
         .collect();
     // GSHARED_TEXT=1: the first case's twin text instead.
     if std::env::var_os("GSHARED_TEXT").is_some() {
         if let Some((c, _)) = cases.first() {
             print!("{}", calibrate::validation::gemm_twin_text(c).unwrap());
+        }
+        return;
+    }
+    // GSHARED_MEM=1: each case's memory counts (requests per level, bytes from HBM).
+    if std::env::var_os("GSHARED_MEM").is_some() {
+        for (c, _) in &cases {
+            let r = calibrate::validation::simulate_gemm(c, &p).unwrap().1;
+            let m = &r.memory;
+            println!(
+                "{:44} L2 near {:6} far {:6} HBM {:6} hbm bytes {:9}",
+                c.bench.trim_start_matches("val.gemm_mainloop."),
+                m.requests_l2_near,
+                m.requests_l2_far,
+                m.requests_hbm,
+                m.hbm_bytes
+            );
         }
         return;
     }
