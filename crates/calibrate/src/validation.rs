@@ -193,9 +193,14 @@ pub struct GemmCase {
     /// The operand copies as the boxes the kernels' tensor maps describe (rows of 128
     /// bytes, a tensor row apart: [`tensor_box_copy`]) rather than contiguous. Off in the
     /// report: with boxes the serialized `a_shared` PIPE 2 kernels meet the first-read
-    /// wait (`sim_core::memory::first_read`), which the chip runs measured for a shared
-    /// tile beside a private one but not for a 16 KiB tile beside a 32 KiB copy, and go
-    /// from +14.4 and +15.8% to +28.1 and +29.4% (`gshared shared` with `GSHARED_BOXES=1`).
+    /// wait (`sim_core::memory::first_read`, 2492 cycles at 132 SMs), which the chip runs
+    /// measured for a 32 KiB shared tile beside a 16 KiB copy but not for a 16 KiB tile
+    /// beside a 32 KiB copy, and go from +14.4 and +15.8% to +28.1 and +29.4% (`gshared
+    /// shared` with `GSHARED_BOXES=1`; the group 7.50 to 8.61% MAPE). Two causes: the
+    /// shared box's own lines from HBM count as the SM's own (`FirstReads::hbm_arrival`),
+    /// so its rows after the first wait (counting only unshared lines there: +20.7 and
+    /// +22.0%, the group 8.00%); and the private 32 KiB box arrives later than a
+    /// contiguous copy, so the next stage's tile finds it still arriving.
     pub boxes: bool,
 }
 
