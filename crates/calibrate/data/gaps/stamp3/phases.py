@@ -1,8 +1,9 @@
-# Reads a stamps3 file; prints, per case and kernel, each warp's stamps of tiles 12 and 13
+# Usage: python3 phases.py STAMPS(.gz) [CASE-SUBSTRING]. Reads a stamps3 file; prints, per case and kernel, each warp's stamps of tiles 12 and 13
 # relative to compute warp 4's (or warp 0's) tile-12 loop top, median over the launches.
-import sys, collections, statistics
+import sys, collections, statistics, gzip
 rows = collections.defaultdict(list)
-for line in open(sys.argv[1]):
+opener = gzip.open if sys.argv[1].endswith('.gz') else open
+for line in opener(sys.argv[1], 'rt'):
     f = line.split()
     if len(f) != 7: continue
     name, rep, cta, warp, tile, k, clk = f[0], *map(int, f[1:])
