@@ -13,7 +13,7 @@
 //! at 33, 66 and 132 SMs; the twins give +74, +409, +1057). Not captured: a 16 KiB tile
 //! beside a 32 KiB private copy (+483 at 132 SMs; the wait ends before the private copy).
 
-use std::collections::HashSet;
+use super::LineSet;
 
 /// This SM's first reads of wave-shared lines: which lines it has read, and when its own
 /// lines from HBM stop arriving.
@@ -24,7 +24,7 @@ pub struct FirstReads {
     /// Cycles for any number of sharing SMs.
     pub base: f64,
     /// Wave-shared lines this SM has read.
-    seen: HashSet<u64>,
+    seen: LineSet,
     /// When the last of this SM's lines from HBM booked so far arrives.
     pub hbm_arrival: u64,
 }
@@ -35,7 +35,7 @@ impl FirstReads {
         FirstReads {
             per_sm,
             base,
-            seen: HashSet::new(),
+            seen: LineSet::default(),
             hbm_arrival: 0,
         }
     }
