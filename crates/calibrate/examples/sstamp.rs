@@ -21,6 +21,19 @@ impl Sink for Issues {
             .collect();
     }
     fn event(&mut self, e: Event) {
+        // mbarrier phases as pseudo-issues of warp 99 (`MBAR n phase p`), so a copy's
+        // landing (its `full` phase) lines up with the warps' stamps
+        if let Event::MbarrierPhase {
+            cycle,
+            cta: 0,
+            mbarrier,
+            phase,
+        } = e
+        {
+            self.out
+                .push((cycle, 99, format!("MBAR {mbarrier} phase {phase}")));
+            return;
+        }
         if let Event::Issue {
             cycle,
             warp,
@@ -83,7 +96,16 @@ fn main() {
     // tile boundaries per warp: its tile loop's first wait (TRYWAIT) starts a tile
     let mut tile = std::collections::HashMap::<u32, i64>::new();
     let mut prev = 0;
+    let mut shown = false;
+    s.out.sort_by_key(|o| o.0);
     for (cy, w, t) in &s.out {
+        if *w == 99 {
+            if shown {
+                println!("{cy:8} {:6} {t}", cy - prev);
+                prev = *cy;
+            }
+            continue;
+        }
         let first = t.starts_with("SYNCS.PHASECHK")
             && (t.contains("full[") && !t.contains("c_full")
                 || t.contains("empty[t % NLB]")
@@ -92,7 +114,8 @@ fn main() {
         if first {
             *n += 1;
         }
-        if *n >= t0 && *n < t1 {
+        shown = *n >= t0 && *n < t1;
+        if shown {
             let short: String = t
                 .split("  #")
                 .next()
