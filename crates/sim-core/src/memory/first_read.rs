@@ -13,28 +13,7 @@
 //! at 33, 66 and 132 SMs; the twins give +74, +409, +1057). Not captured: a 16 KiB tile
 //! beside a 32 KiB private copy (+483 at 132 SMs; the wait ends before the private copy).
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// Hashes a line number by one multiplication, its high half folded down (the bucket is
-/// picked by the low bits). std's SipHash made this set a tenth of a seed-shaped
-/// `compare fa3-forward`, whose K/V lines every query tile of a head reads.
-#[derive(Default)]
-struct LineHasher(u64);
-
-impl Hasher for LineHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 32)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
+use super::LineSet;
 
 /// This SM's first reads of wave-shared lines: which lines it has read, and when its own
 /// lines from HBM stop arriving.
@@ -45,7 +24,7 @@ pub struct FirstReads {
     /// Cycles for any number of sharing SMs.
     pub base: f64,
     /// Wave-shared lines this SM has read.
-    seen: HashSet<u64, BuildHasherDefault<LineHasher>>,
+    seen: LineSet,
     /// When the last of this SM's lines from HBM booked so far arrives.
     pub hbm_arrival: u64,
 }
@@ -56,9 +35,7 @@ impl FirstReads {
         FirstReads {
             per_sm,
             base,
-            // A seed-shaped fa3-forward reads tens of thousands such lines: start big
-            // enough that most runs never rehash (256 KiB).
-            seen: HashSet::with_capacity_and_hasher(1 << 15, Default::default()),
+            seen: LineSet::default(),
             hbm_arrival: 0,
         }
     }

@@ -14,7 +14,7 @@
 //! waits on the link behind the far ones among them and crosses at this SM's share of
 //! the link's rate.
 
-use std::collections::HashSet;
+use super::LineSet;
 
 /// This SM's share of the link and the shared lines already copied to its partition.
 #[derive(Clone, Debug)]
@@ -24,7 +24,7 @@ pub struct Link {
     /// When this SM's share of the link has carried what was booked on it.
     free_at: f64,
     /// Shared lines copied into this SM's partition (first read done).
-    copied: HashSet<u64>,
+    copied: LineSet,
 }
 
 impl Link {
@@ -38,7 +38,7 @@ impl Link {
         Link {
             clk_per_byte,
             free_at: 0.0,
-            copied: HashSet::new(),
+            copied: LineSet::default(),
         }
     }
 

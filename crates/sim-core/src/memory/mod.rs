@@ -15,6 +15,7 @@ mod bandwidth;
 mod cache;
 mod draws;
 mod first_read;
+mod line_set;
 mod link;
 mod load;
 #[cfg(test)]
@@ -25,6 +26,7 @@ pub use bandwidth::*;
 pub use cache::*;
 use draws::*;
 use first_read::*;
+use line_set::*;
 use link::*;
 use load::*;
 
