@@ -35,7 +35,9 @@ impl FirstReads {
         FirstReads {
             per_sm,
             base,
-            seen: LineSet::default(),
+            // A seed-shaped fa3-forward reads tens of thousands of such lines: start
+            // big enough that most runs never rehash (256 KiB).
+            seen: LineSet::with_capacity_and_hasher(1 << 15, Default::default()),
             hbm_arrival: 0,
         }
     }
