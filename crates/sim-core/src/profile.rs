@@ -548,18 +548,6 @@ timing! {
         hbm_burst_bytes_per_clk_sm: positive => "bytes per cycle",
         /// How far ahead of its sustained HBM share an SM may run at the burst rate.
         hbm_burst_bytes: whole => "bytes",
-        /// The link between the L2's two partitions, whole chip (0: not modelled). A line
-        /// every SM of the wave reads is copied into the partition near the SMs that read
-        /// it from the far one on its first read; while the reading SM's own lines from
-        /// HBM are queued, that copy waits behind them on the link (which the far half of
-        /// HBM's lines cross too) and moves at the SM's share of this rate; with no HBM
-        /// lines queued, the first reads of all SMs merge and cost nothing (`memory/link.rs`).
-        /// H100 (crates/calibrate/data/chip, finding 2: 132 SMs, each a 16 KiB copy of its
-        /// own rows from HBM and a 32 KiB tile all SMs read, one stage in flight): the stage
-        /// takes ~1250 cycles more when the tile is on new lines every k-step, 16 KiB of far
-        /// lines per SM (245 and 691 cycles more at 33 and 66 SMs: in proportion to the
-        /// SMs), nothing when it is on the same lines or when no HBM lines are queued.
-        l2_link_bytes_per_clk_chip: non_negative => "bytes per cycle",
         /// What a bulk copy's first read of a line `n` SMs of the wave read (n > 2) waits,
         /// per SM reading it, from the copy's start, while this SM's own lines from HBM are
         /// still arriving: it completes no sooner than `l2_shared_first_read_cycles` + `n`
@@ -835,7 +823,6 @@ impl Profile {
         t.hbm_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_tma_bytes_per_clk_sm_max *= per_cycle;
         t.hbm_burst_bytes_per_clk_sm *= per_cycle;
-        t.l2_link_bytes_per_clk_chip *= per_cycle;
         t.clock_mhz = mhz;
         std::borrow::Cow::Owned(p)
     }

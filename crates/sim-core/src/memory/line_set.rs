@@ -1,4 +1,4 @@
-//! A set of line numbers (`FirstReads`, `Link`: which wave-shared lines this SM has read)
+//! A set of line numbers (`FirstReads`: which wave-shared lines this SM has read)
 //! hashed by one multiply instead of SipHash. Only membership is asked, never an order, so
 //! the hasher changes no result; SipHash's rounds and its random keys cost a plain fa3
 //! run at its seed's shape a tenth of its host instructions (docs/speed/README.md).

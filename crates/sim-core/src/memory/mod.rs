@@ -16,7 +16,6 @@ mod cache;
 mod draws;
 mod first_read;
 mod line_set;
-mod link;
 mod load;
 #[cfg(test)]
 mod tests;
@@ -27,7 +26,6 @@ pub use cache::*;
 use draws::*;
 use first_read::*;
 use line_set::*;
-use link::*;
 use load::*;
 
 pub const LINE: u64 = 128;
@@ -58,9 +56,6 @@ pub struct Memory {
     /// This SM's share of the chip's HBM rate, from its recent traffic (`load.rs`):
     /// `hbm_bw`'s rate.
     hbm_share: HbmShare,
-    /// The link between the L2's partitions, for first reads of wave-shared lines
-    /// (`link.rs`).
-    link: Link,
     /// First reads of wave-shared lines while this SM's HBM lines are in flight
     /// (`first_read.rs`).
     first_reads: FirstReads,
@@ -142,11 +137,6 @@ pub struct Memory {
     /// What one byte of the current request costs the chip's L2: 1 / min(sharers, gain).
     req_l2_chip_cost: f64,
     req_multicast: u32,
-    /// Whether the current request's lines are read by SMs beyond this CTA's TPC.
-    req_shared: bool,
-    /// Whether this SM's own HBM lines were queued when the current request's first
-    /// lines were read (None: not read yet).
-    req_hbm_queued: Option<bool>,
     /// Whether L1 has 4 ways and L2 16, the profiles' shape (`read_l1`).
     ways_4_16: bool,
 }
@@ -189,7 +179,6 @@ impl Memory {
                 t.hbm_bytes_per_clk_sm_max.min(t.l2_bytes_per_clk_sm_max),
                 busy_sms,
             ),
-            link: Link::new(t.l2_link_bytes_per_clk_chip, busy_sms),
             first_reads: FirstReads::new(
                 t.l2_shared_first_read_cycles,
                 t.l2_shared_first_read_cycles_per_sm,
@@ -245,8 +234,6 @@ impl Memory {
             req_hbm_line_bytes: LINE,
             req_l2_chip_cost: 1.0,
             req_multicast: 1,
-            req_shared: false,
-            req_hbm_queued: None,
             ways_4_16,
         }
     }
@@ -296,17 +283,13 @@ impl Memory {
         if sharers <= 1 {
             self.req_hbm_line_bytes = LINE;
             self.req_l2_chip_cost = 1.0;
-            self.req_shared = false;
             self.req_first_wait = 0;
         } else {
             let (n, partner) = (sharers & !TPC_PARTNER, sharers & TPC_PARTNER != 0);
             self.req_hbm_line_bytes = LINE.div_ceil(n.max(1) as u64);
             self.req_l2_chip_cost = 1.0 / self.sharing_gain(n, partner);
-            // (Two CTAs of one TPC share its partition: only more need a copy.)
-            self.req_shared = n > 2;
             self.req_first_wait = self.first_reads.wait(n);
         }
-        self.req_hbm_queued = None;
         self.req_multicast = 1;
         self.req_chunk = u64::MAX;
         self.req_tail_key = 0;
@@ -437,9 +420,6 @@ impl Memory {
         }
         let lat = jittered(lat, jitter);
         let sustained = self.carry_hbm(t, self.req_hbm_line_bytes, tma);
-        if self.link.on() && Memory::is_far(line) {
-            self.link.hbm_far_line(sustained);
-        }
         let credit = (sustained - self.hbm_burst_cycles).max(0.0);
         // The line crosses this SM's port at the burst rate (faster than a hit's
         // `l2_bytes_per_clk_sm_max`: one copy's lines from HBM arrive at up to 126 B/clk),
@@ -530,13 +510,6 @@ impl Memory {
             .l2_bw
             .cycles([l2_bytes as f64, l2_bytes as f64 * self.req_l2_chip_cost]);
         let tf = t as f64;
-        // First reads of far wave-shared lines wait on the link (`link.rs`) if this SM's
-        // own HBM lines were queued when the request began.
-        let link = self.req_shared && self.link.on();
-        if link && self.req_hbm_queued.is_none() {
-            self.req_hbm_queued = Some(self.hbm_bw.free_at > tf);
-        }
-        let queued = self.req_hbm_queued == Some(true);
         // First reads of wave-shared lines wait (`first_read.rs`) while this SM's own
         // lines from HBM are still arriving.
         let first_wait = if self.req_first_wait > 0 && self.first_reads.hbm_arrival > t {
@@ -560,12 +533,6 @@ impl Memory {
             let is_far = Memory::is_far(line);
             if self.req_first_wait > 0 && self.first_reads.first(line) {
                 done = done.max(first_wait);
-            }
-            if link
-                && is_far
-                && let Some(crossed) = self.link.first_read(line, tf, l2_bytes, queued)
-            {
-                done = done.max(ceil(crossed) + lat_far);
             }
             // Without the check for a hit on the set's most recently used way: a bulk
             // copy's lines seldom hit it, and the check costs its hits more than it saves.
