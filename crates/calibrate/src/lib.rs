@@ -24,6 +24,7 @@ pub mod report;
 pub mod sass;
 pub mod schema;
 pub mod singe_twin;
+pub mod slots_twin;
 pub mod sources;
 pub mod stream_twin;
 pub mod twins;

@@ -478,6 +478,33 @@ impl Lines<'_> {
     }
 }
 
+/// The predicate the twin declares false (`pred UP0 = 0`): a branch the path does not
+/// take is guarded by it. (The translated SASS names no uniform predicate:
+/// `without_uniform_predicates`.)
+const NOT_TAKEN: &str = "UP0";
+
+/// Whether the path's step `k` is a conditional branch the path falls through (a
+/// skipped piece's branch not taken, a `BRA.DIV` of a warp that has not diverged, an
+/// elect loop's `BRA.U.ANY` that runs once): the path's next instruction is not its
+/// target, and no region opens at it. (The loop's back branch is the path's last step:
+/// taken.)
+fn not_taken(path: &[Step], k: usize) -> bool {
+    let Some(Step::Ins(_, ins, _)) = path.get(k) else {
+        return false;
+    };
+    let bare = strip_guard(ins);
+    if !bare.starts_with("BRA") || !(ins.starts_with('@') || bare.starts_with("BRA.DIV")) {
+        return false;
+    }
+    let Some(t) = branch_target(&format!(" {ins}")) else {
+        return false;
+    };
+    match path.get(k + 1) {
+        Some(Step::Ins(next, _, _)) => *next != t,
+        _ => false,
+    }
+}
+
 /// The role's tile loop body, translated, at `indent`.
 fn loop_body(
     role: Role,
@@ -516,7 +543,7 @@ fn loop_body(
     };
     let mut out = String::new();
     let mut depth = indent;
-    for s in &path {
+    for (k, s) in path.iter().enumerate() {
         match s {
             Step::Open(c) => {
                 out.push_str(&format!("{}if {c}\n", " ".repeat(depth)));
@@ -526,6 +553,10 @@ fn loop_body(
             Step::Ins(_, ins, stall) => {
                 let line = match map.map(ins)? {
                     Some(l) => l,
+                    // a forward branch the path does not take (the next instruction is
+                    // the one after it): guarded by `NOT_TAKEN`, declared false, so that
+                    // it issues and is not taken, as on the GPU
+                    None if not_taken(&path, k) => format!("@{NOT_TAKEN} BRA"),
                     None => {
                         let t = crate::validation::translate_scalar(
                             &without_uniform_predicates(ins),
@@ -641,6 +672,11 @@ fn twin_text(c: &LibraryCase, stamped: Option<&str>) -> Result<String, String> {
     }
     let need = (max_reg + 1).div_ceil(8) * 8;
     let out = out.replacen(" regs=32 ", &format!(" regs={need} "), 1);
+    // the branches not taken's guard, before the first role
+    let out = match out.find("\nrole ") {
+        Some(p) => format!("{}\npred {NOT_TAKEN} = 0{}", &out[..p], &out[p..]),
+        None => return Err("the generator's kernel has no role".into()),
+    };
     Ok(out)
 }
 

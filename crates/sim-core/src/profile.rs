@@ -365,6 +365,17 @@ timing! {
         /// instruction two before the branch issued; until then the warp waits
         /// (`branch_resolving`).
         branch_target_cycles: whole => "cycles",
+        /// A taken branch inside a loop body (not a loop's back branch, whose target
+        /// `branch_target_cycles` times): its target issues no sooner than this many
+        /// cycles after the branch issued, however early its fetch began
+        /// (`branch_resolving`); 0 leaves such a branch to `branch_target_cycles` too. A
+        /// branch not taken costs its issue slot and stall count only. H100: one warp's
+        /// loop of 16 guarded slots of 16 FADDs, every slot skipped
+        /// (`data/gaps/diverge/`, `k_slots`), 388.85 cycles an iteration, 33 taken
+        /// branches a trip of two iterations over 275 cycles of other stall counts: 15.2
+        /// a taken branch. Off (0) in the built-in profile until the twins whose forward
+        /// branches were fitted without it (the TMA bandwidth loop's try_wait) are refit.
+        taken_branch_cycles: whole => "cycles",
         /// The same as `fma_issue_interval` for synchronisation instructions (BAR, SYNCS,
         /// WARPGROUP, DEPBAR, FENCE, MEMBAR, ...).
         sync_issue_interval: count => "cycles per warp-instruction",

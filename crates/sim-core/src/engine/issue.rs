@@ -144,8 +144,18 @@ impl<'a, S: Sink> Engine<'a, S> {
         // (A guard that is false: the instruction issues and does nothing, a branch
         // is not taken.)
         let off = self.guard_off(slot, d)?;
+        // A taken branch that is not a loop's back branch (a forward one, in the twins:
+        // over a skipped slot) has its target issue `taken_branch_cycles` after it at
+        // the soonest, however early the fetch began (`data/gaps/diverge/`'s `k_slots`:
+        // taken branches back to back, or each 13 cycles after its ISETP, all cost
+        // about 15; branches not taken nothing).
         let fetched = if d.op == Op::Bra && !off {
-            self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64
+            let f = self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64;
+            if d.loop_tail.is_none() {
+                f.max(self.now + self.t.taken_branch_cycles as u64)
+            } else {
+                f
+            }
         } else {
             0
         };

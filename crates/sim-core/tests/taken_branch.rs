@@ -1,0 +1,58 @@
+//! `taken_branch_cycles`: a taken branch inside a loop body (the twins' forward branch
+//! over a skipped slot) has its target issue no sooner than that many cycles after the
+//! branch, however early its fetch began; a loop's back branch and a branch not taken
+//! are timed as before (`data/gaps/diverge/`, `k_slots`).
+
+use sim_core::{Profile, RunConfig, run};
+
+fn cycles(src: &str, p: &Profile) -> u64 {
+    let k = isa::parse_kernel(src).unwrap_or_else(|e| panic!("{}", e.render("test", src)));
+    run(&k, p, &RunConfig::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .cycles
+}
+
+fn h100_with(taken: f64) -> Profile {
+    let mut p = Profile::builtin("h100").unwrap();
+    p.set("taken_branch_cycles", taken).unwrap();
+    p
+}
+
+/// `FADD; BRA; FADD` a loop iteration, one warp: FADD k issues at f, the branch at
+/// f + 1, the second FADD once the target is there: `taken_branch_cycles` (15) after
+/// the branch, later than the fetch begun two instructions before it
+/// (`branch_target_cycles` after the previous iteration's second FADD, f - 1).
+/// So an iteration is 1 + 15 + 1 = 17 cycles; EXIT issues at 17 n, and the warp
+/// retires a cycle later.
+#[test]
+fn a_taken_branch_in_a_loop_body_holds_its_target_after_the_branch() {
+    let n = 40u64;
+    let src = |guard: &str| {
+        format!(
+            "kernel k\nlaunch cta_threads=32 regs=64 smem=0 grid=1\npred P1 = 0\nrole main warps=0..0\n  loop i 0..{n}\n    FADD R1, R2, R3\n    {guard}BRA\n    FADD R4, R5, R6\n  EXIT\n"
+        )
+    };
+    let p = h100_with(15.0);
+    // (the derivation assumes that fetch, f + 11 with the fitted 12, ends first)
+    assert!(p.t.branch_target_cycles < 17.0);
+    assert_eq!(cycles(&src(""), &p), 17 * n + 1);
+    // Not taken (its guard false): its issue slot only, three cycles an iteration.
+    assert_eq!(cycles(&src("@P1 "), &p), 3 * n + 1);
+    // Off (0): the fetch begun two instructions before the branch times it, as before.
+    let off = cycles(&src(""), &h100_with(0.0));
+    assert!(off < 17 * n + 1, "{off}");
+}
+
+/// A loop's back branch (the last instruction of its body) keeps its fetch begun two
+/// instructions before it: `taken_branch_cycles` does not touch it.
+#[test]
+fn a_back_branch_is_timed_by_its_fetch_alone() {
+    let src = "kernel k\nlaunch cta_threads=32 regs=64 smem=0 grid=1\nrole main warps=0..0\n  loop i 0..40\n    FADD R1, R2, R3\n    FADD R4, R5, R6\n    BRA\n  EXIT\n";
+    assert_eq!(cycles(src, &h100_with(15.0)), cycles(src, &h100_with(0.0)));
+    // by hand: FADD, FADD, BRA at f, f + 1, f + 2; the target `branch_target_cycles`
+    // after the first FADD (the instruction two before the branch): an iteration of
+    // `branch_target_cycles` (12) cycles, the first one's fetch counted from cycle 0.
+    let p = h100_with(15.0);
+    let fetch = p.t.branch_target_cycles as u64;
+    assert_eq!(cycles(src, &p), 40 * fetch + 1);
+}
