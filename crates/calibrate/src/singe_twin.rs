@@ -388,8 +388,8 @@ fn ws_walk(
         if bare.starts_with("BRA") && i != to && !bare.starts_with("BRA.U.ANY") {
             let t = branch_target(&format!(" {ins}")).ok_or("branch without target")?;
             let j = index(t).ok_or_else(|| format!("no instruction at {t:#x}"))?;
-            push(translate_scalar(ins, m));
             if !ins.starts_with('@') {
+                push(translate_scalar(ins, m));
                 i = j;
                 continue;
             }
@@ -417,6 +417,12 @@ fn ws_walk(
             } else {
                 return Err(format!("{}: no rule for {ins} at {a:#x}", role.name));
             };
+            // a branch not taken issues guarded off (`pred UP0 = 0`): no target fetch
+            push(if taken {
+                translate_scalar(ins, m)
+            } else {
+                "@UP0 BRA".into()
+            });
             i = if taken { j } else { i + 1 };
             continue;
         }
@@ -571,7 +577,7 @@ pub fn singe_ws_twin_text(c: &LibraryCase) -> Result<String, String> {
          buffer C global size={}\n\
          buffer OUT global size={}\n\
          shared S size={}\n\
-         param SPECIES={sp} POINTS={points}\n{text}",
+         param SPECIES={sp} POINTS={points}\npred UP0 = 0\n{text}",
         sp * 1024 + 4096,
         c.grid,
         points * 8,
