@@ -359,9 +359,14 @@ pub(crate) fn bw_bulk_loop(slice: u64) -> String {
             format!(
                 "UBLKCP.S.G s[(i % S) * C], A[(cta * {slice} + (i + S) * C) % R], bytes=C, bar=mb[i % S]"
             )
-        } else if s.contains(" BRA") || s.starts_with("BRA") {
+        } else if (s.contains(" BRA") || s.starts_with("BRA"))
+            && (k == ins.len() - 1 || target(s) == Some(skip_to) && k < ublk)
+        {
+            // taken: the loop's back branch and the try_wait's branch over its spin
             "BRA".to_string()
         } else {
+            // the rest issue only, as do the branches not taken while copies remain
+            // (the one past the issue block, the elect loop's `BRA.U.ANY`)
             "NOP".to_string()
         };
         let line = crate::sass::with_stall(&text, *stall);
