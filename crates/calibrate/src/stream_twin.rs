@@ -483,6 +483,24 @@ impl Lines<'_> {
 /// `without_uniform_predicates`.)
 const NOT_TAKEN: &str = "UP0";
 
+/// The regions the twin opens (`Fork::Region`'s conditions) and the predicate that
+/// guards the branch over each: true where the warp skips the region (for thread 0's,
+/// every warp but warp 0: lane 0 runs it in warp 0, whose branch is then not taken).
+const REGION_GUARDS: [(&str, &str); 3] = [
+    ("warp == 0", "UP1"),
+    ("(t + NLB) < TILES", "UP2"),
+    ("t > 0", "UP3"),
+];
+
+/// The guard of the branch over the region `cond`.
+fn region_guard(cond: &str) -> Result<&'static str, String> {
+    REGION_GUARDS
+        .iter()
+        .find(|g| g.0 == cond)
+        .map(|g| g.1)
+        .ok_or_else(|| format!("no guard for the region `{cond}`"))
+}
+
 /// Whether the path's step `k` is a conditional branch the path falls through (a
 /// skipped piece's branch not taken, a `BRA.DIV` of a warp that has not diverged, an
 /// elect loop's `BRA.U.ANY` that runs once): the path's next instruction is not its
@@ -557,6 +575,13 @@ fn loop_body(
                     // the one after it): guarded by `NOT_TAKEN`, declared false, so that
                     // it issues and is not taken, as on the GPU
                     None if not_taken(&path, k) => format!("@{NOT_TAKEN} BRA"),
+                    // the branch over a region: taken by the warps that skip it
+                    None if matches!(path.get(k + 1), Some(Step::Open(_))) => {
+                        let Some(Step::Open(c)) = path.get(k + 1) else {
+                            unreachable!()
+                        };
+                        format!("@{} BRA", region_guard(c)?)
+                    }
                     None => {
                         let t = crate::validation::translate_scalar(
                             &without_uniform_predicates(ins),
@@ -673,8 +698,12 @@ fn twin_text(c: &LibraryCase, stamped: Option<&str>) -> Result<String, String> {
     let need = (max_reg + 1).div_ceil(8) * 8;
     let out = out.replacen(" regs=32 ", &format!(" regs={need} "), 1);
     // the branches not taken's guard, before the first role
+    let mut preds = format!("\npred {NOT_TAKEN} = 0");
+    for (c, g) in REGION_GUARDS {
+        preds.push_str(&format!("\npred {g} = ({c}) == 0"));
+    }
     let out = match out.find("\nrole ") {
-        Some(p) => format!("{}\npred {NOT_TAKEN} = 0{}", &out[..p], &out[p..]),
+        Some(p) => format!("{}{preds}{}", &out[..p], &out[p..]),
         None => return Err("the generator's kernel has no role".into()),
     };
     Ok(out)
