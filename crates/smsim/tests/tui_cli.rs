@@ -107,6 +107,27 @@ fn a_deadlocked_kernel_opens_at_the_deadlock() {
     assert!(frame.contains("! c0 w0 (main) at `BAR.SYNC 0`"), "{frame}");
 }
 
+/// `--render-first` draws the frame the terminal shows first: a run that ends before
+/// its first frame is due (every library kernel at its defaults) whole, as `--render`.
+#[test]
+fn render_first_of_a_short_run_is_the_complete_frame() {
+    let args = [
+        "tui",
+        "gemm-mainloop/ws",
+        "--render",
+        "120x40",
+        "--at",
+        "2000",
+    ];
+    let (code, whole, err) = smsim(&args);
+    assert_eq!(code, 0, "{err}");
+    let first: Vec<&str> = args.iter().copied().chain(["--render-first"]).collect();
+    let (code, frame, err) = smsim(&first);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(frame, whole);
+    assert!(frame.contains("68571 cycles, finished"), "{frame}");
+}
+
 #[test]
 fn bad_frame_sizes_and_keys_are_usage_errors() {
     for (args, says) in [
@@ -117,6 +138,7 @@ fn bad_frame_sizes_and_keys_are_usage_errors() {
             "unknown key `<Nope>`",
         ),
         (&["--render", "80x24", "--zoom", "0"][..], "is not a zoom"),
+        (&["--render-first"][..], "--render <COLSxROWS>"),
     ] {
         let cmd: Vec<&str> = ["tui", "gemm-mainloop/ws"]
             .iter()

@@ -25,7 +25,7 @@ use sim_core::Profile;
 use crate::app::App;
 use crate::draw::{Loading, draw, draw_loading};
 use crate::model::{
-    FIRST_PARTIAL, PARTIAL_EVERY, Partials, Progress, RunData, RunSpec, simulate_live,
+    FIRST_FRAME, PARTIAL_EVERY, Partials, Progress, RunData, RunSpec, simulate_live,
 };
 
 /// Puts the terminal back as it was: cooked mode, the main screen, no mouse capture.
@@ -139,7 +139,7 @@ pub fn run_loading(
                     run
                 };
                 let partials = Some(Partials {
-                    first: FIRST_PARTIAL,
+                    first: FIRST_FRAME,
                     every: PARTIAL_EVERY,
                     show: &mut show,
                     wanted: Some(&wanted),

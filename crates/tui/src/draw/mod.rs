@@ -213,10 +213,7 @@ fn title(app: &App, p: &mut Painter, area: Rect) {
         r.spec.policy.name(),
         r.spec.seed,
     ));
-    if let Some(pr) = app.runs.iter().find_map(|r| match &r.outcome {
-        Outcome::Running(pr) => Some(pr),
-        _ => None,
-    }) {
+    if let Some(pr) = running_now(app) {
         // A first run still simulating: say so before anything else, so that no one
         // reads the frame as the whole run.
         s = format!(" PARTIAL, {} │{s}", running(pr));
@@ -261,11 +258,15 @@ pub fn draw_loading(l: &Loading, color: bool, area: Rect, buf: &mut Buffer) {
         y += 1;
     }
     let pr = l.progress;
+    let of = match (pr.estimate, pr.fraction()) {
+        (Some(e), Some(f)) => format!(" of ~{} ({:.0}%)", group(e), (100.0 * f).floor()),
+        _ => String::new(),
+    };
     let s = if pr.ctas == 0 {
         " starting…".to_string()
     } else {
         format!(
-            " cycle {} simulated, {} of {} CTAs done, {:.1} s",
+            " cycle {}{of} simulated, {} of {} CTAs done, {:.1} s",
             group(pr.cycle),
             pr.ctas_done,
             pr.ctas,
@@ -294,17 +295,37 @@ pub fn draw_loading(l: &Loading, color: bool, area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// A run under way in a few words: `running… cycle 12,345, 3/8 CTAs`.
+/// A run under way in a few words: `simulating: cycle 1,234,567 of ~5,776,699, 21%,
+/// 7/32 CTAs`, the length estimated once its first wave of CTAs is done
+/// ([`crate::model::Waves::estimate`]); before that, the cycle and CTAs alone.
 pub fn running(p: &ProgressNow) -> String {
     if p.ctas == 0 {
-        return "running… starting".into();
+        return "simulating: starting".into();
     }
-    format!(
-        "running… cycle {}, {}/{} CTAs",
-        group(p.cycle),
-        p.ctas_done,
-        p.ctas
-    )
+    match (p.estimate, p.fraction()) {
+        (Some(e), Some(f)) => format!(
+            "simulating: cycle {} of ~{}, {:.0}%, {}/{} CTAs",
+            group(p.cycle),
+            group(e),
+            (100.0 * f).floor(),
+            p.ctas_done,
+            p.ctas
+        ),
+        _ => format!(
+            "simulating: cycle {}, {}/{} CTAs",
+            group(p.cycle),
+            p.ctas_done,
+            p.ctas
+        ),
+    }
+}
+
+/// The progress of the first run shown that is still simulating, if any.
+fn running_now(app: &App) -> Option<&ProgressNow> {
+    app.runs.iter().find_map(|r| match &r.outcome {
+        Outcome::Running(pr) => Some(pr),
+        _ => None,
+    })
 }
 
 /// `1234567` as `1,234,567`.
@@ -554,11 +575,53 @@ fn draw_row(
             }
         }
     }
+    if let Some(f) = run.frontier() {
+        not_simulated(row, t, v, f, p, cx, y, cols);
+    }
     if let Some(cc) = cursor_col
         && app.color
     {
         let c = &mut p.buf[(cx + cc as u16, y)];
         c.set_style(c.style().add_modifier(Modifier::REVERSED));
+    }
+}
+
+/// The glyph of cycles a run still simulating has not reached.
+pub const NOT_SIMULATED: char = '·';
+
+/// Marks the columns of a row past `frontier` (a run still simulating) as not
+/// simulated yet, where the row has something still to come there: a warp still on
+/// the SM (a warp that finished before the frontier is simply gone after it, blank),
+/// a group with such a warp, the unit, memory and barrier rows.
+#[allow(clippy::too_many_arguments)]
+fn not_simulated(
+    row: &crate::rows::Row,
+    t: &sim_core::timeline::Timeline,
+    v: View,
+    frontier: u64,
+    p: &mut Painter,
+    cx: u16,
+    y: u16,
+    cols: u64,
+) {
+    let to_come = match &row.kind {
+        RowKind::Title => false,
+        RowKind::Warp(i) => t.warps[*i].live(),
+        RowKind::Group { warps, .. } => warps.iter().any(|&w| t.warps[w].live()),
+        RowKind::Units { .. } | RowKind::Memory { .. } | RowKind::Sync { .. } => true,
+    };
+    if !to_come {
+        return;
+    }
+    for col in 0..cols {
+        if v.column(col).0 >= frontier {
+            p.cell(
+                cx + col as u16,
+                y,
+                NOT_SIMULATED,
+                Style::default().fg(Color::DarkGray),
+            );
+        }
     }
 }
 
@@ -637,8 +700,15 @@ fn legend(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
     }
     let mut cx = x;
     let right = x + w;
+    // Cycles a run still simulating has not reached, where the window shows some.
+    let ahead = app.frontier().is_some_and(|f| f < app.view.window().1);
+    if ahead {
+        let item = format!("{NOT_SIMULATED} not simulated yet  ");
+        p.text(cx, y, w, &item, Style::default());
+        cx += item.chars().count() as u16;
+    }
     let start = if app.color { "" } else { "issue=MNEMONIC " };
-    p.text(cx, y, w, start, Style::default());
+    p.text(cx, y, right.saturating_sub(cx), start, Style::default());
     cx += start.len() as u16;
     for s in WarpState::ALL {
         if present[s.index()] == 0 {
@@ -664,14 +734,16 @@ fn status(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
         format!(
             ":{prompt}_   (param K=V, set NAME=V, policy NAME, seed N; Enter runs, Esc cancels)"
         )
+    } else if let Some(pr) = running_now(app) {
+        // The run's progress first, whatever else the line says: no figure of the
+        // frame reads as final while it is there.
+        if app.message.is_empty() {
+            format!("{}; what-ifs once it ends; q quits", running(pr))
+        } else {
+            format!("{} │ {}", running(pr), app.message)
+        }
     } else if !app.message.is_empty() {
         app.message.clone()
-    } else if app
-        .runs
-        .iter()
-        .any(|r| matches!(r.outcome, Outcome::Running(_)))
-    {
-        "simulating: the frame fills in as the run goes (what-ifs once it ends); q, Esc or Ctrl-C quits".into()
     } else {
         format!(
             "? help  q quit  ←→ cursor  +- zoom  ]/[ jump to {}  : what-if",

@@ -76,6 +76,22 @@ pub(super) fn detail(app: &App, p: &mut Painter, area: Rect) {
         Outcome::Finished | Outcome::Stopped | Outcome::Running(_) => {}
     }
     let t = &run.timeline;
+    let frontier = run.frontier();
+    if let Some(f) = frontier
+        && cursor >= f
+    {
+        // Nothing there is known yet: not an idle warp, not an idle unit.
+        lines.push((
+            format!("cycle {cursor} is not simulated yet: the run has reached cycle {f}"),
+            bold,
+        ));
+        lines.push((
+            "the frame fills in as the run goes; Home, ← or [ go back to what is simulated".into(),
+            Style::default(),
+        ));
+        put_lines(p, area, &lines);
+        return;
+    }
     match app.rows.get(app.selected).map(|r| &r.kind) {
         Some(RowKind::Warp(_)) | Some(RowKind::Group { .. }) => {
             let warps = app.selected_warps();
@@ -107,14 +123,21 @@ pub(super) fn detail(app: &App, p: &mut Painter, area: Rect) {
                     ),
                     bold,
                 ));
-                lines.push((
+                // A state still held where the run has got to ends later than the
+                // frame knows.
+                let open = frontier.is_some_and(|f| iv.end >= f && tw.live());
+                let span = if open {
                     format!(
-                        "{}  cycles {}..{} ({})",
-                        iv.state.name(),
+                        "since cycle {} ({} so far; the run has reached cycle {})",
                         iv.start,
-                        iv.end,
-                        iv.end - iv.start
-                    ),
+                        iv.end - iv.start,
+                        iv.end
+                    )
+                } else {
+                    format!("cycles {}..{} ({})", iv.start, iv.end, iv.end - iv.start)
+                };
+                lines.push((
+                    format!("{}  {span}", iv.state.name()),
                     Style::default()
                         .fg(state_color(iv.state))
                         .add_modifier(Modifier::BOLD),
@@ -138,10 +161,15 @@ pub(super) fn detail(app: &App, p: &mut Painter, area: Rect) {
                 lines.push((format!("fixes: {}", e.fixes), Style::default()));
             } else if warps.len() == 1 {
                 let tw = &t.warps[warps[0]];
+                let on = if frontier.is_some() && tw.live() {
+                    format!("from cycle {}", tw.started)
+                } else {
+                    format!("cycles {}..{}", tw.started, tw.finished)
+                };
                 lines.push((
                     format!(
-                        "cycle {cursor}: CTA {} warp {} is not on the SM (cycles {}..{})",
-                        tw.id.cta, tw.id.warp, tw.started, tw.finished
+                        "cycle {cursor}: CTA {} warp {} is not on the SM ({on})",
+                        tw.id.cta, tw.id.warp
                     ),
                     Style::default(),
                 ));
@@ -212,150 +240,197 @@ fn pct(x: f64) -> String {
 
 /// The summary pane: for the visible window, each role's states (share and warps per
 /// issue), unit use, and in compare mode the differences and the divergence cycle.
+/// While a run simulates, the window's figures are of what is simulated, and what
+/// needs the whole run says it waits for the end.
 pub(super) fn summary(app: &App, p: &mut Painter, area: Rect) {
-    let mut lines: Vec<(String, Style)> = Vec::new();
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let (a, b) = app.view.window();
     let b = b.min(app.view.end);
-    lines.push((format!("window {a}..{b} ({} cycles)", b - a), bold));
+    let window = match app.frontier() {
+        Some(f) if f < b => format!("window {a}..{b}, simulated to {f}"),
+        _ => format!("window {a}..{b} ({} cycles)", b - a),
+    };
+    let mut lines = vec![(window, bold)];
     if let [ra, rb] = &app.runs[..] {
-        let vb = app.view_for(1);
-        let (ba, bb) = vb.window();
-        let sa = role_states(ra, a, b);
-        let sb = role_states(rb, ba, bb.min(vb.end));
-        match app.divergence {
-            Some(c) => lines.push((format!("runs diverge at cycle {c} (d: go there)"), bold)),
-            None => lines.push(("runs identical".into(), bold)),
-        }
-        lines.push((
-            format!(
-                "A {} cycles, B {} cycles ({:+.1}%)",
-                ra.timeline.end,
-                rb.timeline.end,
-                100.0 * (rb.timeline.end as f64 / ra.timeline.end.max(1) as f64 - 1.0)
-            ),
-            Style::default(),
-        ));
-        let bound = |r: &RunData| {
-            r.bounds
-                .as_ref()
-                .map_or("none (unfinished)".to_string(), |bd| {
-                    format!(
-                        "{} ≥ {} ({:+.1}%)",
-                        bd.binding.label(),
-                        group(bd.lower_bound_cycles),
-                        100.0 * bd.above_bound
-                    )
-                })
-        };
-        lines.push((
-            format!("bound (whole runs): A {}, B {}", bound(ra), bound(rb)),
-            Style::default(),
-        ));
-        // Every warp together first (the runs' roles may differ), then each role
-        // both runs have.
-        let all = |v: &[(String, [u64; STATE_COUNT])]| {
-            let mut t = [0u64; STATE_COUNT];
-            for (_, s) in v {
-                for (acc, x) in t.iter_mut().zip(s) {
-                    *acc += x;
-                }
-            }
-            ("all warps".to_string(), t)
-        };
-        let (ta, tb) = (all(&sa), all(&sb));
-        let pairs = std::iter::once((&ta.0, &ta.1, &tb.1)).chain(
-            sa.iter()
-                .filter_map(|(n, x)| sb.iter().find(|(m, _)| m == n).map(|(_, y)| (n, x, y))),
-        );
-        for (name, x, y) in pairs {
-            let mut diffs: Vec<(WarpState, f64, f64)> = WarpState::ALL
-                .iter()
-                .map(|&s| (s, share(x, s), share(y, s)))
-                .filter(|d| d.1 > 0.0 || d.2 > 0.0)
-                .collect();
-            diffs.sort_by(|p, q| (q.2 - q.1).abs().total_cmp(&(p.2 - p.1).abs()));
-            let parts: Vec<String> = diffs
-                .iter()
-                .take(3)
-                .map(|(s, u, v)| format!("{} {}→{}", s.name(), pct(*u), pct(*v)))
-                .collect();
-            lines.push((format!("{name}: {}", parts.join("  ")), Style::default()));
-        }
+        lines.extend(compare_summary(app, ra, rb, a, b));
     } else {
-        let run = &app.runs[0];
-        let roles = role_states(run, a, b);
-        for (name, s) in &roles {
-            let total: u64 = s.iter().sum();
-            if total == 0 {
-                continue;
+        lines.extend(run_summary(app, a, b));
+    }
+    put_lines(p, area, &lines);
+}
+
+/// The summary of two runs: where they diverge, their lengths and bounds, the state
+/// shares that differ most over the window, overall and per role.
+fn compare_summary(app: &App, ra: &RunData, rb: &RunData, a: u64, b: u64) -> Vec<(String, Style)> {
+    let mut lines: Vec<(String, Style)> = Vec::new();
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let vb = app.view_for(1);
+    let (ba, bb) = vb.window();
+    let sa = role_states(ra, a, b);
+    let sb = role_states(rb, ba, bb.min(vb.end));
+    match (app.divergence, app.frontier()) {
+        (Some(c), _) => lines.push((format!("runs diverge at cycle {c} (d: go there)"), bold)),
+        (None, Some(f)) => lines.push((
+            format!("runs identical before cycle {f} (simulated so far)"),
+            bold,
+        )),
+        (None, None) => lines.push(("runs identical".into(), bold)),
+    }
+    let length = |r: &RunData| match r.frontier() {
+        Some(f) => format!("simulating ({f} cycles so far)"),
+        None => format!("{} cycles", r.timeline.end),
+    };
+    let lengths = if ra.frontier().is_none() && rb.frontier().is_none() {
+        format!(
+            "A {}, B {} ({:+.1}%)",
+            length(ra),
+            length(rb),
+            100.0 * (rb.timeline.end as f64 / ra.timeline.end.max(1) as f64 - 1.0)
+        )
+    } else {
+        format!("A {}, B {}", length(ra), length(rb))
+    };
+    lines.push((lengths, Style::default()));
+    let bound = |r: &RunData| {
+        let none = match r.frontier() {
+            Some(_) => "once it ends",
+            None => "none (unfinished)",
+        };
+        r.bounds.as_ref().map_or(none.to_string(), |bd| {
+            format!(
+                "{} ≥ {} ({:+.1}%)",
+                bd.binding.label(),
+                group(bd.lower_bound_cycles),
+                100.0 * bd.above_bound
+            )
+        })
+    };
+    lines.push((
+        format!("bound (whole runs): A {}, B {}", bound(ra), bound(rb)),
+        Style::default(),
+    ));
+    // Every warp together first (the runs' roles may differ), then each role
+    // both runs have.
+    let all = |v: &[(String, [u64; STATE_COUNT])]| {
+        let mut t = [0u64; STATE_COUNT];
+        for (_, s) in v {
+            for (acc, x) in t.iter_mut().zip(s) {
+                *acc += x;
             }
-            let issues = s[WarpState::Selected.index()];
-            let mut ranked: Vec<(WarpState, u64)> = WarpState::ALL
-                .iter()
-                .map(|&st| (st, s[st.index()]))
-                .filter(|x| x.1 > 0 && x.0 != WarpState::Selected)
-                .collect();
-            ranked.sort_by_key(|x| std::cmp::Reverse(x.1));
-            let parts: Vec<String> = ranked
-                .iter()
-                .take(3)
-                .map(|(st, v)| {
-                    format!(
-                        "{} {} {:.1}/iss",
-                        st.name(),
-                        pct(*v as f64 / total as f64),
-                        *v as f64 / issues.max(1) as f64
-                    )
-                })
-                .collect();
+        }
+        ("all warps".to_string(), t)
+    };
+    let (ta, tb) = (all(&sa), all(&sb));
+    let pairs = std::iter::once((&ta.0, &ta.1, &tb.1)).chain(
+        sa.iter()
+            .filter_map(|(n, x)| sb.iter().find(|(m, _)| m == n).map(|(_, y)| (n, x, y))),
+    );
+    for (name, x, y) in pairs {
+        let mut diffs: Vec<(WarpState, f64, f64)> = WarpState::ALL
+            .iter()
+            .map(|&s| (s, share(x, s), share(y, s)))
+            .filter(|d| d.1 > 0.0 || d.2 > 0.0)
+            .collect();
+        diffs.sort_by(|p, q| (q.2 - q.1).abs().total_cmp(&(p.2 - p.1).abs()));
+        let parts: Vec<String> = diffs
+            .iter()
+            .take(3)
+            .map(|(s, u, v)| format!("{} {}→{}", s.name(), pct(*u), pct(*v)))
+            .collect();
+        lines.push((format!("{name}: {}", parts.join("  ")), Style::default()));
+    }
+    lines
+}
+
+/// The summary of one run over the window `[a, b)`: each role's states, unit use,
+/// the run's bounds, the instructions waited on most.
+fn run_summary(app: &App, a: u64, b: u64) -> Vec<(String, Style)> {
+    let mut lines: Vec<(String, Style)> = Vec::new();
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let run = &app.runs[0];
+    // The window's cycles simulated so far: the units' shares are of those.
+    let simulated = run.frontier().map_or(b, |f| f.clamp(a, b));
+    let roles = role_states(run, a, b);
+    for (name, s) in &roles {
+        let total: u64 = s.iter().sum();
+        if total == 0 {
+            continue;
+        }
+        let issues = s[WarpState::Selected.index()];
+        let mut ranked: Vec<(WarpState, u64)> = WarpState::ALL
+            .iter()
+            .map(|&st| (st, s[st.index()]))
+            .filter(|x| x.1 > 0 && x.0 != WarpState::Selected)
+            .collect();
+        ranked.sort_by_key(|x| std::cmp::Reverse(x.1));
+        let parts: Vec<String> = ranked
+            .iter()
+            .take(3)
+            .map(|(st, v)| {
+                format!(
+                    "{} {} {:.1}/iss",
+                    st.name(),
+                    pct(*v as f64 / total as f64),
+                    *v as f64 / issues.max(1) as f64
+                )
+            })
+            .collect();
+        lines.push((
+            format!("{name}: {issues} issued; {}", parts.join(", ")),
+            Style::default(),
+        ));
+    }
+    let t = &run.timeline;
+    let mut units: Vec<String> = Vec::new();
+    for row in &app.rows {
+        if let RowKind::Units {
+            label,
+            units: u,
+            lanes,
+        } = &row.kind
+        {
+            if label.starts_with(' ') {
+                continue; // a sub-partition's row: its pipe's row counts it
+            }
+            let busy: u64 = u.iter().map(|&i| t.units[i].busy_in(a, b)).sum();
+            units.push(format!(
+                "{} {}",
+                label.trim_end_matches(" pipe"),
+                pct(busy as f64 / ((simulated - a) * lanes).max(1) as f64)
+            ));
+        }
+    }
+    if !units.is_empty() {
+        lines.push((format!("units: {}", units.join(", ")), Style::default()));
+    }
+    if let Some(bd) = &run.bounds {
+        lines.extend(bound_lines(bd));
+    } else if run.frontier().is_some() {
+        lines.push((
+            "bound (whole run): once the run ends".into(),
+            Style::default(),
+        ));
+    }
+    if let Some(top) = app.waits_most(a, b) {
+        let so_far = if run.frontier().is_some() {
+            " (so far)"
+        } else {
+            ""
+        };
+        lines.push((format!("waits most{so_far}:"), bold));
+        for (role, pc, cycles, total) in top.into_iter().take(3) {
             lines.push((
-                format!("{name}: {issues} issued; {}", parts.join(", ")),
+                format!(
+                    " {} `{}` {}",
+                    run.roles.get(role as usize).map_or("?", |s| s.as_str()),
+                    run.text(role, pc),
+                    pct(cycles as f64 / total.max(1) as f64)
+                ),
                 Style::default(),
             ));
         }
-        let t = &run.timeline;
-        let mut units: Vec<String> = Vec::new();
-        for row in &app.rows {
-            if let RowKind::Units {
-                label,
-                units: u,
-                lanes,
-            } = &row.kind
-            {
-                if label.starts_with(' ') {
-                    continue; // a sub-partition's row: its pipe's row counts it
-                }
-                let busy: u64 = u.iter().map(|&i| t.units[i].busy_in(a, b)).sum();
-                units.push(format!(
-                    "{} {}",
-                    label.trim_end_matches(" pipe"),
-                    pct(busy as f64 / ((b - a) * lanes).max(1) as f64)
-                ));
-            }
-        }
-        if !units.is_empty() {
-            lines.push((format!("units: {}", units.join(", ")), Style::default()));
-        }
-        if let Some(bd) = &run.bounds {
-            lines.extend(bound_lines(bd));
-        }
-        if let Some(top) = app.waits_most(a, b) {
-            lines.push(("waits most:".into(), bold));
-            for (role, pc, cycles, total) in top.into_iter().take(3) {
-                lines.push((
-                    format!(
-                        " {} `{}` {}",
-                        run.roles.get(role as usize).map_or("?", |s| s.as_str()),
-                        run.text(role, pc),
-                        pct(cycles as f64 / total.max(1) as f64)
-                    ),
-                    Style::default(),
-                ));
-            }
-        }
     }
-    put_lines(p, area, &lines);
+    lines
 }
 
 /// The run's bounds (whole run: a lower bound on cycles is a property of all the
