@@ -385,3 +385,51 @@ fn a_run_shows_whole_when_it_ends_before_its_first_frame() {
     assert!(matches!(run.outcome, Outcome::Finished));
     assert_eq!(run.timeline.end, 2 * lat_fma() + 2);
 }
+
+/// Every key, pressed on the first frame of a run still simulating (alone, and beside
+/// a finished run in compare mode, normalized or not), draws a frame: nothing a user
+/// can press while the run goes on panics.
+#[test]
+fn every_key_on_a_run_in_progress_draws() {
+    let spec = RunSpec::new("waves");
+    let mut names: Vec<String> = (' '..='~').map(|c| c.to_string()).collect();
+    // (`<` is `<lt>` here; q and Esc only set the app's quit flag.)
+    names.retain(|k| k != "<");
+    for k in [
+        "Left", "Right", "Up", "Down", "S-Left", "S-Right", "Enter", "Esc", "Tab", "PgUp", "PgDn",
+        "Home", "End", "BS",
+    ] {
+        names.push(format!("<{k}>"));
+    }
+    for compare in [false, true] {
+        let mut first = compare.then(|| simulate(&*loader(), &spec).unwrap());
+        let mut pressed = 0;
+        let mut show = |run: RunData| {
+            let runs = match first.take() {
+                Some(f) => vec![f, run],
+                None => vec![run],
+            };
+            let mut a = App::new(runs, Some(loader()));
+            a.color = false;
+            a.synchronous = true;
+            prepare(&mut a, 100, None, None, &[]);
+            for normalize in [false, true] {
+                for k in &names {
+                    keys(&mut a, k);
+                    a.normalize = normalize;
+                    // (`:` and `w` open the prompt: Esc closes it for the next key.)
+                    if a.prompt.is_some() {
+                        keys(&mut a, "<Esc>");
+                    }
+                    render_text(&mut a, 100, 30);
+                    a.view.goto(a.frontier().unwrap() + 100);
+                    render_text(&mut a, 100, 30);
+                    pressed += 1;
+                }
+            }
+            None
+        };
+        let _ = live(&spec, INTO_THE_SECOND, Duration::MAX, &mut show);
+        assert_eq!(pressed, 2 * names.len(), "compare {compare}");
+    }
+}
