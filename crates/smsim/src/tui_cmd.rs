@@ -53,9 +53,9 @@ pub struct Args {
     #[arg(long, value_name = "COLSxROWS", value_parser = parse_size)]
     pub render: Option<(u16, u16)>,
     /// With --render: draw the frame the terminal shows first instead of the complete
-    /// run: a long run as far as it has got when its first frame is due (its first wave
-    /// of CTAs done, or a few million state changes in), marked as still simulating; a
-    /// run done sooner, whole.
+    /// run: a long run as far as it has got when its first frame is due (its first two
+    /// waves of CTAs done, or eight million state changes in), marked as still
+    /// simulating; a run done sooner, whole.
     #[arg(long, requires = "render")]
     pub render_first: bool,
     /// With --render: the cursor's cycle (default: 0, or where a stopped run stopped).

@@ -7,7 +7,7 @@
 //! - [`model`]: a run as the viewer holds it ([`model::RunData`]: the
 //!   [`sim_core::timeline::Timeline`] and the texts labelling it), and how to make one;
 //!   [`model::simulate_live`] hands a long run so far to the viewer while it simulates,
-//!   the first time once its first wave of CTAs is done ([`model::FIRST_FRAME`]), with
+//!   the first time once its first two waves of CTAs are done ([`model::FIRST_FRAME`]), with
 //!   its length estimated ([`model::Waves`]).
 //! - [`view`]: the time axis: zoom, pan and cursor arithmetic.
 //! - [`rows`]: the rows: CTAs' roles (foldable), warps, units, barriers.
@@ -16,7 +16,7 @@
 //! - [`compare`]: two runs' divergence cycle and state-share differences.
 //! - [`term`]: the terminal: raw mode, events, and its restoration on any exit; the
 //!   first runs simulating on a worker thread, their progress, then their timeline so
-//!   far (the first frame at the run's first wave, or 0.2 s after launch at the
+//!   far (the first frame at the run's second wave, or 0.4 s after launch at the
 //!   latest, whatever the run's length), cycles not yet simulated drawn as such.
 //!
 //! The crate reads sim-core only through its result, sink and timeline types; sim-core

@@ -417,9 +417,14 @@ impl Waves {
         self.resident.min(self.ctas).max(1)
     }
 
-    /// Whether the first wave of CTAs has finished in a run of more than one wave.
-    pub fn first_wave_done(&self) -> bool {
-        self.first_wave_end.is_some() && self.ctas > self.resident_now()
+    /// Whether the estimate has its pace: in a run of more than one wave, the first
+    /// wave done and as many CTAs again after it (all but the last CTA of a run of
+    /// fewer), so that [`estimate`](Self::estimate) takes the rest at the pace of
+    /// warm CTAs, not the cold first wave's (singe-viscosity's first CTA at its seed's
+    /// shape is twice the others: from it alone the estimate is 66% long).
+    pub fn paced(&self) -> bool {
+        let r = self.resident_now();
+        self.ctas > r && self.done >= (2 * r).min(self.ctas - 1)
     }
 
     /// The run's length estimated once its first wave is done (as `smsim run`
@@ -444,9 +449,9 @@ impl Waves {
 
 /// When a long run's first frame comes, while it simulates: whichever of a time after
 /// launch and a point in the simulation comes first. The point is the run's own, so
-/// that the same run always shows the same first frame (`--render-first`): once its
-/// first wave of CTAs is done (the estimate of its length known), or at most
-/// [`max_changes`](Self::max_changes) state changes in, never before
+/// that the same run always shows the same first frame (`--render-first`): once the
+/// estimate of its length has its pace ([`Waves::paced`]: its first two waves of CTAs
+/// done), or at most [`max_changes`](Self::max_changes) state changes in, never before
 /// [`min_changes`](Self::min_changes) (a run done sooner opens whole: every library
 /// kernel at its defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -456,7 +461,7 @@ pub struct FirstFrame {
     pub after: Duration,
     /// Not before the run has recorded this many state changes.
     pub min_changes: u64,
-    /// At the latest once it has recorded this many (the first wave not done).
+    /// At the latest once it has recorded this many (its second wave not done).
     pub max_changes: u64,
 }
 
@@ -482,20 +487,19 @@ impl FirstFrame {
     /// the run's `waves` so far.
     pub fn due(&self, elapsed: Duration, changes: u64, waves: &Waves) -> bool {
         elapsed >= self.after
-            || (changes >= self.min_changes
-                && (waves.first_wave_done() || changes >= self.max_changes))
+            || (changes >= self.min_changes && (waves.paced() || changes >= self.max_changes))
     }
 }
 
-/// The viewer's first frame of a long run: 0.2 s after launch at the latest, earlier
-/// once a quarter of a million state changes are in and the first wave of CTAs is
-/// done (fa3 at its seed's shape: its first CTA of 32, about 350,000 changes), or at
-/// four million changes (singe at its seed's shape: its first CTA of 8, twice as long
-/// as the others, is 2.7 million).
+/// The viewer's first frame of a long run: 0.4 s after launch at the latest, earlier
+/// once a quarter of a million state changes are in and its first two waves of CTAs
+/// are done (fa3 at its seed's shape: 2 of its 32 CTAs, about 700,000 changes; singe
+/// at its seed's shape: 2 of 8, the first twice as long as the others, about 4
+/// million), or at eight million changes.
 pub const FIRST_FRAME: FirstFrame = FirstFrame {
     after: FIRST_PARTIAL,
     min_changes: 1 << 18,
-    max_changes: 1 << 22,
+    max_changes: 1 << 23,
 };
 
 /// When first, and how often, a long run shows itself while it simulates: the viewer
@@ -514,9 +518,12 @@ pub struct Partials<'a> {
     pub wanted: Option<&'a AtomicBool>,
 }
 
-/// The first partial frame of a long run at the latest this long after launch: well
-/// within the 0.5 s a first frame may take.
-pub const FIRST_PARTIAL: Duration = Duration::from_millis(200);
+/// The first partial frame of a long run at the latest this long after launch, within
+/// the 0.5 s a first frame may take. The run's own point ([`FIRST_FRAME`]) comes well
+/// before on an idle core (fa3 and singe at their seeds' shapes: 0.09 s and 0.12 s of
+/// CPU); this bound is for a loaded core, where the wall clock runs ahead of the CPU
+/// (twice, at the development VM's usual load), and for runs whose first waves are long.
+pub const FIRST_PARTIAL: Duration = Duration::from_millis(400);
 
 /// A long run's partial frame is filled in this often.
 pub const PARTIAL_EVERY: Duration = Duration::from_millis(300);

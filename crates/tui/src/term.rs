@@ -98,7 +98,7 @@ pub fn run(app: App) -> io::Result<()> {
 /// Simulates `jobs` on a worker thread while the terminal shows how far they got (the
 /// cycle reached, CTAs done, time taken), then runs the viewer on the runs
 /// (`make_app` makes it). A run shows its timeline so far from its first frame on
-/// ([`FIRST_FRAME`]: its first wave of CTAs done, or 0.2 s after launch; in compare
+/// ([`FIRST_FRAME`]: its first two waves of CTAs done, or 0.4 s after launch; in compare
 /// mode, beside the first run once that has finished), and answers keys while it
 /// simulates (what-ifs excepted): each key asks for the run so far at the engine's
 /// next poll, the viewer applies it and draws, and the place reached carries over to

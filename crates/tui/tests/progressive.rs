@@ -69,19 +69,20 @@ fn keys(a: &mut App, k: &str) {
     }
 }
 
-/// The first frame due once the first wave is done, whatever the time or the work.
-const AT_FIRST_WAVE: FirstFrame = FirstFrame {
+/// The first frame due once the estimate has its pace (two waves done), whatever the
+/// time or the work.
+const PACED: FirstFrame = FirstFrame {
     after: Duration::MAX,
     min_changes: 0,
     max_changes: u64::MAX,
 };
 
-/// The first frame due once the first wave is done and the second CTA is well on
-/// (a CTA records some 5,000 state changes: two warps, a few for each of their 2,000
+/// The first frame due once two waves are done and the third CTA is well on (a CTA
+/// records some 5,000 state changes: two warps, a few for each of their 2,000
 /// instructions).
-const INTO_THE_SECOND: FirstFrame = FirstFrame {
-    min_changes: 7_000,
-    ..AT_FIRST_WAVE
+const INTO_THE_THIRD: FirstFrame = FirstFrame {
+    min_changes: 12_000,
+    ..PACED
 };
 
 /// `spec` simulated with a partial run handed to `show` as `first` and `every` say;
@@ -112,13 +113,13 @@ fn the_estimate_takes_the_first_wave_as_run_and_the_rest_at_the_later_pace() {
     assert_eq!(w.estimate(500), None, "no CTA done");
     w.cta_done(900);
     assert_eq!(w.estimate(950), None, "the first wave (two CTAs) not done");
-    assert!(!w.first_wave_done());
     w.cta_done(1000);
-    assert!(w.first_wave_done());
     // The first wave alone: 1,000 cycles for 2 of 8 CTAs, four waves.
     assert_eq!(w.estimate(1010), Some(4000));
     w.cta_done(1300);
+    assert!(!w.paced(), "one CTA after the first wave");
     w.cta_done(1700);
+    assert!(w.paced(), "a second wave after the first");
     // Two CTAs in 700 cycles after the first wave: 350 a CTA for the other six.
     assert_eq!(w.estimate(1800), Some(1000 + 350 * 6));
     // Never before the cycle reached.
@@ -127,7 +128,7 @@ fn the_estimate_takes_the_first_wave_as_run_and_the_rest_at_the_later_pace() {
         w.cta_done(c);
     }
     assert_eq!(w.estimate(2900), Some(2900), "all done: the end");
-    // A run of one wave has no first wave to go by.
+    // A run of one wave has no pace to go by; one of a wave and a CTA, its first.
     let mut one = Waves {
         ctas: 2,
         resident: 4,
@@ -135,7 +136,21 @@ fn the_estimate_takes_the_first_wave_as_run_and_the_rest_at_the_later_pace() {
     };
     one.cta_done(10);
     one.cta_done(20);
-    assert!(!one.first_wave_done());
+    assert!(!one.paced());
+    let mut three = Waves {
+        ctas: 3,
+        resident: 2,
+        ..Waves::default()
+    };
+    three.cta_done(10);
+    assert!(!three.paced());
+    three.cta_done(20);
+    assert!(three.paced());
+    assert_eq!(
+        three.estimate(20),
+        Some(30),
+        "20 cycles a wave of 2, 1.5 waves"
+    );
 }
 
 #[test]
@@ -143,9 +158,9 @@ fn the_first_frame_comes_at_the_runs_own_point() {
     let wave = Waves {
         ctas: 8,
         resident: 1,
-        done: 1,
+        done: 2,
         first_wave_end: Some(100),
-        last_done: 100,
+        last_done: 150,
     };
     let single = Waves {
         ctas: 1,
@@ -156,22 +171,23 @@ fn the_first_frame_comes_at_the_runs_own_point() {
     let (lo, hi) = (FIRST_FRAME.min_changes, FIRST_FRAME.max_changes);
     let late = Duration::from_secs(3600);
     assert!(!f.due(late, lo - 1, &wave), "not before the minimum work");
-    assert!(f.due(Duration::ZERO, lo, &wave), "the first wave done");
+    assert!(f.due(Duration::ZERO, lo, &wave), "two waves done");
     assert!(
         !f.due(late, hi - 1, &single),
         "a single wave: at the maximum"
     );
     assert!(f.due(Duration::ZERO, hi, &single));
-    // The viewer's own adds a time: 0.2 s at the latest.
-    assert!(FIRST_FRAME.due(FIRST_FRAME.after, 0, &single));
-    assert!(!FIRST_FRAME.due(Duration::from_millis(199), 0, &single));
+    // The viewer's own adds a time: 0.4 s at the latest.
+    assert!(FIRST_FRAME.due(Duration::from_millis(400), 0, &single));
+    assert!(!FIRST_FRAME.due(Duration::from_millis(399), 0, &single));
 }
 
-/// The first frame of an 8-CTA run, drawn when its first CTA is done: the status line
-/// says the cycle reached, the length estimated from that CTA (8 times its cycles),
-/// the share done and the CTAs; the axis runs to the estimate, and past the frontier
-/// the second CTA's warps (on the SM) and the unit rows are drawn as not simulated,
-/// while the first CTA's warps (finished) are blank, as a warp off the SM is.
+/// The first frame of an 8-CTA run, one CTA at a time, drawn once two are done: the
+/// status line says the cycle reached, the length estimated from them (the first as
+/// run, the seven after it at the second's pace), the share done and the CTAs; the
+/// axis runs to the estimate, and past the frontier the third CTA's warps (on the SM)
+/// and the unit rows are drawn as not simulated, while the first two CTAs' warps
+/// (finished) are blank, as a warp off the SM is.
 #[test]
 fn the_first_frame_shows_the_run_in_progress() {
     let mut frames = Vec::new();
@@ -184,7 +200,7 @@ fn the_first_frame_shows_the_run_in_progress() {
         None
     };
     let spec = RunSpec::new("waves");
-    let _ = live(&spec, INTO_THE_SECOND, Duration::MAX, &mut show);
+    let _ = live(&spec, INTO_THE_THIRD, Duration::MAX, &mut show);
     assert_eq!(frames.len(), 1);
     let (frontier, f, mut a) = frames.pop().unwrap();
     // The first CTA's end, as the whole run has it: its last warp's finish.
@@ -193,12 +209,15 @@ fn the_first_frame_shows_the_run_in_progress() {
         let w = whole.timeline.warps.iter().filter(|w| w.id.cta == cta);
         w.map(|w| w.finished).max().unwrap()
     };
-    let cta = finish(0);
-    let estimate = 8 * cta;
-    // Inside the second CTA.
-    assert!(frontier > cta && frontier < finish(1), "{frontier}\n{f}");
+    // The first CTA as run (cold), the seven after it at the second's pace.
+    let estimate = finish(0) + 7 * (finish(1) - finish(0));
+    // Inside the third CTA.
+    assert!(
+        frontier > finish(1) && frontier < finish(2),
+        "{frontier}\n{f}"
+    );
     let progress = format!(
-        "simulating: cycle {} of ~{}, {}%, 1/8 CTAs",
+        "simulating: cycle {} of ~{}, {}%, 2/8 CTAs",
         group(frontier),
         group(estimate),
         100 * frontier / estimate
@@ -222,13 +241,13 @@ fn the_first_frame_shows_the_run_in_progress() {
         row.chars().skip(tui::draw::LABEL_W as usize).collect()
     };
     let past = (frontier.div_ceil(a.view.per_col)) as usize;
-    for row in ["c1 w0", "c1 w1", "mufu pipe"] {
+    for row in ["c2 w0", "c2 w1", "mufu pipe"] {
         let c = cells(row);
         assert_eq!(c.len(), 80, "{row}: {f}");
         assert!(c[past..].iter().all(|&x| x == NOT_SIMULATED), "{row}: {f}");
         assert!(c[..past].iter().all(|&x| x != NOT_SIMULATED), "{row}: {f}");
     }
-    for row in ["c0 w0", "c0 w1"] {
+    for row in ["c0 w0", "c1 w1"] {
         // Finished before the frontier: nothing after, blank (trailing spaces cut).
         let c = cells(row);
         assert!(c.len() < past && !c.contains(&NOT_SIMULATED), "{row}: {f}");
@@ -268,10 +287,10 @@ fn the_first_frame_shows_the_run_in_progress() {
     let f = render_text(&mut a, 100, 30);
     assert!(f.contains("what-ifs work once the run ends"), "{f}");
     // A warp at the frontier is in a state whose end is not known yet.
-    keys(&mut a, "<Down><Down><Down><Down>");
+    keys(&mut a, "<Down><Down><Down><Down><Down><Down><Down>");
     a.view.goto(frontier - 1);
     let f = render_text(&mut a, 100, 30);
-    assert!(f.contains("CTA 1 warp 0"), "{f}");
+    assert!(f.contains("CTA 2 warp 0"), "{f}");
     let (_, iv) = a.cursor_interval().unwrap();
     assert_eq!(iv.end, frontier);
     let open = format!("since cycle {} ({} so far;", iv.start, frontier - iv.start);
@@ -302,7 +321,7 @@ fn the_last_frame_is_the_complete_runs() {
         partials += 1;
         app.give_back().pop()
     };
-    let run = live(&spec, AT_FIRST_WAVE, Duration::ZERO, &mut show).unwrap();
+    let run = live(&spec, PACED, Duration::ZERO, &mut show).unwrap();
     assert!(matches!(run.outcome, Outcome::Finished));
     assert!(partials > 4, "{partials}");
     // As the terminal opens the finished run: made, then the place kept.
@@ -340,7 +359,7 @@ fn compare_waits_for_the_second_run_before_calling_it_identical() {
         first = runs.pop();
         run
     };
-    let second = live(&spec, INTO_THE_SECOND, Duration::MAX, &mut show).unwrap();
+    let second = live(&spec, INTO_THE_THIRD, Duration::MAX, &mut show).unwrap();
     assert_eq!(seen.len(), 1);
     let (divergence, frontier, f) = &seen[0];
     assert_eq!(*divergence, None, "{f}");
@@ -373,11 +392,11 @@ fn a_run_shows_whole_when_it_ends_before_its_first_frame() {
         &p,
         &Progress::default(),
         None,
-        AT_FIRST_WAVE,
+        PACED,
     )
     .unwrap();
     assert!(first.frontier().is_some());
-    assert_eq!(first.timeline.warps.len(), 4, "CTAs 0 and 1 so far");
+    assert_eq!(first.timeline.warps.len(), 6, "CTAs 0, 1 and 2 so far");
     let spec = RunSpec::new("chain");
     let (k, p) = l.load(&spec).unwrap();
     let f = FIRST_FRAME.by_progress();
@@ -429,7 +448,7 @@ fn every_key_on_a_run_in_progress_draws() {
             }
             None
         };
-        let _ = live(&spec, INTO_THE_SECOND, Duration::MAX, &mut show);
+        let _ = live(&spec, INTO_THE_THIRD, Duration::MAX, &mut show);
         assert_eq!(pressed, 2 * names.len(), "compare {compare}");
     }
 }
