@@ -391,8 +391,9 @@ impl App {
         match self.frontier() {
             Some(f) => {
                 self.view.goto(f.saturating_sub(1));
+                // (Short: the run's progress comes first on the status line.)
                 self.message = format!(
-                    "the run's end is not simulated yet: the cursor at cycle {}, as far as it has got",
+                    "end not simulated yet: cursor at cycle {}",
                     f.saturating_sub(1)
                 );
             }
@@ -675,6 +676,7 @@ impl App {
         let selected = self.selected;
         self.rebuild();
         self.selected = selected.min(self.rows.len().saturating_sub(1));
+        // (The frontier moved on: the runs compared further.)
         self.divergence = match &self.runs[..] {
             [a, b] => crate::compare::divergence(a, b),
             _ => None,
