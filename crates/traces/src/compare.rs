@@ -9,7 +9,12 @@
 //! rendered by the `present` crate.
 
 use serde::Serialize;
-use sim_core::diagnose::{CriticalPath, Diagnosis, diagnose, run_prepared_with_path};
+use std::panic::AssertUnwindSafe;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use sim_core::diagnose::critical_path::{PathRecorder, run_prepared_with_path_into};
+use sim_core::diagnose::{CriticalPath, Diagnosis, diagnose};
 use sim_core::{Profile, RunConfig, RunResult, WarpState};
 
 use crate::{family, resolve_params};
@@ -201,8 +206,8 @@ pub fn seeds_from(cfg: &RunConfig, n: u32) -> Vec<u64> {
         .collect()
 }
 
-/// Runs every candidate on `seeds` seeds from `cfg.seed` (a thread per candidate) and
-/// compares them.
+/// Runs every candidate on `seeds` seeds from `cfg.seed` (on as many threads as the
+/// process may use) and compares them.
 pub fn compare_kernels(
     title: &str,
     candidates: Vec<Candidate>,
@@ -210,44 +215,8 @@ pub fn compare_kernels(
     seeds: u32,
 ) -> Comparison {
     let seed_list = seeds_from(cfg, seeds);
-    let runs: Vec<Result<Vec<SeedRun>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = candidates
-            .iter()
-            .map(|c| {
-                let seed_list = &seed_list;
-                s.spawn(move || {
-                    let k = c.kernel.as_ref().map_err(|e| e.clone())?;
-                    let max_ctas = cfg.max_ctas.or_else(|| default_max_ctas(k, &c.profile));
-                    // Lowered once for every seed.
-                    let prepared =
-                        sim_core::Prepared::new(k, &c.profile).map_err(|e| e.to_string())?;
-                    // The first seed's run records its critical path.
-                    seed_list
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &seed)| {
-                            let cfg = RunConfig {
-                                seed,
-                                max_ctas,
-                                ..cfg.clone()
-                            };
-                            let run = if i == 0 {
-                                run_prepared_with_path(&prepared, &c.profile, &cfg)
-                                    .map(|(r, p)| (r, Some(p)))
-                            } else {
-                                prepared.run(&cfg).map(|r| (r, None))
-                            };
-                            run.map_err(|e| e.to_string())
-                        })
-                        .collect()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("the run panicked".into())))
-            .collect()
-    });
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let runs = run_all(&candidates, cfg, &seed_list, workers);
     let mut rows: Vec<ScheduleRow> = candidates
         .iter()
         .zip(runs.iter())
@@ -282,6 +251,108 @@ pub fn compare_kernels(
         rows,
         explanation,
     }
+}
+
+/// A candidate lowered once for all its seeds, with the CTAs each run simulates.
+type Ready<'k> = Result<(sim_core::Prepared<'k>, Option<u32>), String>;
+
+/// Every candidate's runs, one per seed in `seeds` (the first recording its critical
+/// path), or its first error in seed order.
+///
+/// The runs are shared out among at most `workers` threads (`compare_kernels`: one per
+/// processor the process may use), each taking the next run not yet taken; with one
+/// worker they run in turn on this thread. A worker keeps one [`PathRecorder`] for its path runs and its allocator's
+/// pages from run to run: a thread per candidate faulted in a fresh recorder (~36 MB
+/// at fa3-forward's seed shape) and fresh caches for each, 0.1 s of the 1.0 s of
+/// `smsim compare fa3-forward` at its seed's shape on one core. The results do not
+/// depend on which worker ran what.
+fn run_all(
+    candidates: &[Candidate],
+    cfg: &RunConfig,
+    seeds: &[u64],
+    workers: usize,
+) -> Vec<Result<Vec<SeedRun>, String>> {
+    let ready: Vec<Ready> = candidates
+        .iter()
+        .map(|c| {
+            let k = c.kernel.as_ref().map_err(|e| e.clone())?;
+            let max_ctas = cfg.max_ctas.or_else(|| default_max_ctas(k, &c.profile));
+            let prepared = sim_core::Prepared::new(k, &c.profile).map_err(|e| e.to_string())?;
+            Ok((prepared, max_ctas))
+        })
+        .collect();
+    // The path runs first (the longest), then the rest seed by seed.
+    let jobs: Vec<(usize, usize)> = (0..seeds.len())
+        .flat_map(|i| (0..ready.len()).map(move |c| (c, i)))
+        .filter(|&(c, _)| ready[c].is_ok())
+        .collect();
+    let slots: Vec<Vec<OnceLock<Result<SeedRun, String>>>> = ready
+        .iter()
+        .map(|_| seeds.iter().map(|_| OnceLock::new()).collect())
+        .collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut rec: Option<PathRecorder> = None;
+        while let Some(&(c, i)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+            // (An earlier seed's error is the candidate's: the later seeds need no run.)
+            let failed = slots[c][..i]
+                .iter()
+                .any(|s| matches!(s.get(), Some(Err(_))));
+            let Ok((prepared, max_ctas)) = &ready[c] else {
+                continue;
+            };
+            if failed {
+                continue;
+            }
+            let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let run_cfg = RunConfig {
+                    seed: seeds[i],
+                    max_ctas: *max_ctas,
+                    ..cfg.clone()
+                };
+                let profile = &candidates[c].profile;
+                if i == 0 {
+                    let rec = rec.get_or_insert_with(|| PathRecorder::new(profile));
+                    run_prepared_with_path_into(prepared, profile, &run_cfg, rec)
+                        .map(|(r, p)| (r, Some(p)))
+                } else {
+                    prepared.run(&run_cfg).map(|r| (r, None))
+                }
+                .map_err(|e| e.to_string())
+            }))
+            .unwrap_or_else(|_| {
+                // (A recorder left mid-run is dropped, not reused.)
+                rec = None;
+                Err("the run panicked".into())
+            });
+            let _ = slots[c][i].set(run);
+        }
+    };
+    let workers = workers.min(jobs.len());
+    if workers <= 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
+    }
+    ready
+        .iter()
+        .zip(slots)
+        .map(|(r, slots)| {
+            r.as_ref().map_err(|e| e.clone())?;
+            // Seed order: the first error, as a run of the seeds in turn would stop at.
+            slots
+                .into_iter()
+                .map(|s| {
+                    s.into_inner()
+                        .unwrap_or_else(|| Err("no seed was run".into()))
+                })
+                .collect()
+        })
+        .collect()
 }
 
 fn empty_row(c: &Candidate) -> ScheduleRow {
@@ -630,4 +701,91 @@ fn explain(rows: &[ScheduleRow], seeds: &[u64]) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A candidate of a family's schedule at `params`, on `profile`.
+    fn cand(family: &str, schedule: &str, params: &[(&str, i64)], profile: &str) -> Candidate {
+        let params: Vec<(String, i64)> = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        Candidate {
+            name: format!("{family}/{schedule}"),
+            description: String::new(),
+            kernel: crate::generate(family, schedule, &params),
+            profile: Profile::builtin(profile).unwrap(),
+        }
+    }
+
+    /// What a comparison takes from the runs, as text: each seed's result and path.
+    fn runs_text(runs: &[Result<Vec<SeedRun>, String>]) -> Vec<String> {
+        runs.iter()
+            .map(|r| match r {
+                Err(e) => format!("error: {e}"),
+                Ok(seeds) => seeds
+                    .iter()
+                    .map(|(r, p)| {
+                        format!(
+                            "{r:?}\n{}\n",
+                            p.as_ref()
+                                .map_or("no path".into(), |p| serde_json::to_string(p).unwrap())
+                        )
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The runs do not depend on how they are shared out: on one worker (the runs in
+    /// turn, one recorder reset for every path, across kernels of other shapes and
+    /// profiles), on two, or on one thread per run (a fresh recorder each). Each
+    /// first seed's path is the one `run_with_path` gives; a candidate that cannot be
+    /// built keeps its error.
+    #[test]
+    fn runs_are_the_same_on_any_number_of_workers() {
+        let candidates = vec![
+            // (12 warps a CTA, then fewer: a reused recorder's extra slots stay empty.)
+            cand("fa3-forward", "fa3", &[("SEQLEN", 384)], "h100"),
+            cand("gemm-mainloop", "ws", &[("K", 256)], "h100"),
+            cand("gemm-mainloop", "nonexistent", &[], "h100"),
+            cand("elementwise-add", "tma-pipelined", &[], "b200"),
+            cand("latency-hiding", "chase", &[], "h100"),
+            cand(
+                "blackwell-matmul",
+                "ws",
+                &[("M", 1024), ("N", 1024), ("K", 256)],
+                "b200",
+            ),
+        ];
+        assert!(candidates[2].kernel.is_err());
+        let cfg = RunConfig::default();
+        let seeds = seeds_from(&cfg, 2);
+        let one = runs_text(&run_all(&candidates, &cfg, &seeds, 1));
+        assert_eq!(one.len(), candidates.len());
+        assert!(one[2].starts_with("error: "), "{}", one[2]);
+        for workers in [2, 64] {
+            let other = runs_text(&run_all(&candidates, &cfg, &seeds, workers));
+            for (c, (a, b)) in candidates.iter().zip(one.iter().zip(&other)) {
+                assert!(a == b, "{} on {workers} workers", c.name);
+            }
+        }
+        for (c, runs) in candidates.iter().zip(run_all(&candidates, &cfg, &seeds, 1)) {
+            let (Ok(k), Ok(runs)) = (&c.kernel, runs) else {
+                continue;
+            };
+            let run_cfg = RunConfig {
+                seed: seeds[0],
+                ..cfg.clone()
+            };
+            let (r, p) = sim_core::diagnose::run_with_path(k, &c.profile, &run_cfg).unwrap();
+            assert_eq!(format!("{r:?}"), format!("{:?}", runs[0].0), "{}", c.name);
+            assert_eq!(
+                serde_json::to_string(&p).unwrap(),
+                serde_json::to_string(runs[0].1.as_ref().unwrap()).unwrap(),
+                "{}",
+                c.name
+            );
+        }
+    }
 }

@@ -392,6 +392,69 @@ impl PathRecorder {
         }
     }
 
+    /// Empties the recorder for another run on `profile`, keeping its buffers: a run
+    /// of fa3-forward at its seed's shape keeps ~36 MB of state changes, and a fresh
+    /// recorder per run faulted them in anew (a tenth of `smsim compare`'s time). The
+    /// path of the next run is the one a new recorder would give.
+    pub fn reset(&mut self, profile: &Profile) {
+        // (Every field named: a field added later must say here what a reset does.)
+        let PathRecorder {
+            kept,
+            overflowed,
+            mma_latency,
+            mma_by_end,
+            mma_of_warp,
+            mmas,
+            mma_issues,
+            variable,
+            variable_issues,
+            header,
+            intervals,
+            finish,
+            arrives,
+            bars,
+            issue_kinds,
+            arrive_issues,
+            bar_issues,
+            releases,
+            phases,
+            copies,
+            copiers,
+            typical_changes,
+        } = self;
+        *kept = 0;
+        *overflowed = false;
+        *mma_latency = profile.t.hgmma_latency as u64;
+        *header = None;
+        // Per-warp vectors keep their slots and their room; an empty slot reads as
+        // one never written (`PerWarp::get` of an empty vector finds nothing in it).
+        for v in &mut mma_of_warp.v {
+            v.clear();
+        }
+        for v in mma_issues.v.iter_mut().chain(&mut variable_issues.v) {
+            v.clear();
+        }
+        for v in &mut intervals.v {
+            v.clear();
+        }
+        // (`walk` reads every slot's finish: none may stay.)
+        finish.v.clear();
+        mma_by_end.clear();
+        copies.clear();
+        mmas.clear();
+        variable.clear();
+        arrives.clear();
+        bars.clear();
+        issue_kinds.clear();
+        copiers.clear();
+        arrive_issues.clear();
+        bar_issues.clear();
+        releases.clear();
+        phases.clear();
+        // (Only room to reserve: a new kernel's roles are other roles.)
+        typical_changes.clear();
+    }
+
     /// Past [`MAX_STATE_CHANGES`]: everything kept goes (the path needs all of it).
     #[cold]
     #[inline(never)]
@@ -638,8 +701,19 @@ pub fn run_prepared_with_path(
     profile: &Profile,
     cfg: &RunConfig,
 ) -> Result<(RunResult, CriticalPath), SimError> {
-    let mut rec = PathRecorder::new(profile);
-    let r = prepared.run_sink(cfg, &mut rec)?;
+    run_prepared_with_path_into(prepared, profile, cfg, &mut PathRecorder::new(profile))
+}
+
+/// [`run_prepared_with_path`] recording into `rec`, reset first ([`PathRecorder::reset`]):
+/// a caller with several runs to record keeps one recorder, and its buffers' pages.
+pub fn run_prepared_with_path_into(
+    prepared: &crate::Prepared,
+    profile: &Profile,
+    cfg: &RunConfig,
+    rec: &mut PathRecorder,
+) -> Result<(RunResult, CriticalPath), SimError> {
+    rec.reset(profile);
+    let r = prepared.run_sink(cfg, rec)?;
     let path = rec.walk();
     Ok((r, path))
 }
