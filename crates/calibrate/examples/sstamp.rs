@@ -1,7 +1,11 @@
 //! The engine's side of `data/gaps/stamp/`: runs a TMA-streaming twin (`stream_twin.rs`)
 //! and prints, for tiles `T0..T1` of CTA 0, the cycle each warp issues each
 //! synchronization, copy and shared-memory instruction of its tile loop (the points the
-//! GPU's stamps sit between). `sstamp SCHEDULE XBLOCK NLB NSB T0 T1 [name=value ...]`.
+//! GPU's stamps sit between). `sstamp SCHEDULE XBLOCK NLB NSB T0 T1 [name=value ...]
+//! [--stamped]`. `--stamped` (tma-pipelined): the twin of the stamped build of
+//! `data/gaps/stamp3/` instead, whose stamps (clock reads) print as `FMNMX`, so that
+//! stamp-to-stamp intervals compare with the GPU's (`stamp3/phases.py`); `SSTAMP_ALL=1`
+//! prints every instruction, `SSTAMP_TEXT=1` the twin's text first.
 use sim_core::sink::{Event, RunHeader, Sink};
 
 struct Issues {
@@ -48,15 +52,25 @@ impl Sink for Issues {
             let keep = [
                 "SYNCS", "LDS", "STS", "MEMBAR", "FENCE", "UTMA", "DEPBAR", "BAR", "LDC", "FADD",
             ];
-            if std::env::var_os("SSTAMP_ALL").is_some() || keep.iter().any(|k| op.starts_with(k)) {
+            if std::env::var_os("SSTAMP_ALL").is_some()
+                || keep.iter().any(|k| op.starts_with(k))
+                || op == "FMNMX"
+            {
                 self.out.push((cycle, warp.warp, text.clone()));
             }
         }
     }
 }
 
+/// The stamped build's SASS (`data/gaps/stamp3/`), for `--stamped`.
+const STAMPED_SASS: &str =
+    "crates/calibrate/data/gaps/stamp3/h100-20261127T230437Z-nvrtc.sass3.txt.gz";
+
 fn main() {
-    let a: Vec<String> = std::env::args().collect();
+    let mut a: Vec<String> = std::env::args().collect();
+    // `--stamped`: the twin of the stamped build, whose clock reads are the stamps
+    let stamped = a.iter().any(|x| x == "--stamped");
+    a.retain(|x| x != "--stamped");
     let arg = |i: usize, d: &str| a.get(i).cloned().unwrap_or_else(|| d.to_string());
     let num = |i: usize, d: i64| arg(i, "").parse().unwrap_or(d);
     let (xb, nlb, nsb, t0, t1) = (num(2, 32), num(3, 2), num(4, 1), num(5, 10), num(6, 12));
@@ -81,7 +95,15 @@ fn main() {
         ],
         grid: 1,
     };
-    let text = calibrate::stream_twin::stream_twin_text(&c).unwrap();
+    let text = if stamped {
+        let sass = calibrate::datafile::read_text(std::path::Path::new(STAMPED_SASS)).unwrap();
+        calibrate::stream_twin::stamped_twin_text(&c, &sass).unwrap()
+    } else {
+        calibrate::stream_twin::stream_twin_text(&c).unwrap()
+    };
+    if std::env::var_os("SSTAMP_TEXT").is_some() {
+        print!("{text}");
+    }
     let k = isa::parse_kernel(&text).unwrap();
     let cfg = sim_core::RunConfig {
         warm_l2: vec!["A".into(), "B".into()],
@@ -116,13 +138,7 @@ fn main() {
         }
         shown = *n >= t0 && *n < t1;
         if shown {
-            let short: String = t
-                .split("  #")
-                .next()
-                .unwrap_or("")
-                .chars()
-                .take(70)
-                .collect();
+            let short: String = t.chars().take(70).collect();
             println!("{cy:8} {:6} w{w} t{n} {short}", cy - prev);
             prev = *cy;
         }

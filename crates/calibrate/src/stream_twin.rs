@@ -149,7 +149,17 @@ fn tile_loop(lines: &[(u64, String, u8)], role: Role) -> Result<(usize, usize), 
 /// What the role's path does at the forward conditional branch at `addr` (not a
 /// try_wait's branch over its spin, not an elect loop). The addresses are the committed
 /// SASS's; the test `every_fork_is_the_instruction_it_names` checks each one's text.
-fn fork(role: Role, addr: u64, skips_lds: bool, piece: &mut i64, s: Shape) -> Result<Fork, String> {
+fn fork(
+    role: Role,
+    addr: u64,
+    skips_lds: bool,
+    piece: &mut i64,
+    s: Shape,
+    stamped: bool,
+) -> Result<Fork, String> {
+    if stamped {
+        return stamped_fork(role, addr, skips_lds, piece, s);
+    }
     if skips_lds {
         // one 512-byte piece: run it if this warp has that many
         let f = if *piece < s.pieces {
@@ -178,8 +188,53 @@ fn fork(role: Role, addr: u64, skips_lds: bool, piece: &mut i64, s: Shape) -> Re
     })
 }
 
+/// `fork` for the stamped build of `data/gaps/stamp3/` (`ew_tma_pipelined_st`): its
+/// addresses, and every stamp's `if (t == 12)` taken (its clock read runs on every tile,
+/// as the GPU's does on tile 12; a branch to a clock read is that `if`'s).
+fn stamped_fork(
+    role: Role,
+    addr: u64,
+    skips_lds: bool,
+    piece: &mut i64,
+    s: Shape,
+) -> Result<Fork, String> {
+    if skips_lds {
+        let f = if *piece < s.pieces {
+            Fork::Fall
+        } else {
+            Fork::Jump
+        };
+        *piece += 1;
+        return Ok(f);
+    }
+    let taken = |b: bool| if b { Fork::Jump } else { Fork::Fall };
+    Ok(match (role, addr) {
+        (Role::Pipelined, 0x2a30) | (Role::Pipelined, 0x30d0) => Fork::Region("warp == 0".into()),
+        (Role::Pipelined, 0x2a60) => taken(s.nsb < 2),
+        (Role::Pipelined, 0x2a80) => taken(s.nsb == 2),
+        (Role::Pipelined, 0x2aa0) => taken(s.nsb != 3),
+        (Role::Pipelined, 0x3280) => Fork::Region("(t + NLB) < TILES".into()),
+        _ => {
+            return Err(format!(
+                "{role:?} (stamped): no rule for the branch at {addr:#x}"
+            ));
+        }
+    })
+}
+
+/// Whether a SASS instruction reads the clock (a stamp's).
+fn reads_clock(ins: &str) -> bool {
+    let b = strip_guard(ins);
+    (b.starts_with("CS2R") || b.starts_with("S2UR")) && b.contains("SR_CLOCKLO")
+}
+
 /// The path one tile of the role's loop takes through the SASS.
-fn tile_path(lines: &[(u64, String, u8)], role: Role, shape: Shape) -> Result<Vec<Step>, String> {
+fn tile_path(
+    lines: &[(u64, String, u8)],
+    role: Role,
+    shape: Shape,
+    stamped: bool,
+) -> Result<Vec<Step>, String> {
     let (s, e) = tile_loop(lines, role)?;
     let index: HashMap<u64, usize> = lines.iter().enumerate().map(|(i, l)| (l.0, i)).collect();
     let at = |t: u64| {
@@ -246,7 +301,13 @@ fn tile_path(lines: &[(u64, String, u8)], role: Role, shape: Shape) -> Result<Ve
         let skips_lds = lines[i + 1..j]
             .iter()
             .any(|(_, x, _)| strip_guard(x).starts_with("LDS"));
-        match fork(role, *addr, skips_lds, &mut piece, shape)? {
+        let fork = if stamped && reads_clock(&lines[j].1) {
+            // a stamp's `if (t == 12)`
+            Fork::Jump
+        } else {
+            fork(role, *addr, skips_lds, &mut piece, shape, stamped)?
+        };
+        match fork {
             Fork::Fall => i += 1,
             Fork::Jump => i = j,
             Fork::Region(c) => {
@@ -424,13 +485,17 @@ fn loop_body(
     generator: &[&str],
     first: &str,
     indent: usize,
+    stamped: Option<&str>,
 ) -> Result<String, String> {
-    let func = role.sass_function();
-    let lines = sass_listing(STREAM_SASS, func);
+    let func = match stamped {
+        Some(_) => format!("{}_st", role.sass_function()),
+        None => role.sass_function().to_string(),
+    };
+    let lines = sass_listing(stamped.unwrap_or(STREAM_SASS), &func);
     if lines.is_empty() {
-        return Err(format!("{func}: not in the committed SASS"));
+        return Err(format!("{func}: not in the SASS"));
     }
-    let path = tile_path(&lines, role, shape)?;
+    let path = tile_path(&lines, role, shape, stamped.is_some())?;
     let toks: Vec<Tok> = path
         .iter()
         .filter_map(|s| match s {
@@ -462,7 +527,18 @@ fn loop_body(
                 let line = match map.map(ins)? {
                     Some(l) => l,
                     None => {
-                        crate::validation::translate_scalar(&without_uniform_predicates(ins), &m)
+                        let t = crate::validation::translate_scalar(
+                            &without_uniform_predicates(ins),
+                            &m,
+                        );
+                        match t.split_whitespace().nth(1) {
+                            // a stamp: an ALU slot as before, by an opcode the twin
+                            // uses for nothing else (`FMNMX`), so `sstamp` finds it
+                            Some(d) if stamped.is_some() && reads_clock(ins) => {
+                                format!("FMNMX {} RZ, RZ, !PT", d)
+                            }
+                            _ => t,
+                        }
                     }
                 };
                 out.push_str(&format!(
@@ -480,6 +556,24 @@ fn loop_body(
 /// role's tile loop replaced by the SASS's (`loop_body`); the launch's register
 /// budget raised to hold the registers the SASS names (and the uniform ones' stand-ins).
 pub fn stream_twin_text(c: &LibraryCase) -> Result<String, String> {
+    twin_text(c, None)
+}
+
+/// The twin of the stamped build (`data/gaps/stamp3/`, `ew_tma_pipelined_st`) from its
+/// SASS dump `sass`: every tile runs tile 12's path, each stamp a clock read (an ALU
+/// slot in the engine), so that the engine's issue cycles of those reads line up with
+/// the GPU's stamps (`examples/sstamp.rs --stamped`). tma-pipelined only.
+pub fn stamped_twin_text(c: &LibraryCase, sass: &str) -> Result<String, String> {
+    if c.schedule != "tma-pipelined" {
+        return Err(format!(
+            "{}: no stamped twin (tma-pipelined only)",
+            c.schedule
+        ));
+    }
+    twin_text(c, Some(sass))
+}
+
+fn twin_text(c: &LibraryCase, stamped: Option<&str>) -> Result<String, String> {
     let text = traces::generate(c.family, &c.schedule, &c.params)?.to_string();
     let tile = c.get("XBLOCK") * c.get("YBLOCK") * 4;
     let ws = c.schedule == "warp-specialized";
@@ -525,7 +619,14 @@ pub fn stream_twin_text(c: &LibraryCase) -> Result<String, String> {
             Role::Pipelined => format!("warp * {}", shape.pieces),
             _ => format!("(warp - 4) * {}", shape.pieces),
         };
-        out.push_str(&loop_body(r, shape, &lines[i..j], &first, ind + 2)?);
+        out.push_str(&loop_body(
+            r,
+            shape,
+            &lines[i..j],
+            &first,
+            ind + 2,
+            stamped,
+        )?);
         i = j;
     }
     // the register budget: every register the translated loops name
@@ -612,7 +713,7 @@ mod tests {
     fn a_tile_runs_the_pieces_of_its_size() {
         let l = sass_listing(STREAM_SASS, "ew_tma_pipelined");
         for (pieces, nsb, wait) in [(8, 1, "0x0"), (16, 2, "0x1"), (8, 3, "0x2")] {
-            let p = tile_path(&l, Role::Pipelined, Shape { pieces, nsb }).unwrap();
+            let p = tile_path(&l, Role::Pipelined, Shape { pieces, nsb }, false).unwrap();
             assert_eq!(count(&p, "LDS.128"), 2 * pieces as usize);
             assert_eq!(count(&p, "FADD"), 4 * pieces as usize);
             assert_eq!(count(&p, "STS.128"), 16);
@@ -626,13 +727,16 @@ mod tests {
         }
         let l = sass_listing(STREAM_SASS, "ew_warp_specialized");
         let s = Shape { pieces: 8, nsb: 1 };
-        let c = tile_path(&l, Role::Compute, s).unwrap();
+        let c = tile_path(&l, Role::Compute, s, false).unwrap();
         assert_eq!((count(&c, "LDS.128"), count(&c, "FADD")), (16, 32));
         assert_eq!(count(&c, "SYNCS.PHASECHK"), 2);
         // lane 0's arrives on empty and c_full
         assert_eq!(count(&c, "SYNCS.ARRIVE.TRANS64.A1T0"), 2);
-        assert_eq!(count(&tile_path(&l, Role::Load, s).unwrap(), "UTMALDG"), 2);
-        let st = tile_path(&l, Role::Store, s).unwrap();
+        assert_eq!(
+            count(&tile_path(&l, Role::Load, s, false).unwrap(), "UTMALDG"),
+            2
+        );
+        let st = tile_path(&l, Role::Store, s, false).unwrap();
         assert_eq!((count(&st, "UTMASTG"), count(&st, "DEPBAR")), (1, 1));
     }
 
@@ -648,6 +752,47 @@ mod tests {
             let text = stream_twin_text(&case(sched, 32, 2, 2, 1)).unwrap();
             assert!(!text.contains("maxnreg"), "the CUDA kernel sets no budget");
         }
+    }
+
+    /// The stamped build's twin (`data/gaps/stamp3/`): each tile runs tile 12's path,
+    /// all eleven stamps (nine `CS2R.32`, two `S2UR` of the clock) and the plain
+    /// kernel's work, so it takes longer than the plain twin by the stamps alone.
+    #[test]
+    fn the_stamped_twin_runs_every_stamp_and_the_same_work() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/gaps/stamp3/h100-20261127T230437Z-nvrtc.sass3.txt.gz");
+        let sass = crate::datafile::read_text(&path).unwrap();
+        let l = sass_listing(&sass, "ew_tma_pipelined_st");
+        let shape = Shape { pieces: 8, nsb: 1 };
+        let p = tile_path(&l, Role::Pipelined, shape, true).unwrap();
+        let stamps = p
+            .iter()
+            .filter(|s| matches!(s, Step::Ins(_, i, _) if reads_clock(i)))
+            .count();
+        assert_eq!(stamps, 11);
+        let plain = tile_path(
+            &sass_listing(STREAM_SASS, "ew_tma_pipelined"),
+            Role::Pipelined,
+            shape,
+            false,
+        )
+        .unwrap();
+        for op in [
+            "LDS.128", "FADD", "STS.128", "UTMALDG", "UTMASTG", "BAR.SYNC",
+        ] {
+            assert_eq!(count(&p, op), count(&plain, op), "{op}");
+        }
+        let c = case("tma-pipelined", 32, 2, 1, 1);
+        let text = stamped_twin_text(&c, &sass).unwrap();
+        assert_eq!(text.matches("FMNMX").count(), 11);
+        let prof = Profile::builtin("h100").unwrap();
+        let stamped = span(&sim_text_warm(&text, 0, &prof, &["A", "B"]).unwrap());
+        let plain = simulate_stream(&c, &prof).unwrap().0;
+        assert!(
+            stamped > plain && stamped < 1.1 * plain,
+            "{stamped} against {plain}"
+        );
+        assert!(stamped_twin_text(&case("warp-specialized", 32, 2, 1, 1), &sass).is_err());
     }
 
     #[test]

@@ -192,15 +192,15 @@ pub struct GemmCase {
     pub k: i64,
     /// The operand copies as the boxes the kernels' tensor maps describe (rows of 128
     /// bytes, a tensor row apart: [`tensor_box_copy`]) rather than contiguous. Off in the
-    /// report: with boxes the serialized `a_shared` PIPE 2 kernels meet the first-read
-    /// wait (`sim_core::memory::first_read`, 2492 cycles at 132 SMs), which the chip runs
-    /// measured for a 32 KiB shared tile beside a 16 KiB copy but not for a 16 KiB tile
-    /// beside a 32 KiB copy, and go from +14.4 and +15.8% to +28.1 and +29.4% (`gshared
-    /// shared` with `GSHARED_BOXES=1`; the group 7.50 to 8.61% MAPE). Two causes: the
-    /// shared box's own lines from HBM count as the SM's own (`FirstReads::hbm_arrival`),
-    /// so its rows after the first wait (counting only unshared lines there: +20.7 and
-    /// +22.0%, the group 8.00%); and the private 32 KiB box arrives later than a
-    /// contiguous copy, so the next stage's tile finds it still arriving.
+    /// report: with boxes the shared-operand group goes from 7.50 to 8.47% MAPE (`gshared
+    /// _shared` with `GSHARED_BOXES=1`). A box costs HBM `hbm_tma_box_bytes` more than
+    /// its lines, as the chip streams of the same boxes measure on three GPUs
+    /// (crates/calibrate/data/chip, finding 5), which takes `b_shared` PIPE 4 ws from
+    /// -14.8 to +5.9%, but the gemm kernels move their private operand 10 to 12% faster
+    /// than those streams on the same GPU (their timed launch follows one that read the
+    /// operands; not modelled), so every `a_shared` kernel goes 5 to 8% slow, and the
+    /// serialized PIPE 2 ones from +14.4 and +15.8% to +20.8 and +22.2% (a box's rows
+    /// reach more of HBM's slow windows than a contiguous copy: `hbm_tail_*`).
     pub boxes: bool,
 }
 
