@@ -3,7 +3,8 @@
 //! SM's bytes per cycle (copied bytes over the CTA's first issue to last wait) and the
 //! copy latency, measured and simulated. `--run2`: the second run's rows
 //! (run-20261127T1913Z), with modes 3 (mode 2 with the shared tile cold) and 4 (the
-//! shared tile the same lines every k-step).
+//! shared tile the same lines every k-step). `--run3`: the third run's (run-20261128T0107Z,
+//! the first run's program on a third GPU).
 use rayon::prelude::*;
 
 fn text(p: u64, mode: u32, stages: u64, grid: u64, think: u64) -> String {
@@ -64,6 +65,8 @@ fn main() {
     for kv in &a[1..] {
         if kv == "--run2" {
             run = "run-20261127T1913Z";
+        } else if kv == "--run3" {
+            run = "run-20261128T0107Z";
         } else if kv == "--text" {
             show = true;
         } else if let Some((k, v)) = kv.split_once('=') {

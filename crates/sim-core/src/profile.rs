@@ -572,6 +572,15 @@ timing! {
         /// The part of a first read's wait that does not grow with the SMs reading the
         /// line (`l2_shared_first_read_cycles_per_sm`; both 0: not modelled).
         l2_shared_first_read_cycles: non_negative => "cycles",
+        /// What a tensor copy's box of rows of at most one line, a pitch apart, costs this
+        /// SM's share of HBM beyond its lines, for the share of its lines that come from
+        /// HBM (`Memory::box_read`): the chip moves such boxes slower than contiguous
+        /// lines, by about a fixed cost a box (boxes of longer rows: not measured, none).
+        /// H100 (crates/calibrate/data/chip, findings 3 and 5): 132 SMs with four boxes of
+        /// 128-byte rows in flight each move 9.76 B/clk an SM with 16 KiB boxes and 10.72
+        /// with 32 KiB ones (9.82 and 10.80 on a third GPU) where contiguous lines give the
+        /// even share, 12.1: 3980 and 4220 bytes a box.
+        hbm_tma_box_bytes: whole => "bytes",
     }
     section "memory fence" {
         /// MEMBAR.GPU holds the warp at least this long (`membar`), and until its outstanding

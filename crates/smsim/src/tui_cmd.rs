@@ -52,6 +52,12 @@ pub struct Args {
     /// Print one frame of COLSxROWS characters as text and exit (for scripts and docs).
     #[arg(long, value_name = "COLSxROWS", value_parser = parse_size)]
     pub render: Option<(u16, u16)>,
+    /// With --render: draw the frame the terminal shows first instead of the complete
+    /// run: a long run as far as it has got when its first frame is due (its first two
+    /// waves of CTAs done, or eight million state changes in), marked as still
+    /// simulating; a run done sooner, whole.
+    #[arg(long, requires = "render")]
+    pub render_first: bool,
     /// With --render: the cursor's cycle (default: 0, or where a stopped run stopped).
     #[arg(long, value_name = "CYCLE", requires = "render")]
     pub at: Option<u64>,
@@ -206,12 +212,20 @@ pub fn run(args: &Args) -> ExitCode {
     let interrupt = crate::progress::interrupt_flag();
     let mut runs = Vec::new();
     for job in &jobs {
-        match simulate_showing_progress(job, &interrupt) {
+        match simulate_showing_progress(job, &interrupt, args.render_first) {
             Ok(r) if matches!(r.outcome, tui::model::Outcome::Stopped) => {
                 eprintln!("smsim tui: stopped by Ctrl-C at cycle {}", r.timeline.end);
                 return ExitCode::from(130);
             }
-            Ok(r) => runs.push(r),
+            Ok(r) => {
+                // The first frame: the runs so far, the one still simulating last
+                // (in compare mode the later ones wait, as on the terminal).
+                let partial = r.frontier().is_some();
+                runs.push(r);
+                if partial {
+                    break;
+                }
+            }
             Err(m) => {
                 eprint!("{m}");
                 return ExitCode::FAILURE;
@@ -226,10 +240,12 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 /// Simulates a `--render` run on a worker thread, saying how far it got on stderr (a
-/// terminal) once it has taken 0.3 s; Ctrl-C (`interrupt`) stops it.
+/// terminal) once it has taken 0.3 s; Ctrl-C (`interrupt`) stops it. With `first`,
+/// only until its first frame is due (`--render-first`), by the run's own progress.
 fn simulate_showing_progress(
     job: &tui::term::Job,
     interrupt: &Arc<AtomicBool>,
+    first: bool,
 ) -> Result<tui::RunData, String> {
     let progress = tui::model::Progress::default();
     let show = std::io::stderr().is_terminal();
@@ -237,13 +253,14 @@ fn simulate_showing_progress(
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
         s.spawn(|| {
-            let run = tui::model::simulate_stoppable(
-                &job.spec,
-                &job.kernel,
-                &job.profile,
-                &progress,
-                Some(interrupt.clone()),
-            );
+            let (spec, kernel, profile) = (&job.spec, &job.kernel, &job.profile);
+            let stop = Some(interrupt.clone());
+            let run = if first {
+                let at = tui::model::FIRST_FRAME.by_progress();
+                tui::model::simulate_first(spec, kernel, profile, &progress, stop, at)
+            } else {
+                tui::model::simulate_stoppable(spec, kernel, profile, &progress, stop)
+            };
             let _ = tx.send(run);
         });
         let mut shown = false;
@@ -259,7 +276,7 @@ fn simulate_showing_progress(
                 eprint!(
                     "\rsmsim tui: simulating {}: {}; Ctrl-C stops\x1b[K",
                     job.spec.label(),
-                    tui::draw::running(&progress.now()).trim_start_matches("running… ")
+                    tui::draw::running(&progress.now()).trim_start_matches("simulating: ")
                 );
                 shown = true;
             }

@@ -107,6 +107,63 @@ fn a_deadlocked_kernel_opens_at_the_deadlock() {
     assert!(frame.contains("! c0 w0 (main) at `BAR.SYNC 0`"), "{frame}");
 }
 
+/// `--render-first` draws the frame the terminal shows first: a run that ends before
+/// its first frame is due (every library kernel at its defaults) whole, as `--render`.
+#[test]
+fn render_first_of_a_short_run_is_the_complete_frame() {
+    let args = [
+        "tui",
+        "gemm-mainloop/ws",
+        "--render",
+        "120x40",
+        "--at",
+        "2000",
+    ];
+    let (code, whole, err) = smsim(&args);
+    assert_eq!(code, 0, "{err}");
+    let first: Vec<&str> = args.iter().copied().chain(["--render-first"]).collect();
+    let (code, frame, err) = smsim(&first);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(frame, whole);
+    assert!(frame.contains("68571 cycles, finished"), "{frame}");
+}
+
+/// A run of 16 waves (one 32-warp CTA at a time, its shared memory the SM's): its
+/// first frame is due once the first wave is done and a quarter of a million state
+/// changes are in, about 7 of its 16 CTAs. `--render-first` prints it, marked as a run
+/// still simulating with its estimated length, the same bytes every time.
+#[test]
+fn render_first_of_a_long_run_is_its_first_partial_frame() {
+    let kernel = "kernel waves16
+launch cta_threads=1024 regs=32 smem=196608 grid=2112
+param N=600
+role main warps=0..31
+  loop i 0..N
+    FFMA R1, R1, R2, 0.5
+  EXIT
+";
+    let file = std::env::temp_dir().join(format!("smsim-waves16-{}.smk", std::process::id()));
+    std::fs::write(&file, kernel).unwrap();
+    let path = file.to_str().unwrap();
+    let args = ["tui", path, "--render", "100x30", "--render-first"];
+    let (code, frame, err) = smsim(&args);
+    let (again, frame2, _) = smsim(&args);
+    let (whole_code, whole, _) = smsim(&args[..4]);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!((code, again, whole_code), (0, 0, 0), "{err}");
+    assert_eq!(
+        frame, frame2,
+        "the first frame is the run's own, not the clock's"
+    );
+    let title = frame.lines().next().unwrap();
+    assert!(title.starts_with(" PARTIAL, simulating: cycle "), "{frame}");
+    assert!(title.contains("/16 CTAs │"), "{frame}");
+    assert!(frame.contains(" of ~"), "{frame}");
+    assert!(frame.contains('·'), "cycles not simulated yet: {frame}");
+    assert!(whole.contains("cycles, finished"), "{whole}");
+    assert!(!whole.contains("simulating"), "{whole}");
+}
+
 #[test]
 fn bad_frame_sizes_and_keys_are_usage_errors() {
     for (args, says) in [
@@ -117,6 +174,7 @@ fn bad_frame_sizes_and_keys_are_usage_errors() {
             "unknown key `<Nope>`",
         ),
         (&["--render", "80x24", "--zoom", "0"][..], "is not a zoom"),
+        (&["--render-first"][..], "--render <COLSxROWS>"),
     ] {
         let cmd: Vec<&str> = ["tui", "gemm-mainloop/ws"]
             .iter()

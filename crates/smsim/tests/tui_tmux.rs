@@ -245,7 +245,7 @@ fn a_long_first_simulation_shows_itself_so_far_and_q_stops_it() {
     };
     // tmux may capture the frame half painted (the title before the status line),
     // so wait for the status line's hint, which only a partial frame shows.
-    t.wait_for("PARTIAL, running… cycle ");
+    t.wait_for("PARTIAL, simulating: cycle ");
     let s = t.wait_for("what-ifs once it ends");
     let title = |s: &str| s.lines().next().unwrap_or("").to_string();
     let first = title(&s);
@@ -270,9 +270,12 @@ fn a_long_first_simulation_shows_itself_so_far_and_q_stops_it() {
         );
         std::thread::sleep(Duration::from_millis(20));
     };
+    // `simulating: cycle 1,234,567 of ~...` or `cycle 1,234,567, 0/8 CTAs`.
     let cycle = |t: &str| -> u64 {
-        let n = t.split("cycle ").nth(1).unwrap_or("").split(',');
-        n.take_while(|p| p.len() == 3 || p.chars().all(|c| c.is_ascii_digit()))
+        let n = t.split("cycle ").nth(1).unwrap_or("");
+        n.chars()
+            .take_while(|c| c.is_ascii_digit() || *c == ',')
+            .filter(char::is_ascii_digit)
             .collect::<String>()
             .parse()
             .unwrap_or(0)

@@ -1,23 +1,22 @@
-//! The viewer's speed: launch to first frame (simulation with the timeline attached,
-//! the app, one 200x60 frame), a redraw at 200x60 at full zoom-out and at one cycle
-//! per column, a redraw that pans (a new window: the summary's scan included), and a
-//! what-if round trip (rerun with the next seed, then a frame); singe-viscosity also at
-//! its seed's problem size, both whole and as the terminal first shows it (the run so
-//! far, drawn while it simulates). Targets (issue 26): first frame within 0.5 s, a
-//! redraw within 16 ms.
+//! The viewer's speed: launch to a frame (the kernel loaded, the simulation with the
+//! timeline attached, the app, one 200x60 frame), both the complete run's and the
+//! first the terminal shows (a long run so far, drawn while it simulates), for two
+//! library kernels at their defaults and singe-viscosity and fa3-forward at their
+//! seeds' shapes; a redraw at 200x60 at full zoom-out and at one cycle per column, a
+//! redraw that pans (a new window: the summary's scan included), and a what-if round
+//! trip (rerun with the next seed, then a frame). Targets (issue 26): first frame
+//! within 0.5 s, a redraw within 16 ms.
 //!
 //! `cargo bench -p tui --bench tui`
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sim_core::Profile;
-use tui::RunData;
 use tui::app::App;
 use tui::model::{
-    FIRST_PARTIAL, Loader, PARTIAL_EVERY, Partials, Progress, RunSpec, simulate, simulate_live,
+    FIRST_FRAME, Loader, Progress, RunSpec, simulate, simulate_first, simulate_loaded,
 };
 use tui::{Zoom, prepare, render_text};
 
@@ -63,67 +62,53 @@ fn open_with(kernel: &str, params: &[(&str, i64)]) -> App {
     app
 }
 
+/// fa3-forward at its seed's shape (seed 002): 32 CTAs on the busiest SM, one at a
+/// time, 7.14 M warp-instructions.
+const FA3_SEED: (&str, &[(&str, i64)]) = (
+    "fa3-forward/fa3",
+    &[("BATCH", 4), ("SEQLEN", 8448), ("HEADS", 16)],
+);
+
+fn spec_of(kernel: &str, params: &[(&str, i64)]) -> RunSpec {
+    let mut spec = RunSpec::new(kernel);
+    for (k, v) in params {
+        spec.set_param(k, *v);
+    }
+    spec
+}
+
+/// Launch to a frame at 200x60, from the kernel's loading: `complete`, the whole run
+/// (`--render`); `first`, the frame the terminal shows first (`--render-first`: a
+/// long run as far as it has got when its first frame is due by its own progress,
+/// [`FIRST_FRAME`]; a short one whole).
 fn first_frame(c: &mut Criterion) {
     let mut g = c.benchmark_group("first_frame");
     g.sample_size(10);
-    for k in KERNELS {
-        g.bench_function(k, |b| {
-            b.iter(|| {
-                let mut app = open(k);
-                prepare(&mut app, 200, None, None, &[]);
-                black_box(render_text(&mut app, 200, 60))
-            })
-        });
-    }
-    let (k, params) = SEED_SCALE;
-    g.bench_function(format!("{k}@seed-scale"), |b| {
-        b.iter(|| {
-            let mut app = open_with(k, params);
-            prepare(&mut app, 200, None, None, &[]);
-            black_box(render_text(&mut app, 200, 60))
-        })
-    });
-    // What the terminal shows first: the run so far, due `FIRST_PARTIAL` after launch
-    // (the kernel loaded, the run caught up, the app made, a 200x60 frame), the run
-    // stopped once it is drawn.
-    g.bench_function(format!("{k}@seed-scale/partial"), |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let t0 = Instant::now();
-                let mut spec = RunSpec::new(k);
-                for (n, v) in params {
-                    spec.set_param(n, *v);
-                }
-                let (kernel, profile) = Library.load(&spec).expect("loads");
-                let mut first = None;
-                let mut show = |run: RunData| {
-                    let mut app = App::new(vec![run], None);
-                    prepare(&mut app, 200, None, None, &[]);
-                    black_box(render_text(&mut app, 200, 60));
-                    first = Some(t0.elapsed());
-                    None
-                };
-                let partials = Partials {
-                    first: FIRST_PARTIAL,
-                    every: PARTIAL_EVERY,
-                    show: &mut show,
-                    wanted: None,
-                };
-                let p = Progress::default();
-                let run = simulate_live(&spec, &kernel, &profile, &p, None, Some(partials));
-                // A run done within `FIRST_PARTIAL` (a faster machine) shows whole.
-                let first = first.unwrap_or_else(|| {
+    let cases = KERNELS
+        .iter()
+        .map(|&k| (k.to_string(), k, &[][..]))
+        .chain([SEED_SCALE, FA3_SEED].map(|(k, p)| (format!("{k}@seed-scale"), k, p)));
+    for (name, k, params) in cases {
+        for first in [false, true] {
+            let which = if first { "first" } else { "complete" };
+            g.bench_function(format!("{name}/{which}"), |b| {
+                b.iter(|| {
+                    let spec = spec_of(k, params);
+                    let (kernel, profile) = Library.load(&spec).expect("loads");
+                    let p = Progress::default();
+                    let at = FIRST_FRAME.by_progress();
+                    let run = if first {
+                        simulate_first(&spec, &kernel, &profile, &p, None, at)
+                    } else {
+                        simulate_loaded(&spec, &kernel, &profile)
+                    };
                     let mut app = App::new(vec![run.expect("runs")], None);
                     prepare(&mut app, 200, None, None, &[]);
-                    black_box(render_text(&mut app, 200, 60));
-                    t0.elapsed()
-                });
-                total += first;
-            }
-            total
-        })
-    });
+                    black_box(render_text(&mut app, 200, 60))
+                })
+            });
+        }
+    }
     g.finish();
 }
 

@@ -200,15 +200,18 @@ fn main() {
                 let mut app = tui::App::new(vec![run], None);
                 tui::prepare(&mut app, 200, None, None, &[]);
                 std::hint::black_box(tui::render_text(&mut app, 200, 60));
+                let progress = match &app.runs[0].outcome {
+                    tui::model::Outcome::Running(p) => tui::draw::running(p),
+                    _ => String::new(),
+                };
                 println!(
-                    "partial frame at {:.3} s ({} cycles)",
+                    "partial frame at {:.3} s ({progress})",
                     t0.elapsed().as_secs_f64(),
-                    app.runs[0].timeline.end
                 );
                 app.runs.pop()
             };
             let partials = tui::model::Partials {
-                first: tui::model::FIRST_PARTIAL,
+                first: tui::model::FIRST_FRAME,
                 every: tui::model::PARTIAL_EVERY,
                 show: &mut show,
                 wanted: None,

@@ -133,7 +133,7 @@ impl App {
             !runs.is_empty() && runs.len() <= 2,
             "one run, or two to compare"
         );
-        let end = runs.iter().map(|r| r.timeline.end).max().unwrap_or(1);
+        let end = runs.iter().map(RunData::axis_end).max().unwrap_or(1);
         let (tx, rx) = channel();
         let mut app = App {
             runs,
@@ -246,8 +246,8 @@ impl App {
             return self.view;
         }
         let (a, b) = (
-            self.runs[0].timeline.end.max(1),
-            self.runs[1].timeline.end.max(1),
+            self.runs[0].axis_end().max(1),
+            self.runs[1].axis_end().max(1),
         );
         let scale = |c: u64| (c as u128 * b as u128 / a as u128) as u64;
         View {
@@ -324,7 +324,7 @@ impl App {
             KeyCode::PageUp => self.select(self.selected.saturating_sub(10)),
             KeyCode::PageDown => self.select(self.selected + 10),
             KeyCode::Home => self.view.goto(0),
-            KeyCode::End => self.view.goto(self.view.end - 1),
+            KeyCode::End => self.go_to_end(),
             KeyCode::Char('+') | KeyCode::Char('=') | KeyCode::Char('i') => self.view.zoom_in(),
             KeyCode::Char('-') | KeyCode::Char('o') => self.view.zoom_out(),
             KeyCode::Char('0') => self.view.zoom_fit(),
@@ -377,6 +377,28 @@ impl App {
             _ => {}
         }
         self.keep_selection_visible();
+    }
+
+    /// The cycle the runs still simulating have reached (the earliest, in compare
+    /// mode); None when every run shown is over.
+    pub fn frontier(&self) -> Option<u64> {
+        self.runs.iter().filter_map(RunData::frontier).min()
+    }
+
+    /// The cursor to the run's end; while a run simulates, its end is not known: the
+    /// cursor goes as far as it has got, and the status line says so.
+    fn go_to_end(&mut self) {
+        match self.frontier() {
+            Some(f) => {
+                self.view.goto(f.saturating_sub(1));
+                // (Short: the run's progress comes first on the status line.)
+                self.message = format!(
+                    "end not simulated yet: cursor at cycle {}",
+                    f.saturating_sub(1)
+                );
+            }
+            None => self.view.goto(self.view.end - 1),
+        }
     }
 
     fn set_jump(&mut self, kind: JumpKind) {
@@ -519,7 +541,7 @@ impl App {
         match found {
             Some(c) => {
                 let c = if run == 1 && self.normalize {
-                    let (a, b) = (self.runs[0].timeline.end.max(1), t.end.max(1));
+                    let (a, b) = (self.runs[0].axis_end().max(1), data.axis_end().max(1));
                     (c as u128 * a as u128 / b as u128) as u64
                 } else {
                     c
@@ -528,8 +550,12 @@ impl App {
                 self.message = format!("{} at cycle {c}", self.jump_label());
             }
             None => {
+                let so_far = match data.frontier() {
+                    Some(f) if forward => format!(" so far (simulated to cycle {f})"),
+                    _ => String::new(),
+                };
                 self.message = format!(
-                    "no {} {}",
+                    "no {} {}{so_far}",
                     self.jump_label(),
                     if forward { "after" } else { "before" }
                 )
@@ -554,6 +580,10 @@ impl App {
             self.message = "what-if needs a kernel loader".into();
             return;
         };
+        if self.frontier().is_some() {
+            self.message = "what-ifs work once the run ends".into();
+            return;
+        }
         self.generation[slot] += 1;
         let generation = self.generation[slot];
         self.pending[slot] = Some(generation);
@@ -613,7 +643,7 @@ impl App {
                 );
                 self.runs[f.slot] = run;
                 self.loads += 1;
-                let end = self.runs.iter().map(|r| r.timeline.end).max().unwrap_or(1);
+                let end = self.runs.iter().map(RunData::axis_end).max().unwrap_or(1);
                 self.view.set_end(end);
                 let selected = self.selected;
                 self.rebuild();
@@ -637,7 +667,7 @@ impl App {
         let fit = self.view.start == 0 && self.view.per_col == self.view.fit_per_col();
         self.runs = runs;
         self.loads += 1;
-        let end = self.runs.iter().map(|r| r.timeline.end).max().unwrap_or(1);
+        let end = self.runs.iter().map(RunData::axis_end).max().unwrap_or(1);
         self.view.set_end(end);
         if fit {
             self.view.zoom_fit();
@@ -646,6 +676,11 @@ impl App {
         let selected = self.selected;
         self.rebuild();
         self.selected = selected.min(self.rows.len().saturating_sub(1));
+        // (The frontier moved on: the runs compared further.)
+        self.divergence = match &self.runs[..] {
+            [a, b] => crate::compare::divergence(a, b),
+            _ => None,
+        };
     }
 
     /// Gives the runs shown back (to the simulation, which goes on filling the last);

@@ -8,10 +8,17 @@ use crate::model::RunData;
 
 /// The first cycle at which some warp present in both runs is in a different state
 /// or charged to a different instruction, or a warp exists in one run only (its launch
-/// cycle); None when the runs behave identically.
+/// cycle); None when the runs behave identically. A run still simulating is compared
+/// only as far as it has got: what lies past its frontier is not known yet.
 pub fn divergence(a: &RunData, b: &RunData) -> Option<u64> {
+    let limit = a.frontier().into_iter().chain(b.frontier()).min();
+    let limit = limit.unwrap_or(u64::MAX);
     let mut first: Option<u64> = None;
-    let mut note = |c: u64| first = Some(first.map_or(c, |f: u64| f.min(c)));
+    let mut note = |c: u64| {
+        if c < limit {
+            first = Some(first.map_or(c, |f: u64| f.min(c)));
+        }
+    };
     for wa in &a.timeline.warps {
         let Some(j) = b.timeline.warp_index(wa.id) else {
             note(wa.started);

@@ -6,15 +6,18 @@
 //!
 //! - [`model`]: a run as the viewer holds it ([`model::RunData`]: the
 //!   [`sim_core::timeline::Timeline`] and the texts labelling it), and how to make one;
-//!   [`model::simulate_live`] hands a long run so far to the viewer while it simulates.
+//!   [`model::simulate_live`] hands a long run so far to the viewer while it simulates,
+//!   the first time once its first two waves of CTAs are done ([`model::FIRST_FRAME`]), with
+//!   its length estimated ([`model::Waves`]).
 //! - [`view`]: the time axis: zoom, pan and cursor arithmetic.
 //! - [`rows`]: the rows: CTAs' roles (foldable), warps, units, barriers.
 //! - [`app`]: the viewer's state and what each key does.
 //! - [`draw`]: a frame.
 //! - [`compare`]: two runs' divergence cycle and state-share differences.
 //! - [`term`]: the terminal: raw mode, events, and its restoration on any exit; the
-//!   first runs' progress while they simulate, and a single run's timeline so far
-//!   (its first frame 0.2 s after launch, whatever the run's length).
+//!   first runs simulating on a worker thread, their progress, then their timeline so
+//!   far (the first frame at the run's second wave, or 0.4 s after launch at the
+//!   latest, whatever the run's length), cycles not yet simulated drawn as such.
 //!
 //! The crate reads sim-core only through its result, sink and timeline types; sim-core
 //! knows nothing of terminals.

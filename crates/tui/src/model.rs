@@ -175,6 +175,22 @@ pub struct RunData {
 }
 
 impl RunData {
+    /// The cycle a run still simulating has reached (its timeline's end for now);
+    /// None for a run that is over.
+    pub fn frontier(&self) -> Option<u64> {
+        matches!(self.outcome, Outcome::Running(_)).then_some(self.timeline.end)
+    }
+
+    /// Where the time axis ends: the run's end, or for a run still simulating its
+    /// estimated length ([`ProgressNow::estimate`]) where there is one, so that the
+    /// cycles it has still to simulate are on the axis, drawn as such.
+    pub fn axis_end(&self) -> u64 {
+        match &self.outcome {
+            Outcome::Running(p) => p.estimate.unwrap_or(0).max(self.timeline.end),
+            _ => self.timeline.end,
+        }
+    }
+
     /// The text of instruction `pc` of role `role`.
     pub fn text(&self, role: u16, pc: u32) -> &str {
         self.texts
@@ -323,6 +339,9 @@ pub struct Progress {
     cycle: AtomicU64,
     ctas_done: AtomicU32,
     ctas: AtomicU32,
+    /// The run's length as estimated from its CTAs done ([`Waves::estimate`]), 0 while
+    /// there is none.
+    estimate: AtomicU64,
 }
 
 /// A [`Progress`] read at one moment.
@@ -334,15 +353,28 @@ pub struct ProgressNow {
     pub ctas_done: u32,
     /// CTAs the run simulates (0 until it starts).
     pub ctas: u32,
+    /// The run's length in cycles as estimated from the CTAs done so far
+    /// ([`Waves::estimate`]): None until its first wave of CTAs is done.
+    pub estimate: Option<u64>,
+}
+
+impl ProgressNow {
+    /// The share of the run simulated, by the estimate (below 1 until the run ends).
+    pub fn fraction(&self) -> Option<f64> {
+        let e = self.estimate?;
+        Some((self.cycle as f64 / e.max(1) as f64).min(1.0))
+    }
 }
 
 impl Progress {
     /// Where the run stands now.
     pub fn now(&self) -> ProgressNow {
+        let e = self.estimate.load(Ordering::Relaxed);
         ProgressNow {
             cycle: self.cycle.load(Ordering::Relaxed),
             ctas_done: self.ctas_done.load(Ordering::Relaxed),
             ctas: self.ctas.load(Ordering::Relaxed),
+            estimate: (e > 0).then_some(e),
         }
     }
 
@@ -351,15 +383,131 @@ impl Progress {
         self.cycle.store(0, Ordering::Relaxed);
         self.ctas_done.store(0, Ordering::Relaxed);
         self.ctas.store(0, Ordering::Relaxed);
+        self.estimate.store(0, Ordering::Relaxed);
     }
 }
 
+/// A run's CTAs as they finish, for an estimate of its length while it simulates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Waves {
+    /// CTAs the run simulates.
+    pub ctas: u32,
+    /// How many of them are resident at once.
+    pub resident: u32,
+    /// CTAs finished so far.
+    pub done: u32,
+    /// When the first wave ended: the `resident`-th CTA finished.
+    pub first_wave_end: Option<u64>,
+    /// When the last CTA so far finished.
+    pub last_done: u64,
+}
+
+impl Waves {
+    /// Counts a CTA finished at `cycle` (CTAs finish in cycle order).
+    pub fn cta_done(&mut self, cycle: u64) {
+        self.done += 1;
+        self.last_done = self.last_done.max(cycle);
+        if self.done == self.resident_now() {
+            self.first_wave_end = Some(cycle);
+        }
+    }
+
+    /// CTAs in the first wave: the resident ones, or all of a run of fewer.
+    fn resident_now(&self) -> u32 {
+        self.resident.min(self.ctas).max(1)
+    }
+
+    /// Whether the estimate has its pace: in a run of more than one wave, the first
+    /// wave done and as many CTAs again after it (all but the last CTA of a run of
+    /// fewer), so that [`estimate`](Self::estimate) takes the rest at the pace of
+    /// warm CTAs, not the cold first wave's (singe-viscosity's first CTA at its seed's
+    /// shape is twice the others: from it alone the estimate is 66% long).
+    pub fn paced(&self) -> bool {
+        let r = self.resident_now();
+        self.ctas > r && self.done >= (2 * r).min(self.ctas - 1)
+    }
+
+    /// The run's length estimated once its first wave is done (as `smsim run`
+    /// estimates a whole kernel from the CTAs it simulates): the first wave as run,
+    /// cold, and the CTAs after it at the pace of those done since; from the first wave
+    /// alone, that wave's length times the waves. Never before `frontier`, the cycle
+    /// the run has reached; None before the first wave ends.
+    pub fn estimate(&self, frontier: u64) -> Option<u64> {
+        let t1 = self.first_wave_end?;
+        let r = self.resident_now();
+        let est = if self.done >= self.ctas {
+            self.last_done
+        } else if self.done > r {
+            let per_cta = (self.last_done - t1) as f64 / (self.done - r) as f64;
+            (t1 as f64 + per_cta * (self.ctas - r) as f64).round() as u64
+        } else {
+            (t1 as f64 * self.ctas as f64 / r as f64).round() as u64
+        };
+        Some(est.max(frontier))
+    }
+}
+
+/// When a long run's first frame comes, while it simulates: whichever of a time after
+/// launch and a point in the simulation comes first. The point is the run's own, so
+/// that the same run always shows the same first frame (`--render-first`): once the
+/// estimate of its length has its pace ([`Waves::paced`]: its first two waves of CTAs
+/// done), or at most [`max_changes`](Self::max_changes) state changes in, never before
+/// [`min_changes`](Self::min_changes) (a run done sooner opens whole: every library
+/// kernel at its defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FirstFrame {
+    /// This long after launch at the latest (`Duration::MAX`: by the simulation's
+    /// progress only).
+    pub after: Duration,
+    /// Not before the run has recorded this many state changes.
+    pub min_changes: u64,
+    /// At the latest once it has recorded this many (its second wave not done).
+    pub max_changes: u64,
+}
+
+impl FirstFrame {
+    /// By time alone: `after` from the start.
+    pub const fn after(after: Duration) -> FirstFrame {
+        FirstFrame {
+            after,
+            min_changes: u64::MAX,
+            max_changes: u64::MAX,
+        }
+    }
+
+    /// By the simulation's progress alone (the same frame on every machine).
+    pub const fn by_progress(self) -> FirstFrame {
+        FirstFrame {
+            after: Duration::MAX,
+            ..self
+        }
+    }
+
+    /// Whether the first frame is due: `elapsed` since the start, `changes` recorded,
+    /// the run's `waves` so far.
+    pub fn due(&self, elapsed: Duration, changes: u64, waves: &Waves) -> bool {
+        elapsed >= self.after
+            || (changes >= self.min_changes && (waves.paced() || changes >= self.max_changes))
+    }
+}
+
+/// The viewer's first frame of a long run: 0.4 s after launch at the latest, earlier
+/// once a quarter of a million state changes are in and its first two waves of CTAs
+/// are done (fa3 at its seed's shape: 2 of its 32 CTAs, about 700,000 changes; singe
+/// at its seed's shape: 2 of 8, the first twice as long as the others, about 4
+/// million), or at eight million changes.
+pub const FIRST_FRAME: FirstFrame = FirstFrame {
+    after: FIRST_PARTIAL,
+    min_changes: 1 << 18,
+    max_changes: 1 << 23,
+};
+
 /// When first, and how often, a long run shows itself while it simulates: the viewer
-/// draws its first frame [`FIRST_PARTIAL`] after launch whatever the run's length,
-/// and fills it in every [`PARTIAL_EVERY`].
+/// draws its first frame as [`Partials::first`] says (at the latest [`FIRST_PARTIAL`]
+/// after launch, whatever the run's length), and fills it in every [`PARTIAL_EVERY`].
 pub struct Partials<'a> {
-    /// The first partial run this long after the start (a run done sooner has none).
-    pub first: Duration,
+    /// When the first partial run comes (a run done sooner has none).
+    pub first: FirstFrame,
     /// Then one every this long.
     pub every: Duration,
     /// Takes each partial run (outcome [`Outcome::Running`]; the simulation waits) and
@@ -370,9 +518,12 @@ pub struct Partials<'a> {
     pub wanted: Option<&'a AtomicBool>,
 }
 
-/// The first partial frame of a long run, this long after launch: well within the
-/// 0.5 s a first frame may take, with a fifth of a second simulated to show.
-pub const FIRST_PARTIAL: Duration = Duration::from_millis(200);
+/// The first partial frame of a long run at the latest this long after launch, within
+/// the 0.5 s a first frame may take. The run's own point ([`FIRST_FRAME`]) comes well
+/// before on an idle core (fa3 and singe at their seeds' shapes: 0.09 s and 0.12 s of
+/// CPU); this bound is for a loaded core, where the wall clock runs ahead of the CPU
+/// (twice, at the development VM's usual load), and for runs whose first waves are long.
+pub const FIRST_PARTIAL: Duration = Duration::from_millis(400);
 
 /// A long run's partial frame is filled in this often.
 pub const PARTIAL_EVERY: Duration = Duration::from_millis(300);
@@ -384,10 +535,16 @@ struct Watched<'a, 'p> {
     timeline: &'a mut Timeline,
     progress: &'a Progress,
     cycle: u64,
-    ctas_done: u32,
+    /// State changes recorded: the simulation's progress in host work, for the first
+    /// frame's point.
+    changes: u64,
+    waves: Waves,
     spec: &'a RunSpec,
     partials: Option<Partials<'p>>,
+    /// A partial run was shown.
+    shown: bool,
     started: Instant,
+    /// When the next partial run is due, after the first.
     due: Duration,
 }
 
@@ -399,27 +556,31 @@ impl Watched<'_, '_> {
         };
         let elapsed = self.started.elapsed();
         let wanted = p.wanted.is_some_and(|w| w.load(Ordering::Relaxed));
-        if (elapsed < self.due && !wanted) || self.timeline.header.is_none() {
+        let due = if self.shown {
+            elapsed >= self.due
+        } else {
+            p.first.due(elapsed, self.changes, &self.waves)
+        };
+        if (!due && !wanted) || self.timeline.header.is_none() {
             return true;
         }
         if let Some(w) = p.wanted {
             w.store(false, Ordering::Relaxed);
         }
         let mut t = std::mem::take(self.timeline);
-        t.catch_up(self.cycle);
-        let run = RunData::new(
-            self.spec,
-            t,
-            None,
-            None,
-            Outcome::Running(self.progress.now()),
-        );
+        let now = t.catch_up(self.cycle);
+        let mut progress = self.progress.now();
+        // (As the frame's frontier has them.)
+        progress.cycle = now;
+        progress.estimate = self.waves.estimate(now);
+        let run = RunData::new(self.spec, t, None, None, Outcome::Running(progress));
+        self.shown = true;
         match (p.show)(run) {
             Some(run) => *self.timeline = run.timeline,
             None => return false,
         }
         // The next one counts from now: time the viewer spent is not the run's.
-        self.due = self.started.elapsed() + p.every;
+        self.due = self.started.elapsed().saturating_add(p.every);
         true
     }
 }
@@ -433,6 +594,11 @@ impl Sink for Watched<'_, '_> {
         self.progress
             .ctas
             .store(h.ctas_simulated, Ordering::Relaxed);
+        self.waves = Waves {
+            ctas: h.ctas_simulated,
+            resident: h.ctas_resident,
+            ..Waves::default()
+        };
         self.timeline.begin(h);
     }
     fn finish(&mut self, end: &RunEnd) {
@@ -440,10 +606,11 @@ impl Sink for Watched<'_, '_> {
         self.timeline.finish(end);
     }
     fn keep_going(&mut self) -> bool {
-        self.progress.cycle.store(self.cycle, Ordering::Relaxed);
-        self.progress
-            .ctas_done
-            .store(self.ctas_done, Ordering::Relaxed);
+        let p = self.progress;
+        p.cycle.store(self.cycle, Ordering::Relaxed);
+        p.ctas_done.store(self.waves.done, Ordering::Relaxed);
+        let e = self.waves.estimate(self.cycle).unwrap_or(0);
+        p.estimate.store(e, Ordering::Relaxed);
         self.timeline.keep_going() && self.show_partial()
     }
     // Inlined, as the timeline's own: the engine's state changes reach it without a
@@ -458,13 +625,17 @@ impl Sink for Watched<'_, '_> {
         cause: Option<WaitCause>,
     ) {
         self.cycle = self.cycle.max(cycle);
+        self.changes += 1;
         self.timeline.state_change(cycle, warp, state, pc, cause);
     }
     #[inline(always)]
     fn event(&mut self, e: Event) {
         match &e {
-            Event::StateChange { cycle, .. } => self.cycle = self.cycle.max(*cycle),
-            Event::CtaDone { .. } => self.ctas_done += 1,
+            Event::StateChange { cycle, .. } => {
+                self.cycle = self.cycle.max(*cycle);
+                self.changes += 1;
+            }
+            Event::CtaDone { cycle, .. } => self.waves.cta_done(*cycle),
             _ => {}
         }
         self.timeline.event(e);
@@ -494,7 +665,7 @@ pub fn simulate_stoppable(
 }
 
 /// [`simulate_stoppable`] that hands the run so far to `partials` while it simulates
-/// (from [`Partials::first`] after the start, every [`Partials::every`]), so that a
+/// (first when [`Partials::first`] says, then every [`Partials::every`]), so that a
 /// viewer draws a long run's first frame without waiting for its end.
 pub fn simulate_live(
     spec: &RunSpec,
@@ -509,16 +680,17 @@ pub fn simulate_live(
         Some(s) => Timeline::with_stop(s),
         None => Timeline::new(),
     };
-    let due = partials.as_ref().map_or(Duration::ZERO, |p| p.first);
     let mut sink = Watched {
         timeline: &mut timeline,
         progress,
         cycle: 0,
-        ctas_done: 0,
+        changes: 0,
+        waves: Waves::default(),
         spec,
         partials,
+        shown: false,
         started: Instant::now(),
-        due,
+        due: Duration::ZERO,
     };
     let r = sim_core::run_sink(kernel, profile, &cfg, &mut sink);
     // The timeline is finished (the engine's `finish`) whatever the outcome.
@@ -538,6 +710,38 @@ pub fn simulate_live(
         _ => None,
     };
     Ok(RunData::new(spec, timeline, result, bounds, outcome))
+}
+
+/// The run as the viewer first shows it: simulated until its first partial frame is
+/// due by `first` (then stopped there: outcome [`Outcome::Running`]), or whole if it
+/// ends sooner; `--render-first`. `stop` ends it early (Ctrl-C), as
+/// [`simulate_stoppable`]'s.
+pub fn simulate_first(
+    spec: &RunSpec,
+    kernel: &isa::Kernel,
+    profile: &Profile,
+    progress: &Progress,
+    stop: Option<Arc<AtomicBool>>,
+    first: FirstFrame,
+) -> Result<RunData, String> {
+    let mut partial = None;
+    let mut show = |run: RunData| {
+        partial = Some(run);
+        None
+    };
+    let partials = Partials {
+        first,
+        every: Duration::MAX,
+        show: &mut show,
+        wanted: None,
+    };
+    let run = simulate_live(spec, kernel, profile, progress, stop, Some(partials));
+    // (Stopped at the first frame, the run's own timeline was handed over whole: what
+    // comes back is the empty rest.)
+    match partial {
+        Some(p) => Ok(p),
+        None => run,
+    }
 }
 
 impl RunData {

@@ -1,7 +1,7 @@
 //! The interactive terminal: raw mode, the alternate screen and mouse capture on the
 //! way in; restored on the way out, whether the viewer quits, fails or panics. A long
-//! first simulation shows its progress there, then (a single run) its timeline so far,
-//! filled in as it goes; q stops it.
+//! first simulation runs on a worker thread: the terminal shows its progress, then its
+//! timeline so far, filled in as it goes; q stops it.
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -25,7 +25,7 @@ use sim_core::Profile;
 use crate::app::App;
 use crate::draw::{Loading, draw, draw_loading};
 use crate::model::{
-    FIRST_PARTIAL, PARTIAL_EVERY, Partials, Progress, RunData, RunSpec, simulate_live,
+    FIRST_FRAME, PARTIAL_EVERY, Partials, Progress, RunData, RunSpec, simulate_live,
 };
 
 /// Puts the terminal back as it was: cooked mode, the main screen, no mouse capture.
@@ -97,12 +97,13 @@ pub fn run(app: App) -> io::Result<()> {
 
 /// Simulates `jobs` on a worker thread while the terminal shows how far they got (the
 /// cycle reached, CTAs done, time taken), then runs the viewer on the runs
-/// (`make_app` makes it). A run shows its timeline so far from [`FIRST_PARTIAL`] on
-/// (in compare mode, beside the first once it has finished), and answers keys while it
-/// simulates (what-ifs excepted): each
-/// key asks for the run so far at the engine's next poll, the viewer applies it and
-/// draws, and the place reached carries over to the finished run. q, Esc or Ctrl-C
-/// while they simulate stop the simulation and quit.
+/// (`make_app` makes it). A run shows its timeline so far from its first frame on
+/// ([`FIRST_FRAME`]: its first two waves of CTAs done, or 0.4 s after launch; in compare
+/// mode, beside the first run once that has finished), and answers keys while it
+/// simulates (what-ifs excepted): each key asks for the run so far at the engine's
+/// next poll, the viewer applies it and draws, and the place reached carries over to
+/// the finished run. q, Esc or Ctrl-C while they simulate stop the simulation and
+/// quit.
 pub fn run_loading(
     jobs: Vec<Job>,
     color: bool,
@@ -139,7 +140,7 @@ pub fn run_loading(
                     run
                 };
                 let partials = Some(Partials {
-                    first: FIRST_PARTIAL,
+                    first: FIRST_FRAME,
                     every: PARTIAL_EVERY,
                     show: &mut show,
                     wanted: Some(&wanted),

@@ -260,6 +260,7 @@ fn the_first_simulation_shows_its_progress() {
             cycle: 1_234_567,
             ctas_done: 3,
             ctas: 8,
+            estimate: None,
         },
         elapsed: std::time::Duration::from_millis(1500),
     };
@@ -272,6 +273,14 @@ fn the_first_simulation_shows_its_progress() {
     // 3 of 8 CTAs: 3/8 of the 60-column bar.
     assert_eq!(f.matches('█').count(), 60 * 3 / 8, "{f}");
     insta::assert_snapshot!("loading_80x24", f);
+    // Once the first wave is done, the run's length estimated from it: 1,234,567 of
+    // 4,000,000 is 30.9%, said as 30% (never rounded up to what is not yet done).
+    l.progress.estimate = Some(4_000_000);
+    let f = frame(&l, 80, 24);
+    assert!(
+        f.contains("cycle 1,234,567 of ~4,000,000 (30%) simulated, 3 of 8 CTAs done"),
+        "{f}"
+    );
     // Before the run's header comes: starting; at 40x12 it still draws.
     l.progress = ProgressNow::default();
     l.labels.truncate(1);
@@ -291,7 +300,7 @@ fn a_what_if_under_way_is_shown_until_it_lands() {
     keys(&mut a, ":param N=5<Enter>");
     // The old run stays on screen, the title says a new one is under way.
     let frame = render_text(&mut a, 100, 24);
-    assert!(frame.contains(" running… "), "{frame}");
+    assert!(frame.contains(" simulating: "), "{frame}");
     let old = format!("chain: {} cycles", 2 * lat + 2);
     assert!(frame.contains(&old), "{frame}");
     let start = std::time::Instant::now();
@@ -300,7 +309,7 @@ fn a_what_if_under_way_is_shown_until_it_lands() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let frame = render_text(&mut a, 100, 24);
-    assert!(!frame.contains("running…"), "{frame}");
+    assert!(!frame.contains("simulating:"), "{frame}");
     let new = format!("chain N=5: {} cycles", 4 * lat + 2);
     assert!(frame.contains(&new), "{frame}");
 }
@@ -308,7 +317,7 @@ fn a_what_if_under_way_is_shown_until_it_lands() {
 #[test]
 fn a_long_run_shows_its_first_frame_while_it_simulates() {
     use std::time::Duration;
-    use tui::model::{Partials, Progress, simulate_live};
+    use tui::model::{FirstFrame, Partials, Progress, simulate_live};
     // Two warps of 3,000 dependent FFMAs: (N - 1) * lat + 2 cycles each, well past the
     // engine's first poll (cycle 4,096), where the first partial run is due at once.
     let lat = lat_fma();
@@ -329,7 +338,7 @@ fn a_long_run_shows_its_first_frame_while_it_simulates() {
         a.runs.pop()
     };
     let partials = Partials {
-        first: Duration::ZERO,
+        first: FirstFrame::after(Duration::ZERO),
         every: Duration::from_secs(3600),
         show: &mut show,
         wanted: None,
@@ -349,7 +358,7 @@ fn a_long_run_shows_its_first_frame_while_it_simulates() {
         f.lines()
             .next()
             .unwrap()
-            .starts_with(" PARTIAL, running… cycle 4,"),
+            .starts_with(" PARTIAL, simulating: cycle 4,"),
         "{f}"
     );
     assert!(
@@ -371,7 +380,7 @@ fn a_long_run_shows_its_first_frame_while_it_simulates() {
 #[test]
 fn partial_frames_keep_the_users_place_into_the_finished_run() {
     use std::time::Duration;
-    use tui::model::{Partials, Progress, simulate_live};
+    use tui::model::{FirstFrame, Partials, Progress, simulate_live};
     let lat = lat_fma();
     let mut spec = RunSpec::new("chain");
     spec.set_param("N", 5000);
@@ -403,7 +412,7 @@ fn partial_frames_keep_the_users_place_into_the_finished_run() {
             app.give_back().pop()
         };
         let partials = Partials {
-            first: Duration::ZERO,
+            first: FirstFrame::after(Duration::ZERO),
             every: Duration::ZERO,
             show: &mut show,
             wanted: None,
@@ -415,7 +424,7 @@ fn partial_frames_keep_the_users_place_into_the_finished_run() {
         assert_eq!(seen.len() as u64, (last - 1) / 4096, "{zoomed}");
         for (i, (v, end, frame)) in seen.iter().enumerate() {
             assert_eq!(v.end, *end);
-            assert!(frame.starts_with(" PARTIAL, running… cycle "), "{frame}");
+            assert!(frame.starts_with(" PARTIAL, simulating: cycle "), "{frame}");
             if zoomed {
                 assert_eq!((v.per_col, v.cursor), (1, 1003), "partial {i}");
             } else {
@@ -448,7 +457,7 @@ fn partial_frames_keep_the_users_place_into_the_finished_run() {
 #[test]
 fn partial_frames_fold_ctas_as_they_launch_and_keep_the_users_folds() {
     use std::time::Duration;
-    use tui::model::{Partials, Progress, simulate_live};
+    use tui::model::{FirstFrame, Partials, Progress, simulate_live};
     use tui::rows::RowKind;
     // 1,056 CTAs over 132 SMs: 8 on the SM simulated, two resident at a time (64 warps).
     let waves = "kernel waves
@@ -502,7 +511,7 @@ role main warps=0..31
         app.give_back().pop()
     };
     let partials = Partials {
-        first: Duration::ZERO,
+        first: FirstFrame::after(Duration::ZERO),
         every: Duration::ZERO,
         show: &mut show,
         wanted: None,
@@ -529,7 +538,7 @@ role main warps=0..31
 #[test]
 fn partial_frames_fold_as_the_whole_run_will() {
     use std::time::Duration;
-    use tui::model::{Partials, Progress, simulate_live};
+    use tui::model::{FirstFrame, Partials, Progress, simulate_live};
     use tui::rows::RowKind;
     let waves = "kernel waves8
 launch cta_threads=256 regs=128 smem=0 grid=1056
@@ -568,7 +577,7 @@ role main warps=0..7
         app.give_back().pop()
     };
     let partials = Partials {
-        first: Duration::ZERO,
+        first: FirstFrame::after(Duration::ZERO),
         every: Duration::ZERO,
         show: &mut show,
         wanted: None,
@@ -587,7 +596,7 @@ role main warps=0..7
 #[test]
 fn compare_shows_the_second_run_so_far_beside_the_first() {
     use std::time::Duration;
-    use tui::model::{Partials, Progress, simulate_live};
+    use tui::model::{FirstFrame, Partials, Progress, simulate_live};
     let lat = lat_fma();
     let l = loader();
     let first = simulate(&*l, &RunSpec::new("chain")).unwrap();
@@ -607,7 +616,7 @@ fn compare_shows_the_second_run_so_far_beside_the_first() {
         run
     };
     let partials = Partials {
-        first: Duration::ZERO,
+        first: FirstFrame::after(Duration::ZERO),
         every: Duration::from_secs(3600),
         show: &mut show,
         wanted: None,
@@ -621,7 +630,7 @@ fn compare_shows_the_second_run_so_far_beside_the_first() {
         f.lines()
             .next()
             .unwrap()
-            .starts_with(" PARTIAL, running… cycle 4,"),
+            .starts_with(" PARTIAL, simulating: cycle 4,"),
         "{f}"
     );
     let chain = 2 * lat + 2;

@@ -108,6 +108,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                     &mut self.mem_requests,
                 );
             }
+            // A box of one-line rows a pitch apart costs HBM more than its lines (longer
+            // rows were not measured to: `hbm_tma_box_bytes`).
+            if rows > 1 && pitch > row && row as u64 <= LINE {
+                self.mem.box_read(s, rows as u64);
+            }
         } else {
             for line in first..=last {
                 let dn = self.mem.write(line, 4, s, false);

@@ -61,6 +61,13 @@ pub struct Memory {
     first_reads: FirstReads,
     /// What the current request's first reads of wave-shared lines wait, from its start.
     req_first_wait: u64,
+    /// Whether the current request's lines are wave-shared (more than two SMs read
+    /// them): their arrivals from HBM are not this SM's own (`FirstReads::hbm_arrival`).
+    req_wave_shared: bool,
+    /// Lines of the current request read from HBM (`box_read`).
+    req_hbm_lines: u64,
+    /// `hbm_tma_box_bytes`.
+    hbm_box_bytes: f64,
     /// `hbm_burst_bytes`, for `hbm_burst_cycles` at `hbm_bw`'s rate.
     hbm_burst_bytes: f64,
     /// Bytes of stores written back to HBM (booked on `hbm_bw`, waited for by nobody).
@@ -184,6 +191,9 @@ impl Memory {
                 t.l2_shared_first_read_cycles_per_sm,
             ),
             req_first_wait: 0,
+            req_wave_shared: false,
+            req_hbm_lines: 0,
+            hbm_box_bytes: t.hbm_tma_box_bytes,
             hbm_burst_bytes: t.hbm_burst_bytes,
             hbm_writeback_bytes: 0,
             hbm_tma_bytes: 0,
@@ -284,12 +294,15 @@ impl Memory {
             self.req_hbm_line_bytes = LINE;
             self.req_l2_chip_cost = 1.0;
             self.req_first_wait = 0;
+            self.req_wave_shared = false;
         } else {
             let (n, partner) = (sharers & !TPC_PARTNER, sharers & TPC_PARTNER != 0);
             self.req_hbm_line_bytes = LINE.div_ceil(n.max(1) as u64);
             self.req_l2_chip_cost = 1.0 / self.sharing_gain(n, partner);
             self.req_first_wait = self.first_reads.wait(n);
+            self.req_wave_shared = n > 2;
         }
+        self.req_hbm_lines = 0;
         self.req_multicast = 1;
         self.req_chunk = u64::MAX;
         self.req_tail_key = 0;
@@ -431,8 +444,29 @@ impl Memory {
             .hold_chip(t, l2_bytes as f64 * self.req_l2_chip_cost);
         // One rounding of the latest (see `Bandwidth::hold`).
         let arrives = ceil(later(later(burst, credit), chip)).max(t) + lat;
-        self.first_reads.hbm_arrival = self.first_reads.hbm_arrival.max(arrives);
+        // A wave-shared line's fill is not this SM's own traffic: counted as such, the
+        // later rows of a shared box would wait on the box's own first row.
+        if !self.req_wave_shared {
+            self.first_reads.hbm_arrival = self.first_reads.hbm_arrival.max(arrives);
+        }
         arrives
+    }
+
+    /// Ends the current request, a tensor copy's box of `lines` lines in rows a pitch
+    /// apart, read from `t`: the box costs this SM's share of HBM `hbm_tma_box_bytes`
+    /// more than its lines, in proportion to its lines from HBM and to this SM's share of
+    /// them (`req_hbm_line_bytes`), after its lines (it delays the copies behind it, not
+    /// its own lines: with gaps between copies the share has drained by the next one).
+    pub fn box_read(&mut self, t: u64, lines: u64) {
+        if self.hbm_box_bytes <= 0.0 || self.req_hbm_lines == 0 || lines == 0 {
+            return;
+        }
+        let share =
+            self.req_hbm_lines as f64 / lines as f64 * self.req_hbm_line_bytes as f64 / LINE as f64;
+        let bytes = self.hbm_box_bytes * share;
+        let start = later(self.hbm_bw.free_at, t as i64 as f64);
+        let end = self.hbm_bw.hold(t, bytes * self.hbm_tma_cost);
+        self.hbm_share.book(start, end);
     }
 
     /// The bytes of `bytes` read from L2 this SM carries: a multicast request carries its
@@ -560,6 +594,7 @@ impl Memory {
             }
         }
         self.l2_bw.bytes += (near + far) * l2_bytes;
+        self.req_hbm_lines += hbm;
         for (at, lat) in [(near_at, lat_near), (far_at, lat_far)] {
             if let Some((port, chip)) = at {
                 done = done.max(ceil(later(port, chip)) + lat);

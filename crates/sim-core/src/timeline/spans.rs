@@ -358,6 +358,14 @@ impl WarpTimeline {
         self.spans.is_empty()
     }
 
+    /// Whether the warp was still on the SM where the run has got to: its
+    /// `WarpFinish` not yet seen (a timeline caught up while its run goes on:
+    /// [`Timeline::catch_up`](super::Timeline::catch_up)). Its last interval then ends
+    /// at the run's frontier for now, not where the warp's state ends.
+    pub fn live(&self) -> bool {
+        self.finish_seen.is_none()
+    }
+
     /// The start of the last interval (before the timeline is closed: the open one's).
     pub fn last_start(&self) -> Option<u64> {
         (!self.spans.is_empty()).then_some(self.open_start)

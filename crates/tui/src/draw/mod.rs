@@ -1,7 +1,7 @@
-//! Drawing a frame: title, ruler, timeline rows, legend, detail and summary panes,
-//! status line, help. Cells are written straight into ratatui's buffer; every cell's
-//! content comes from the timeline's window queries, so a frame costs the same at any
-//! zoom and never scans the run.
+//! Drawing a frame: title, ruler, timeline rows, legend, detail and summary panes
+//! (`panes`), status line, help. Cells are written straight into ratatui's buffer;
+//! every cell's content comes from the timeline's window queries, so a frame costs the
+//! same at any zoom and never scans the run.
 
 use std::collections::HashMap;
 
@@ -9,12 +9,15 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use sim_core::WarpState;
-use sim_core::diagnose::Bounds;
 use sim_core::state::STATE_COUNT;
 use sim_core::timeline::SyncKind;
 
+mod panes;
+
+pub use panes::wrap;
+use panes::{detail, summary};
+
 use crate::app::{App, Hits};
-use crate::compare::{role_states, share};
 use crate::model::{Outcome, ProgressNow, RunData};
 use crate::rows::RowKind;
 use crate::view::View;
@@ -97,7 +100,7 @@ fn dominant(states: &[u64; STATE_COUNT]) -> Option<(WarpState, u64)> {
     (v > 0).then(|| (WarpState::ALL[i], v))
 }
 
-struct Painter<'b> {
+pub(crate) struct Painter<'b> {
     buf: &'b mut Buffer,
     color: bool,
 }
@@ -210,10 +213,7 @@ fn title(app: &App, p: &mut Painter, area: Rect) {
         r.spec.policy.name(),
         r.spec.seed,
     ));
-    if let Some(pr) = app.runs.iter().find_map(|r| match &r.outcome {
-        Outcome::Running(pr) => Some(pr),
-        _ => None,
-    }) {
+    if let Some(pr) = running_now(app) {
         // A first run still simulating: say so before anything else, so that no one
         // reads the frame as the whole run.
         s = format!(" PARTIAL, {} │{s}", running(pr));
@@ -258,11 +258,15 @@ pub fn draw_loading(l: &Loading, color: bool, area: Rect, buf: &mut Buffer) {
         y += 1;
     }
     let pr = l.progress;
+    let of = match (pr.estimate, pr.fraction()) {
+        (Some(e), Some(f)) => format!(" of ~{} ({:.0}%)", group(e), (100.0 * f).floor()),
+        _ => String::new(),
+    };
     let s = if pr.ctas == 0 {
         " starting…".to_string()
     } else {
         format!(
-            " cycle {} simulated, {} of {} CTAs done, {:.1} s",
+            " cycle {}{of} simulated, {} of {} CTAs done, {:.1} s",
             group(pr.cycle),
             pr.ctas_done,
             pr.ctas,
@@ -291,17 +295,37 @@ pub fn draw_loading(l: &Loading, color: bool, area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// A run under way in a few words: `running… cycle 12,345, 3/8 CTAs`.
+/// A run under way in a few words: `simulating: cycle 1,234,567 of ~5,776,699, 21%,
+/// 7/32 CTAs`, the length estimated once its first wave of CTAs is done
+/// ([`crate::model::Waves::estimate`]); before that, the cycle and CTAs alone.
 pub fn running(p: &ProgressNow) -> String {
     if p.ctas == 0 {
-        return "running… starting".into();
+        return "simulating: starting".into();
     }
-    format!(
-        "running… cycle {}, {}/{} CTAs",
-        group(p.cycle),
-        p.ctas_done,
-        p.ctas
-    )
+    match (p.estimate, p.fraction()) {
+        (Some(e), Some(f)) => format!(
+            "simulating: cycle {} of ~{}, {:.0}%, {}/{} CTAs",
+            group(p.cycle),
+            group(e),
+            (100.0 * f).floor(),
+            p.ctas_done,
+            p.ctas
+        ),
+        _ => format!(
+            "simulating: cycle {}, {}/{} CTAs",
+            group(p.cycle),
+            p.ctas_done,
+            p.ctas
+        ),
+    }
+}
+
+/// The progress of the first run shown that is still simulating, if any.
+fn running_now(app: &App) -> Option<&ProgressNow> {
+    app.runs.iter().find_map(|r| match &r.outcome {
+        Outcome::Running(pr) => Some(pr),
+        _ => None,
+    })
 }
 
 /// `1234567` as `1,234,567`.
@@ -551,11 +575,53 @@ fn draw_row(
             }
         }
     }
+    if let Some(f) = run.frontier() {
+        not_simulated(row, t, v, f, p, cx, y, cols);
+    }
     if let Some(cc) = cursor_col
         && app.color
     {
         let c = &mut p.buf[(cx + cc as u16, y)];
         c.set_style(c.style().add_modifier(Modifier::REVERSED));
+    }
+}
+
+/// The glyph of cycles a run still simulating has not reached.
+pub const NOT_SIMULATED: char = '·';
+
+/// Marks the columns of a row past `frontier` (a run still simulating) as not
+/// simulated yet, where the row has something still to come there: a warp still on
+/// the SM (a warp that finished before the frontier is simply gone after it, blank),
+/// a group with such a warp, the unit, memory and barrier rows.
+#[allow(clippy::too_many_arguments)]
+fn not_simulated(
+    row: &crate::rows::Row,
+    t: &sim_core::timeline::Timeline,
+    v: View,
+    frontier: u64,
+    p: &mut Painter,
+    cx: u16,
+    y: u16,
+    cols: u64,
+) {
+    let to_come = match &row.kind {
+        RowKind::Title => false,
+        RowKind::Warp(i) => t.warps[*i].live(),
+        RowKind::Group { warps, .. } => warps.iter().any(|&w| t.warps[w].live()),
+        RowKind::Units { .. } | RowKind::Memory { .. } | RowKind::Sync { .. } => true,
+    };
+    if !to_come {
+        return;
+    }
+    for col in 0..cols {
+        if v.column(col).0 >= frontier {
+            p.cell(
+                cx + col as u16,
+                y,
+                NOT_SIMULATED,
+                Style::default().fg(Color::DarkGray),
+            );
+        }
     }
 }
 
@@ -634,8 +700,15 @@ fn legend(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
     }
     let mut cx = x;
     let right = x + w;
+    // Cycles a run still simulating has not reached, where the window shows some.
+    let ahead = app.frontier().is_some_and(|f| f < app.view.window().1);
+    if ahead {
+        let item = format!("{NOT_SIMULATED} not simulated yet  ");
+        p.text(cx, y, w, &item, Style::default());
+        cx += item.chars().count() as u16;
+    }
     let start = if app.color { "" } else { "issue=MNEMONIC " };
-    p.text(cx, y, w, start, Style::default());
+    p.text(cx, y, right.saturating_sub(cx), start, Style::default());
     cx += start.len() as u16;
     for s in WarpState::ALL {
         if present[s.index()] == 0 {
@@ -656,392 +729,21 @@ fn legend(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
     }
 }
 
-/// Splits `s` into lines of at most `w` characters at spaces.
-pub fn wrap(s: &str, w: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut line = String::new();
-    for word in s.split(' ') {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > w {
-            out.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        out.push(line);
-    }
-    out
-}
-
-fn put_lines(p: &mut Painter, area: Rect, lines: &[(String, Style)]) {
-    let mut y = area.y;
-    for (l, st) in lines {
-        for part in wrap(l, area.width as usize) {
-            if y >= area.bottom() {
-                return;
-            }
-            p.text(area.x, y, area.width, &part, *st);
-            y += 1;
-        }
-    }
-}
-
-/// The detail pane: the selected warp at the cursor, why it is in its state, what
-/// that state means; a stopped run's report first.
-fn detail(app: &App, p: &mut Painter, area: Rect) {
-    let mut lines: Vec<(String, Style)> = Vec::new();
-    let bold = Style::default().add_modifier(Modifier::BOLD);
-    let run_i = app.active_run();
-    let run = &app.runs[run_i];
-    let cursor = app.view_for(run_i).cursor;
-    match &run.outcome {
-        Outcome::Deadlock(s) | Outcome::Watchdog(s) => {
-            lines.push((
-                format!("{} (cycle {})", s.headline, s.cycle),
-                bold.fg(Color::Red),
-            ));
-            for w in &s.warps {
-                lines.push((
-                    format!(
-                        "! c{} w{} ({}) at `{}`: waits for {}",
-                        w.cta, w.warp, w.role, w.instruction, w.waits_for
-                    ),
-                    Style::default(),
-                ));
-            }
-        }
-        Outcome::Fault(m) => lines.push((format!("fault: {m}"), bold.fg(Color::Red))),
-        Outcome::Finished | Outcome::Stopped | Outcome::Running(_) => {}
-    }
-    let t = &run.timeline;
-    match app.rows.get(app.selected).map(|r| &r.kind) {
-        Some(RowKind::Warp(_)) | Some(RowKind::Group { .. }) => {
-            let warps = app.selected_warps();
-            if warps.len() > 1 {
-                // A group: how many warps in each state at the cursor.
-                let mut n = [0u32; STATE_COUNT];
-                for &w in &warps {
-                    if let Some(iv) = t.warps[w].at(cursor) {
-                        n[iv.state.index()] += 1;
-                    }
-                }
-                let mut s = format!("cycle {cursor}: ");
-                for st in WarpState::ALL {
-                    if n[st.index()] > 0 {
-                        s.push_str(&format!("{} {}  ", n[st.index()], st.name()));
-                    }
-                }
-                lines.push((s, bold));
-            }
-            if let Some((w, iv)) = app.cursor_interval() {
-                let tw = &t.warps[w];
-                lines.push((
-                    format!(
-                        "cycle {cursor}  CTA {} warp {} ({}, sp {})",
-                        tw.id.cta,
-                        tw.id.warp,
-                        run.roles.get(tw.role as usize).map_or("?", |s| s.as_str()),
-                        tw.subpartition
-                    ),
-                    bold,
-                ));
-                lines.push((
-                    format!(
-                        "{}  cycles {}..{} ({})",
-                        iv.state.name(),
-                        iv.start,
-                        iv.end,
-                        iv.end - iv.start
-                    ),
-                    Style::default()
-                        .fg(state_color(iv.state))
-                        .add_modifier(Modifier::BOLD),
-                ));
-                let line = run
-                    .line(tw.role, iv.pc)
-                    .map_or(String::new(), |l| format!(" (line {l})"));
-                lines.push((
-                    format!("pc {} `{}`{line}", iv.pc, run.text(tw.role, iv.pc)),
-                    Style::default(),
-                ));
-                if let Some(c) = t.cause(&iv) {
-                    lines.push((
-                        format!("waits on: {}", run.cause_text(tw.role, cursor, &c)),
-                        Style::default().add_modifier(Modifier::BOLD),
-                    ));
-                }
-                let e = iv.state.explain();
-                lines.push((format!("means: {}", e.means), Style::default()));
-                lines.push((format!("causes: {}", e.causes), Style::default()));
-                lines.push((format!("fixes: {}", e.fixes), Style::default()));
-            } else if warps.len() == 1 {
-                let tw = &t.warps[warps[0]];
-                lines.push((
-                    format!(
-                        "cycle {cursor}: CTA {} warp {} is not on the SM (cycles {}..{})",
-                        tw.id.cta, tw.id.warp, tw.started, tw.finished
-                    ),
-                    Style::default(),
-                ));
-            }
-        }
-        Some(RowKind::Units {
-            label,
-            units,
-            lanes,
-        }) => {
-            let (a, b) = app.view_for(run_i).window();
-            let busy: u64 = units.iter().map(|&u| t.units[u].busy_in(a, b)).sum();
-            let now: u64 = units
-                .iter()
-                .map(|&u| t.units[u].busy_in(cursor, cursor + 1))
-                .sum();
-            lines.push((
-                format!(
-                    "{label}: {:.1}% busy in the window; at cycle {cursor}: {now} of {lanes} busy",
-                    100.0 * busy as f64 / ((b - a) * lanes).max(1) as f64
-                ),
-                bold,
-            ));
-        }
-        Some(RowKind::Memory { label, levels }) => {
-            let (a, b) = app.view_for(run_i).window();
-            let bytes: u64 = levels.iter().map(|&l| t.memory[l].bytes_in(a, b)).sum();
-            lines.push((
-                format!(
-                    "{label}: {bytes} bytes in the window, {:.1} bytes/cycle",
-                    bytes as f64 / (b - a).max(1) as f64
-                ),
-                bold,
-            ));
-        }
-        Some(RowKind::Sync { mbarrier }) => {
-            let want = *mbarrier;
-            let pred = |e: &sim_core::timeline::SyncEvent| match e.kind {
-                SyncKind::MbarrierPhase { .. } => want,
-                SyncKind::BarrierRelease { .. } => !want,
-                _ => false,
-            };
-            for e in [t.prev_sync(cursor + 1, pred), t.next_sync(cursor, pred)]
-                .into_iter()
-                .flatten()
-            {
-                let what = match e.kind {
-                    SyncKind::MbarrierPhase { mbarrier, phase } => {
-                        format!("{} completes phase {phase}", run.mbarrier_name(mbarrier))
-                    }
-                    SyncKind::BarrierRelease { id } => format!("barrier {id} releases"),
-                    _ => String::new(),
-                };
-                lines.push((
-                    format!("cycle {}: CTA {} {what}", e.cycle, e.cta),
-                    Style::default(),
-                ));
-            }
-        }
-        Some(RowKind::Title) | None => {}
-    }
-    put_lines(p, area, &lines);
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.0}%", 100.0 * x)
-}
-
-/// The summary pane: for the visible window, each role's states (share and warps per
-/// issue), unit use, and in compare mode the differences and the divergence cycle.
-fn summary(app: &App, p: &mut Painter, area: Rect) {
-    let mut lines: Vec<(String, Style)> = Vec::new();
-    let bold = Style::default().add_modifier(Modifier::BOLD);
-    let (a, b) = app.view.window();
-    let b = b.min(app.view.end);
-    lines.push((format!("window {a}..{b} ({} cycles)", b - a), bold));
-    if let [ra, rb] = &app.runs[..] {
-        let vb = app.view_for(1);
-        let (ba, bb) = vb.window();
-        let sa = role_states(ra, a, b);
-        let sb = role_states(rb, ba, bb.min(vb.end));
-        match app.divergence {
-            Some(c) => lines.push((format!("runs diverge at cycle {c} (d: go there)"), bold)),
-            None => lines.push(("runs identical".into(), bold)),
-        }
-        lines.push((
-            format!(
-                "A {} cycles, B {} cycles ({:+.1}%)",
-                ra.timeline.end,
-                rb.timeline.end,
-                100.0 * (rb.timeline.end as f64 / ra.timeline.end.max(1) as f64 - 1.0)
-            ),
-            Style::default(),
-        ));
-        let bound = |r: &RunData| {
-            r.bounds
-                .as_ref()
-                .map_or("none (unfinished)".to_string(), |bd| {
-                    format!(
-                        "{} ≥ {} ({:+.1}%)",
-                        bd.binding.label(),
-                        group(bd.lower_bound_cycles),
-                        100.0 * bd.above_bound
-                    )
-                })
-        };
-        lines.push((
-            format!("bound (whole runs): A {}, B {}", bound(ra), bound(rb)),
-            Style::default(),
-        ));
-        // Every warp together first (the runs' roles may differ), then each role
-        // both runs have.
-        let all = |v: &[(String, [u64; STATE_COUNT])]| {
-            let mut t = [0u64; STATE_COUNT];
-            for (_, s) in v {
-                for (acc, x) in t.iter_mut().zip(s) {
-                    *acc += x;
-                }
-            }
-            ("all warps".to_string(), t)
-        };
-        let (ta, tb) = (all(&sa), all(&sb));
-        let pairs = std::iter::once((&ta.0, &ta.1, &tb.1)).chain(
-            sa.iter()
-                .filter_map(|(n, x)| sb.iter().find(|(m, _)| m == n).map(|(_, y)| (n, x, y))),
-        );
-        for (name, x, y) in pairs {
-            let mut diffs: Vec<(WarpState, f64, f64)> = WarpState::ALL
-                .iter()
-                .map(|&s| (s, share(x, s), share(y, s)))
-                .filter(|d| d.1 > 0.0 || d.2 > 0.0)
-                .collect();
-            diffs.sort_by(|p, q| (q.2 - q.1).abs().total_cmp(&(p.2 - p.1).abs()));
-            let parts: Vec<String> = diffs
-                .iter()
-                .take(3)
-                .map(|(s, u, v)| format!("{} {}→{}", s.name(), pct(*u), pct(*v)))
-                .collect();
-            lines.push((format!("{name}: {}", parts.join("  ")), Style::default()));
-        }
-    } else {
-        let run = &app.runs[0];
-        let roles = role_states(run, a, b);
-        for (name, s) in &roles {
-            let total: u64 = s.iter().sum();
-            if total == 0 {
-                continue;
-            }
-            let issues = s[WarpState::Selected.index()];
-            let mut ranked: Vec<(WarpState, u64)> = WarpState::ALL
-                .iter()
-                .map(|&st| (st, s[st.index()]))
-                .filter(|x| x.1 > 0 && x.0 != WarpState::Selected)
-                .collect();
-            ranked.sort_by_key(|x| std::cmp::Reverse(x.1));
-            let parts: Vec<String> = ranked
-                .iter()
-                .take(3)
-                .map(|(st, v)| {
-                    format!(
-                        "{} {} {:.1}/iss",
-                        st.name(),
-                        pct(*v as f64 / total as f64),
-                        *v as f64 / issues.max(1) as f64
-                    )
-                })
-                .collect();
-            lines.push((
-                format!("{name}: {issues} issued; {}", parts.join(", ")),
-                Style::default(),
-            ));
-        }
-        let t = &run.timeline;
-        let mut units: Vec<String> = Vec::new();
-        for row in &app.rows {
-            if let RowKind::Units {
-                label,
-                units: u,
-                lanes,
-            } = &row.kind
-            {
-                if label.starts_with(' ') {
-                    continue; // a sub-partition's row: its pipe's row counts it
-                }
-                let busy: u64 = u.iter().map(|&i| t.units[i].busy_in(a, b)).sum();
-                units.push(format!(
-                    "{} {}",
-                    label.trim_end_matches(" pipe"),
-                    pct(busy as f64 / ((b - a) * lanes).max(1) as f64)
-                ));
-            }
-        }
-        if !units.is_empty() {
-            lines.push((format!("units: {}", units.join(", ")), Style::default()));
-        }
-        if let Some(bd) = &run.bounds {
-            lines.extend(bound_lines(bd));
-        }
-        if let Some(top) = app.waits_most(a, b) {
-            lines.push(("waits most:".into(), bold));
-            for (role, pc, cycles, total) in top.into_iter().take(3) {
-                lines.push((
-                    format!(
-                        " {} `{}` {}",
-                        run.roles.get(role as usize).map_or("?", |s| s.as_str()),
-                        run.text(role, pc),
-                        pct(cycles as f64 / total.max(1) as f64)
-                    ),
-                    Style::default(),
-                ));
-            }
-        }
-    }
-    put_lines(p, area, &lines);
-}
-
-/// The run's bounds (whole run: a lower bound on cycles is a property of all the
-/// run's work, not of a window): the binding unit, its bound and the run's distance
-/// from it, then every unit's use against its peak, largest first. Units come from
-/// `sim_core::diagnose::bounds` as they are, so new ones appear here unasked.
-fn bound_lines(bd: &Bounds) -> Vec<(String, Style)> {
-    let bold = Style::default().add_modifier(Modifier::BOLD);
-    let mut out = vec![(
-        format!(
-            "bound (whole run): {} ≥ {} cycles, run {:+.1}%",
-            bd.binding.label(),
-            group(bd.lower_bound_cycles),
-            100.0 * bd.above_bound
-        ),
-        bold,
-    )];
-    let mut used: Vec<&sim_core::diagnose::UnitBound> =
-        bd.units.iter().filter(|u| u.use_fraction > 0.0).collect();
-    used.sort_by(|a, b| b.use_fraction.total_cmp(&a.use_fraction));
-    let parts: Vec<String> = used
-        .iter()
-        .map(|u| {
-            let beyond = if u.exceeds_run { " (past the run)" } else { "" };
-            format!("{} {:.1}%{beyond}", u.unit.label(), 100.0 * u.use_fraction)
-        })
-        .collect();
-    if !parts.is_empty() {
-        out.push((format!("of peak: {}", parts.join(", ")), Style::default()));
-    }
-    out
-}
-
 fn status(app: &App, p: &mut Painter, x: u16, y: u16, w: u16) {
     let s = if let Some(prompt) = &app.prompt {
         format!(
             ":{prompt}_   (param K=V, set NAME=V, policy NAME, seed N; Enter runs, Esc cancels)"
         )
+    } else if let Some(pr) = running_now(app) {
+        // The run's progress first, whatever else the line says: no figure of the
+        // frame reads as final while it is there.
+        if app.message.is_empty() {
+            format!("{}; what-ifs once it ends; q quits", running(pr))
+        } else {
+            format!("{} │ {}", running(pr), app.message)
+        }
     } else if !app.message.is_empty() {
         app.message.clone()
-    } else if app
-        .runs
-        .iter()
-        .any(|r| matches!(r.outcome, Outcome::Running(_)))
-    {
-        "simulating: the frame fills in as the run goes (what-ifs once it ends); q, Esc or Ctrl-C quits".into()
     } else {
         format!(
             "? help  q quit  ←→ cursor  +- zoom  ]/[ jump to {}  : what-if",
