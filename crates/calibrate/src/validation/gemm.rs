@@ -671,12 +671,54 @@ pub(crate) fn translate_scalar(ins: &str, m: &RegMap) -> String {
 /// Merges a SASS path with the generator's loop body: scalar instructions translated,
 /// each anchor and conditional region replaced by the generator's own, in order (the
 /// kinds must agree).
-fn merge_loop(sass: &[Tok], twin: &[Tok], indent: usize, m: &RegMap) -> Result<String, String> {
+///
+/// A branch issues as the warps that time the loop run it: the try_wait's branch over
+/// the spin loop and the loop's back branch taken (their SASS guards, which no `pred`
+/// declares); the branch over a conditional region guarded by a predicate true where
+/// the warp skips the region (`pred UPn = (COND) == 0`, COND the generator's `if`,
+/// collected in `regions`); any other (an elect loop's `BRA.U.ANY`, which runs once; a
+/// forward branch over scalar code the path issues) guarded by [`NOT_TAKEN`], declared
+/// false, so that it issues and is not taken, as on the GPU.
+fn merge_loop(
+    sass: &[Tok],
+    twin: &[Tok],
+    indent: usize,
+    m: &RegMap,
+    regions: &mut Vec<String>,
+) -> Result<String, String> {
     let mut out = String::new();
     let mut depth = indent;
-    let mut g = twin.iter();
-    for t in sass {
+    let mut g = twin.iter().peekable();
+    for (k, t) in sass.iter().enumerate() {
         match t {
+            Tok::Sass(ins, stall) if strip_guard(ins).starts_with("BRA") => {
+                let after_wait = matches!(
+                    k.checked_sub(1).and_then(|j| sass.get(j)),
+                    Some(Tok::Anchor(Anchor::TryWait, ..))
+                );
+                let line = match (sass.get(k + 1), g.peek()) {
+                    // the loop's back branch, the try_wait's branch: taken
+                    (None, _) => translate_scalar(ins, m),
+                    _ if after_wait => translate_scalar(ins, m),
+                    (Some(Tok::Open(_)), Some(Tok::Open(line))) => {
+                        let cond = line.trim_start().trim_start_matches("if ").trim();
+                        let n = match regions.iter().position(|c| c == cond) {
+                            Some(n) => n,
+                            None => {
+                                regions.push(cond.to_string());
+                                regions.len() - 1
+                            }
+                        };
+                        format!("@{} BRA", region_pred(n)?)
+                    }
+                    _ => format!("@{NOT_TAKEN} BRA"),
+                };
+                out.push_str(&format!(
+                    "{}{}  # {ins}\n",
+                    " ".repeat(depth),
+                    with_stall(&line, *stall)
+                ));
+            }
             Tok::Sass(ins, stall) => {
                 out.push_str(&format!(
                     "{}{}  # {ins}\n",
@@ -711,6 +753,19 @@ fn merge_loop(sass: &[Tok], twin: &[Tok], indent: usize, m: &RegMap) -> Result<S
         return Err(format!("the SASS path has nothing for generator {rest:?}"));
     }
     Ok(out)
+}
+
+/// The predicate the twin declares false (`pred UP0 = 0`): a branch the warps fall
+/// through is guarded by it. (The translated SASS names no uniform predicate: `RegMap`
+/// maps them to vector predicates.)
+const NOT_TAKEN: &str = "UP0";
+
+/// The predicate that guards the branch over the `n`th conditional region (`UP1` on).
+fn region_pred(n: usize) -> Result<String, String> {
+    if n >= 6 {
+        return Err("more than six conditional regions in a gemm twin".into());
+    }
+    Ok(format!("UP{}", n + 1))
 }
 
 /// One translated main loop: the k-step's SASS path and how many instructions it issues.
@@ -759,6 +814,7 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
     let mut figures = Vec::new();
     let mut max_reg = 0u32;
     let mut own_budget = false;
+    let mut regions: Vec<String> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -793,7 +849,7 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
             .iter()
             .filter(|t| matches!(t, Tok::Sass(..) | Tok::Anchor(..)))
             .count();
-        let text = merge_loop(&toks, &twin_body_tokens(body)?, ind + 2, &m)
+        let text = merge_loop(&toks, &twin_body_tokens(body)?, ind + 2, &m, &mut regions)
             .map_err(|e| format!("{func}: {e}"))?;
         for l in text.lines().filter(|_| !own_budget) {
             let code = l.split('#').next().unwrap_or("");
@@ -814,6 +870,15 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
     }
     if figures.is_empty() {
         return Err("the generator's text has no main loop".into());
+    }
+    // the branches' guards (`merge_loop`), before the first role
+    let mut preds = format!("pred {NOT_TAKEN} = 0\n");
+    for (n, c) in regions.iter().enumerate() {
+        preds.push_str(&format!("pred {} = ({c}) == 0\n", region_pred(n)?));
+    }
+    match out.find("\nrole ") {
+        Some(p) => out.insert_str(p + 1, &preds),
+        None => return Err("the generator's kernel has no role".into()),
     }
     // The static kernels have no maxnreg: their launch budget must hold the uniform
     // registers' stand-ins too (one CTA of 256 threads fits the SM either way).
@@ -980,6 +1045,64 @@ mod tests {
                 assert!(l.spin_left_out > 0, "{} {l:?}", c.bench);
             }
         }
+    }
+
+    /// Each main-loop branch issues as the measured warps run it: the try_wait's branch
+    /// and the back branch keep their SASS guards (taken: no `pred` declares them), the
+    /// elect loops' `BRA.U.ANY` is guarded off (`UP0`), and the branch over a
+    /// conditional region is taken exactly where its `if` is false.
+    #[test]
+    fn main_loop_branches_are_taken_as_on_the_gpu() {
+        for c in every_case() {
+            let t = gemm_twin_text(&c).unwrap();
+            assert!(t.contains("\npred UP0 = 0\n"), "{}", c.bench);
+            for l in t.lines().filter(|l| l.contains("# @")) {
+                let (twin, sass) = l.split_once('#').unwrap();
+                let (twin, sass) = (twin.trim(), sass.trim());
+                if !sass.contains(" BRA") || twin.starts_with("if ") {
+                    continue;
+                }
+                if sass.contains("BRA.U.ANY") {
+                    assert!(twin.starts_with("@UP0 BRA"), "{}: {l}", c.bench);
+                } else {
+                    assert!(
+                        twin.starts_with("@P")
+                            || twin.starts_with("@!P")
+                            || twin.starts_with("@UP"),
+                        "{}: {l}",
+                        c.bench
+                    );
+                }
+            }
+            // each region's branch: its predicate is its `if` negated, and the `if`
+            // follows it
+            let lines: Vec<&str> = t.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                let code = l.split('#').next().unwrap().trim();
+                let Some(g) = code
+                    .strip_prefix('@')
+                    .and_then(|x| x.strip_suffix(" BRA").or(x.split(" BRA ").next()))
+                else {
+                    continue;
+                };
+                if !g.starts_with("UP") || g == "UP0" {
+                    continue;
+                }
+                let cond = lines[i + 1].split('#').next().unwrap().trim();
+                let cond = cond
+                    .strip_prefix("if ")
+                    .unwrap_or_else(|| panic!("{}: {l}", c.bench));
+                assert!(
+                    t.contains(&format!("\npred {g} = ({cond}) == 0\n")),
+                    "{}: {g} for `{cond}`",
+                    c.bench
+                );
+            }
+        }
+        // static-v1: 7 of 8 warps take the branch over thread 0's copies, warp 0 falls
+        // through it
+        let t = gemm_twin_text(&case("static-v1")).unwrap();
+        assert!(t.contains("pred UP2 = (warp == 0) == 0"), "{t}");
     }
 
     /// The twin's text without comments (which quote the SASS).
