@@ -23,9 +23,15 @@ fn smsim(args: &[&str]) -> (i32, String, String) {
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("smsim-cli-sweep-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    let _ = std::fs::remove_file(&p);
-    p
+    // A stale directory of an earlier process with the same id may hold this
+    // name's outputs (`name.png` beside a chart stem): smsim refuses to overwrite
+    // them, so every file the name starts is removed.
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with(name) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    dir.join(name)
 }
 
 #[test]
