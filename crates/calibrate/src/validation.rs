@@ -22,7 +22,9 @@ pub use crate::sass::{control_stall, sass_listing, with_stall};
 use crate::twins::{sim_text, sim_text_warm, span};
 
 mod gemm;
+mod translate;
 pub use gemm::*;
+pub(crate) use translate::*;
 
 pub const VALIDATION_SASS: &str = include_str!("../data/validation/h100-20261122T210256Z.sass.txt");
 
