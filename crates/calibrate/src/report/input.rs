@@ -115,3 +115,37 @@ impl ValidationInput {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed runs are one per GPU: five distinct GPUs named by their `.env.txt`,
+    /// the scored file first, every run measuring the scored file's kernels.
+    #[test]
+    fn the_committed_runs_are_five_gpus_of_the_same_kernels() {
+        let v = ValidationInput::committed().unwrap();
+        assert_eq!(v.runs.len(), crate::VALIDATION_RUNS.len());
+        assert_eq!(v.runs[0].file, v.file);
+        assert!(v.ncu_csv.is_some());
+        let mut gpus: Vec<&str> = v.runs.iter().filter_map(|r| r.gpu.as_deref()).collect();
+        gpus.sort();
+        gpus.dedup();
+        assert_eq!(gpus.len(), v.runs.len(), "one run per GPU: {gpus:?}");
+        for r in &v.runs {
+            for b in &v.measurement.benchmarks {
+                assert!(r.values.contains_key(&b.name), "{}: no {}", r.file, b.name);
+            }
+        }
+    }
+
+    /// No file, or a file that is not there, is a clear error naming it.
+    #[test]
+    fn bad_validation_files_are_named() {
+        assert!(ValidationInput::load_runs(&[]).is_err());
+        let e = ValidationInput::load_runs(&[crate::VALIDATION_DATA, "no/such/run.json"])
+            .err()
+            .unwrap();
+        assert!(e.contains("run.json"), "{e}");
+    }
+}
