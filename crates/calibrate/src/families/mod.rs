@@ -11,6 +11,7 @@ pub(crate) mod gaps;
 mod gaps_const;
 mod gaps_ctx;
 mod gaps_shape;
+mod gemm_l2;
 pub mod gaps_twins;
 pub(crate) mod ldg;
 pub(crate) mod ldgsts;
