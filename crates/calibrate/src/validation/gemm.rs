@@ -23,16 +23,16 @@ pub struct GemmCase {
     pub n: i64,
     pub k: i64,
     /// The operand copies as the boxes the kernels' tensor maps describe (rows of 128
-    /// bytes, a tensor row apart: [`tensor_box_copy`]) rather than contiguous. Off in the
-    /// report: with boxes the shared-operand group goes from 7.50 to 8.47% MAPE (`gshared
-    /// _shared` with `GSHARED_BOXES=1`). A box costs HBM `hbm_tma_box_bytes` more than
-    /// its lines, as the chip streams of the same boxes measure on three GPUs
-    /// (crates/calibrate/data/chip, finding 5), which takes `b_shared` PIPE 4 ws from
-    /// -14.8 to +5.9%, but the gemm kernels move their private operand 10 to 12% faster
-    /// than those streams on the same GPU (their timed launch follows one that read the
-    /// operands; not modelled), so every `a_shared` kernel goes 5 to 8% slow, and the
-    /// serialized PIPE 2 ones from +14.4 and +15.8% to +20.8 and +22.2% (a box's rows
-    /// reach more of HBM's slow windows than a contiguous copy: `hbm_tail_*`).
+    /// bytes, a tensor row apart: [`tensor_box_copy`]) rather than contiguous; on for every
+    /// measured case. A box costs HBM `hbm_tma_box_bytes` more than its lines, measured on
+    /// chip streams of the same boxes timed as these kernels are, after a launch of
+    /// themselves (data/gemm_l2, README): 526 bytes. The 4100 measured after a memset flush
+    /// (data/chip, finding 5) was mostly the flush's dirty lines written back, which left
+    /// the `a_shared` twins 5 to 8% slow with boxes; now they are within 2.3% with PIPE 4.
+    /// Still off: the serialized `a_shared` PIPE 2 kernels, +14.4 and +15.8% contiguous,
+    /// +20.7 and +22.1% with boxes (a box's rows, 8 KiB apart, reach 32 of HBM's 64 KiB
+    /// address groups and so nearly always a slow window, `hbm_tail_*`, fitted on
+    /// contiguous copies; without the windows +13.0 and +14.4%).
     pub boxes: bool,
 }
 
@@ -64,7 +64,7 @@ pub fn gemm_cases(m: &crate::Measurement) -> Vec<(GemmCase, f64)> {
                     m: g("M")?,
                     n: g("N")?,
                     k: g("K")?,
-                    boxes: false,
+                    boxes: true,
                 },
                 b.median,
             ))
@@ -407,6 +407,17 @@ mod tests {
         c.k = 256;
         let p = sim_core::Profile::builtin("h100").unwrap();
         simulate_gemm(&c, &p).unwrap();
+    }
+
+    #[test]
+    fn measured_cases_copy_the_tensor_maps_boxes() {
+        // The report's cases are the kernels as measured: their copies the tensor maps'
+        // boxes (data/gemm_l2: the box cost measured as these kernels are timed).
+        let m = crate::load_data("crates/calibrate/data/validation/h100-20261127T060007Z.json")
+            .unwrap();
+        let cases = gemm_cases(&m);
+        assert!(cases.len() >= 48, "{} cases", cases.len());
+        assert!(cases.iter().all(|(c, _)| c.boxes));
     }
 
     fn case(schedule: &str) -> GemmCase {

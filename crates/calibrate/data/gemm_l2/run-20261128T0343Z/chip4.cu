@@ -1,10 +1,6 @@
-// smsim issue 25 (branch share4), data/gemm_l2: chip2.cu (data/chip) with the stream's
-// two copies of a stage timed apart. Modes as chip2.cu's (0 own rows, 2 own rows and the
-// shared tile on one mbarrier), and: 5: mode 2 with the shared tile issued before the
-// own rows; 8: mode 2 with the two copies on two mbarriers, the thread waiting for the
-// own rows first, then the tile (rec2: the tile's wait return per k-step); 9: mode 8 with
-// the tile issued first. Which of a stage's copies comes late with two stages in flight,
-// and whether the order the TMA unit takes them in matters.
+// smsim issue 25 (branch chip), second run: per k-step latencies of the stream below;
+// modes 3 (mode 2 without the shared tile's warm-up) and 4 (the shared tile always
+// columns 0..63: touched every k-step, never evicted). Otherwise chip.cu.
 // From chip.cu: the clock from idle under tensor load, and TMA tensor
 // copies from HBM on N SMs (private panels, the same lines, a private panel beside a
 // shared tile), as the shared-operand gemm validation kernels load them.
@@ -101,6 +97,7 @@ DEV void tma_2d(u32 dst, const CUtensorMap* tm, int x, int y, u32 bar) {
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                ::"r"(dst), "l"((u64)tm), "r"(x), "r"(y), "r"(bar) : "memory");
 }
+DEV void ex(u32 b,u32 n){asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}"::"r"(b),"r"(n):"memory");}
 DEV u32 mbar_try(u32 bar, u32 parity) {
   u32 ok;
   asm volatile("{\n\t.reg .pred P;\n\tmbarrier.try_wait.parity.shared::cta.b64 P, [%1], %2;\n\tselp.u32 %0, 1, 0, P;\n\t}"
@@ -108,7 +105,7 @@ DEV u32 mbar_try(u32 bar, u32 parity) {
   return ok;
 }
 extern "C" __global__ void __launch_bounds__(32, 1) tma_stream(const __grid_constant__ CUtensorMap mp, const __grid_constant__ CUtensorMap mq,
-                                                             int p_rows, int q_rows, int ksteps, int stages, int mode, int think, u64* rec, u64* rec2, int* err) {
+                                                             int p_rows, int q_rows, int ksteps, int stages, int mode, int think, u64* rec, int* err) {
   extern __shared__ __align__(1024) unsigned char dsm[];
   __shared__ __align__(8) u64 bars[16];
   if (threadIdx.x != 0) return;
@@ -117,44 +114,31 @@ extern "C" __global__ void __launch_bounds__(32, 1) tma_stream(const __grid_cons
   u32 slot = pbytes + qbytes;
   for (int s = 0; s < 16; ++s)
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smaddr(&bars[s])) : "memory");
-  bool split = mode >= 8, tile_first = mode == 5 || mode == 9;
   asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::: "memory");
   int row = mode == 1 ? SHARED0 : blockIdx.x * p_rows;
   u64* mine = rec + (u64)blockIdx.x * (2 * ksteps + 5);
   u64 c0 = clk(), g0 = gtime();
   auto issue = [&](int j) {
     int s = j % stages;
-    u32 bar = smaddr(&bars[s]);
-    u32 bar_q = split ? smaddr(&bars[8 + s]) : bar;
-    if (split) {
-      asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(bar), "r"(pbytes) : "memory");
-      asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(bar_q), "r"(qbytes) : "memory");
-    } else {
-      asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(bar), "r"(slot) : "memory");
-    }
+    u32 bar=smaddr(&bars[s]),bq=mode>=8?smaddr(&bars[8+s]):bar;
+    if(mode>=8){ex(bar,p_rows*128);ex(bq,q_rows*128);}else
+    asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(bar), "r"(slot) : "memory");
     mine[2 * j] = clk();
-    if (mode >= 2 && tile_first) tma_2d(base + s * slot + pbytes, &mq, j * 64, SHARED0, bar_q);
+    if(mode==5||mode>=10)tma_2d(base+s*slot+pbytes,&mq,j*64,SHARED0,bq);
     tma_2d(base + s * slot, &mp, j * 64, row, bar);
-    if (mode >= 2 && !tile_first) tma_2d(base + s * slot + pbytes, &mq, mode == 4 ? 0 : j * 64, SHARED0, bar_q);
+    if(mode>=2&&mode!=5&&mode<10) tma_2d(base + s * slot + pbytes, &mq, mode == 4 ? 0 : j * 64, SHARED0, bq);
   };
   for (int j = 0; j < stages && j < ksteps; ++j) issue(j);
   for (int j = 0; j < ksteps; ++j) {
     int s = j % stages;
-    u32 bar = smaddr(&bars[s]), par = (j / stages) & 1;
+    u32 bar=smaddr(&bars[(mode==9||mode==11)?8+s:s]),par = (j / stages) & 1;
     u64 t0 = clk();
     while (!mbar_try(bar, par)) {
       if (clk() - t0 > 50000000ull) { err[0] = 1; break; }
     }
     u64 done = clk();
     mine[2 * j + 1] = done;
-    if (split) {
-      u32 bq = smaddr(&bars[8 + s]);
-      while (!mbar_try(bq, par)) {
-        if (clk() - t0 > 50000000ull) { err[0] = 1; break; }
-      }
-      done = clk();
-      rec2[(u64)blockIdx.x * ksteps + j] = done;
-    }
+    if(mode>=8){u32 b2=smaddr(&bars[(mode==9||mode==11)?s:8+s]);while(!mbar_try(b2,par)){}done=clk();}
     // a consumer's work on the stage before it is refilled
     while (clk() - done < (u64)think) {}
     if (j + stages < ksteps) issue(j + stages);
@@ -188,7 +172,9 @@ static double pct(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, (size_t)(q * (v.size() - 1) + 0.5))];
 }
 
+int FM=0;
 int main(int argc, char** argv) {
+  FM=getenv("FM")?atoi(getenv("FM")):0;
   std::string out = argc > 1 ? argv[1] : ".";
   CK(cudaSetDevice(0));
   int sms = 0;
@@ -258,25 +244,23 @@ int main(int argc, char** argv) {
   // ---- B
   {
     const u64 rows = SHARED0 + 256;
-    void* t; void* flush; u64* rec; u64* rec2; int* err;
+    void* t; void* flush; u64* rec; int* err;
     u64 tbytes = rows * 8192, fbytes = 256ull << 20;
     CK(cudaMalloc(&t, tbytes));
     CK(cudaMalloc(&flush, fbytes));
     CK(cudaMemset(t, 0x3F, tbytes));
     const int ksteps = 64;
     CK(cudaMalloc(&rec, (u64)sms * (2 * ksteps + 5) * 8));
-    CK(cudaMalloc(&rec2, (u64)sms * ksteps * 8));
-    std::vector<u64> hr2((u64)sms * ksteps);
     CK(cudaMalloc(&err, 4));
     CK(cudaMemset(err, 0, 4));
     CK(cudaFuncSetAttribute(tma_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
     FILE* f = fopen((out + "/stream.jsonl").c_str(), "w");
     std::vector<u64> hr((u64)sms * (2 * ksteps + 5));
-    int grids[] = {33, 66, 132};
+    int grids[] = {66, 132};
     FILE* fj = fopen((out + "/per_kstep.csv").c_str(), "w");
-    fprintf(fj, "p_rows,mode,stages,grid,kstep,lat_median,lat_p10,lat_p90,tile_lat_median\n");
+    fprintf(fj, "p_rows,mode,stages,grid,kstep,lat_median,lat_p10,lat_p90\n");
     for (int p : {128, 256})
-      for (int mode : {0, 2, 5, 8, 9})
+      for (int mode : {0, 2, 5, 8, 9, 10, 11})
         for (int stages : {1, 2, 4})
           for (int grid : grids) {
             if (grid > sms) continue;
@@ -285,18 +269,17 @@ int main(int argc, char** argv) {
             CUtensorMap mp = tmap(t, rows, p), mq = tmap(t, rows, qr);
             u32 slot = p * 128 + (mode >= 2 ? qr * 128 : 0);
             u32 smem = stages * slot + 1024;
-            std::vector<double> lat_all, tile_all, sm_rate, chip, mhz;
-            std::vector<std::vector<double>> by_j(ksteps), tile_j(ksteps);
+            std::vector<double> lat_all, sm_rate, chip, mhz;
+            std::vector<std::vector<double>> by_j(ksteps);
             for (int rep = 0; rep < 4; ++rep) {
-              CK(cudaMemsetAsync(flush, rep, fbytes));
+              if(FM!=1)CK(cudaMemsetAsync(flush,rep,fbytes));if(FM==2){CK(cudaDeviceSynchronize());std::this_thread::sleep_for(std::chrono::microseconds(2000));}
               if (mode >= 2) // the shared tile in L2, as the gemm's warm-up launch left it
-                tma_stream<<<1, 32, smem>>>(mq, mq, qr, 0, ksteps, stages, 1, 0, rec, rec2, err);
+                tma_stream<<<1, 32, smem>>>(mq, mq, qr, 0, ksteps, stages, 1, 0, rec, err);
               CK(cudaDeviceSynchronize());
-              tma_stream<<<grid, 32, smem>>>(mp, mq, p, qr, ksteps, stages, mode, think, rec, rec2, err);
+              tma_stream<<<grid, 32, smem>>>(mp, mq, p, qr, ksteps, stages, mode, think, rec, err);
               CK(cudaGetLastError());
               CK(cudaDeviceSynchronize());
               CK(cudaMemcpy(hr.data(), rec, (u64)grid * (2 * ksteps + 5) * 8, cudaMemcpyDeviceToHost));
-              CK(cudaMemcpy(hr2.data(), rec2, (u64)grid * ksteps * 8, cudaMemcpyDeviceToHost));
               if (rep == 0) continue;  // warm-up of the code path
               u64 g0 = ~0ull, g1 = 0;
               for (int b = 0; b < grid; ++b) {
@@ -305,11 +288,6 @@ int main(int argc, char** argv) {
                   double l = (double)(r[2 * j + 1] - r[2 * j]);
                   lat_all.push_back(l);
                   by_j[j].push_back(l);
-                  if (mode >= 8) {
-                    double lt = (double)(hr2[(u64)b * ksteps + j] - r[2 * j]);
-                    tile_all.push_back(lt);
-                    tile_j[j].push_back(lt);
-                  }
                 }
                 double span = (double)(r[2 * ksteps - 1] - r[0]);
                 sm_rate.push_back((double)slot * ksteps / span);
@@ -322,16 +300,15 @@ int main(int argc, char** argv) {
             int e = 0;
             CK(cudaMemcpy(&e, err, 4, cudaMemcpyDeviceToHost));
             for (int j = 0; j < ksteps; ++j)
-              fprintf(fj, "%d,%d,%d,%d,%d,%.1f,%.1f,%.1f,%.1f\n", p, mode, stages, grid, j, median(by_j[j]), pct(by_j[j], 0.1), pct(by_j[j], 0.9), median(tile_j[j]));
+              fprintf(fj, "%d,%d,%d,%d,%d,%.1f,%.1f,%.1f\n", p, mode, stages, grid, j, median(by_j[j]), pct(by_j[j], 0.1), pct(by_j[j], 0.9));
             fprintf(f, "{\"p_rows\": %d, \"q_rows\": %d, \"mode\": %d, \"stages\": %d, \"grid\": %d, \"think\": %d, \"bytes_per_copy\": %u, "
-                       "\"lat_median\": %.1f, \"lat_p10\": %.1f, \"lat_p90\": %.1f, \"tile_lat_median\": %.1f, \"tile_lat_p10\": %.1f, \"tile_lat_p90\": %.1f, "
+                       "\"lat_median\": %.1f, \"lat_p10\": %.1f, \"lat_p90\": %.1f, "
                        "\"sm_bytes_per_clk\": %.2f, \"hbm_gb_per_s\": %.1f, \"mhz\": %.1f, \"timeout\": %d}\n",
                     p, mode >= 2 ? qr : 0, mode, stages, grid, think, slot, median(lat_all), pct(lat_all, 0.1), pct(lat_all, 0.9),
-                    median(tile_all), pct(tile_all, 0.1), pct(tile_all, 0.9),
                     median(sm_rate), median(chip), median(mhz), e);
             auto q = [&](int a, int b) { std::vector<double> v; for (int j = a; j < b; ++j) v.push_back(median(by_j[j])); return median(v); };
-            printf("stream P %d mode %d stages %d grid %3d: copy %6.0f tile %6.0f (k-steps 0-15 %6.0f, 16-31 %6.0f, 32-47 %6.0f, 48-63 %6.0f), SM %6.2f B/clk, HBM %6.1f GB/s, %4.0f MHz%s\n",
-                   p, mode, stages, grid, median(lat_all), median(tile_all), q(0, 16), q(16, 32), q(32, 48), q(48, 64), median(sm_rate), median(chip), median(mhz),
+            printf("stream P %d mode %d stages %d grid %3d: copy %6.0f (k-steps 0-15 %6.0f, 16-31 %6.0f, 32-47 %6.0f, 48-63 %6.0f), SM %6.2f B/clk, HBM %6.1f GB/s, %4.0f MHz%s\n",
+                   p, mode, stages, grid, median(lat_all), q(0, 16), q(16, 32), q(32, 48), q(48, 64), median(sm_rate), median(chip), median(mhz),
                    e ? " TIMEOUT" : "");
             fflush(stdout);
             CK(cudaMemset(err, 0, 4));
