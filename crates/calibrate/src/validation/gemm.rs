@@ -310,10 +310,18 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
 /// A and B start in L2, as on the GPU (one launch before the timed ones read them: 3 MiB
 /// for one CTA, 34.5 MiB for the full chip, both within the 50 MiB L2). The kernels'
 /// operands are near-constant (1.0 and 1.0078), so they run at the profile's
-/// `clock_mhz_tensor_uniform`, not at `clock_mhz` (random operands).
+/// `clock_mhz_tensor_uniform`, not at `clock_mhz` (random operands). HBM's slow windows
+/// (`hbm_tail_*`) are off: they were fitted on copies timed right after an L2 flush, a
+/// state that slows copies from HBM for about 100 us (data/README.md, "Time since the L2
+/// flush"), and these kernels are timed after a launch of themselves. The same boxes
+/// streamed by one SM copy after copy (data/chip, `tma_stream`, 1 SM) land in 872 and
+/// 1064 cycles (16 and 32 KiB); their twins take about 1309 and 1442 with the windows,
+/// 980 and 1116 without (`ctwin hbm_tail_window_probability=0`; data/gemm_l2, README).
 pub fn simulate_gemm(c: &GemmCase, p: &Profile) -> Result<(f64, RunResult), String> {
     let mut q = p.clone();
     q.set("clock_mhz", p.t.clock_mhz_tensor_uniform)
+        .map_err(|e| e.to_string())?;
+    q.set("hbm_tail_window_probability", 0.0)
         .map_err(|e| e.to_string())?;
     let r = sim_text_warm(&gemm_twin_text(c)?, 0, &q, &["A", "B"])?;
     Ok((span(&r), r))
@@ -418,6 +426,35 @@ mod tests {
         let cases = gemm_cases(&m);
         assert!(cases.len() >= 48, "{} cases", cases.len());
         assert!(cases.iter().all(|(c, _)| c.boxes));
+    }
+
+    #[test]
+    fn gemm_twins_draw_no_slow_windows() {
+        // Timed after a launch of themselves, not a flush: the slow windows' parameters
+        // change nothing, whatever their size.
+        let mut c = case("ws");
+        c.boxes = true;
+        // K 2048: A (66 MiB) beyond L2, so the simulated CTA's panel comes from HBM
+        c.k = 2048;
+        (c.m, c.n, c.pipe) = (16896, 256, 2);
+        c.bench = "val.gemm_mainloop.ws.pipe_2.grid_132_b_shared".into();
+        let p = sim_core::Profile::builtin("h100").unwrap();
+        let mut q = p.clone();
+        q.set("hbm_tail_probability", 1.0).unwrap();
+        q.set("hbm_tail_min", 2000.0).unwrap();
+        q.set("hbm_tail_max", 2000.0).unwrap();
+        let a = simulate_gemm(&c, &p).unwrap().0;
+        let b = simulate_gemm(&c, &q).unwrap().0;
+        assert_eq!(a, b);
+        // While the same twin drawing them (windows on) waits 2000 cycles more for its
+        // copies' slow lines: measurably slower (13% at the committing; the copies' waits
+        // overlap the shared tile's first-read wait in part).
+        let r = |p: &Profile| {
+            sim_text_warm(&gemm_twin_text(&c).unwrap(), 0, p, &["A", "B"])
+                .map(|r| span(&r))
+                .unwrap()
+        };
+        assert!(r(&q) > r(&p) * 1.05, "{} against {}", r(&q), r(&p));
     }
 
     fn case(schedule: &str) -> GemmCase {
