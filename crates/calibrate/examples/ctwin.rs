@@ -90,7 +90,9 @@ fn main() {
     }
     let path = match &data {
         Some(d) => calibrate::workspace_path(&format!("{d}/stream.jsonl")),
-        None => calibrate::workspace_path(&format!("crates/calibrate/data/chip/{run}/stream.jsonl")),
+        None => {
+            calibrate::workspace_path(&format!("crates/calibrate/data/chip/{run}/stream.jsonl"))
+        }
     };
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(path)
         .unwrap()

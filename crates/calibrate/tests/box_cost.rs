@@ -73,7 +73,7 @@ fn box_cost_reproduces_warm_streams() {
         // within the two sizes' spread (501 and 551 bytes at the committing).
         let derived = (p * 128) as f64 * (without / m - 1.0);
         assert!(
-            (derived - prof.t.hbm_tma_box_bytes as f64).abs() < 60.0,
+            (derived - prof.t.hbm_tma_box_bytes).abs() < 60.0,
             "P {p}: derived {derived:.0} bytes a box, profile {}",
             prof.t.hbm_tma_box_bytes
         );

@@ -40,6 +40,9 @@ impl Before {
     }
 }
 
+/// A shape: its label, M, N, K, B's offset in the arena, the L2 states it is timed in.
+type Shape = (String, u64, u64, u64, u64, &'static [Before]);
+
 /// Host wait after the flush's memset, for its dirty lines' write-back (50 MiB at HBM's
 /// 3 TB/s is about 17 us; the clean-flush kernel is not loaded in a validation run).
 const DRAIN_US: u64 = 2000;
@@ -52,17 +55,43 @@ impl Runner {
         self.arena.fill_u32(0x3F80_3F81)?;
         // (label, M, N, K, B's offset, the L2 states): val.gemm_mainloop's shapes, and the
         // shared-operand ones on fewer CTAs
-        let all = [Before::Warm, Before::Flushed, Before::FlushedDirty, Before::Cold];
-        let two = [Before::Warm, Before::Flushed];
-        let mut shapes: Vec<(String, u64, u64, u64, u64, &[Before])> = vec![
-            ("grid_132".into(), 1536, 2816, 4096, 64 * MIB, &all),
-            ("grid_132_a_shared".into(), 128, 33792, 4096, 512 * MIB, &all),
-            ("grid_132_b_shared".into(), 16896, 256, 4096, 512 * MIB, &all),
-            ("grid_132_b_shared_k1024".into(), 16896, 256, 1024, 512 * MIB, &all),
+        const ALL: &[Before] = &[
+            Before::Warm,
+            Before::Flushed,
+            Before::FlushedDirty,
+            Before::Cold,
+        ];
+        const TWO: &[Before] = &[Before::Warm, Before::Flushed];
+        let mut shapes: Vec<Shape> = vec![
+            ("grid_132".into(), 1536, 2816, 4096, 64 * MIB, ALL),
+            ("grid_132_a_shared".into(), 128, 33792, 4096, 512 * MIB, ALL),
+            ("grid_132_b_shared".into(), 16896, 256, 4096, 512 * MIB, ALL),
+            (
+                "grid_132_b_shared_k1024".into(),
+                16896,
+                256,
+                1024,
+                512 * MIB,
+                ALL,
+            ),
         ];
         for g in [33u64, 66, 99] {
-            shapes.push((format!("grid_{g}_a_shared"), 128, 256 * g, 4096, 512 * MIB, &two));
-            shapes.push((format!("grid_{g}_b_shared"), 128 * g, 256, 4096, 512 * MIB, &two));
+            shapes.push((
+                format!("grid_{g}_a_shared"),
+                128,
+                256 * g,
+                4096,
+                512 * MIB,
+                TWO,
+            ));
+            shapes.push((
+                format!("grid_{g}_b_shared"),
+                128 * g,
+                256,
+                4096,
+                512 * MIB,
+                TWO,
+            ));
         }
         for (schedule, kname, threads, _lag) in sources::GEMM_SCHEDULES {
             if kname.ends_with("_fenced") {
@@ -77,8 +106,7 @@ impl Runner {
                     let mt = (m / 128) as i32;
                     let grid = (m / 128 * (n / 256)) as u32;
                     let ta = tensor_map_2d_bf16_sw128(self.arena.ptr, k_elems, m, 64, 128)?;
-                    let tb =
-                        tensor_map_2d_bf16_sw128(self.arena.ptr + b_off, k_elems, n, 64, 256)?;
+                    let tb = tensor_map_2d_bf16_sw128(self.arena.ptr + b_off, k_elems, n, 64, 256)?;
                     let args = [
                         arg(&ta),
                         arg(&tb),
@@ -103,9 +131,7 @@ impl Runner {
                                 self.flush.fill_u32(0x5a5a_5a5a)?;
                                 self.gpu.sync()?;
                                 if before != Before::FlushedDirty {
-                                    std::thread::sleep(std::time::Duration::from_micros(
-                                        DRAIN_US,
-                                    ));
+                                    std::thread::sleep(std::time::Duration::from_micros(DRAIN_US));
                                 }
                                 if before != Before::Cold {
                                     self.launch(kname, 1, threads, smem, &args)?;
@@ -123,10 +149,10 @@ impl Runner {
                                 let c0 = w.iter().step_by(4).copied().min().unwrap_or(0);
                                 let c1 = w.iter().skip(1).step_by(4).copied().max().unwrap_or(0);
                                 spans.push(c1.wrapping_sub(c0) as f64);
-                                g0 = g0
-                                    .min(w.iter().skip(2).step_by(4).copied().min().unwrap_or(0));
-                                g1 = g1
-                                    .max(w.iter().skip(3).step_by(4).copied().max().unwrap_or(0));
+                                g0 =
+                                    g0.min(w.iter().skip(2).step_by(4).copied().min().unwrap_or(0));
+                                g1 =
+                                    g1.max(w.iter().skip(3).step_by(4).copied().max().unwrap_or(0));
                             }
                             spans.sort_by(f64::total_cmp);
                             med_span.push(spans[spans.len() / 2]);
