@@ -82,7 +82,7 @@ impl ValidationInput {
     }
 
     /// Reads validation measurement files: the first is scored, and the rankings read all
-    /// of them (one run per GPU; see [`rank`]).
+    /// of them (one run per GPU; see [`Ranking`](super::Ranking)).
     pub fn load_runs(files: &[&str]) -> Result<Self, String> {
         let (first, rest) = files
             .split_first()

@@ -28,7 +28,7 @@ pub struct Ranking {
     pub fraction: f64,
     /// Pairs that are not orderings: every run within [`TIE`], or the runs disagree.
     pub ties: usize,
-    /// Of those, the pairs smsim calls ties ([`called`]).
+    /// Of those, the pairs smsim calls ties (the `rank::called` rule).
     pub ties_called: usize,
     /// Of the ties, the pairs the runs disagree on (some run beyond [`TIE`]).
     pub ties_disputed: usize,
