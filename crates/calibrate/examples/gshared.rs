@@ -1,7 +1,7 @@
 //! Simulates the gemm-mainloop validation twins whose names contain a filter, each at the
 //! profile's clock_mhz_tensor_uniform and at the clock it ran at, with optional parameter overrides:
 //! `gshared FILTER [name=value ...]` (prints measured, simulated, error, at its clock).
-//! `GSHARED_BOXES=1`: the copies as the tensor maps' boxes; `GSHARED_MEM=1`: memory
+//! `GSHARED_CONTIGUOUS=1`: the copies contiguous, not the tensor maps' boxes; `GSHARED_MEM=1`: memory
 //! counts; `GSHARED_TEXT=1`: the first case's twin text.
 use rayon::prelude::*;
 fn main() {
@@ -15,8 +15,9 @@ fn main() {
     }
     let vm = calibrate::load_data("crates/calibrate/data/validation/h100-20261127T060007Z.json")
         .unwrap();
-    // GSHARED_BOXES=1: the operand copies as the tensor maps' boxes (`GemmCase::boxes`).
-    let boxes = std::env::var_os("GSHARED_BOXES").is_some();
+    // GSHARED_CONTIGUOUS=1: the operand copies contiguous, not as the tensor maps' boxes
+    // (`GemmCase::boxes`).
+    let boxes = std::env::var_os("GSHARED_CONTIGUOUS").is_none();
     let cases: Vec<_> = calibrate::validation::gemm_cases(&vm)
         .into_iter()
         .filter(|(c, _)| c.bench.contains(&filter) && !c.fenced)

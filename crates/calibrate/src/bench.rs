@@ -307,6 +307,10 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
         r.section("validation.gemm_mainloop", Runner::val_gemm_mainloop);
         r.section("validation.elementwise", Runner::val_elementwise);
         r.section("validation.singe", Runner::val_singe);
+        // Opt-in (`--only gemm_mainloop,gemm_l2`): the gemm kernels under other L2 states.
+        if opts.only.iter().any(|o| o.starts_with("gemm_l2")) {
+            r.section("validation.gemm_l2", Runner::val_gemm_l2);
+        }
     } else {
         r.section("clock.light", Runner::clock_light);
         r.section("lat.alu", Runner::lat_alu);

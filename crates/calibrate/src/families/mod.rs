@@ -12,6 +12,7 @@ mod gaps_const;
 mod gaps_ctx;
 mod gaps_shape;
 pub mod gaps_twins;
+mod gemm_l2;
 pub(crate) mod ldg;
 pub(crate) mod ldgsts;
 pub(crate) mod lds;

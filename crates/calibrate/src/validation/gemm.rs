@@ -23,16 +23,16 @@ pub struct GemmCase {
     pub n: i64,
     pub k: i64,
     /// The operand copies as the boxes the kernels' tensor maps describe (rows of 128
-    /// bytes, a tensor row apart: [`tensor_box_copy`]) rather than contiguous. Off in the
-    /// report: with boxes the shared-operand group goes from 7.50 to 8.47% MAPE (`gshared
-    /// _shared` with `GSHARED_BOXES=1`). A box costs HBM `hbm_tma_box_bytes` more than
-    /// its lines, as the chip streams of the same boxes measure on three GPUs
-    /// (crates/calibrate/data/chip, finding 5), which takes `b_shared` PIPE 4 ws from
-    /// -14.8 to +5.9%, but the gemm kernels move their private operand 10 to 12% faster
-    /// than those streams on the same GPU (their timed launch follows one that read the
-    /// operands; not modelled), so every `a_shared` kernel goes 5 to 8% slow, and the
-    /// serialized PIPE 2 ones from +14.4 and +15.8% to +20.8 and +22.2% (a box's rows
-    /// reach more of HBM's slow windows than a contiguous copy: `hbm_tail_*`).
+    /// bytes, a tensor row apart: [`tensor_box_copy`]) rather than contiguous; on for every
+    /// measured case. A box costs HBM `hbm_tma_box_bytes` more than its lines, measured on
+    /// chip streams of the same boxes timed as these kernels are, after a launch of
+    /// themselves (data/gemm_l2, README): 526 bytes. The 4100 measured after a memset flush
+    /// (data/chip, finding 5) was mostly the flush's dirty lines written back, which left
+    /// the `a_shared` twins 5 to 8% slow with boxes; now they are within 2.3% with PIPE 4.
+    /// Still off: the serialized `a_shared` PIPE 2 kernels, +14.4 and +15.8% contiguous,
+    /// +20.7 and +22.1% with boxes (a box's rows, 8 KiB apart, reach 32 of HBM's 64 KiB
+    /// address groups and so nearly always a slow window, `hbm_tail_*`, fitted on
+    /// contiguous copies; without the windows +13.0 and +14.4%).
     pub boxes: bool,
 }
 
@@ -64,7 +64,7 @@ pub fn gemm_cases(m: &crate::Measurement) -> Vec<(GemmCase, f64)> {
                     m: g("M")?,
                     n: g("N")?,
                     k: g("K")?,
-                    boxes: false,
+                    boxes: true,
                 },
                 b.median,
             ))
@@ -310,10 +310,18 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
 /// A and B start in L2, as on the GPU (one launch before the timed ones read them: 3 MiB
 /// for one CTA, 34.5 MiB for the full chip, both within the 50 MiB L2). The kernels'
 /// operands are near-constant (1.0 and 1.0078), so they run at the profile's
-/// `clock_mhz_tensor_uniform`, not at `clock_mhz` (random operands).
+/// `clock_mhz_tensor_uniform`, not at `clock_mhz` (random operands). HBM's slow windows
+/// (`hbm_tail_*`) are off: they were fitted on copies timed right after an L2 flush, a
+/// state that slows copies from HBM for about 100 us (data/README.md, "Time since the L2
+/// flush"), and these kernels are timed after a launch of themselves. The same boxes
+/// streamed by one SM copy after copy (data/chip, `tma_stream`, 1 SM) land in 872 and
+/// 1064 cycles (16 and 32 KiB); their twins take about 1309 and 1442 with the windows,
+/// 980 and 1116 without (`ctwin hbm_tail_window_probability=0`; data/gemm_l2, README).
 pub fn simulate_gemm(c: &GemmCase, p: &Profile) -> Result<(f64, RunResult), String> {
     let mut q = p.clone();
     q.set("clock_mhz", p.t.clock_mhz_tensor_uniform)
+        .map_err(|e| e.to_string())?;
+    q.set("hbm_tail_window_probability", 0.0)
         .map_err(|e| e.to_string())?;
     let r = sim_text_warm(&gemm_twin_text(c)?, 0, &q, &["A", "B"])?;
     Ok((span(&r), r))
@@ -407,6 +415,46 @@ mod tests {
         c.k = 256;
         let p = sim_core::Profile::builtin("h100").unwrap();
         simulate_gemm(&c, &p).unwrap();
+    }
+
+    #[test]
+    fn measured_cases_copy_the_tensor_maps_boxes() {
+        // The report's cases are the kernels as measured: their copies the tensor maps'
+        // boxes (data/gemm_l2: the box cost measured as these kernels are timed).
+        let m = crate::load_data("crates/calibrate/data/validation/h100-20261127T060007Z.json")
+            .unwrap();
+        let cases = gemm_cases(&m);
+        assert!(cases.len() >= 48, "{} cases", cases.len());
+        assert!(cases.iter().all(|(c, _)| c.boxes));
+    }
+
+    #[test]
+    fn gemm_twins_draw_no_slow_windows() {
+        // Timed after a launch of themselves, not a flush: the slow windows' parameters
+        // change nothing, whatever their size.
+        let mut c = case("ws");
+        c.boxes = true;
+        // K 2048: A (66 MiB) beyond L2, so the simulated CTA's panel comes from HBM
+        c.k = 2048;
+        (c.m, c.n, c.pipe) = (16896, 256, 2);
+        c.bench = "val.gemm_mainloop.ws.pipe_2.grid_132_b_shared".into();
+        let p = sim_core::Profile::builtin("h100").unwrap();
+        let mut q = p.clone();
+        q.set("hbm_tail_probability", 1.0).unwrap();
+        q.set("hbm_tail_min", 2000.0).unwrap();
+        q.set("hbm_tail_max", 2000.0).unwrap();
+        let a = simulate_gemm(&c, &p).unwrap().0;
+        let b = simulate_gemm(&c, &q).unwrap().0;
+        assert_eq!(a, b);
+        // While the same twin drawing them (windows on) waits 2000 cycles more for its
+        // copies' slow lines: measurably slower (13% at the committing; the copies' waits
+        // overlap the shared tile's first-read wait in part).
+        let r = |p: &Profile| {
+            sim_text_warm(&gemm_twin_text(&c).unwrap(), 0, p, &["A", "B"])
+                .map(|r| span(&r))
+                .unwrap()
+        };
+        assert!(r(&q) > r(&p) * 1.05, "{} against {}", r(&q), r(&p));
     }
 
     fn case(schedule: &str) -> GemmCase {
