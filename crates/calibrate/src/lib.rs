@@ -452,6 +452,32 @@ pub fn load_data(rel: &str) -> Result<Measurement, String> {
 
 /// The validation measurements the report uses by default (never read by the fit).
 pub const VALIDATION_DATA: &str = "crates/calibrate/data/validation/h100-20261127T060007Z.json";
+/// Every committed run of the validation kernels the report's rankings read, one per GPU
+/// (the same 190 kernels, same sources and SASS: `data/validation/README.md`), each with
+/// the `.env.txt` that names its GPU (the default collect made just before it on the same
+/// machine): [`VALIDATION_DATA`] first, the run the report scores.
+pub const VALIDATION_RUNS: [(&str, &str); 5] = [
+    (
+        VALIDATION_DATA,
+        "crates/calibrate/data/validation/h100-20261127T060007Z.env.txt",
+    ),
+    (
+        "crates/calibrate/data/validation/h100-20261127T104407Z.json",
+        "crates/calibrate/data/h100-20261127T104342Z.env.txt",
+    ),
+    (
+        "crates/calibrate/data/validation/h100-20261127T131753Z.json",
+        "crates/calibrate/data/h100-20261127T131727Z.env.txt",
+    ),
+    (
+        "crates/calibrate/data/validation/h100-20261127T160427Z.json",
+        "crates/calibrate/data/h100-20261127T160353Z.env.txt",
+    ),
+    (
+        "crates/calibrate/data/validation/h100-20261127T185634Z.json",
+        "crates/calibrate/data/h100-20261127T185607Z.env.txt",
+    ),
+];
 /// Nsight Compute warp-state ratios of the validation kernels.
 pub const VALIDATION_NCU: &str = "crates/calibrate/data/validation/h100-20261122T210256Z.ncu.csv";
 /// Where the committed report lives.

@@ -21,6 +21,13 @@ use crate::validation::{
     GemmCase, VCase, cases, gemm_cases, ncu_gemm_pipe4_cta1, ncu_ratios, simulate, simulate_gemm,
 };
 
+mod input;
+mod rank;
+mod scatter;
+pub use input::{ValidationInput, ValidationRun};
+use rank::Tally;
+pub use rank::{RankMiss, Ranking, TIE};
+
 /// What the residuals say about the engine (written by hand from the numbers below;
 /// `--check` keeps it next to them).
 const GAPS: &str = "## What the largest errors say about the model\n\n\
@@ -35,8 +42,6 @@ const GAPS: &str = "## What the largest errors say about the model\n\n\
 7. **L2 capacity edge** (24 to 48 MiB chases): not twinned (the model's single 50 MiB L2 does not replicate lines between partitions).\n\
 8. The latency-hiding twin loads its lines into L2 and passes a `BAR.SYNC` before the timed loop (the GPU's L2 is warm from an earlier launch), which shows up as a small `barrier` ratio that ncu does not see. The gemm twins now issue the SASS's instructions (item 1), so their warp-state ratios are on ncu's scale; ncu counts the consumers' wait for their wgmma (WARPGROUP.DEPBAR) as `barrier` (ws and ws-wait1, which have no BAR.SYNC in the loop: 5.0 and 5.8, `gmma` 0 and 0.1), the engine as `gmma` (5.2 to 7.4).\n9. **The wider validation set** (`data/validation/h100-20261127T060007Z.json`, GPU 0a09e6ee; never fitted; `data/validation/README.md`). (a) **TMA streaming** (`kernels/stream.cu`, the library's `elementwise-add` as generated): with 1 and 8 CTAs the GPU takes 1.9 to 2.5k cycles per tile of 16 or 32 KiB per operand (59.6k to 79k for 32 tiles), whatever the load stages (2, 3) and store buffers (1, 2), in both schedules, where the library kernel gave 0.5 to 1.1k (-55 to -74%). The SASS (`data/validation/h100-20261127T104407Z.stream.sass.txt`) says why: the piece count is a runtime value, so ptxas unrolled all 16 possible 512-byte pieces, each under its own branch, and every piece's second `LDS.128` writes the four registers (R72..R75) the previous piece's FADDs read, so the pieces run one after another, each waiting out a shared-memory load (about 70 cycles a piece, 8 or 16 per warp and tile); `t % NLB` and `t % NSB` are divisions by a runtime value (I2F, MUFU.RCP, F2I, R2UR and a dozen uniform instructions each); the bulk store's read wait is a chain of branches on NSB and thread 0's work is on every warp's path through the two BAR.SYNCs. The twins now run that SASS (`stream_twin.rs`: the generator's buffers, barriers and roles, each role's tile loop the SASS's loop instruction for instruction, the branches the GPU took for the case's piece count and NSB, thread 0's and lane 0's branches as the generator's `if`), which took the 1- and 8-CTA groups from 43.0% and 42.7% to 18.2% and 17.2% MAPE and the full chip from 2.7% to 2.5%. What is left is about 330 cycles a tile for the pipelined schedule at both tile sizes, and for the warp-specialized one -29% at 32x128 and +9% at 64x128: the constant loads (`LDC`, `ULDC`: 3 to 5 per tile on thread 0's path, an issue slot in the engine) and `MEMBAR.ALL.CTA` (the engine's 10-cycle fence) are not measured. (Both forms of the bulk-store wait, `cp.async.bulk.wait_group` and its `.read` form, compile to the same `DEPBAR.LE SB0, N`, so the twins wait for the stores to complete.) A bulk store no longer holds the LDS behind it: it reads shared memory over its time at the TMA unit and an LDS meanwhile takes `lds_beside_store_factor` (1.70) times its crossbar time, as measured (`gap.smem.s2g_lds`: LDS 96.7 B/clk alone, 56.8 beside stores at 31.9), where it used to wait out the store's 128 to 256 cycles of the read side; that moved the warp-specialized 64x128 twins from about +1% to -8% (the wait had stood in for time they miss elsewhere) and the library ranking from 31 to 38 of 73. On the GPU the compute warps' tile tail (STS, fence, the `c_full` arrive) is held until the next tile's copies have landed whenever their STS meet the copies (`data/gaps/hold/`: an arrive behind STS waits for them, the arrive alone never), which the 32x128 stamps show; the engine has it as `smem_write_queue`, off, because the twins' tails sit about 100 cycles off the GPU's relative to those copies and meet them at 64x128 rather than at 32x128. (b) **gemm-mainloop with one operand shared by all 132 CTAs**: every CTA the same 128-row A tile and its own B panel from HBM (`a_shared`, M 128, N 33792), or the same B tile and its own A panel (`b_shared`, M 16896, N 256; with K 1024 A's 33 MiB is in L2). The twins copy the tensor maps' boxes (rows of 128 bytes); a box costs HBM `hbm_tma_box_bytes` (526) more than its lines, and the twins draw no HBM slow windows (`hbm_tail_*`), both from chip streams of the same boxes timed as these kernels are, after a launch of themselves: the 4100 bytes measured after a memset flush were the flush's dirty lines written back, and the windows stand for the state after a flush (data/gemm_l2, README). `a_shared` is within 4.5% but for the serialized static-v2 / ws-wait1 with PIPE 2 (+13.0, +14.4%); `b_shared` with PIPE 4 +0.3 to -12.1% (ws, ws-wait1: the GPU moves A at 2.67 TB/s, the same loads streamed alone at 3.03), with PIPE 2 -20.0 and -19.2% for static-v1 and ws: the same loads at two stages streamed alone take 1.43 us a stage, the gemm's stage about 2.2 us, so what slows it is in the gemm, not in its loads (data/gemm_l2, finding 4); with K 1024 -1.3 to -15.6%. (c) **singe-viscosity** (`kernels/singe.cu`, written from the library's description with SPECIES a compile-time constant): the GPU runs the data-parallel kernel faster than the warp-specialized one (89k against 138k cycles at 30 species, 340k against 390k at 60, the same at 1, 8 and 132 CTAs); the library's twins ran it the other way round (118k against 85k, 455k against 309k). The SASS (`data/validation/h100-20261127T104407Z.singe.sass.txt`) shows why for the data-parallel kernel: s_j depends on T alone, so ptxas computes it once (one EX2, one RSQ) and issues the 30 or 60 X loads back to back; its k loop (not unrolled) loads row k's pair constants first and interleaves the pairs' DFMA chains, four to six in flight, where the library's twin issues two pairs at a time with every species' exponential and square root. The twins are now the SASS, instruction for instruction (`singe_twin.rs`): the data-parallel one the prologue, the k loop as the engine's loop and the store (DFMA with the SASS's registers, the loads at the measured kernel's addresses, the reciprocal's slow path not taken); the warp-specialized one, whose warp count is a runtime value so that every species slot, pair and nu slot is under a branch, one path per role (warp 0; warps 1 to 6; the last warp, which owns fewer species), the batch and j loops as the engine's, the barrier the batch's parity picks. Data-parallel -0.9 to +0.03% at 30 and 60 species, 1, 8 and 132 CTAs (from +31 to +34%); warp-specialized about -8% at 30 species and +4% at 60 (from -39% and -21%); data-parallel is faster at both counts, as measured.\n\n";
 
-const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
-
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
     pub bench: String,
@@ -47,6 +52,30 @@ pub struct Row {
     /// The benchmark's spread over GPUs (microbenchmarks measured on a committed GPU).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub band: Option<Band>,
+    /// A validation kernel's spread over the validation runs (GPUs) that measured it,
+    /// when more than one run is read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+}
+
+/// A validation kernel's measured values over the runs (GPUs) the rankings read.
+#[derive(Clone, Debug, Serialize)]
+pub struct Spread {
+    /// Runs that measured it.
+    pub runs: usize,
+    pub lowest: f64,
+    pub highest: f64,
+}
+
+impl Spread {
+    fn of(values: &[Option<f64>]) -> Option<Spread> {
+        let v: Vec<f64> = values.iter().flatten().copied().collect();
+        (v.len() > 1).then(|| Spread {
+            runs: v.len(),
+            lowest: r2(v.iter().copied().fold(f64::INFINITY, f64::min)),
+            highest: r2(v.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
+        })
+    }
 }
 
 /// A microbenchmark's measured spread over GPUs and whether the model is in band: inside
@@ -143,92 +172,12 @@ pub struct StateRow {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Ranking {
-    pub pairs: usize,
-    pub concordant: usize,
-    pub fraction: f64,
-    /// Pairs measured within 2% of each other (ties).
-    pub ties: usize,
-    /// Of those, the pairs the simulator also puts within 2% (ties called ties).
-    pub ties_called: usize,
-    pub note: String,
-    /// Every pair the simulator gets wrong: an ordering reversed or a tie not called.
-    pub misses: Vec<RankMiss>,
-}
-
-/// A pair the ranking counts and the simulator gets wrong.
-#[derive(Clone, Debug, Serialize)]
-pub struct RankMiss {
-    /// The two benchmarks.
-    pub a: String,
-    pub b: String,
-    /// Their measured values.
-    pub measured: (f64, f64),
-    /// Their simulated values.
-    pub simulated: (f64, f64),
-    /// True for a tie (measured within 2%) the simulator puts further apart; false for
-    /// an ordering it reverses.
-    pub tie: bool,
-}
-
-/// The ranking tally: pairs measured more than [`TIE`] apart and whether the simulator
-/// orders them the same way; pairs within [`TIE`], and whether the simulator's values are
-/// within [`TIE`] of each other too.
-#[derive(Default)]
-struct Tally {
-    pairs: usize,
-    concordant: usize,
-    ties: usize,
-    ties_called: usize,
-    misses: Vec<RankMiss>,
-}
-
-/// Two measurements closer than this (relative to the larger) are a tie.
-const TIE: f64 = 0.02;
-
-impl Tally {
-    /// One pair, benchmarks `a` and `b`: measured `(ma, mb)`, simulated `(sa, sb)`.
-    fn add(&mut self, (a, ma, sa): (&str, f64, f64), (b, mb, sb): (&str, f64, f64)) {
-        let dm = mb - ma;
-        let right = if dm.abs() <= TIE * ma.max(mb) {
-            self.ties += 1;
-            let called = (sb - sa).abs() <= TIE * sa.max(sb);
-            self.ties_called += usize::from(called);
-            called
-        } else {
-            self.pairs += 1;
-            let same = (sb - sa) * dm > 0.0;
-            self.concordant += usize::from(same);
-            same
-        };
-        if !right {
-            self.misses.push(RankMiss {
-                a: a.into(),
-                b: b.into(),
-                measured: (ma, mb),
-                simulated: (sa, sb),
-                tie: dm.abs() <= TIE * ma.max(mb),
-            });
-        }
-    }
-
-    fn ranking(&self, note: &str) -> Ranking {
-        Ranking {
-            pairs: self.pairs,
-            concordant: self.concordant,
-            fraction: r2(self.concordant as f64 / self.pairs.max(1) as f64),
-            ties: self.ties,
-            ties_called: self.ties_called,
-            note: note.into(),
-            misses: self.misses.clone(),
-        }
-    }
-}
-
-#[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub data_file: String,
     pub validation_file: String,
+    /// The validation runs the rankings read (the scored one first): file and GPU UUID
+    /// (when its `.env.txt` is known).
+    pub validation_runs: Vec<(String, Option<String>)>,
     pub profile: String,
     pub profile_validated: bool,
     /// The clock the gemm-mainloop twins run at: the profile's `clock_mhz_tensor_uniform`
@@ -320,88 +269,49 @@ fn groups(rows: &[Row]) -> Vec<Group> {
     by.iter().map(|(g, rs)| group_of(rs, g)).collect()
 }
 
-/// Pairs of configurations the measurement orders (more than 2% apart) that the
-/// simulator orders the same way: along WARPS for each (level, K), along K for each
-/// (level, WARPS).
-fn ranking(v: &[(VCase, f64, f64)]) -> Ranking {
+/// Pairs of configurations the runs order (every run more than 2% apart, the same way;
+/// ties otherwise: [`rank`]) and whether the simulator agrees: along WARPS for each
+/// (level, K), along K for each (level, WARPS).
+fn ranking(v: &[(VCase, Vec<Option<f64>>, f64)]) -> Ranking {
     let mut t = Tally::default();
     for (i, a) in v.iter().enumerate() {
         for b in &v[i + 1..] {
             let same_series = a.0.l1 == b.0.l1 && (a.0.k == b.0.k || a.0.warps == b.0.warps);
             if same_series {
-                t.add((&a.0.bench, a.1, a.2), (&b.0.bench, b.1, b.2));
+                t.add((&a.0.bench, &a.1, a.2), (&b.0.bench, &b.1, b.2));
             }
         }
     }
-    t.ranking("latency-hiding has one schedule; ranked here: every pair of configurations in one series (same level and K, or same level and WARPS) whose measured times differ by more than 2%")
+    t.ranking("latency-hiding has one schedule; ranked here: every pair of configurations in one series (same level and K, or same level and WARPS) ")
 }
 
-/// Pairs of gemm-mainloop schedules (plain kernels, same PIPE and grid) whose measured
-/// cycles differ by more than 2%, and how many of them the simulator orders the same way.
-fn schedule_ranking(v: &[(GemmCase, f64, f64)]) -> Ranking {
+/// Pairs of gemm-mainloop schedules (plain kernels, same PIPE and grid): orderings and
+/// ties as the runs measure them ([`rank`]), and whether the simulator agrees.
+fn schedule_ranking(v: &[(GemmCase, Vec<Option<f64>>, f64)]) -> Ranking {
     let mut t = Tally::default();
-    let plain: Vec<&(GemmCase, f64, f64)> = v.iter().filter(|x| !x.0.fenced).collect();
+    let plain: Vec<&(GemmCase, Vec<Option<f64>>, f64)> = v.iter().filter(|x| !x.0.fenced).collect();
     for (i, a) in plain.iter().enumerate() {
         for b in &plain[i + 1..] {
             if a.0.pipe == b.0.pipe && a.0.shape() == b.0.shape() {
-                t.add((&a.0.bench, a.1, a.2), (&b.0.bench, b.1, b.2));
+                t.add((&a.0.bench, &a.1, a.2), (&b.0.bench, &b.1, b.2));
             }
         }
     }
-    t.ranking("gemm-mainloop: every pair of schedules (static-v1, static-v2, ws, ws-wait1; the kernels as ptxas compiled them) at the same PIPE and shape whose measured cycles differ by more than 2%")
+    t.ranking("gemm-mainloop: every pair of schedules (static-v1, static-v2, ws, ws-wait1; the kernels as ptxas compiled them) at the same PIPE and shape")
 }
 
-/// Pairs of library-kernel configurations in one series (family, size, grid): ordered
-/// when measured more than 2% apart, ties otherwise.
-fn library_ranking(v: &[(crate::library::LibraryCase, f64, f64)]) -> Ranking {
+/// Pairs of library-kernel configurations in one series (family, size, grid): orderings
+/// and ties as the runs measure them ([`rank`]).
+fn library_ranking(v: &[(crate::library::LibraryCase, Vec<Option<f64>>, f64)]) -> Ranking {
     let mut t = Tally::default();
     for (i, a) in v.iter().enumerate() {
         for b in &v[i + 1..] {
             if a.0.series() == b.0.series() {
-                t.add((&a.0.bench, a.1, a.2), (&b.0.bench, b.1, b.2));
+                t.add((&a.0.bench, &a.1, a.2), (&b.0.bench, &b.1, b.2));
             }
         }
     }
     t.ranking("library kernels: every pair of configurations at the same size and grid (elementwise-add: tma-pipelined and warp-specialized with 2 or 3 load stages, per tile; singe-viscosity: data-parallel and warp-specialized, per species count)")
-}
-
-/// The validation measurements a report scores: the file's measurement, its name as the
-/// report cites it, and Nsight Compute's warp-state ratios for the same kernels (the CSV
-/// committed beside the committed file; none for another file).
-pub struct ValidationInput {
-    /// The validation kernels' measurement file.
-    pub measurement: Measurement,
-    /// Its file name, as the report cites it.
-    pub file: String,
-    /// The Nsight Compute CSV taken on the same kernels, if any.
-    pub ncu_csv: Option<String>,
-}
-
-impl ValidationInput {
-    /// Reads a validation measurement file (workspace-relative or absolute); the committed
-    /// one ([`crate::VALIDATION_DATA`]) comes with its Nsight Compute ratios.
-    pub fn load(rel: &str) -> Result<Self, String> {
-        let path = crate::datafile::plain_name(&crate::workspace_path(rel));
-        let text = crate::datafile::read_text(&path)?;
-        let measurement =
-            Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let file = path
-            .file_name()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_else(|| rel.to_string());
-        let committed = Path::new(crate::VALIDATION_DATA).file_name();
-        let ncu_csv = if path.file_name() == committed {
-            let ncu_path = crate::workspace_path(crate::VALIDATION_NCU);
-            Some(crate::datafile::read_text(&ncu_path)?)
-        } else {
-            None
-        };
-        Ok(ValidationInput {
-            measurement,
-            file,
-            ncu_csv,
-        })
-    }
 }
 
 /// Computes the report (no files) against the committed validation measurements.
@@ -411,13 +321,7 @@ pub fn compute(
     spreads: &Spreads,
     p: &Profile,
 ) -> Result<Report, String> {
-    compute_with(
-        m,
-        data_file,
-        spreads,
-        &ValidationInput::load(crate::VALIDATION_DATA)?,
-        p,
-    )
+    compute_with(m, data_file, spreads, &ValidationInput::committed()?, p)
 }
 
 /// Computes the report (no files) against the validation measurements `val`. One pass
@@ -443,6 +347,7 @@ pub fn compute_with(
             simulated: r2(v),
             err_pct: err(v, t.measured),
             band: band_of(spreads.get(&t.twin.bench), t.measured, v, scored.as_deref()),
+            spread: None,
         });
     }
     let twinned: Vec<&str> = ts.iter().map(|t| t.twin.bench.as_str()).collect();
@@ -460,6 +365,13 @@ pub fn compute_with(
         .collect();
 
     let vm = &val.measurement;
+    // each kernel's value in every run the rankings read
+    let per_run = |bench: &str| -> Vec<Option<f64>> {
+        val.runs
+            .iter()
+            .map(|r| r.values.get(bench).copied())
+            .collect()
+    };
     let vc = cases(vm);
     let sims: Vec<Result<(f64, sim_core::RunResult), String>> =
         vc.par_iter().map(|(c, _)| simulate(c, p)).collect();
@@ -480,8 +392,9 @@ pub fn compute_with(
             simulated: r2(v),
             err_pct: err(v, *meas),
             band: None,
+            spread: Spread::of(&per_run(&c.bench)),
         });
-        triples.push((c.clone(), *meas, v));
+        triples.push((c.clone(), per_run(&c.bench), v));
         let func = format!("vh_chase_{}_k{}", if c.l1 { "l1" } else { "l2" }, c.k);
         runs.insert((func, c.warps), run);
     }
@@ -521,6 +434,7 @@ pub fn compute_with(
             simulated: r2(v),
             err_pct: err(v, *meas),
             band: None,
+            spread: Spread::of(&per_run(&c.bench)),
         });
         if let Some((mhz, v)) = ck.map_err(|e| format!("{}: {e}", c.bench))? {
             clock_range = (clock_range.0.min(mhz), clock_range.1.max(mhz));
@@ -531,9 +445,10 @@ pub fn compute_with(
                 simulated: r2(v),
                 err_pct: err(v, *meas),
                 band: None,
+                spread: None,
             });
         }
-        gtriples.push((c.clone(), *meas, v));
+        gtriples.push((c.clone(), per_run(&c.bench), v));
         if c.pipe == 4 && c.grid() == 1 {
             let kernel = crate::sources::GEMM_SCHEDULES
                 .iter()
@@ -558,8 +473,9 @@ pub fn compute_with(
             simulated: r2(v),
             err_pct: err(v, *meas),
             band: None,
+            spread: Spread::of(&per_run(&c.bench)),
         });
-        striples.push((c.clone(), *meas, v));
+        striples.push((c.clone(), per_run(&c.bench), v));
     }
     let ncu = val.ncu_csv.as_deref().unwrap_or("");
     let mut warp_states = Vec::new();
@@ -611,6 +527,11 @@ pub fn compute_with(
     Ok(Report {
         data_file: data_file.into(),
         validation_file: val.file.clone(),
+        validation_runs: val
+            .runs
+            .iter()
+            .map(|r| (r.file.clone(), r.gpu.clone()))
+            .collect(),
         profile: p.file.name.clone(),
         profile_validated: p.file.validated,
         profile_clock_mhz: p.t.clock_mhz_tensor_uniform,
@@ -659,45 +580,28 @@ fn gtable(s: &mut String, gs: &[Group]) {
     }
 }
 
-/// The markdown report.
-/// The pairs each ranking misses: orderings reversed and ties not called.
-fn misses_table(s: &mut String, r: &Report) {
-    let all = [
-        ("configurations", &r.ranking),
-        ("schedules", &r.schedule_ranking),
-        ("library kernels", &r.library_ranking),
-    ];
-    if all.iter().all(|(_, k)| k.misses.is_empty()) {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "\n## Pairs the rankings miss\n\nAn ordering reversed (measured more than 2% apart, simulated the other way round) or a tie not called (measured within 2%, simulated further apart). Measured and simulated values in each benchmark's unit; the gap is b over a less one.\n\n| ranking | a | b | measured a, b | gap | simulated a, b | gap | miss |\n|---|---|---|---:|---:|---:|---:|---|"
-    );
-    for (name, k) in all {
-        for m in &k.misses {
-            let gap = |(x, y): (f64, f64)| 100.0 * (y / x - 1.0);
-            let _ = writeln!(
-                s,
-                "| {name} | `{}` | `{}` | {:.0}, {:.0} | {:+.1}% | {:.0}, {:.0} | {:+.1}% | {} |",
-                m.a,
-                m.b,
-                m.measured.0,
-                m.measured.1,
-                gap(m.measured),
-                m.simulated.0,
-                m.simulated.1,
-                gap(m.simulated),
-                if m.tie {
-                    "tie not called"
-                } else {
-                    "order reversed"
-                }
-            );
-        }
+/// ", of which N disputed" for a ranking with ties the runs disagree on.
+fn disputed(k: &Ranking) -> String {
+    if k.ties_disputed == 0 {
+        String::new()
+    } else {
+        format!(" ({} of them disputed)", k.ties_disputed)
     }
 }
 
+/// The validation runs, each with its GPU: "(file on GPU-..., ...)".
+fn runs_list(runs: &[(String, Option<String>)]) -> String {
+    let each: Vec<String> = runs
+        .iter()
+        .map(|(f, g)| match g {
+            Some(g) => format!("`{f}` on {g}"),
+            None => format!("`{f}`"),
+        })
+        .collect();
+    format!(" ({})", each.join(", "))
+}
+
+/// The markdown report.
 pub fn markdown(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Calibration report: simulator against a real H100\n");
@@ -761,35 +665,39 @@ pub fn markdown(r: &Report) -> String {
         r.validation_overall.worst_pct,
         r.validation_overall.worst_bench
     );
+    let _ = writeln!(s, "- {}", rank::reading(r.validation_runs.len()));
     let _ = writeln!(
         s,
-        "- Ranking: {} of {} measured orderings reproduced ({:.0}%); ties (measured within 2%) called ties by smsim (its two values within 2%): {} of {}. {}",
+        "- Ranking: {} of {} measured orderings reproduced ({:.0}%); ties called ties by smsim: {} of {}{}. {}",
         r.ranking.concordant,
         r.ranking.pairs,
         r.ranking.fraction * 100.0,
         r.ranking.ties_called,
         r.ranking.ties,
+        disputed(&r.ranking),
         r.ranking.note
     );
     let _ = writeln!(
         s,
-        "- Schedule ranking: {} of {} measured orderings reproduced ({:.0}%); ties called ties: {} of {}. {}",
+        "- Schedule ranking: {} of {} measured orderings reproduced ({:.0}%); ties called ties: {} of {}{}. {}",
         r.schedule_ranking.concordant,
         r.schedule_ranking.pairs,
         r.schedule_ranking.fraction * 100.0,
         r.schedule_ranking.ties_called,
         r.schedule_ranking.ties,
+        disputed(&r.schedule_ranking),
         r.schedule_ranking.note
     );
     if r.library_ranking.pairs + r.library_ranking.ties > 0 {
         let _ = writeln!(
             s,
-            "- Library-kernel ranking: {} of {} measured orderings reproduced ({:.0}%); ties called ties: {} of {}. {}",
+            "- Library-kernel ranking: {} of {} measured orderings reproduced ({:.0}%); ties called ties: {} of {}{}. {}",
             r.library_ranking.concordant,
             r.library_ranking.pairs,
             r.library_ranking.fraction * 100.0,
             r.library_ranking.ties_called,
             r.library_ranking.ties,
+            disputed(&r.library_ranking),
             r.library_ranking.note
         );
     }
@@ -810,7 +718,14 @@ pub fn markdown(r: &Report) -> String {
         );
         gtable(&mut s, &r.gemm_at_measured_clock);
     }
-    misses_table(&mut s, r);
+    rank::misses_table(
+        &mut s,
+        &[
+            ("configurations", &r.ranking),
+            ("schedules", &r.schedule_ranking),
+            ("library kernels", &r.library_ranking),
+        ],
+    );
     let _ = writeln!(
         s,
         "\n## Every microbenchmark\n\nGPUs, lowest, highest: the benchmark's per-GPU values over the committed collects (and the measured value); in band: the model inside that spread or within 3%.\n\n| benchmark | group | measured | simulated | error % | GPUs | lowest | highest | in band |\n|---|---|---:|---:|---:|---:|---:|---:|---|"
@@ -845,12 +760,22 @@ pub fn markdown(r: &Report) -> String {
     }
     let _ = writeln!(
         s,
-        "\n## Every validation kernel (latency-hiding: cycles per iteration; gemm-mainloop: cycles per CTA)\n\n| kernel | measured | simulated | error % |\n|---|---:|---:|---:|"
+        "\n## Every validation kernel (latency-hiding: cycles per iteration; gemm-mainloop: cycles per CTA)\n\nMeasured: `data/validation/{}`; runs, lowest, highest: the kernel's values over the validation runs the rankings read{}.\n\n| kernel | measured | simulated | error % | runs | lowest | highest |\n|---|---:|---:|---:|---:|---:|---:|",
+        r.validation_file,
+        runs_list(&r.validation_runs)
     );
     for m in &r.validation {
+        let (n, lo, hi) = match &m.spread {
+            Some(x) => (
+                x.runs.to_string(),
+                x.lowest.to_string(),
+                x.highest.to_string(),
+            ),
+            None => ("1".into(), "-".into(), "-".into()),
+        };
         let _ = writeln!(
             s,
-            "| `{}` | {} | {} | {:+.2} |",
+            "| `{}` | {} | {} | {:+.2} | {n} | {lo} | {hi} |",
             m.bench, m.measured, m.simulated, m.err_pct
         );
     }
@@ -866,100 +791,6 @@ pub fn markdown(r: &Report) -> String {
         );
     }
     s
-}
-
-fn scatter(r: &Report, dir: &Path) -> Result<(), String> {
-    use plotters::prelude::*;
-    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-        .map_err(|_| "cannot register the font")?;
-    let pts = |rows: &[Row]| -> Vec<(f64, f64)> {
-        rows.iter()
-            .filter(|x| x.measured > 0.0 && x.simulated > 0.0)
-            .map(|x| (x.measured, x.simulated))
-            .collect()
-    };
-    let micro = pts(&r.micro);
-    let val = pts(&r.validation);
-    let all: Vec<f64> = micro.iter().chain(&val).flat_map(|p| [p.0, p.1]).collect();
-    let lo = all.iter().copied().fold(f64::INFINITY, f64::min) * 0.7;
-    let hi = all.iter().copied().fold(0.0, f64::max) * 1.4;
-    macro_rules! draw {
-        ($root:expr) => {{
-            let root = $root;
-            root.fill(&WHITE).map_err(|e| e.to_string())?;
-            let mut c = ChartBuilder::on(&root)
-                .caption(
-                    "smsim vs H100: predicted against measured",
-                    ("sans-serif", 24),
-                )
-                .margin(16)
-                .x_label_area_size(48)
-                .y_label_area_size(64)
-                .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())
-                .map_err(|e| e.to_string())?;
-            c.configure_mesh()
-                .x_desc("measured (benchmark's unit: cycles, B/clk, per clk, MHz)")
-                .y_desc("simulated")
-                .label_style(("sans-serif", 14))
-                .draw()
-                .map_err(|e| e.to_string())?;
-            c.draw_series(LineSeries::new(vec![(lo, lo), (hi, hi)], &BLACK))
-                .map_err(|e| e.to_string())?
-                .label("y = x");
-            for f in [0.9, 1.1] {
-                c.draw_series(LineSeries::new(
-                    vec![(lo, lo * f), (hi, hi * f)],
-                    &RGBColor(180, 180, 180),
-                ))
-                .map_err(|e| e.to_string())?;
-            }
-            c.draw_series(
-                micro
-                    .iter()
-                    .map(|&(x, y)| Circle::new((x, y), 4, BLUE.filled())),
-            )
-            .map_err(|e| e.to_string())?
-            .label(format!(
-                "microbenchmarks (MAPE {:.1}%)",
-                r.micro_overall.mape_pct
-            ))
-            .legend(|(x, y)| Circle::new((x, y), 4, BLUE.filled()));
-            c.draw_series(
-                val.iter()
-                    .map(|&(x, y)| TriangleMarker::new((x, y), 5, RED.filled())),
-            )
-            .map_err(|e| e.to_string())?
-            .label(format!(
-                "validation, latency-hiding (MAPE {:.1}%)",
-                r.validation_overall.mape_pct
-            ))
-            .legend(|(x, y)| TriangleMarker::new((x, y), 5, RED.filled()));
-            c.configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 14))
-                .draw()
-                .map_err(|e| e.to_string())?;
-            root.present().map_err(|e| e.to_string())?;
-        }};
-    }
-    // (Each drawn to a temporary renamed when complete: a failure keeps the old one.)
-    outfile::write_with(
-        &dir.join("scatter.svg"),
-        true,
-        |tmp| -> Result<(), String> {
-            draw!(SVGBackend::new(tmp, (1000, 800)).into_drawing_area());
-            Ok(())
-        },
-    )?;
-    outfile::write_with(
-        &dir.join("scatter.png"),
-        true,
-        |tmp| -> Result<(), String> {
-            draw!(BitMapBackend::new(tmp, (1000, 800)).into_drawing_area());
-            Ok(())
-        },
-    )
 }
 
 /// What [`run_with`] does with the report it computes.
@@ -984,7 +815,7 @@ pub fn run(
     dir: &Path,
     check: bool,
 ) -> Result<String, String> {
-    let val = ValidationInput::load(crate::VALIDATION_DATA)?;
+    let val = ValidationInput::committed()?;
     let mode = if check {
         Output::Check
     } else {
@@ -1100,7 +931,7 @@ pub fn run_with(
         outfile::write(&dir.join("report.md"), md.as_bytes(), true)?;
         outfile::write(&dir.join("report.json"), json.as_bytes(), true)?;
     }
-    scatter(&r, dir)?;
+    scatter::scatter(&r, dir)?;
     Ok(format!(
         "wrote {}/report.md, report.json, scatter.svg, scatter.png\n{summary}",
         dir.display()
@@ -1137,25 +968,6 @@ mod tests {
 
     /// A GPU outside the committed set: the measured value joins the loose spread, not
     /// the strict one, and within a narrow spread the strict band is +-3% of it.
-    /// A tally names the pairs it misses: 100 against 110 measured, simulated the other
-    /// way round, is an ordering reversed; 100 against 101 (a tie) simulated 100 and 105
-    /// is a tie not called; 100 against 101 simulated 100 and 101.5 is called.
-    #[test]
-    fn a_tally_names_its_misses() {
-        let mut t = Tally::default();
-        t.add(("a", 100.0, 120.0), ("b", 110.0, 115.0));
-        t.add(("c", 100.0, 100.0), ("d", 101.0, 105.0));
-        t.add(("e", 100.0, 100.0), ("f", 101.0, 101.5));
-        let r = t.ranking("");
-        assert_eq!((r.pairs, r.concordant, r.ties, r.ties_called), (1, 0, 2, 1));
-        let names: Vec<(&str, &str, bool)> = r
-            .misses
-            .iter()
-            .map(|m| (m.a.as_str(), m.b.as_str(), m.tie))
-            .collect();
-        assert_eq!(names, [("a", "b", false), ("c", "d", true)]);
-    }
-
     #[test]
     fn a_newcomer_is_judged_against_the_others_alone() {
         let s: Vec<(String, f64)> = spread().into_iter().take(2).collect();

@@ -105,9 +105,11 @@ pub enum Cmd {
         /// over the GPUs of the committed collects, what the built-in profile was fitted to.
         #[arg(long)]
         data: Option<String>,
-        /// The validation kernels' measurement file.
-        #[arg(long, default_value = calibrate::VALIDATION_DATA)]
-        validation_data: String,
+        /// The validation kernels' measurement file; repeated, runs of the same kernels on
+        /// other GPUs, which the rankings read too (the first is scored). Default: the
+        /// committed runs on five GPUs, the first scored.
+        #[arg(long, value_name = "FILE")]
+        validation_data: Vec<String>,
         /// The profile to report on (built-in name or TOML file).
         #[arg(long, default_value = "h100")]
         profile: String,
@@ -329,7 +331,7 @@ fn fit(
 /// `calibrate report`'s arguments.
 struct ReportArgs<'a> {
     data: Option<&'a str>,
-    validation_data: &'a str,
+    validation_data: &'a [String],
     profile: &'a str,
     out_dir: Option<&'a Path>,
     check: bool,
@@ -338,7 +340,7 @@ struct ReportArgs<'a> {
 
 fn report(a: &ReportArgs<'_>) -> ExitCode {
     use calibrate::report::Output;
-    let committed_inputs = a.data.is_none() && a.validation_data == calibrate::VALIDATION_DATA;
+    let committed_inputs = a.data.is_none() && a.validation_data.is_empty();
     if (a.check || a.write_committed) && !committed_inputs {
         return fail(
             "--check and --write-committed are for the committed report, from the committed data; \
@@ -358,7 +360,13 @@ fn report(a: &ReportArgs<'_>) -> ExitCode {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let val = match calibrate::report::ValidationInput::load(a.validation_data) {
+    let files: Vec<&str> = a.validation_data.iter().map(String::as_str).collect();
+    let val = if files.is_empty() {
+        calibrate::report::ValidationInput::committed()
+    } else {
+        calibrate::report::ValidationInput::load_runs(&files)
+    };
+    let val = match val {
         Ok(v) => v,
         Err(e) => return fail(e),
     };
