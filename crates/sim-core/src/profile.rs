@@ -217,6 +217,14 @@ fn non_negative(v: f64) -> Result<(), &'static str> {
         Err("must be zero or more, below 10^12")
     }
 }
+/// A switch: 0 (off) or 1 (on).
+fn flag(v: f64) -> Result<(), &'static str> {
+    if v == 0.0 || v == 1.0 {
+        Ok(())
+    } else {
+        Err("must be 0 (off) or 1 (on)")
+    }
+}
 fn count(v: f64) -> Result<(), &'static str> {
     if v >= 1.0 && v.fract() == 0.0 && v < 1e12 {
         Ok(())
@@ -400,20 +408,36 @@ timing! {
         /// replay) takes 128 / this cycles of the crossbar.
         smem_bytes_per_clk: positive => "bytes per cycle",
         /// What a bulk or tensor copy's byte costs the shared memory, against an LDS or STS
-        /// byte (0: copies take none of its bandwidth). A bulk store out of shared memory
-        /// takes the read side's time (as LDS does), bytes x this / smem_bytes_per_clk
-        /// cycles from the copy's turn at the TMA unit; an LDS waits for the stores reading
-        /// before it, and a store for the shared-memory reads before it. A copy into
-        /// shared memory shares the write side with STS while its bytes land instead
-        /// (`sts_beside_copy_factor`). Measured: copies into shared memory do not slow
-        /// LDS, and bulk stores do not slow STS.
+        /// byte (0: copies take none of its bandwidth), counted in the unit's busy time. A
+        /// copy into shared memory shares the write side with STS while its bytes land
+        /// (`sts_beside_copy_factor`, or `smem_write_queue`), a bulk store out of it the
+        /// read side with LDS while the TMA unit reads it (`lds_beside_store_factor`);
+        /// neither books time the other waits for (`engine/smem_share.rs`). Measured:
+        /// copies into shared memory do not slow LDS, bulk stores do not slow STS, and
+        /// neither copy slows for the shared accesses beside it.
         smem_copy_cost: cost_ratio => "ratio",
         /// While a copy's bytes land in shared memory (over the cycles before its last
         /// line arrives, at `tma_bytes_per_clk`), an STS takes this many times its
-        /// crossbar time (1: no slowing). H100: STS.128 from 8 warps 86.5 B/clk alone,
-        /// 42.6 beside 16 KiB bulk copies landing at 58.0 B/clk: 2.03
-        /// (`gap.smem.sts.shared`, `gap.smem.g2s_sts`, data/gaps).
+        /// crossbar time (1: no slowing; unused with `smem_write_queue` on). H100: STS.128
+        /// from 8 warps 86.5 B/clk alone, 42.6 beside 16 KiB bulk copies landing at 58.0
+        /// B/clk: 2.03 (`gap.smem.sts.shared`, `gap.smem.g2s_sts`, data/gaps).
         sts_beside_copy_factor: at_least_one => "ratio",
+        /// 1: shared memory's writes are one queue in order, a copy's landing bytes first:
+        /// an STS whose turn falls while a copy's bytes land is written after them, and an
+        /// mbarrier arrive reaches its barrier once the STS queued before it (any warp's)
+        /// are written; 0: an STS beside a landing copy is slowed by
+        /// `sts_beside_copy_factor` and an arrive is not held. H100 (`data/gaps/hold/`):
+        /// one warp's 8 STS.128 and an arrive take 200 cycles alone and end 50 to 90
+        /// cycles after another warp's tensor copies complete when the STS meet their
+        /// bytes landing; the arrive alone is never held, nor 8 STS and a fence without
+        /// the arrive.
+        smem_write_queue: flag => "switch",
+        /// While a bulk store reads its bytes out of shared memory (from its turn at the TMA
+        /// unit for bytes / `tma_store_bytes_per_clk` cycles), an LDS takes this many times
+        /// its crossbar time (1: no slowing). H100: LDS.128 from 8 warps 96.7 B/clk alone,
+        /// 56.8 beside 16 KiB bulk stores draining at 31.9 B/clk: 1.70
+        /// (`gap.smem.lds.shared`, `gap.smem.s2g_lds`, data/gaps).
+        lds_beside_store_factor: at_least_one => "ratio",
         /// The MIO queue per sub-partition (shared-memory loads and stores, shuffles): full,
         /// the next such instruction waits (`mio_throttle`).
         mio_queue_depth: queue_depth => "instructions",

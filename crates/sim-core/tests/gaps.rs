@@ -1,5 +1,5 @@
 //! The model gaps that issue 25 and issue 30 isolated on the H100, each with a
-//! hand-derived cycle count: bulk stores take shared-memory bandwidth on the read side, the clock
+//! hand-derived cycle count: bulk stores slow the LDS beside them on shared memory's read side, the clock
 //! follows the kernel's load, and the cluster barrier's round trip.
 
 use sim_core::{Profile, RunConfig, RunResult, WarpState, run};
@@ -38,19 +38,32 @@ fn lds_wait(r: &RunResult) -> u64 {
 }
 
 #[test]
-fn a_bulk_store_holds_the_read_side_of_shared_memory() {
-    // 128 B per cycle: the store's 16 KiB read out of shared memory take cycles 0..128
-    // from its turn at the TMA unit (cycle 0). The LDS issues at cycle 1; without the
-    // copy's cost its wavefronts (4, conflict-free) start at once, with it at 128: its
-    // result, and so the FADD, comes 127 cycles later.
+fn a_bulk_store_slows_the_lds_beside_it_and_holds_none() {
+    // The store reads its 16 KiB out of shared memory while the TMA unit moves them, from
+    // its turn (cycle 0) for 16384 / tma_store_bytes_per_clk cycles. The LDS issues at
+    // cycle 1, inside that window: its 4 conflict-free wavefronts (128 B/clk) take
+    // lds_beside_store_factor x 4 cycles instead of 4, starting at once (the store books
+    // nothing it waits for), so its result, and the FADD, come
+    // ceil(1 + 4 x factor) - (1 + 4) cycles later than with copies free.
     let free = h100_with(&[("smem_bytes_per_clk", 128.0), ("smem_copy_cost", 0.0)]);
-    let costs = h100_with(&[("smem_bytes_per_clk", 128.0), ("smem_copy_cost", 1.0)]);
     let src = copy_then(STORE, LDS);
-    let (a, b) = (sim(&src, &free), sim(&src, &costs));
-    assert_eq!(lds_wait(&b) - lds_wait(&a), 127);
-    // Half the cost: 64 cycles of the read side, 63 of them waited.
-    let half = h100_with(&[("smem_bytes_per_clk", 128.0), ("smem_copy_cost", 0.5)]);
-    assert_eq!(lds_wait(&sim(&src, &half)) - lds_wait(&a), 63);
+    let a = sim(&src, &free);
+    for f in [1.0, 1.7, 2.5] {
+        let p = h100_with(&[
+            ("smem_bytes_per_clk", 128.0),
+            ("smem_copy_cost", 1.0),
+            ("lds_beside_store_factor", f),
+        ]);
+        let want = (1.0 + 4.0 * f).ceil() as u64 - 5;
+        assert_eq!(lds_wait(&sim(&src, &p)) - lds_wait(&a), want, "factor {f}");
+    }
+    // With copies free of shared memory (`smem_copy_cost` 0) the factor does nothing.
+    let off = h100_with(&[
+        ("smem_bytes_per_clk", 128.0),
+        ("smem_copy_cost", 0.0),
+        ("lds_beside_store_factor", 2.5),
+    ]);
+    assert_eq!(lds_wait(&sim(&src, &off)), lds_wait(&a));
 }
 
 #[test]

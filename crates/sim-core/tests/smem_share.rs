@@ -1,12 +1,20 @@
-//! Shared memory's write side shared by STS and a copy landing there (issue 25, the
-//! warp-specialized streaming twin; `gap.smem.g2s_sts`: STS.128 at 42.6 B/clk beside
-//! copies landing, 86.5 alone), against a hand-derived cycle count.
+//! Shared memory shared by LDS/STS and the bulk copies through it (issue 25, the
+//! TMA-streaming twins), against hand-derived cycle counts: the write side by STS and a
+//! copy landing there (`gap.smem.g2s_sts`: STS.128 at 42.6 B/clk beside copies landing,
+//! 86.5 alone), the read side by LDS and a bulk store reading it out
+//! (`gap.smem.s2g_lds`: LDS.128 at 56.8 B/clk beside stores draining at 31.9, 96.7
+//! alone).
 
 use sim_core::{Profile, RunConfig, RunResult, run};
 
 fn sim(src: &str, p: &Profile) -> RunResult {
     let k = isa::parse_kernel(src).unwrap_or_else(|e| panic!("{}", e.render("test", src)));
     run(&k, p, &RunConfig::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The cycle the warp of `role` ends.
+fn end_of(r: &RunResult, role: &str) -> u64 {
+    r.warps.iter().find(|w| w.role == role).unwrap().finished
 }
 
 fn h100_with(sets: &[(&str, f64)]) -> Profile {
@@ -23,7 +31,7 @@ const SRC: &str = "kernel share\nlaunch cta_threads=64 regs=32 smem=65536 grid=1
 
 /// The cycle the STS warp ends.
 fn sts_end(p: &Profile) -> u64 {
-    sim(SRC, p).warps[1].finished
+    end_of(&sim(SRC, p), "sts")
 }
 
 #[test]
@@ -48,5 +56,111 @@ fn an_sts_stream_slows_by_the_factor_while_a_copy_lands() {
     let alone = base.clone();
     let no_copy = SRC.replace("UBLKCP.S.G stage[0], G[0], bytes=16384, bar=full[0]", "NOP");
     let no_copy = no_copy.replace("  SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=0\n", "");
-    assert_eq!(sts_end(&base), sim(&no_copy, &alone).warps[1].finished);
+    assert_eq!(sts_end(&base), end_of(&sim(&no_copy, &alone), "sts"));
+}
+
+/// Warp 0 bulk-stores 16 KiB out of shared memory and waits for it; warp 1 (another
+/// sub-partition) loads 256 LDS.128 meanwhile, 4 wavefronts each, eight registers in turn
+/// so that no load waits for an earlier one's result.
+const LDS_SRC: &str = "kernel share_read\nlaunch cta_threads=64 regs=64 smem=65536 grid=1\nbuffer G global size=1MiB\nshared stage size=65536\nparam N=32\nrole store warps=0..0\n  UBLKCP.G.S G[0], stage[0], bytes=16384\n  DEPBAR.LE SB0, 0\n  EXIT\nrole lds warps=1..1\n  loop i 0..N\n    LDS.128 R8, stage[16384 + (i % 8) * 4096 + lane * 16]\n    LDS.128 R12, stage[16896 + (i % 8) * 4096 + lane * 16]\n    LDS.128 R16, stage[17408 + (i % 8) * 4096 + lane * 16]\n    LDS.128 R20, stage[17920 + (i % 8) * 4096 + lane * 16]\n    LDS.128 R24, stage[18432 + (i % 8) * 4096 + lane * 16]\n    LDS.128 R28, stage[18944 + (i % 8) * 4096 + lane * 16]\n    LDS.128 R32, stage[19456 + (i % 8) * 4096 + lane * 16]\n    LDS.128 R36, stage[19968 + (i % 8) * 4096 + lane * 16]\n  EXIT\n";
+
+/// The cycle the LDS warp ends.
+fn lds_end(src: &str, p: &Profile) -> u64 {
+    end_of(&sim(src, p), "lds")
+}
+
+#[test]
+fn an_lds_stream_slows_by_the_factor_while_a_bulk_store_reads() {
+    // The store reads its 16 KiB over its time at the TMA unit, tma_issue_cycles +
+    // 16384 / tma_store_bytes_per_clk cycles from its turn (cycle 0), well inside the LDS
+    // stream (256 x 4 wavefronts at 128 B/clk: 1024 cycles). There the stream moves at
+    // 1 / factor of its rate, so it ends window x (1 - 1 / factor) later than with no
+    // slowing, give or take the one LDS that straddles the window's end (4 x factor).
+    let f = 1.70;
+    let base = h100_with(&[
+        ("smem_bytes_per_clk", 128.0),
+        ("lds_beside_store_factor", 1.0),
+    ]);
+    let slow = h100_with(&[
+        ("smem_bytes_per_clk", 128.0),
+        ("lds_beside_store_factor", f),
+    ]);
+    let window = slow.t.tma_issue_cycles + 16384.0 / slow.t.tma_store_bytes_per_clk;
+    let want = window * (1.0 - 1.0 / f);
+    let got = lds_end(LDS_SRC, &slow) as f64 - lds_end(LDS_SRC, &base) as f64;
+    assert!((got - want).abs() <= 4.0 * f + 1.0, "{got} against {want}");
+    // With the factor at 1 the store costs the LDS nothing (it books no time they wait
+    // for): the stream as with no store at all.
+    let no_store = LDS_SRC.replace("UBLKCP.G.S G[0], stage[0], bytes=16384", "NOP");
+    let no_store = no_store.replace("  DEPBAR.LE SB0, 0\n", "");
+    assert_eq!(lds_end(LDS_SRC, &base), lds_end(&no_store, &base));
+    // ... and the stream alone is the crossbar's: 1024 cycles of wavefronts, the warp
+    // done when its last loads are in the MIO queue (up to its depth of loads before the
+    // crossbar's end), give or take the loop's issue around them.
+    let alone = lds_end(&no_store, &base) as f64;
+    let crossbar = 256.0 * 4.0 * 128.0 / 128.0;
+    let queued = (base.t.mio_queue_depth + 1.0) * 4.0;
+    assert!(
+        alone >= crossbar - queued && alone <= crossbar + base.t.lat_lds,
+        "{alone} against {crossbar}"
+    );
+    // The store is not slowed by the loads beside it (measured: 31.9 B/clk either way).
+    let store_end = |p: &Profile| end_of(&sim(LDS_SRC, p), "store");
+    assert_eq!(store_end(&slow), store_end(&base));
+}
+
+/// Warp 0 copies 32 KiB into shared memory and waits for it; warp 1 sleeps `ns`, stores
+/// 8 STS.128 (4 KiB) and arrives on `other`; warp 2 waits on `other` (the store warp of
+/// the streaming kernels on c_full). The probe of `data/gaps/hold/` (op 3, one warp).
+fn hold_src(ns: u64, sts: bool) -> String {
+    let stores: String = if sts {
+        (0..8)
+            .map(|j| format!("  STS.128 stage[{} + lane * 16], R4\n", 32768 + j * 512))
+            .collect()
+    } else {
+        String::new()
+    };
+    format!(
+        "kernel hold\nlaunch cta_threads=96 regs=32 smem=65536 grid=1\nbuffer G global size=1MiB\nshared stage size=65536\nmbarrier full[1] count=1\nmbarrier other[1] count=1\nrole copy warps=0..0\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX full[0], bytes=32768\n  UBLKCP.S.G stage[0], G[0], bytes=32768, bar=full[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=0\n  EXIT\nrole sts warps=1..1\n  NANOSLEEP {ns}\n{stores}  SYNCS.ARRIVE.TRANS64 other[0]\n  EXIT\nrole waiter warps=2..2\n  SYNCS.PHASECHK.TRANS64.TRYWAIT other[0], parity=0\n  EXIT\n"
+    )
+}
+
+#[test]
+fn with_the_write_queue_an_arrive_waits_for_its_stores_behind_a_landing_copy() {
+    let on = h100_with(&[("smem_write_queue", 1.0)]);
+    let off = h100_with(&[("smem_write_queue", 0.0)]);
+    // When the copy completes: the copy warp's wait returns a probe after it.
+    let alone = sim(&hold_src(1, false), &on);
+    let probe = on.t.lat_mbarrier_probe as u64;
+    let done = end_of(&alone, "copy") - probe - 1;
+    // Its bytes land over the 32768 / tma_bytes_per_clk cycles before `done`; the STS
+    // warp wakes in the middle of them (the sleep in ns at the profile's clock).
+    let window = (32768.0 / on.t.tma_bytes_per_clk) as u64;
+    let wake = done - window / 2;
+    let ns = (wake as f64 * 1000.0 / on.t.clock_mhz_light).floor() as u64;
+    let held = sim(&hold_src(ns, true), &on);
+    let free = sim(&hold_src(ns, true), &off);
+    // Without the queue the STS and the arrive go at once, mid-landing; with it the STS
+    // are written after the rest of the landing bytes (from about half the window to
+    // all of it, the wake being placed from the copy warp's end) and the arrive, and so
+    // the store warp, waits for them; never past the copy warp's own end.
+    let (held_end, free_end) = (end_of(&held, "sts"), end_of(&free, "sts"));
+    assert!(
+        held_end >= free_end + window / 4 && held_end <= free_end + window,
+        "held {held_end}, free {free_end}, window {window}"
+    );
+    assert!(held_end <= end_of(&held, "copy"));
+    assert!(end_of(&held, "waiter") > held_end);
+    assert!(
+        end_of(&free, "waiter") < done,
+        "{} against {done}",
+        end_of(&free, "waiter")
+    );
+    // An arrive with no stores before it is not held (the GPU's arrive alone).
+    let bare = sim(&hold_src(ns, false), &on);
+    assert!(
+        end_of(&bare, "waiter") < done,
+        "{} against {done}",
+        end_of(&bare, "waiter")
+    );
 }

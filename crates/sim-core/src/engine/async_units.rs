@@ -120,22 +120,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                 done = done.max(dn);
             }
         }
-        // Its bytes through shared memory: written there (a load) or read from there (a
-        // store), on that side, from its turn at the TMA unit; it is not done before.
+        // Its bytes through shared memory: written there as its lines land (a load), or
+        // read from there as the unit moves them (a store), beside LDS and STS.
         if t.smem_copy_cost > 0.0 && d.kind == Kind::TmaLoad {
             // into shared memory: its bytes land with its lines (`smem_share`)
             let booked = bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;
             self.copy_lands(slot, bytes, booked, done);
         } else if t.smem_copy_cost > 0.0 {
-            let which = (d.kind == Kind::TmaLoad) as usize;
-            let side = &mut self.smem_side_free[which];
-            let from = side.max(start);
+            // out of shared memory: read while the unit drains it (`smem_share`)
             let booked = bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;
-            *side = from + booked;
-            self.smem_side_busy[which] += booked;
-            let through = *side;
-            self.emit_busy(slot, Unit::SharedMemory, from, through);
-            done = done.max(memory::ceil(through));
+            self.store_reads(slot, booked, start, self.tma_free);
         }
         // A copy completes no sooner than `tma_min_latency` after its turn, however few
         // its lines; a tensor load's box is addressed from its tensor map meanwhile, which

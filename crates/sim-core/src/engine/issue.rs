@@ -305,15 +305,19 @@ impl<'a, S: Sink> Engine<'a, S> {
                             .smem_free
                             .max(self.smem_side_free[write as usize])
                             .max(now as f64);
-                        // beside a copy landing, an STS shares the write side
-                        let waves = if write {
-                            self.sts_waves(start, waves)
+                        // an STS shares the write side with a copy's bytes landing at its
+                        // turn, an LDS the read side with a bulk store reading
+                        let (waves, written) = if write && t.smem_write_queue > 0.0 {
+                            (waves, self.after_landing(start) + waves)
+                        } else if write {
+                            let waves = self.sts_beside_landing(start, waves);
+                            (waves, start + waves)
                         } else {
-                            waves
+                            let waves = self.beside_stores(start, waves);
+                            (waves, start + waves)
                         };
-                        let side = &mut self.smem_side_free[write as usize];
                         self.smem_free = start + waves;
-                        *side = self.smem_free;
+                        self.smem_side_free[write as usize] = written;
                         self.smem_busy += waves;
                         self.smem_side_busy[write as usize] += waves;
                         self.smem_bytes += d.width as u64 * 32;
@@ -325,7 +329,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                             self.set_dst(slot, d, done, WarpState::ShortScoreboard);
                         } else {
                             let w = &mut self.warps[slot as usize];
-                            w.sts_written = w.sts_written.max(memory::ceil(start + waves));
+                            w.sts_written = w.sts_written.max(memory::ceil(written));
                         }
                     }
                     Space::Global | Space::Local => {

@@ -481,9 +481,8 @@ struct Engine<'a, S: Sink> {
     /// `fma_port_beside_tensor_cycles`, `alu_...`, `mufu_...`.
     beside_port: [u64; NPIPES],
     smem_free: f64,
-    /// When shared memory's read side (LDS, shuffles, bulk stores' reads) and write side
-    /// (STS, copies' writes) are next free: copies book their side's time here
-    /// (`smem_copy_cost`), and an LDS or STS waits for its side too.
+    /// When shared memory's read side (LDS, shuffles) and write side (STS) are next free;
+    /// copies book nothing here (`smem_share`: they slow the accesses beside them).
     smem_side_free: [f64; 2],
     /// Cycles each side was booked, copies' side time included: with the crossbar's
     /// `smem_busy`, the shared-memory bound is the busiest of the three.
@@ -497,6 +496,8 @@ struct Engine<'a, S: Sink> {
     l1_scattered: Vec<u64>,
     /// Copies landing in shared memory: (from, until) cycles (`smem_share`).
     landing: Vec<(f64, f64)>,
+    /// Bulk stores reading shared memory: (from, until) cycles (`smem_share`).
+    reading: Vec<(f64, f64)>,
     /// Cycles L1TEX's line rate was booked: the LSU bound.
     l1_busy: f64,
     /// What one line takes of L1's rate: `1 / l1_lines_per_clk`.
@@ -694,6 +695,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             l1_free: 0.0,
             l1_scattered: Vec::new(),
             landing: Vec::new(),
+            reading: Vec::new(),
             l1_line_time: 1.0 / t.l1_lines_per_clk,
             l1_line_whole: whole_cycles(1.0 / t.l1_lines_per_clk),
             line_caps: (t.l1_line_cap as usize, t.l2_line_cap as usize),

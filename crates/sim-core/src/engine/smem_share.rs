@@ -1,19 +1,30 @@
-//! Shared memory's write side, shared by STS and the copies landing there (issue 25, the
-//! TMA-streaming twins). On the H100 an STS stream beside bulk copies into shared memory
-//! slows to about half its rate while both run (`gap.smem.g2s_sts`, data/gaps: STS.128
-//! 86.5 B/clk alone, 42.6 beside copies landing at 58.0 B/clk); neither waits for the
-//! other to finish. A copy's bytes reach shared memory as its lines land, not at its
-//! turn at the TMA unit, some 300 cycles before.
+//! Shared memory shared by LDS/STS and the bulk copies through it (issue 25, the
+//! TMA-streaming twins).
 //!
-//! Model: a copy into shared memory (with `smem_copy_cost` above 0) lands its bytes over
-//! the cycles before its last line arrives, at the TMA unit's rate
-//! (`tma_bytes_per_clk`); an STS whose crossbar time falls in such a window takes
-//! `sts_beside_copy_factor` times that time. The copy books nothing the STS waits for.
-//! (Booked first come, first served from its turn, as before, a copy issued right after
-//! a warp's LDS held the write side through its lines' L2 latency and the warp's STS
-//! waited for bytes not yet there: the warp-specialized twin at 64x128 tiles lost 419
-//! cycles a tile.) Bulk stores still book the read side from their turn: they read
-//! shared memory from then.
+//! Write side. A copy's bytes land at the TMA unit's rate (`tma_bytes_per_clk`) over the
+//! cycles before its last line arrives, not at its turn at the TMA unit some 300 cycles
+//! before. (Booked from its turn, a copy held STS that the GPU wrote before it: the
+//! warp-specialized twin at 64x128 tiles lost 419 cycles a tile.) By default an STS whose
+//! crossbar time falls among landing bytes takes `sts_beside_copy_factor` times that time
+//! (`gap.smem.g2s_sts`: STS.128 86.5 B/clk alone, 42.6 beside 16 KiB copies landing at
+//! 58.0). With `smem_write_queue` on, shared memory's writes are one queue in order,
+//! landing bytes first: an STS whose turn falls among them is written after them, and an
+//! mbarrier arrive reaches its barrier once the STS queued before it, any warp's, are
+//! written, as the H100 does (`data/gaps/hold/`: one warp's 8 STS.128 and an arrive take
+//! 200 cycles alone and end 50 to 90 cycles after another warp's tensor copies complete
+//! when the STS meet their bytes; the arrive alone is never held, nor 8 STS and a fence
+//! without it). The queue also gives the STS stream beside copies what it measured: the
+//! copies' 58.0 B/clk land at 107 B/clk 54% of the time, leaving the STS 0.46 x 86.5 = 40
+//! B/clk against 42.6. It is off while the warp-specialized twin issues its tile tail
+//! about 100 cycles off the GPU's: whether the STS meet the next tile's copies turns on
+//! it (on: 32x128 -25%, 64x128 +20%).
+//!
+//! Read side (`gap.smem.s2g_lds`: LDS.128 96.7 B/clk alone, 56.8 beside bulk stores
+//! draining at 31.9, which they keep; copies in do not slow LDS, stores out do not slow
+//! STS): a bulk store reads its bytes over its time at the TMA unit (from its turn, at
+//! `tma_store_bytes_per_clk`); an LDS whose crossbar time falls in such a window takes
+//! `lds_beside_store_factor` times that time. (Booked first come, first served, a 32 KiB
+//! store held every LDS behind it 256 cycles, where the GPU's run beside it.)
 
 use super::*;
 
@@ -38,13 +49,54 @@ impl<S: Sink> Engine<'_, S> {
         self.emit_busy(slot, Unit::SharedMemory, (until - booked).max(from), until);
     }
 
-    /// The crossbar time of an STS of `waves` cycles from `start`: stretched while a
-    /// copy lands.
-    pub(super) fn sts_waves(&self, start: f64, waves: f64) -> f64 {
+    /// A bulk store reading `booked` cycles' worth of shared memory over `from..until`
+    /// (its time at the TMA unit), shown at the window's start.
+    pub(super) fn store_reads(&mut self, slot: u32, booked: f64, from: f64, until: f64) {
+        let now = self.now as f64;
+        self.reading.retain(|w| w.1 > now);
+        self.reading.push((from, until));
+        self.smem_side_busy[0] += booked;
+        self.emit_busy(slot, Unit::SharedMemory, from, (from + booked).min(until));
+    }
+
+    /// When an STS whose turn at shared memory's write side is `start` is written: after
+    /// the bytes of any copy landing then.
+    pub(super) fn after_landing(&self, start: f64) -> f64 {
+        let mut at = start;
+        // windows may overlap or follow one another: move past each until none holds it
+        while let Some(&(_, until)) = self
+            .landing
+            .iter()
+            .find(|&&(from, until)| at >= from && at < until)
+        {
+            at = until;
+        }
+        at
+    }
+
+    /// The crossbar time of an STS of `waves` cycles from `start`: stretched while a copy
+    /// lands (`sts_beside_copy_factor`, with `smem_write_queue` off).
+    pub(super) fn sts_beside_landing(&self, start: f64, waves: f64) -> f64 {
         let factor = self.t.sts_beside_copy_factor;
         if factor > 1.0
             && self
                 .landing
+                .iter()
+                .any(|&(from, until)| start < until && start + waves > from)
+        {
+            waves * factor
+        } else {
+            waves
+        }
+    }
+
+    /// The crossbar time of an LDS of `waves` cycles from `start`: stretched while a bulk
+    /// store reads shared memory.
+    pub(super) fn beside_stores(&self, start: f64, waves: f64) -> f64 {
+        let factor = self.t.lds_beside_store_factor;
+        if factor > 1.0
+            && self
+                .reading
                 .iter()
                 .any(|&(from, until)| start < until && start + waves > from)
         {

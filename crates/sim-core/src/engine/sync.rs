@@ -185,6 +185,14 @@ impl<'a, S: Sink> Engine<'a, S> {
         if count < 0 || count > i64::from(pending) {
             return Err(self.too_many_arrivals(slot, idx, count));
         }
+        // With shared memory's writes one queue (`smem_write_queue`), an arrive reaches
+        // the barrier once the stores queued before it are written (`smem_share`).
+        let hold = memory::ceil(self.smem_side_free[1]);
+        if t.smem_write_queue > 0.0 && hold > now + 1 && count == 1 && bytes == 0 {
+            self.push_event(hold, Ev::Arrive { cta, mbar: idx });
+            self.block(slot, Block::until(hold, WarpState::Membar, Cause::OWN));
+            return Ok(());
+        }
         let m = &mut self.ctas[cta as usize].mbars[idx as usize];
         m.tx += bytes;
         m.pending -= count as u32;
