@@ -249,10 +249,9 @@ fn a_long_first_simulation_shows_itself_so_far_and_q_stops_it() {
     let s = t.wait_for("what-ifs once it ends");
     let title = |s: &str| s.lines().next().unwrap_or("").to_string();
     let first = title(&s);
-    assert!(
-        first.contains("/8 CTAs │ smsim tui │ singe-viscosity/data-parallel"),
-        "{s}"
-    );
+    // At 100 columns the progress (its cycle counts grow a digit in a fast build)
+    // pushes the kernel's name past the edge: match only what always fits.
+    assert!(first.contains("/8 CTAs │ smsim tui │ singe-visc"), "{s}");
     // Keys work while it simulates: z zooms to one cycle per column, at once (the
     // simulation hands the run so far over at its next poll).
     t.keys(&["z"]);
