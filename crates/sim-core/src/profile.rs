@@ -600,10 +600,12 @@ timing! {
         /// SM's share of HBM beyond its lines, for the share of its lines that come from
         /// HBM (`Memory::box_read`): the chip moves such boxes slower than contiguous
         /// lines, by about a fixed cost a box (boxes of longer rows: not measured, none).
-        /// H100 (crates/calibrate/data/chip, findings 3 and 5): 132 SMs with four boxes of
-        /// 128-byte rows in flight each move 9.76 B/clk an SM with 16 KiB boxes and 10.72
-        /// with 32 KiB ones (9.82 and 10.80 on a third GPU) where contiguous lines give the
-        /// even share, 12.1: 3980 and 4220 bytes a box.
+        /// H100 (crates/calibrate/data/gemm_l2, run-20261128T0343Z/fm1): 132 SMs with four
+        /// boxes of 128-byte rows in flight each, timed after a launch of themselves, move
+        /// 11.77 B/clk an SM with 16 KiB boxes and 11.90 with 32 KiB ones where their
+        /// contiguous twins move 12.13 and 12.10: 501 and 551 bytes a box, 526 (test
+        /// `calibrate/tests/box_cost.rs`). After a memset flush the same streams lose
+        /// about 4000 bytes a box to the flush's write-backs (data/chip, finding 3).
         hbm_tma_box_bytes: whole => "bytes",
     }
     section "memory fence" {

@@ -72,9 +72,9 @@ impl ValidationInput {
     /// The committed validation runs: [`crate::VALIDATION_DATA`] scored, with its Nsight
     /// Compute ratios, and every run of [`crate::VALIDATION_RUNS`] read by the rankings.
     pub fn committed() -> Result<Self, String> {
+        // VALIDATION_RUNS[0] is VALIDATION_DATA with the `.env.txt` beside it: `load`'s run.
         let mut v = Self::load(crate::VALIDATION_DATA)?;
-        v.runs.clear();
-        for (file, env) in crate::VALIDATION_RUNS {
+        for (file, env) in &crate::VALIDATION_RUNS[1..] {
             let (m, name, _, gpu) = read_validation(file, Some(env))?;
             v.runs.push(ValidationRun::of(&name, gpu, &m));
         }

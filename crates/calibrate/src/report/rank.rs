@@ -99,9 +99,16 @@ pub fn verdict(gaps: &[f64]) -> Option<Verdict> {
 /// Whether smsim's gap `sim` calls a tie whose runs measured `gaps`: within [`TIE`], or
 /// inside the runs' gaps (lowest to highest).
 pub fn called(sim: f64, gaps: &[f64]) -> bool {
-    let lo = gaps.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = gaps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = span(gaps);
     sim.abs() <= TIE || (lo <= sim && sim <= hi)
+}
+
+/// The lowest and highest of `v`.
+fn span(v: &[f64]) -> (f64, f64) {
+    v.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -160,8 +167,7 @@ impl Tally {
                 .find_map(|(x, y)| Some(((*x)?, (*y)?)))
                 .unwrap_or_default();
             let pct = |x: f64| super::r2(100.0 * x);
-            let lo = g.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = g.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let (lo, hi) = span(&g);
             self.misses.push(RankMiss {
                 a: a.into(),
                 b: b.into(),
