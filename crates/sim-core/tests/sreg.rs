@@ -48,7 +48,8 @@ fn an_s2r_at_o0_steps_two_stall_counts_plus_lat_s2r() {
     // issues lat_s2r after the read (more than the read's 15), the MOV 15 after the add,
     // the next read 15 after the MOV: lat_s2r + 30. The H100 measured 55 a step for
     // SR_CTAID.X and SR_CgaCtaId (lat_s2r 25), 53 for SR_TID.X.
-    let step = "  S2R R7, SR_CTAID_X, stall=15\n  IADD3 R9, R9, R7, stall=15\n  MOV R8, 0x1, stall=15\n";
+    let step =
+        "  S2R R7, SR_CTAID_X, stall=15\n  IADD3 R9, R9, R7, stall=15\n  MOV R8, 0x1, stall=15\n";
     assert_eq!(per_step(step, &Profile::builtin("h100").unwrap()), 55);
     for lat in [20.0, 25.0, 40.0] {
         let p = h100_with(&[("lat_s2r", lat)]);
