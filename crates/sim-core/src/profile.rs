@@ -596,6 +596,20 @@ timing! {
         /// The part of a first read's wait that does not grow with the SMs reading the
         /// line (`l2_shared_first_read_cycles_per_sm`; both 0: not modelled).
         l2_shared_first_read_cycles: non_negative => "cycles",
+        /// What the first read of a line `n` SMs of the wave read (n > 2) waits, per SM
+        /// reading it, after this SM's own lines from HBM booked before it have arrived,
+        /// while they are still arriving: it completes no sooner than their arrival + `n`
+        /// times this. The wave's SMs run such a loop in lockstep (they start together and
+        /// the shared stage releases them together), so every SM asks for the same lines at
+        /// the same moment, and the H100 serves them after its own misses, slowly. H100
+        /// (crates/calibrate/data/chip, run-20261128T0625Z, `lockstep.cu`, timed after a
+        /// launch of itself): SMs each with a 16 KiB box of own 128-byte rows from HBM, then
+        /// a 32 KiB tile all read, new lines every k-step, two stages in flight: 2083 cycles
+        /// a k-step at 132 SMs (stage latency 4037) against 1599 (2917) with the tile's
+        /// k-order rotated per CTA, 1463 against 1035 at 66 SMs, 941 against 850 at 33; the
+        /// tile alone, all in step, costs nothing (702 against 844 rotated). The twins
+        /// (`cargo run --release -p calibrate --example lstwin`) choose the value.
+        l2_shared_lockstep_cycles_per_sm: non_negative => "cycles",
         /// What a tensor copy's box of rows of at most one line, a pitch apart, costs this
         /// SM's share of HBM beyond its lines, for the share of its lines that come from
         /// HBM (`Memory::box_read`): the chip moves such boxes slower than contiguous

@@ -23,6 +23,9 @@ pub struct FirstReads {
     pub per_sm: f64,
     /// Cycles for any number of sharing SMs.
     pub base: f64,
+    /// Cycles per sharing SM after this SM's own lines from HBM have arrived
+    /// (`l2_shared_lockstep_cycles_per_sm`).
+    pub after_hbm_per_sm: f64,
     /// Wave-shared lines this SM has read.
     seen: LineSet,
     /// When the last of this SM's lines from HBM booked so far arrives.
@@ -30,11 +33,13 @@ pub struct FirstReads {
 }
 
 impl FirstReads {
-    /// `base`, `per_sm`: `l2_shared_first_read_cycles` and `_per_sm`.
-    pub fn new(base: f64, per_sm: f64) -> FirstReads {
+    /// `base`, `per_sm`: `l2_shared_first_read_cycles` and `_per_sm`; `after_hbm_per_sm`:
+    /// `l2_shared_lockstep_cycles_per_sm`.
+    pub fn new(base: f64, per_sm: f64, after_hbm_per_sm: f64) -> FirstReads {
         FirstReads {
             per_sm,
             base,
+            after_hbm_per_sm,
             // A seed-shaped fa3-forward reads tens of thousands of such lines: start
             // big enough that most runs never rehash (256 KiB).
             seen: LineSet::with_capacity_and_hasher(1 << 15, Default::default()),
@@ -49,6 +54,18 @@ impl FirstReads {
     pub fn wait(&self, sharers: u32) -> u64 {
         if sharers > 2 {
             (self.base + self.per_sm * sharers as f64).round() as u64
+        } else {
+            0
+        }
+    }
+
+    /// What a request's first reads of lines `sharers` SMs read wait after this SM's own
+    /// lines from HBM arrive, `after_hbm_per_sm x sharers` (0 for two or fewer, as
+    /// `wait`).
+    #[inline(always)]
+    pub fn after_hbm(&self, sharers: u32) -> u64 {
+        if sharers > 2 {
+            (self.after_hbm_per_sm * sharers as f64).round() as u64
         } else {
             0
         }
