@@ -12,6 +12,16 @@
 //! reading it, from the copy's start (+50, +449 and +490, +1011 and +1094 cycles a stage
 //! at 33, 66 and 132 SMs; the twins give +74, +409, +1057). Not captured: a 16 KiB tile
 //! beside a 32 KiB private copy (+483 at 132 SMs; the wait ends before the private copy).
+//!
+//! With stages in flight (`l2_shared_lockstep_cycles_per_sm`; crates/calibrate/data/chip,
+//! run-20261128T0625Z): the wave's SMs run the pipeline in lockstep, every SM reading the
+//! same tile lines at the same moment, and a tile copy that starts while this SM's copy
+//! of an earlier tile is still under way completes no sooner than this SM's own HBM lines
+//! booked before it + n times the parameter (132 SMs, two stages: 2192 cycles a k-step
+//! against 1611 with the tile's order rotated per CTA, which breaks the lockstep). One
+//! stage at a time waits only the wait above, measured from the copy's start; the tile
+//! alone, with no own lines from HBM, in step costs nothing (702 cycles a k-step against
+//! 844 rotated).
 
 use super::LineSet;
 
@@ -30,6 +40,8 @@ pub struct FirstReads {
     seen: LineSet,
     /// When the last of this SM's lines from HBM booked so far arrives.
     pub hbm_arrival: u64,
+    /// When the last of this SM's copies of wave-shared lines booked so far completes.
+    pub shared_done: u64,
 }
 
 impl FirstReads {
@@ -44,6 +56,7 @@ impl FirstReads {
             // big enough that most runs never rehash (256 KiB).
             seen: LineSet::with_capacity_and_hasher(1 << 15, Default::default()),
             hbm_arrival: 0,
+            shared_done: 0,
         }
     }
 

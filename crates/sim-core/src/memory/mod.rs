@@ -64,6 +64,9 @@ pub struct Memory {
     /// What they wait after this SM's own lines from HBM arrive
     /// (`l2_shared_lockstep_cycles_per_sm`).
     req_first_after: u64,
+    /// When this SM's earlier copies of wave-shared lines complete (as the current
+    /// request began).
+    req_shared_before: u64,
     /// Whether the current request's lines are wave-shared (more than two SMs read
     /// them): their arrivals from HBM are not this SM's own (`FirstReads::hbm_arrival`).
     req_wave_shared: bool,
@@ -196,6 +199,7 @@ impl Memory {
             ),
             req_first_wait: 0,
             req_first_after: 0,
+            req_shared_before: 0,
             req_wave_shared: false,
             req_hbm_lines: 0,
             hbm_box_bytes: t.hbm_tma_box_bytes,
@@ -307,6 +311,7 @@ impl Memory {
             self.req_l2_chip_cost = 1.0 / self.sharing_gain(n, partner);
             self.req_first_wait = self.first_reads.wait(n);
             self.req_first_after = self.first_reads.after_hbm(n);
+            self.req_shared_before = self.first_reads.shared_done;
             self.req_wave_shared = n > 2;
         }
         self.req_hbm_lines = 0;
@@ -555,7 +560,12 @@ impl Memory {
         // lines from HBM are still arriving: from the copy's start, and after those lines.
         let shared_first = self.req_first_wait > 0 || self.req_first_after > 0;
         let first_wait = if shared_first && self.first_reads.hbm_arrival > t {
-            (t + self.req_first_wait).max(self.first_reads.hbm_arrival + self.req_first_after)
+            let after = if self.req_shared_before > t {
+                self.first_reads.hbm_arrival + self.req_first_after
+            } else {
+                0
+            };
+            (t + self.req_first_wait).max(after)
         } else {
             0
         };
@@ -609,6 +619,9 @@ impl Memory {
             }
         }
         done = done.max(hit_ready);
+        if shared_first {
+            self.first_reads.shared_done = self.first_reads.shared_done.max(done);
+        }
         let counted = [
             (MemLevel::L2Near, near),
             (MemLevel::L2Far, far),
