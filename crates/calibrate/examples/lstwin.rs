@@ -1,10 +1,12 @@
-//! The lockstep stream twins (crates/calibrate/data/chip/lockstep.cu, `tma_lock`, run
-//! run-20261128T0625Z): simulated against measured, `lstwin [name=value ...] [--text]
-//! [--grid N]`. Per case the steady k-step (cycles between two stages' completions),
+//! The lockstep stream twins (crates/calibrate/data/chip/lockstep.cu, `tma_lock`, runs
+//! run-20261128T0625Z and, with `--run2`, run-20261128T0658Z): simulated against measured,
+//! `lstwin [name=value ...] [--text] [--grid N] [--run2]`. Per case the steady k-step (cycles between two stages' completions),
 //! measured and simulated. Modes: 0 the CTA's own 128 rows (16 KiB box of 128-byte rows,
 //! 8 KiB pitch) from HBM; 1 only the 32 KiB tile every CTA reads (256 rows of 128 bytes);
 //! 2 own rows then the tile on one mbarrier (the b_shared gemm's stage); 3 and 4 as 1 and
-//! 2 with a contiguous 32 KiB tile. rot 1: CTA c reads slab (j + c) mod 64 at k-step j.
+//! 2 with a contiguous 32 KiB tile; 5 the tile first (16 KiB, 128 rows), then own boxes of
+//! 256 rows (the a_shared gemm's stage); mode 0 with rot 2 those own boxes alone (mode 6,
+//! own rows warm in L2, is left out). rot 1: CTA c reads slab (j + c) mod 64 at k-step j.
 //! The loop's own work (its stamps and stage arithmetic: 690 cycles a k-step when every
 //! copy hits L2 with four in flight, measured at every SM count) is a NANOSLEEP before
 //! each stage's copies.
@@ -15,10 +17,17 @@ use rayon::prelude::*;
 const LOOP_CYCLES: u64 = 690;
 
 fn text(mode: u32, rot: u32, stages: u64, grid: u64, think: u64, k: u64) -> String {
-    let own = matches!(mode, 0 | 2 | 4);
+    let own = matches!(mode, 0 | 2 | 4 | 5);
     let tile = mode != 0;
     let flat = matches!(mode, 3 | 4);
-    let (pb, qb) = (if own { 16384 } else { 0 }, if tile { 32768 } else { 0 });
+    // own boxes of 256 rows in the a_shared stage (mode 5) and alone (mode 0, rot 2)
+    let p_rows: u64 = if mode == 5 || (mode == 0 && rot == 2) { 256 } else { 128 };
+    let q_rows = 384 - p_rows;
+    let (pb, qb) = (
+        if own { p_rows * 128 } else { 0 },
+        if tile { q_rows * 128 } else { 0 },
+    );
+    let (poff, qoff) = if mode == 5 { (qb, 0) } else { (0, pb) };
     let slot = pb + qb;
     let copy = |j: &str| {
         let slab = if rot == 1 {
@@ -26,26 +35,25 @@ fn text(mode: u32, rot: u32, stages: u64, grid: u64, think: u64, k: u64) -> Stri
         } else {
             format!("(({j}) % 64)")
         };
-        let mut s = format!(
-            "SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[({j}) % {stages}], bytes={slot}\n"
+        let s = format!("SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[({j}) % {stages}], bytes={slot}\n");
+        let own_copy = format!(
+            "      UTMALDG.2D s[(({j}) % {stages}) * {slot} + {poff}], A[cta * {p_rows} * 8192 + (({j}) % 64) * 128], bytes={pb}, row=128, pitch=8192, bar=mb[({j}) % {stages}]\n"
         );
-        if own {
-            s += &format!(
-                "      UTMALDG.2D s[(({j}) % {stages}) * {slot}], A[cta * 128 * 8192 + (({j}) % 64) * 128], bytes=16384, row=128, pitch=8192, bar=mb[({j}) % {stages}]\n"
-            );
+        let tile_copy = if flat {
+            format!(
+                "      UBLKCP.S.G s[(({j}) % {stages}) * {slot} + {qoff}], F[{slab} * 32768], bytes=32768, bar=mb[({j}) % {stages}]\n"
+            )
+        } else {
+            format!(
+                "      UTMALDG.2D s[(({j}) % {stages}) * {slot} + {qoff}], B[{slab} * 128], bytes={qb}, row=128, pitch=8192, bar=mb[({j}) % {stages}]\n"
+            )
+        };
+        match (own, tile, mode == 5) {
+            (true, true, true) => s + &tile_copy + &own_copy,
+            (true, true, false) => s + &own_copy + &tile_copy,
+            (true, false, _) => s + &own_copy,
+            _ => s + &tile_copy,
         }
-        if tile {
-            if flat {
-                s += &format!(
-                    "      UBLKCP.S.G s[(({j}) % {stages}) * {slot} + {pb}], F[{slab} * 32768], bytes=32768, bar=mb[({j}) % {stages}]\n"
-                );
-            } else {
-                s += &format!(
-                    "      UTMALDG.2D s[(({j}) % {stages}) * {slot} + {pb}], B[{slab} * 128], bytes=32768, row=128, pitch=8192, bar=mb[({j}) % {stages}]\n"
-                );
-            }
-        }
-        s
     };
     let ns = |cyc: u64| cyc * 1000 / 1980;
     format!(
@@ -73,10 +81,13 @@ fn main() {
     let mut prof = sim_core::Profile::builtin("h100").unwrap();
     let mut show = false;
     let mut only_grid: Option<u64> = None;
+    let mut run = "run-20261128T0625Z";
     let mut it = a[1..].iter();
     while let Some(kv) = it.next() {
         if kv == "--text" {
             show = true;
+        } else if kv == "--run2" {
+            run = "run-20261128T0658Z";
         } else if kv == "--grid" {
             only_grid = it.next().and_then(|g| g.parse().ok());
         } else if let Some((k, v)) = kv.split_once('=') {
@@ -87,7 +98,7 @@ fn main() {
         print!("{}", text(2, 0, 2, 132, 0, 64));
         return;
     }
-    let path = calibrate::workspace_path("crates/calibrate/data/chip/run-20261128T0625Z/stream.jsonl");
+    let path = calibrate::workspace_path(&format!("crates/calibrate/data/chip/{run}/stream.jsonl"));
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -96,6 +107,7 @@ fn main() {
         // either way): the rows without it
         .filter(|v| v["sync"].as_u64() == Some(0))
         .filter(|v| only_grid.is_none_or(|g| v["grid"].as_u64() == Some(g)))
+        .filter(|v| v["mode"].as_u64() != Some(6))
         .collect();
     let out: Vec<String> = rows
         .par_iter()

@@ -8,7 +8,12 @@
 //   mode 2: own rows then the tile on one mbarrier (the b_shared gemm's stage),
 //   mode 3: only a contiguous tile (32 KiB of consecutive lines, a new 32 KiB every
 //           k-step: bw.tma.l2.chip.same_data's layout),
-//   mode 4: own rows then the contiguous tile.
+//   mode 4: own rows then the contiguous tile,
+//   mode 5: the tile first, then own rows (the a_shared gemm's stage: a 16 KiB tile of 128
+//           rows, own boxes of 256 rows, 32 KiB),
+//   mode 6: mode 2 with the own rows' column j mod 8 (own lines in L2 after the launch
+//           before: the b_shared_k1024 gemm, whose A panels are in L2).
+// `./lockstep OUTDIR 2` runs the second set of cases (run_lockstep.sh OUT 2).
 // rot 0: at k-step j every CTA reads the tile's slab j (same lines at the same program
 // point); rot 1: CTA c reads slab (j + c) mod 64 (the same bytes in another order).
 // sync 1: the CTAs leave a grid barrier (an atomic counter) together before the first
@@ -60,9 +65,12 @@ extern "C" __global__ void __launch_bounds__(32, 1) tma_lock(const __grid_consta
   __shared__ __align__(8) u64 bars[8];
   if (threadIdx.x != 0) return;
   u32 base = (smaddr(dsm) + 1023) & ~1023u;
-  bool own = mode == 0 || mode == 2 || mode == 4;
-  bool tile = mode != 0, flat = mode == 3 || mode == 4;
+  bool own = mode == 0 || mode == 2 || mode == 4 || mode == 5 || mode == 6;
+  bool tile = mode != 0, flat = mode == 3 || mode == 4, tile_first = mode == 5;
+  int own_cols = mode == 6 ? 8 : SLABS;
   u32 pbytes = own ? p_rows * 128 : 0, qbytes = tile ? q_rows * 128 : 0;
+  // where the tile lands in the stage: after the own rows, or first (mode 5)
+  u32 qoff = tile_first ? 0 : pbytes, poff = tile_first ? qbytes : 0;
   u32 slot = pbytes + qbytes;
   for (int s = 0; s < 8; ++s)
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smaddr(&bars[s])) : "memory");
@@ -84,10 +92,11 @@ extern "C" __global__ void __launch_bounds__(32, 1) tma_lock(const __grid_consta
     expect(bar, slot);
     mine[3 * j] = clk();
     int slab = (j + rot * (int)blockIdx.x) % SLABS;
-    if (own) tma_2d(base + s * slot, &mp, (j % SLABS) * 64, row, bar);
-    if (tile) {
-      if (flat) tma_2d(base + s * slot + pbytes, &mf, 0, slab * q_rows, bar);
-      else tma_2d(base + s * slot + pbytes, &mq, slab * 64, SHARED0, bar);
+    if (tile_first) tma_2d(base + s * slot + qoff, &mq, slab * 64, SHARED0, bar);
+    if (own) tma_2d(base + s * slot + poff, &mp, (j % own_cols) * 64, row, bar);
+    if (tile && !tile_first) {
+      if (flat) tma_2d(base + s * slot + qoff, &mf, 0, slab * q_rows, bar);
+      else tma_2d(base + s * slot + qoff, &mq, slab * 64, SHARED0, bar);
     }
   };
   for (int j = 0; j < stages && j < KSTEPS; ++j) issue(j);
@@ -135,46 +144,74 @@ int main(int argc, char** argv) {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const u64 rows = SHARED0 + 256;
-  const int P = 128, Q = 256;
+  const int set = argc > 2 ? atoi(argv[2]) : 1;
   void *t, *fl;
   u64* rec; int* err; u32* ctr;
   CK(cudaMalloc(&t, rows * 8192));
   CK(cudaMemset(t, 0x3F, rows * 8192));
-  CK(cudaMalloc(&fl, (u64)SLABS * Q * 128));
-  CK(cudaMemset(fl, 0x3F, (u64)SLABS * Q * 128));
+  CK(cudaMalloc(&fl, (u64)SLABS * 256 * 128));
+  CK(cudaMemset(fl, 0x3F, (u64)SLABS * 256 * 128));
   CK(cudaMalloc(&rec, (u64)sms * REC * 8));
   CK(cudaMalloc(&err, 4));
   CK(cudaMalloc(&ctr, 4));
   CK(cudaMemset(err, 0, 4));
   CK(cudaFuncSetAttribute(tma_lock, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
-  CUtensorMap mp = tmap(t, 4096, rows, 8192, P), mq = tmap(t, 4096, rows, 8192, Q), mf = tmap(fl, 64, (u64)SLABS * Q, 128, Q);
+  CUtensorMap mp128 = tmap(t, 4096, rows, 8192, 128), mp256 = tmap(t, 4096, rows, 8192, 256), mq128 = tmap(t, 4096, rows, 8192, 128),
+              mq256 = tmap(t, 4096, rows, 8192, 256), mf = tmap(fl, 64, (u64)SLABS * 256, 128, 256);
   FILE* f = fopen((out + "/stream.jsonl").c_str(), "w");
   FILE* fk = fopen((out + "/per_kstep.csv").c_str(), "w");
   fprintf(fk, "mode,rot,sync,stages,grid,think,rep,kstep,step_median_clk,spread_ns,spread_rel_clk\n");
   std::vector<u64> hr((u64)sms * REC);
   struct C { int mode, rot, sync, stages, grid, think; };
   std::vector<C> cases;
-  for (int grid : {132, 66, 33})
-    for (int mode : {1, 3, 2, 4, 0})
+  if (set == 1) {
+    for (int grid : {132, 66, 33})
+      for (int mode : {1, 3, 2, 4, 0})
+        for (int stages : {1, 2, 4})
+          for (int sync : {1, 0})
+            for (int rot : {0, 1}) {
+              if (mode == 0 && rot) continue;
+              cases.push_back({mode, rot, sync, stages, grid, 0});
+              if (grid == 132 && (mode == 1 || mode == 2) && stages == 2) cases.push_back({mode, rot, sync, stages, grid, 1200});
+            }
+  } else {
+    // a consumer's work from none to a serialized schedule's (the gemm's serialized
+    // consumers take about 4000 cycles a k-step); the a_shared stage; own rows in L2
+    for (int grid : {132, 66})
+      for (int think : {0, 1200, 2400, 3600})
+        for (int rot : {0, 1}) {
+          cases.push_back({2, rot, 0, 2, grid, think});
+          if (think <= 1200) cases.push_back({2, rot, 0, 1, grid, think});
+          // the own rows alone, at the same think (rot unused)
+          if (!rot) cases.push_back({0, 0, 0, 2, grid, think});
+          if (!rot && think <= 1200) cases.push_back({0, 0, 0, 1, grid, think});
+        }
+    for (int mode : {5, 6})
       for (int stages : {1, 2, 4})
-        for (int sync : {1, 0})
+        for (int think : {0, 1200})
           for (int rot : {0, 1}) {
-            if (mode == 0 && rot) continue;
-            cases.push_back({mode, rot, sync, stages, grid, 0});
-            if (grid == 132 && (mode == 1 || mode == 2) && stages == 2) cases.push_back({mode, rot, sync, stages, grid, 1200});
+            cases.push_back({mode, rot, 0, stages, 132, think});
+            // the a_shared stage's own rows alone (mode 0 with rot 2: boxes of 256 rows)
+            if (mode == 5 && !rot) cases.push_back({0, 2, 0, stages, 132, think});
           }
+  }
   const int REPS = 7;  // the first dropped
   for (auto& c : cases) {
     if (c.grid > sms) continue;
-    bool own = c.mode == 0 || c.mode == 2 || c.mode == 4;
+    // rot 2 on mode 0: the a_shared stage's own rows alone (boxes of 256 rows)
+    int P = c.mode == 5 || (c.mode == 0 && c.rot == 2) ? 256 : 128, Q = 384 - P;
+    bool own = c.mode == 0 || c.mode == 2 || c.mode == 4 || c.mode == 5 || c.mode == 6;
     bool tile = c.mode != 0;
     u32 slot = (own ? P * 128 : 0) + (tile ? Q * 128 : 0);
+    const CUtensorMap& mp = P == 256 ? mp256 : mp128;
+    const CUtensorMap& mq = Q == 256 ? mq256 : mq128;
+    int krot = c.mode == 0 ? 0 : c.rot;
     // at least 130 KiB: one CTA an SM whatever the grid
     u32 smem = std::max<u32>(c.stages * slot + 1024, 130 * 1024);
     std::vector<double> step, lat, rate, mhz, sp0, sp8, sp32, sp63, start_sp, rs8, rs63;
     for (int rep = 0; rep < REPS; ++rep) {
       CK(cudaMemset(ctr, 0, 4));
-      tma_lock<<<c.grid, 32, smem>>>(mp, mq, mf, P, Q, c.stages, c.mode, c.rot, c.sync, c.think, ctr, rec, err);
+      tma_lock<<<c.grid, 32, smem>>>(mp, mq, mf, P, Q, c.stages, c.mode, krot, c.sync, c.think, ctr, rec, err);
       CK(cudaGetLastError());
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(hr.data(), rec, (u64)c.grid * REC * 8, cudaMemcpyDeviceToHost));
@@ -217,11 +254,11 @@ int main(int argc, char** argv) {
     std::string steps = "[";
     for (size_t i = 0; i < step.size(); ++i) steps += (i ? ", " : "") + std::to_string((int)step[i]);
     steps += "]";
-    fprintf(f, "{\"mode\": %d, \"rot\": %d, \"sync\": %d, \"stages\": %d, \"grid\": %d, \"think\": %d, \"bytes_per_stage\": %u, "
+    fprintf(f, "{\"mode\": %d, \"rot\": %d, \"sync\": %d, \"stages\": %d, \"grid\": %d, \"think\": %d, \"p_rows\": %d, \"q_rows\": %d, \"bytes_per_stage\": %u, "
                "\"kstep_clk\": %.1f, \"kstep_clk_reps\": %s, \"lat_median\": %.1f, \"sm_bytes_per_clk\": %.2f, "
                "\"tile_chip_bytes_per_clk\": %.1f, \"own_chip_bytes_per_clk\": %.1f, \"mhz\": %.1f, "
                "\"spread_ns_start\": %.0f, \"spread_ns_k0\": %.0f, \"spread_ns_k8\": %.0f, \"spread_ns_k32\": %.0f, \"spread_ns_k63\": %.0f, \"spread_rel_clk_k8\": %.0f, \"spread_rel_clk_k63\": %.0f, \"err\": %d}\n",
-            c.mode, c.rot, c.sync, c.stages, c.grid, c.think, slot, ms, steps.c_str(), median(lat), median(rate), tile_chip, own_chip, mhz_m,
+            c.mode, c.rot, c.sync, c.stages, c.grid, c.think, own ? P : 0, tile ? Q : 0, slot, ms, steps.c_str(), median(lat), median(rate), tile_chip, own_chip, mhz_m,
             median(start_sp), median(sp0), median(sp8), median(sp32), median(sp63), median(rs8), median(rs63), e);
     printf("mode %d rot %d sync %d S %d grid %3d think %4d: k-step %7.0f [%6.0f..%6.0f] clk, tile %7.1f own %6.1f B/clk chip, %4.0f MHz, spread ns start %5.0f k8 %5.0f k63 %5.0f, rel clk k8 %6.0f k63 %6.0f%s\n",
            c.mode, c.rot, c.sync, c.stages, c.grid, c.think, ms, *std::min_element(step.begin(), step.end()), *std::max_element(step.begin(), step.end()),

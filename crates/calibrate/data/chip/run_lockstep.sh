@@ -1,6 +1,6 @@
 #!/bin/bash
 # issue 25 (branch lockstep): build and run lockstep.cu on the device.
-# Usage (from the folder holding lockstep.cu): bash run_lockstep.sh OUTDIR
+# Usage: bash run_lockstep.sh OUTDIR [SET] (SET 2: the second set of cases)
 set -u
 OUT=${1:?out}; D=$(cd "$(dirname "$0")" && pwd); W=/tmp/lockstep_run; mkdir -p $W
 export PATH=/usr/local/cuda/bin:$PATH
@@ -14,7 +14,7 @@ cuobjdump -sass /tmp/lockstep | gzip > $W/lockstep.sass.gz
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active --format=csv -lms 50 > $W/smi.csv 2>&1 &
 SMI=$!
 sleep 0.3
-timeout 240 /tmp/lockstep $W > $W/summary.txt 2> $W/stderr.txt; echo "rc=$?" >> $W/summary.txt
+timeout 240 /tmp/lockstep $W ${2:-1} > $W/summary.txt 2> $W/stderr.txt; echo "rc=$?" >> $W/summary.txt
 kill $SMI
 { date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } >> $W/env.txt 2>&1
 gzip -9 $W/env.txt $W/smi.csv $W/per_kstep.csv
