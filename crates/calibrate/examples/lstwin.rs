@@ -70,7 +70,9 @@ fn text(mode: u32, rot: u32, stages: u64, grid: u64, think: u64, k: u64) -> Stri
             String::new()
         },
         lp = ns(LOOP_CYCLES),
-        asz = 33792u64 * 8192,
+        // the CTAs' own rows only: at 33 SMs (33 MiB of them) the launch before leaves
+        // them in the 50 MiB L2 (`warm` below)
+        asz = grid * p_rows * 8192,
         c0 = copy("i").replace("\n      ", "\n    "),
         c1 = copy(&format!("j + {stages}")),
     )
@@ -115,7 +117,14 @@ fn main() {
             let g = |k: &str| v[k].as_u64().unwrap();
             let (mode, rot, s, grid, think) =
                 (g("mode") as u32, g("rot") as u32, g("stages"), g("grid"), g("think"));
-            let warm: &[&str] = if mode == 0 { &[] } else { &["B", "F"] };
+            // Own rows the launch before left in L2: at 33 SMs all of them (33 MiB of a 50
+            // MiB L2; 66 and 132 SMs stream 66 and 132 MiB through it, taken as cold).
+            let warm: &[&str] = match (mode, grid <= 33) {
+                (0, false) => &[],
+                (0, true) => &["A"],
+                (_, false) => &["B", "F"],
+                (_, true) => &["A", "B", "F"],
+            };
             // the steady k-step: the slope between 32 and 64 k-steps (the kernel's: from
             // k-step 7 to 63)
             let span = |k| {
