@@ -21,7 +21,11 @@ fn text(mode: u32, rot: u32, stages: u64, grid: u64, think: u64, k: u64) -> Stri
     let tile = mode != 0;
     let flat = matches!(mode, 3 | 4);
     // own boxes of 256 rows in the a_shared stage (mode 5) and alone (mode 0, rot 2)
-    let p_rows: u64 = if mode == 5 || (mode == 0 && rot == 2) { 256 } else { 128 };
+    let p_rows: u64 = if mode == 5 || (mode == 0 && rot == 2) {
+        256
+    } else {
+        128
+    };
     let q_rows = 384 - p_rows;
     let (pb, qb) = (
         if own { p_rows * 128 } else { 0 },

@@ -60,7 +60,8 @@ fn run_stages(grid: u32, stages: usize, in_flight: bool, per_sm: f64) -> u64 {
 
 /// How much longer the kernel runs at 50 cycles per SM than at 40.
 fn difference(grid: u32, stages: usize, in_flight: bool) -> i64 {
-    run_stages(grid, stages, in_flight, 50.0) as i64 - run_stages(grid, stages, in_flight, 40.0) as i64
+    run_stages(grid, stages, in_flight, 50.0) as i64
+        - run_stages(grid, stages, in_flight, 40.0) as i64
 }
 
 #[test]
