@@ -557,7 +557,9 @@ impl Memory {
             .cycles([l2_bytes as f64, l2_bytes as f64 * self.req_l2_chip_cost]);
         let tf = t as f64;
         // First reads of wave-shared lines wait (`first_read.rs`) while this SM's own
-        // lines from HBM are still arriving: from the copy's start, and after those lines.
+        // lines from HBM are still arriving: from the copy's start, and, in a pipeline
+        // (this SM's copy of an earlier wave-shared tile still under way: the wave then
+        // runs in lockstep, every SM asking for the tile at once), after those lines.
         let shared_first = self.req_first_wait > 0 || self.req_first_after > 0;
         let first_wait = if shared_first && self.first_reads.hbm_arrival > t {
             let after = if self.req_shared_before > t {
