@@ -930,13 +930,13 @@ pub const FORMS: &[Form] = &[
     },
     Form {
         when: &["PHASECHK", "TRYWAIT"],
-        keys: &[needed("parity")],
+        keys: &[needed("parity"), key("lanes")],
         ..plain(
             Op::Syncs,
             ops(
                 1,
                 1,
-                "SYNCS.PHASECHK.TRANS64.TRYWAIT MBAR[i], parity=P",
+                "SYNCS.PHASECHK.TRANS64.TRYWAIT MBAR[i], parity=P[, lanes=N]",
                 &[(Kind::Mbar, "operand")],
             ),
         )

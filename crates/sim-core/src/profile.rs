@@ -695,6 +695,15 @@ timing! {
         /// A warp asleep on a phase that the last bytes of a copy complete wakes this long
         /// after those bytes land.
         lat_mbarrier_tx_wake: whole => "cycles",
+        /// A TRYWAIT issued by part of a warp (`lanes=` below 32: the other lanes wait at
+        /// the end of an `if (lane == 0)` region) on a phase not yet complete is not woken
+        /// by the phase: its spin loop's tries return at this period from the wait's issue,
+        /// false until the phase has completed, and the warp goes on at the first return
+        /// after the completion (whole periods after the issue). Measured on the H100
+        /// (`data/gaps/lanewait/`): one thread with its warp's other lanes parked waits on a
+        /// 1 KiB and an 8 KiB copy alike, 507 cycles from before the copy, two periods
+        /// after its try_wait's issue; its loop's tries return 198 to 226 cycles apart.
+        lat_mbarrier_lane_period: whole => "cycles",
         /// A proxy fence (FENCE.PROXY.ASYNC) or a CTA-scope MEMBAR holds the warp this long
         /// (`membar`).
         lat_fence: whole => "cycles",
