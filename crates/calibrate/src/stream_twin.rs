@@ -440,7 +440,15 @@ impl Lines<'_> {
             format!("{op} {dst}, {off}")
         } else if op.starts_with("SYNCS.PHASECHK") {
             self.waits_seen += 1;
-            self.generator_line("SYNCS.PHASECHK", self.waits_seen - 1)?
+            let line = self.generator_line("SYNCS.PHASECHK", self.waits_seen - 1)?;
+            match self.role {
+                // lane 0's loop (`if (lane == 0)`): the other 31 lanes wait at its end
+                // (BSYNC), and the try_wait is not woken by its phase
+                // (`lat_mbarrier_lane_period`, data/gaps/lanewait/)
+                Role::Load | Role::Store => format!("{line}, lanes=1"),
+                // every lane waits
+                Role::Pipelined | Role::Compute => line,
+            }
         } else if op == "SYNCS.ARRIVE.TRANS64.A1T0" {
             // an mbarrier arrive (the compute warps' lane 0, the store warp's release):
             // the generator's arrive in this branch of the role
