@@ -704,6 +704,12 @@ timing! {
         /// 1 KiB and an 8 KiB copy alike, 507 cycles from before the copy, two periods
         /// after its try_wait's issue; its loop's tries return 198 to 226 cycles apart.
         lat_mbarrier_lane_period: whole => "cycles",
+        /// The BSYNC that ends a region part of a warp ran (`if (lane == 0)`; `NOP lanes=N`
+        /// in the kernel format), the other lanes parked at it, holds the warp this much
+        /// longer than the same BSYNC of a warp that did not diverge. Measured on the H100
+        /// (`data/gaps/lanewait/`, `region.cu`): 72 cycles against 55 from lane 0's last
+        /// instruction to the warp's next, whatever the region held.
+        bsync_rejoin_cycles: whole => "cycles",
         /// A proxy fence (FENCE.PROXY.ASYNC) or a CTA-scope MEMBAR holds the warp this long
         /// (`membar`).
         lat_fence: whole => "cycles",

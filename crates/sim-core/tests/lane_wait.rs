@@ -83,3 +83,33 @@ fn a_lane_count_outside_a_warp_is_an_error() {
         }
     }
 }
+
+/// `NOP lanes=N` (the BSYNC ending a region N lanes ran): below 32 the warp's next
+/// instruction issues `bsync_rejoin_cycles` after the NOP's stall count ends. One warp,
+/// `FADD; NOP stall=S; FADD; EXIT`: converged, the FADDs issue at 0 and 2 (the NOP at 1,
+/// a stall count of 1 is the next cycle), EXIT at 3, 4 cycles; with S = 4 the second
+/// FADD waits for the count (1 + 4), 7 cycles. Rejoined, each takes
+/// `bsync_rejoin_cycles` more, and an expression decides per warp.
+#[test]
+fn a_rejoin_holds_the_warp_beyond_the_bsyncs_count() {
+    let p = Profile::builtin("h100").unwrap();
+    let r = p.t.bsync_rejoin_cycles as u64;
+    let src = |nop: &str, warps: u32| {
+        format!(
+            "kernel rejoin\nlaunch cta_threads={} regs=32 smem=0 grid=1\nrole main warps=0..{}\n  FADD R1, R2, R3\n  {nop}\n  FADD R4, R5, R6\n  EXIT\n",
+            32 * warps,
+            warps - 1
+        )
+    };
+    assert_eq!(sim(&src("NOP", 1), &p).unwrap(), 4);
+    assert_eq!(sim(&src("NOP stall=4", 1), &p).unwrap(), 7);
+    assert_eq!(sim(&src("NOP lanes=32", 1), &p).unwrap(), 4);
+    assert_eq!(sim(&src("NOP lanes=1", 1), &p).unwrap(), 4 + r);
+    assert_eq!(sim(&src("NOP lanes=1, stall=4", 1), &p).unwrap(), 7 + r);
+    // four warps, one per sub-partition: only warp 0 ran the region with one lane
+    assert_eq!(
+        sim(&src("NOP lanes=32 - 31 * (warp == 0)", 4), &p).unwrap(),
+        4 + r
+    );
+    assert!(sim(&src("NOP lanes=0", 1), &p).is_err());
+}

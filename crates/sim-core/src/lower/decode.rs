@@ -449,6 +449,10 @@ impl<'k> Lowerer<'k> {
             Op::UcgabarWait => ClusterWait,
             Op::Exit => Exit,
             Op::Shfl => Shuffle,
+            Op::Nop if i.key("lanes").is_some() => {
+                d.n = self.need_key(i, "lanes")?;
+                Rejoin
+            }
             Op::Bra | Op::Nop | Op::Setmaxnreg | Op::Tmemdealloc => Plain,
             _ => Compute,
         };
