@@ -702,7 +702,8 @@ timing! {
         /// after the completion (whole periods after the issue). Measured on the H100
         /// (`data/gaps/lanewait/`): one thread with its warp's other lanes parked waits on a
         /// 1 KiB and an 8 KiB copy alike, 507 cycles from before the copy, two periods
-        /// after its try_wait's issue; its loop's tries return 198 to 226 cycles apart.
+        /// after its try_wait's issue; its loop's tries return 192 to 199 cycles apart
+        /// behind a late arrive.
         lat_mbarrier_lane_period: whole => "cycles",
         /// The BSYNC that ends a region part of a warp ran (`if (lane == 0)`; `NOP lanes=N`
         /// in the kernel format), the other lanes parked at it, holds the warp this much
