@@ -711,6 +711,22 @@ timing! {
         /// A warp asleep on a phase that the last bytes of a copy complete wakes this long
         /// after those bytes land.
         lat_mbarrier_tx_wake: whole => "cycles",
+        /// A TRYWAIT issued by part of a warp (`lanes=` below 32: the other lanes wait at
+        /// the end of an `if (lane == 0)` region) on a phase not yet complete is not woken
+        /// by the phase: its spin loop's tries return at this period from the wait's issue,
+        /// false until the phase has completed, and the warp goes on at the first return
+        /// after the completion (whole periods after the issue). Measured on the H100
+        /// (`data/gaps/lanewait/`): one thread with its warp's other lanes parked waits on a
+        /// 1 KiB and an 8 KiB copy alike, 507 cycles from before the copy, two periods
+        /// after its try_wait's issue; its loop's tries return 192 to 199 cycles apart
+        /// behind a late arrive.
+        lat_mbarrier_lane_period: whole => "cycles",
+        /// The BSYNC that ends a region part of a warp ran (`if (lane == 0)`; `NOP lanes=N`
+        /// in the kernel format), the other lanes parked at it, holds the warp this much
+        /// longer than the same BSYNC of a warp that did not diverge. Measured on the H100
+        /// (`data/gaps/lanewait/`, `region.cu`): 72 cycles against 55 from lane 0's last
+        /// instruction to the warp's next, whatever the region held.
+        bsync_rejoin_cycles: whole => "cycles",
         /// A proxy fence (FENCE.PROXY.ASYNC) or a CTA-scope MEMBAR holds the warp this long
         /// (`membar`).
         lat_fence: whole => "cycles",
