@@ -831,9 +831,11 @@ mod tests {
         let text = stream_twin_text(&case("warp-specialized", 64, 2, 1, 1)).unwrap();
         let sc = text.lines().find(|l| l.starts_with("shared sC")).unwrap();
         let sa = text.lines().find(|l| l.starts_with("shared sA")).unwrap();
-        let moved = text
-            .replacen(&format!("{sc}\n"), "", 1)
-            .replacen(&format!("{sa}\n"), &format!("{sc}\n{sa}\n"), 1);
+        let moved = text.replacen(&format!("{sc}\n"), "", 1).replacen(
+            &format!("{sa}\n"),
+            &format!("{sc}\n{sa}\n"),
+            1,
+        );
         assert_ne!(moved, text);
         let run = |t: &str| span(&sim_text_warm(t, 0, &p, &["A", "B"]).unwrap());
         let (apart, shared) = (run(&text), run(&moved));

@@ -207,7 +207,13 @@ fn with_the_write_queue_only_stores_in_the_copys_half_wait_for_it() {
         "same half {same_half}, no copy {unheld}, window {window}"
     );
     // one queue for all of shared memory: the other half's STS are held too
-    let one = h100_with(&[("smem_write_queue", 1.0), ("smem_write_queue_bytes", 262144.0)]);
+    let one = h100_with(&[
+        ("smem_write_queue", 1.0),
+        ("smem_write_queue_bytes", 262144.0),
+    ]);
     let one_queue = end_of(&sim(&hold_src_at(ns, true, upper, smem), &one), "sts");
-    assert!(one_queue >= other_half + window / 4, "{one_queue} against {other_half}");
+    assert!(
+        one_queue >= other_half + window / 4,
+        "{one_queue} against {other_half}"
+    );
 }

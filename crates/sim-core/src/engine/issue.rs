@@ -302,9 +302,10 @@ impl<'a, S: Sink> Engine<'a, S> {
                         let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
                             / t.smem_bytes_per_clk;
                         // with the write queues on, an STS takes its turn in its own
-                        // queue (`smem_write_queue_bytes`: the lanes' first address's)
-                        let queue = (write && t.smem_write_queue > 0.0)
-                            .then(|| self.write_queue(self.addrs.iter().copied().min().unwrap_or(0)));
+                        // queue (`smem_write_queue_bytes`: its lowest lane address's)
+                        let queue = (write && t.smem_write_queue > 0.0).then(|| {
+                            self.write_queue(self.addrs.iter().copied().min().unwrap_or(0))
+                        });
                         let side = match queue {
                             Some(q) => self.smem_write_free[q],
                             None => self.smem_side_free[write as usize],
@@ -327,7 +328,11 @@ impl<'a, S: Sink> Engine<'a, S> {
                         // (with the queues on, the write side's is their latest: an
                         // arrive waits for every STS queued before it, `sync.rs`)
                         let s = &mut self.smem_side_free[write as usize];
-                        *s = if queue.is_some() { s.max(written) } else { written };
+                        *s = if queue.is_some() {
+                            s.max(written)
+                        } else {
+                            written
+                        };
                         self.smem_busy += waves;
                         self.smem_side_busy[write as usize] += waves;
                         self.smem_bytes += d.width as u64 * 32;
