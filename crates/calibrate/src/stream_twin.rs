@@ -170,7 +170,7 @@ fn fork(
         *piece += 1;
         return Ok(f);
     }
-    let thread0 = || Fork::Region("warp == 0".into());
+    let thread0 = || Fork::Region(THREAD0.into());
     let taken = |b: bool| if b { Fork::Jump } else { Fork::Fall };
     Ok(match (role, addr) {
         // tid != 0 skips the bulk-store wait, and later the store and the next loads
@@ -209,7 +209,7 @@ fn stamped_fork(
     }
     let taken = |b: bool| if b { Fork::Jump } else { Fork::Fall };
     Ok(match (role, addr) {
-        (Role::Pipelined, 0x2a30) | (Role::Pipelined, 0x30d0) => Fork::Region("warp == 0".into()),
+        (Role::Pipelined, 0x2a30) | (Role::Pipelined, 0x30d0) => Fork::Region(THREAD0.into()),
         (Role::Pipelined, 0x2a60) => taken(s.nsb < 2),
         (Role::Pipelined, 0x2a80) => taken(s.nsb == 2),
         (Role::Pipelined, 0x2aa0) => taken(s.nsb != 3),
@@ -440,7 +440,15 @@ impl Lines<'_> {
             format!("{op} {dst}, {off}")
         } else if op.starts_with("SYNCS.PHASECHK") {
             self.waits_seen += 1;
-            self.generator_line("SYNCS.PHASECHK", self.waits_seen - 1)?
+            let line = self.generator_line("SYNCS.PHASECHK", self.waits_seen - 1)?;
+            match self.role {
+                // lane 0's loop (`if (lane == 0)`): the other 31 lanes wait at its end
+                // (BSYNC), and the try_wait is not woken by its phase
+                // (`lat_mbarrier_lane_period`, data/gaps/lanewait/)
+                Role::Load | Role::Store => format!("{line}, lanes=1"),
+                // every lane waits
+                Role::Pipelined | Role::Compute => line,
+            }
         } else if op == "SYNCS.ARRIVE.TRANS64.A1T0" {
             // an mbarrier arrive (the compute warps' lane 0, the store warp's release):
             // the generator's arrive in this branch of the role
@@ -483,11 +491,14 @@ impl Lines<'_> {
 /// `without_uniform_predicates`.)
 const NOT_TAKEN: &str = "UP0";
 
+/// The region thread 0 runs (`Fork::Region`): in warp 0, lane 0 alone.
+const THREAD0: &str = "warp == 0";
+
 /// The regions the twin opens (`Fork::Region`'s conditions) and the predicate that
 /// guards the branch over each: true where the warp skips the region (for thread 0's,
 /// every warp but warp 0: lane 0 runs it in warp 0, whose branch is then not taken).
 const REGION_GUARDS: [(&str, &str); 3] = [
-    ("warp == 0", "UP1"),
+    (THREAD0, "UP1"),
     ("(t + NLB) < TILES", "UP2"),
     ("t > 0", "UP3"),
 ];
@@ -561,15 +572,28 @@ fn loop_body(
     };
     let mut out = String::new();
     let mut depth = indent;
+    // the regions open, and the one that closed right before the instruction
+    let mut open: Vec<&str> = Vec::new();
+    let mut closed: Option<&str> = None;
     for (k, s) in path.iter().enumerate() {
         match s {
             Step::Open(c) => {
                 out.push_str(&format!("{}if {c}\n", " ".repeat(depth)));
                 depth += 2;
+                open.push(c);
             }
-            Step::Close => depth -= 2,
+            Step::Close => {
+                depth -= 2;
+                closed = open.pop();
+            }
             Step::Ins(_, ins, stall) => {
+                let rejoin =
+                    closed.take() == Some(THREAD0) && strip_guard(ins).starts_with("BSYNC");
                 let line = match map.map(ins)? {
+                    // the BSYNC after thread 0's region: warp 0's other 31 lanes rejoin
+                    // it there (`bsync_rejoin_cycles`); the other warps skipped the
+                    // region whole
+                    _ if rejoin => format!("NOP lanes=32 - 31 * ({THREAD0})"),
                     Some(l) => l,
                     // a forward branch the path does not take (the next instruction is
                     // the one after it): guarded by `NOT_TAKEN`, declared false, so that

@@ -826,7 +826,12 @@ pub const FORMS: &[Form] = &[
     none(Op::Fence, "FENCE"),
     none(Op::Membar, "MEMBAR"),
     none(Op::Exit, "EXIT"),
-    none(Op::Nop, "NOP"),
+    // `lanes=N`: the NOP stands for the BSYNC that ends a region N lanes ran (the
+    // others parked at it), which rejoins them (`bsync_rejoin_cycles`)
+    Form {
+        keys: &[key("lanes")],
+        ..none(Op::Nop, "NOP[ lanes=N]")
+    },
     Form {
         modifier: Some(ModRule {
             one_of: &["LE"],
@@ -930,13 +935,13 @@ pub const FORMS: &[Form] = &[
     },
     Form {
         when: &["PHASECHK", "TRYWAIT"],
-        keys: &[needed("parity")],
+        keys: &[needed("parity"), key("lanes")],
         ..plain(
             Op::Syncs,
             ops(
                 1,
                 1,
-                "SYNCS.PHASECHK.TRANS64.TRYWAIT MBAR[i], parity=P",
+                "SYNCS.PHASECHK.TRANS64.TRYWAIT MBAR[i], parity=P[, lanes=N]",
                 &[(Kind::Mbar, "operand")],
             ),
         )

@@ -604,6 +604,22 @@ timing! {
         /// The part of a first read's wait that does not grow with the SMs reading the
         /// line (`l2_shared_first_read_cycles_per_sm`; both 0: not modelled).
         l2_shared_first_read_cycles: non_negative => "cycles",
+        /// What the first read of a line `n` SMs of the wave read (n > 2) waits, per SM
+        /// reading it, after this SM's own lines from HBM booked before it, when it starts
+        /// while this SM's copy of an earlier such line is still under way and those lines
+        /// are still arriving: it completes no sooner than their arrival + `n` times this
+        /// (`memory/first_read.rs`). The wave's SMs run such a pipeline in lockstep (they
+        /// start within 256 ns and each shared stage releases them together), so every SM
+        /// asks for the same lines at the same moment, behind its own misses. H100
+        /// (crates/calibrate/data/chip, run-20261128T0625Z, `lockstep.cu`, timed after a
+        /// launch of itself): 132 SMs, two stages of a 16 KiB box of own 128-byte rows from
+        /// HBM then a 32 KiB tile all read, new lines every k-step: 2192 cycles a k-step in
+        /// step (7 reps, 2180 to 2229; the stage 4123) against 1611 with the tile's k-order
+        /// rotated per CTA; with 1200 cycles of a consumer's work a k-step, 2813 (2789 to
+        /// 2832) against 1932; the tile alone in step 702 against 844 rotated; one stage in
+        /// flight and 4 stages (where the SMs drift apart) are not in this case. The twins
+        /// (`cargo run --release -p calibrate --example lstwin`) take 2194 and 2794 at 15.7.
+        l2_shared_lockstep_cycles_per_sm: non_negative => "cycles",
         /// What a tensor copy's box of rows of at most one line, a pitch apart, costs this
         /// SM's share of HBM beyond its lines, for the share of its lines that come from
         /// HBM (`Memory::box_read`): the chip moves such boxes slower than contiguous
@@ -703,6 +719,22 @@ timing! {
         /// A warp asleep on a phase that the last bytes of a copy complete wakes this long
         /// after those bytes land.
         lat_mbarrier_tx_wake: whole => "cycles",
+        /// A TRYWAIT issued by part of a warp (`lanes=` below 32: the other lanes wait at
+        /// the end of an `if (lane == 0)` region) on a phase not yet complete is not woken
+        /// by the phase: its spin loop's tries return at this period from the wait's issue,
+        /// false until the phase has completed, and the warp goes on at the first return
+        /// after the completion (whole periods after the issue). Measured on the H100
+        /// (`data/gaps/lanewait/`): one thread with its warp's other lanes parked waits on a
+        /// 1 KiB and an 8 KiB copy alike, 507 cycles from before the copy, two periods
+        /// after its try_wait's issue; its loop's tries return 192 to 199 cycles apart
+        /// behind a late arrive.
+        lat_mbarrier_lane_period: whole => "cycles",
+        /// The BSYNC that ends a region part of a warp ran (`if (lane == 0)`; `NOP lanes=N`
+        /// in the kernel format), the other lanes parked at it, holds the warp this much
+        /// longer than the same BSYNC of a warp that did not diverge. Measured on the H100
+        /// (`data/gaps/lanewait/`, `region.cu`): 72 cycles against 55 from lane 0's last
+        /// instruction to the warp's next, whatever the region held.
+        bsync_rejoin_cycles: whole => "cycles",
         /// A proxy fence (FENCE.PROXY.ASYNC) or a CTA-scope MEMBAR holds the warp this long
         /// (`membar`).
         lat_fence: whole => "cycles",

@@ -497,6 +497,21 @@ impl<'a, S: Sink> Engine<'a, S> {
                     Block::until(now + cycles.max(1), WarpState::Sleeping, Cause::OWN),
                 );
             }
+            Kind::Rejoin => {
+                let lanes = self.eval(slot, &d.n)?;
+                if !(1..=32).contains(&lanes) {
+                    return Err(self.fault_at(
+                        slot,
+                        &format!("a region is run by 1 to 32 lanes of its warp, not {lanes}"),
+                    ));
+                }
+                if lanes < 32 {
+                    // The parked lanes rejoin: the warp's next instruction issues this
+                    // much later than after a converged BSYNC (its stall count).
+                    let until = now + u64::from(d.stall) + t.bsync_rejoin_cycles as u64;
+                    self.block(slot, Block::until(until, WarpState::Wait, Cause::OWN));
+                }
+            }
             Kind::WgArrive => self.warpgroup_arrive(slot, now)?,
             Kind::Hgmma { commit } => self.hgmma(slot, d, now, sp, *commit)?,
             Kind::Utcmma => self.utcmma(slot, d, now)?,

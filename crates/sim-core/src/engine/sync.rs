@@ -29,7 +29,7 @@ impl<'a, S: Sink> Engine<'a, S> {
                 phase,
             });
         }
-        let wake = self.now + wake as u64;
+        let (now, period) = (self.now, self.t.lat_mbarrier_lane_period as u64);
         let per = self.warps_per_cta;
         for s in cta * per..(cta + 1) * per {
             let w = &mut self.warps[s as usize];
@@ -40,6 +40,13 @@ impl<'a, S: Sink> Engine<'a, S> {
                         parity: completed_parity,
                     })
             {
+                // A partial warp's wait is not woken: its spin loop's next try to
+                // return after the completion, at whole periods from its issue, passes.
+                let wake = match w.lane_wait_since {
+                    u64::MAX => now + wake as u64,
+                    since => since + (now - since).div_ceil(period).max(1) * period,
+                };
+                w.lane_wait_since = u64::MAX;
                 // (Woken, it still waits on the phase until it wakes: its span goes on,
                 // named by what the phase lacked last.)
                 let cause = match w.cause.unpack() {
@@ -209,6 +216,9 @@ impl<'a, S: Sink> Engine<'a, S> {
     }
 
     /// SYNCS.PHASECHK.TRYWAIT: asleep until the phase of the parity completes, or the probe's latency if it has.
+    /// Issued by part of a warp (`lanes=` below 32) on a phase not yet complete, it ends
+    /// at the first whole `lat_mbarrier_lane_period` after its issue that follows the
+    /// completion (`data/gaps/lanewait/`).
     pub(super) fn mbar_wait(&mut self, slot: u32, d: &'a DInstr, now: u64) -> Result<(), SimError> {
         let t = self.t;
         let idx = self.mbar_index(slot, d)?;
@@ -217,7 +227,18 @@ impl<'a, S: Sink> Engine<'a, S> {
         let Mbar { phase, settled, .. } = self.ctas[cta].mbars[idx as usize];
         // try_wait.parity P passes once the phase with parity P has completed,
         // i.e. while the current phase's parity differs from P.
+        let lanes = self.eval(slot, &d.n2)?;
+        if !(1..=32).contains(&lanes) {
+            return Err(self.fault_at(
+                slot,
+                &format!("a TRYWAIT is issued by 1 to 32 lanes of its warp, not {lanes}"),
+            ));
+        }
         if (phase & 1) as u32 == parity {
+            // Fewer than 32 lanes: the rest of the warp waits at the end of the region
+            // (`if (lane == 0)`), and the try_wait is not woken by the phase
+            // (`check_phase`). A phase complete at issue is probed as by a whole warp.
+            self.warps[slot as usize].lane_wait_since = if lanes < 32 { now } else { u64::MAX };
             self.block(slot, Block::Mbar { idx, parity });
         } else {
             self.passed_mbar[slot as usize] = idx;

@@ -120,6 +120,10 @@ pub(super) struct Warp<'a> {
     /// also blocked the warp (a WARPGROUP.ARRIVE, a barrier, a wait) still holds it when
     /// the block ends sooner (the other warps of a warpgroup arrive a cycle later).
     pub(super) stall_until: u64,
+    /// When its TRYWAIT issued, if that wait is a partial warp's (`lanes=` below 32) on a
+    /// phase not yet complete: such a wait ends only at whole periods of
+    /// `lat_mbarrier_lane_period` from then (`Engine::check_phase`). u64::MAX otherwise.
+    pub(super) lane_wait_since: u64,
     pub(super) stats: [u64; STATE_COUNT],
     pub(super) started: u64,
     pub(super) finished: u64,
@@ -412,6 +416,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.outstanding = 0;
             warp.last_issue = 0;
             warp.issued_before = 0;
+            warp.lane_wait_since = u64::MAX;
             warp.stats = [0; STATE_COUNT];
             warp.started = now;
             self.set_until(slot, now);
@@ -618,6 +623,7 @@ impl Warp<'_> {
             last_issue: 0,
             issued_before: 0,
             stall_until: 0,
+            lane_wait_since: u64::MAX,
             stats: [0; STATE_COUNT],
             started: 0,
             finished: 0,

@@ -346,6 +346,10 @@ impl<'k> Lowerer<'k> {
                     MbarArrive { expect_tx }
                 } else if i.has_mod("PHASECHK") || i.has_mod("TRYWAIT") {
                     d.n = self.need_key(i, "parity")?;
+                    // the lanes that issue it: fewer than 32 when the rest of the warp
+                    // waits at the end of a region (`if (lane == 0)`), which changes
+                    // how the wait ends (`Engine::mbar_wait`)
+                    d.n2 = self.key(i, "lanes")?.unwrap_or(CExpr::Const(32));
                     MbarWait
                 } else {
                     return Err(err(
@@ -445,6 +449,10 @@ impl<'k> Lowerer<'k> {
             Op::UcgabarWait => ClusterWait,
             Op::Exit => Exit,
             Op::Shfl => Shuffle,
+            Op::Nop if i.key("lanes").is_some() => {
+                d.n = self.need_key(i, "lanes")?;
+                Rejoin
+            }
             Op::Bra | Op::Nop | Op::Setmaxnreg | Op::Tmemdealloc => Plain,
             _ => Compute,
         };

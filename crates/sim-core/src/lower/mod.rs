@@ -95,6 +95,10 @@ pub enum Kind {
         gpu: bool,
     },
     Nanosleep,
+    /// `NOP lanes=N`: the BSYNC at the end of a region that N lanes ran, the rest of the
+    /// warp parked there: below 32, it holds the warp `bsync_rejoin_cycles` beyond its
+    /// stall count.
+    Rejoin,
     Exit,
     /// Costs an issue slot and nothing else: BRA, NOP, SETMAXNREG, TMEMDEALLOC.
     Plain,
