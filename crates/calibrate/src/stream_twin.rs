@@ -587,7 +587,8 @@ fn loop_body(
                 closed = open.pop();
             }
             Step::Ins(_, ins, stall) => {
-                let rejoin = closed.take() == Some(THREAD0) && strip_guard(ins).starts_with("BSYNC");
+                let rejoin =
+                    closed.take() == Some(THREAD0) && strip_guard(ins).starts_with("BSYNC");
                 let line = match map.map(ins)? {
                     // the BSYNC after thread 0's region: warp 0's other 31 lanes rejoin
                     // it there (`bsync_rejoin_cycles`); the other warps skipped the

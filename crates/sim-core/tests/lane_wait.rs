@@ -66,7 +66,10 @@ fn a_partial_warps_wait_on_a_complete_phase_is_a_probe() {
 role main warps=0..0\n  SYNCS.ARRIVE.TRANS64 full[0]\n  NANOSLEEP 500\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=0{lanes}\n  EXIT\n"
         )
     };
-    assert_eq!(sim(&src(", lanes=1"), &p).unwrap(), sim(&src(""), &p).unwrap());
+    assert_eq!(
+        sim(&src(", lanes=1"), &p).unwrap(),
+        sim(&src(""), &p).unwrap()
+    );
 }
 
 /// A lane count outside 1..32 is the kernel's error, named at the instruction.
