@@ -596,6 +596,22 @@ timing! {
         /// The part of a first read's wait that does not grow with the SMs reading the
         /// line (`l2_shared_first_read_cycles_per_sm`; both 0: not modelled).
         l2_shared_first_read_cycles: non_negative => "cycles",
+        /// What the first read of a line `n` SMs of the wave read (n > 2) waits, per SM
+        /// reading it, after this SM's own lines from HBM booked before it, when it starts
+        /// while this SM's copy of an earlier such line is still under way and those lines
+        /// are still arriving: it completes no sooner than their arrival + `n` times this
+        /// (`memory/first_read.rs`). The wave's SMs run such a pipeline in lockstep (they
+        /// start within 256 ns and each shared stage releases them together), so every SM
+        /// asks for the same lines at the same moment, behind its own misses. H100
+        /// (crates/calibrate/data/chip, run-20261128T0625Z, `lockstep.cu`, timed after a
+        /// launch of itself): 132 SMs, two stages of a 16 KiB box of own 128-byte rows from
+        /// HBM then a 32 KiB tile all read, new lines every k-step: 2192 cycles a k-step in
+        /// step (7 reps, 2180 to 2229; the stage 4123) against 1611 with the tile's k-order
+        /// rotated per CTA; with 1200 cycles of a consumer's work a k-step, 2813 (2789 to
+        /// 2832) against 1932; the tile alone in step 702 against 844 rotated; one stage in
+        /// flight and 4 stages (where the SMs drift apart) are not in this case. The twins
+        /// (`cargo run --release -p calibrate --example lstwin`) take 2194 and 2794 at 15.7.
+        l2_shared_lockstep_cycles_per_sm: non_negative => "cycles",
         /// What a tensor copy's box of rows of at most one line, a pitch apart, costs this
         /// SM's share of HBM beyond its lines, for the share of its lines that come from
         /// HBM (`Memory::box_read`): the chip moves such boxes slower than contiguous

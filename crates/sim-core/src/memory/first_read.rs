@@ -12,6 +12,16 @@
 //! reading it, from the copy's start (+50, +449 and +490, +1011 and +1094 cycles a stage
 //! at 33, 66 and 132 SMs; the twins give +74, +409, +1057). Not captured: a 16 KiB tile
 //! beside a 32 KiB private copy (+483 at 132 SMs; the wait ends before the private copy).
+//!
+//! With stages in flight (`l2_shared_lockstep_cycles_per_sm`; crates/calibrate/data/chip,
+//! run-20261128T0625Z): the wave's SMs run the pipeline in lockstep, every SM reading the
+//! same tile lines at the same moment, and a tile copy that starts while this SM's copy
+//! of an earlier tile is still under way completes no sooner than this SM's own HBM lines
+//! booked before it + n times the parameter (132 SMs, two stages: 2192 cycles a k-step
+//! against 1611 with the tile's order rotated per CTA, which breaks the lockstep). One
+//! stage at a time waits only the wait above, measured from the copy's start; the tile
+//! alone, with no own lines from HBM, in step costs nothing (702 cycles a k-step against
+//! 844 rotated).
 
 use super::LineSet;
 
@@ -23,22 +33,30 @@ pub struct FirstReads {
     pub per_sm: f64,
     /// Cycles for any number of sharing SMs.
     pub base: f64,
+    /// Cycles per sharing SM after this SM's own lines from HBM have arrived
+    /// (`l2_shared_lockstep_cycles_per_sm`).
+    pub after_hbm_per_sm: f64,
     /// Wave-shared lines this SM has read.
     seen: LineSet,
     /// When the last of this SM's lines from HBM booked so far arrives.
     pub hbm_arrival: u64,
+    /// When the last of this SM's copies of wave-shared lines booked so far completes.
+    pub shared_done: u64,
 }
 
 impl FirstReads {
-    /// `base`, `per_sm`: `l2_shared_first_read_cycles` and `_per_sm`.
-    pub fn new(base: f64, per_sm: f64) -> FirstReads {
+    /// `base`, `per_sm`: `l2_shared_first_read_cycles` and `_per_sm`; `after_hbm_per_sm`:
+    /// `l2_shared_lockstep_cycles_per_sm`.
+    pub fn new(base: f64, per_sm: f64, after_hbm_per_sm: f64) -> FirstReads {
         FirstReads {
             per_sm,
             base,
+            after_hbm_per_sm,
             // A seed-shaped fa3-forward reads tens of thousands of such lines: start
             // big enough that most runs never rehash (256 KiB).
             seen: LineSet::with_capacity_and_hasher(1 << 15, Default::default()),
             hbm_arrival: 0,
+            shared_done: 0,
         }
     }
 
@@ -49,6 +67,18 @@ impl FirstReads {
     pub fn wait(&self, sharers: u32) -> u64 {
         if sharers > 2 {
             (self.base + self.per_sm * sharers as f64).round() as u64
+        } else {
+            0
+        }
+    }
+
+    /// What a request's first reads of lines `sharers` SMs read wait after this SM's own
+    /// lines from HBM arrive, `after_hbm_per_sm x sharers` (0 for two or fewer, as
+    /// `wait`).
+    #[inline(always)]
+    pub fn after_hbm(&self, sharers: u32) -> u64 {
+        if sharers > 2 {
+            (self.after_hbm_per_sm * sharers as f64).round() as u64
         } else {
             0
         }

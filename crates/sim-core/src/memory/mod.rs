@@ -61,6 +61,12 @@ pub struct Memory {
     first_reads: FirstReads,
     /// What the current request's first reads of wave-shared lines wait, from its start.
     req_first_wait: u64,
+    /// What they wait after this SM's own lines from HBM arrive
+    /// (`l2_shared_lockstep_cycles_per_sm`).
+    req_first_after: u64,
+    /// When this SM's earlier copies of wave-shared lines complete (as the current
+    /// request began).
+    req_shared_before: u64,
     /// Whether the current request's lines are wave-shared (more than two SMs read
     /// them): their arrivals from HBM are not this SM's own (`FirstReads::hbm_arrival`).
     req_wave_shared: bool,
@@ -189,8 +195,11 @@ impl Memory {
             first_reads: FirstReads::new(
                 t.l2_shared_first_read_cycles,
                 t.l2_shared_first_read_cycles_per_sm,
+                t.l2_shared_lockstep_cycles_per_sm,
             ),
             req_first_wait: 0,
+            req_first_after: 0,
+            req_shared_before: 0,
             req_wave_shared: false,
             req_hbm_lines: 0,
             hbm_box_bytes: t.hbm_tma_box_bytes,
@@ -294,12 +303,15 @@ impl Memory {
             self.req_hbm_line_bytes = LINE;
             self.req_l2_chip_cost = 1.0;
             self.req_first_wait = 0;
+            self.req_first_after = 0;
             self.req_wave_shared = false;
         } else {
             let (n, partner) = (sharers & !TPC_PARTNER, sharers & TPC_PARTNER != 0);
             self.req_hbm_line_bytes = LINE.div_ceil(n.max(1) as u64);
             self.req_l2_chip_cost = 1.0 / self.sharing_gain(n, partner);
             self.req_first_wait = self.first_reads.wait(n);
+            self.req_first_after = self.first_reads.after_hbm(n);
+            self.req_shared_before = self.first_reads.shared_done;
             self.req_wave_shared = n > 2;
         }
         self.req_hbm_lines = 0;
@@ -545,9 +557,17 @@ impl Memory {
             .cycles([l2_bytes as f64, l2_bytes as f64 * self.req_l2_chip_cost]);
         let tf = t as f64;
         // First reads of wave-shared lines wait (`first_read.rs`) while this SM's own
-        // lines from HBM are still arriving.
-        let first_wait = if self.req_first_wait > 0 && self.first_reads.hbm_arrival > t {
-            t + self.req_first_wait
+        // lines from HBM are still arriving: from the copy's start, and, in a pipeline
+        // (this SM's copy of an earlier wave-shared tile still under way: the wave then
+        // runs in lockstep, every SM asking for the tile at once), after those lines.
+        let shared_first = self.req_first_wait > 0 || self.req_first_after > 0;
+        let first_wait = if shared_first && self.first_reads.hbm_arrival > t {
+            let after = if self.req_shared_before > t {
+                self.first_reads.hbm_arrival + self.req_first_after
+            } else {
+                0
+            };
+            (t + self.req_first_wait).max(after)
         } else {
             0
         };
@@ -565,7 +585,7 @@ impl Memory {
                 self.l2.prefetch(line + PREFETCH_AHEAD);
             }
             let is_far = Memory::is_far(line);
-            if self.req_first_wait > 0 && self.first_reads.first(line) {
+            if shared_first && self.first_reads.first(line) {
                 done = done.max(first_wait);
             }
             // Without the check for a hit on the set's most recently used way: a bulk
@@ -601,6 +621,9 @@ impl Memory {
             }
         }
         done = done.max(hit_ready);
+        if shared_first {
+            self.first_reads.shared_done = self.first_reads.shared_done.max(done);
+        }
         let counted = [
             (MemLevel::L2Near, near),
             (MemLevel::L2Far, far),
