@@ -843,6 +843,34 @@ mod tests {
         }
     }
 
+    /// Shared memory's write queues are per 128 KiB (`data/gaps/wsstream/`, the layout
+    /// run): the warp-specialized 64x128 kernel, whose store buffer lies at 128 KiB above
+    /// its load buffers, ran 75.1k cycles; with the store buffer moved below them (the
+    /// same half as the copies landing) 92.2k, +22.7%, its tile tail held behind the next
+    /// tile's copies. The twin with its `sC` declared first moves the same way.
+    #[test]
+    fn the_ws_tail_is_held_when_its_store_buffer_shares_the_copies_half() {
+        let p = Profile::builtin("h100").unwrap();
+        assert!(p.t.smem_write_queue > 0.0);
+        let text = stream_twin_text(&case("warp-specialized", 64, 2, 1, 1)).unwrap();
+        let sc = text.lines().find(|l| l.starts_with("shared sC")).unwrap();
+        let sa = text.lines().find(|l| l.starts_with("shared sA")).unwrap();
+        let moved = text.replacen(&format!("{sc}\n"), "", 1).replacen(
+            &format!("{sa}\n"),
+            &format!("{sc}\n{sa}\n"),
+            1,
+        );
+        assert_ne!(moved, text);
+        let run = |t: &str| span(&sim_text_warm(t, 0, &p, &["A", "B"]).unwrap());
+        let (apart, shared) = (run(&text), run(&moved));
+        assert!(shared > apart * 1.15, "{shared} against {apart}");
+        // one queue for all of shared memory: the validation layout is held as well
+        let mut one = p.clone();
+        one.set("smem_write_queue_bytes", 262144.0).unwrap();
+        let one_queue = span(&sim_text_warm(&text, 0, &one, &["A", "B"]).unwrap());
+        assert!(one_queue > apart * 1.15, "{one_queue} against {apart}");
+    }
+
     /// The stamped build's twin (`data/gaps/stamp3/`): each tile runs tile 12's path,
     /// all eleven stamps (nine `CS2R.32`, two `S2UR` of the clock) and the plain
     /// kernel's work, so it takes longer than the plain twin by the stamps alone.

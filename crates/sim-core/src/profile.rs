@@ -367,6 +367,13 @@ timing! {
         /// hit, short scoreboard). ULDC's uniform result is a fixed latency (ptxas sets no
         /// scoreboard on it) and takes the ALU's.
         lat_ldc: count => "cycles",
+        /// Result latency of a special-register read into a vector register (S2R of
+        /// SR_TID.X, SR_CTAID.X, SR_CgaCtaId, ...: short scoreboard), from its issue to a
+        /// dependent instruction's.
+        lat_s2r: count => "cycles",
+        /// The same for a read into a uniform register (S2UR; and `S2R.U`, the twins'
+        /// S2UR into a vector register).
+        lat_s2ur: count => "cycles",
         /// The same as `fma_issue_interval` for the branch unit (BRA, EXIT, NOP).
         branch_issue_interval: count => "cycles per warp-instruction",
         /// A taken branch's target instruction is fetched this many cycles after the
@@ -422,7 +429,8 @@ timing! {
         /// from 8 warps 86.5 B/clk alone, 42.6 beside 16 KiB bulk copies landing at 58.0
         /// B/clk: 2.03 (`gap.smem.sts.shared`, `gap.smem.g2s_sts`, data/gaps).
         sts_beside_copy_factor: at_least_one => "ratio",
-        /// 1: shared memory's writes are one queue in order, a copy's landing bytes first:
+        /// 1: shared memory's writes are a queue in order (one per
+        /// `smem_write_queue_bytes`), a copy's landing bytes first:
         /// an STS whose turn falls while a copy's bytes land is written after them, and an
         /// mbarrier arrive reaches its barrier once the STS queued before it (any warp's)
         /// are written; 0: an STS beside a landing copy is slowed by
@@ -432,6 +440,13 @@ timing! {
         /// bytes landing; the arrive alone is never held, nor 8 STS and a fence without
         /// the arrive.
         smem_write_queue: flag => "switch",
+        /// With `smem_write_queue` on, the bytes of shared memory one write queue serves:
+        /// an STS waits only behind copy bytes landing in its own queue's bytes (the queue
+        /// of byte offset a is a / this; offsets past the eighth queue share it). H100:
+        /// two queues, the halves of 256 KiB: the warp-specialized streaming kernel's tile
+        /// tail is held by the next tile's copies when its store buffer and the load
+        /// buffers lie in the same 128 KiB, and not otherwise (`data/gaps/wsstream/`).
+        smem_write_queue_bytes: count => "bytes",
         /// While a bulk store reads its bytes out of shared memory (from its turn at the TMA
         /// unit for bytes / `tma_store_bytes_per_clk` cycles), an LDS takes this many times
         /// its crossbar time (1: no slowing). H100: LDS.128 from 8 warps 96.7 B/clk alone,

@@ -41,12 +41,18 @@ fn an_sts_stream_slows_by_the_factor_while_a_copy_lands() {
     // cycles). There the stream moves at 1 / factor of its rate, so it ends
     // window x (1 - 1 / factor) later than with no slowing, give or take the one STS
     // that straddles the window's end (4 x factor cycles).
+    // (the factor's path: the write queues off)
     let f = 2.03;
     let base = h100_with(&[
         ("smem_bytes_per_clk", 128.0),
         ("sts_beside_copy_factor", 1.0),
+        ("smem_write_queue", 0.0),
     ]);
-    let slow = h100_with(&[("smem_bytes_per_clk", 128.0), ("sts_beside_copy_factor", f)]);
+    let slow = h100_with(&[
+        ("smem_bytes_per_clk", 128.0),
+        ("sts_beside_copy_factor", f),
+        ("smem_write_queue", 0.0),
+    ]);
     let window = 16384.0 / slow.t.tma_bytes_per_clk;
     let want = window * (1.0 - 1.0 / f);
     let got = sts_end(&slow) as f64 - sts_end(&base) as f64;
@@ -113,15 +119,21 @@ fn an_lds_stream_slows_by_the_factor_while_a_bulk_store_reads() {
 /// 8 STS.128 (4 KiB) and arrives on `other`; warp 2 waits on `other` (the store warp of
 /// the streaming kernels on c_full). The probe of `data/gaps/hold/` (op 3, one warp).
 fn hold_src(ns: u64, sts: bool) -> String {
+    hold_src_at(ns, sts, 32768, 65536)
+}
+
+/// `hold_src` with the STS at shared byte `at` of a CTA with `smem` bytes (the copy
+/// lands at 0).
+fn hold_src_at(ns: u64, sts: bool, at: u64, smem: u64) -> String {
     let stores: String = if sts {
         (0..8)
-            .map(|j| format!("  STS.128 stage[{} + lane * 16], R4\n", 32768 + j * 512))
+            .map(|j| format!("  STS.128 stage[{} + lane * 16], R4\n", at + j * 512))
             .collect()
     } else {
         String::new()
     };
     format!(
-        "kernel hold\nlaunch cta_threads=96 regs=32 smem=65536 grid=1\nbuffer G global size=1MiB\nshared stage size=65536\nmbarrier full[1] count=1\nmbarrier other[1] count=1\nrole copy warps=0..0\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX full[0], bytes=32768\n  UBLKCP.S.G stage[0], G[0], bytes=32768, bar=full[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=0\n  EXIT\nrole sts warps=1..1\n  NANOSLEEP {ns}\n{stores}  SYNCS.ARRIVE.TRANS64 other[0]\n  EXIT\nrole waiter warps=2..2\n  SYNCS.PHASECHK.TRANS64.TRYWAIT other[0], parity=0\n  EXIT\n"
+        "kernel hold\nlaunch cta_threads=96 regs=32 smem={smem} grid=1\nbuffer G global size=1MiB\nshared stage size={smem}\nmbarrier full[1] count=1\nmbarrier other[1] count=1\nrole copy warps=0..0\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX full[0], bytes=32768\n  UBLKCP.S.G stage[0], G[0], bytes=32768, bar=full[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=0\n  EXIT\nrole sts warps=1..1\n  NANOSLEEP {ns}\n{stores}  SYNCS.ARRIVE.TRANS64 other[0]\n  EXIT\nrole waiter warps=2..2\n  SYNCS.PHASECHK.TRANS64.TRYWAIT other[0], parity=0\n  EXIT\n"
     )
 }
 
@@ -162,5 +174,46 @@ fn with_the_write_queue_an_arrive_waits_for_its_stores_behind_a_landing_copy() {
         end_of(&bare, "waiter") < done,
         "{} against {done}",
         end_of(&bare, "waiter")
+    );
+}
+
+/// The write queues are per 128 KiB (`smem_write_queue_bytes`, `data/gaps/wsstream/`):
+/// the probe's STS in the half the copy lands in are held behind its bytes, in the other
+/// half they go as if no copy landed at all.
+#[test]
+fn with_the_write_queue_only_stores_in_the_copys_half_wait_for_it() {
+    let on = h100_with(&[("smem_write_queue", 1.0)]);
+    assert_eq!(on.t.smem_write_queue_bytes, 131072.0);
+    let smem = 196608;
+    let alone = sim(&hold_src_at(1, false, 0, smem), &on);
+    let done = end_of(&alone, "copy") - on.t.lat_mbarrier_probe as u64 - 1;
+    let window = (32768.0 / on.t.tma_bytes_per_clk) as u64;
+    let ns = ((done - window / 2) as f64 * 1000.0 / on.t.clock_mhz_light).floor() as u64;
+    // the STS warp's run with no copy: the copy warp's role emptied but for its exit
+    let no_copy = |at: u64| {
+        let src = hold_src_at(ns, true, at, smem);
+        let head = src.find("role copy").unwrap();
+        let tail = src.find("role sts").unwrap();
+        src[..head].to_string() + "role copy warps=0..0\n  EXIT\n" + &src[tail..]
+    };
+    let lower = 65536;
+    let upper = 131072 + 32768;
+    let other_half = end_of(&sim(&hold_src_at(ns, true, upper, smem), &on), "sts");
+    assert_eq!(other_half, end_of(&sim(&no_copy(upper), &on), "sts"));
+    let same_half = end_of(&sim(&hold_src_at(ns, true, lower, smem), &on), "sts");
+    let unheld = end_of(&sim(&no_copy(lower), &on), "sts");
+    assert!(
+        same_half >= unheld + window / 4 && same_half <= done + window,
+        "same half {same_half}, no copy {unheld}, window {window}"
+    );
+    // one queue for all of shared memory: the other half's STS are held too
+    let one = h100_with(&[
+        ("smem_write_queue", 1.0),
+        ("smem_write_queue_bytes", 262144.0),
+    ]);
+    let one_queue = end_of(&sim(&hold_src_at(ns, true, upper, smem), &one), "sts");
+    assert!(
+        one_queue >= other_half + window / 4,
+        "{one_queue} against {other_half}"
     );
 }

@@ -301,14 +301,22 @@ impl<'a, S: Sink> Engine<'a, S> {
                         self.lane_addrs(slot, m, d.width, true)?;
                         let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
                             / t.smem_bytes_per_clk;
-                        let start = self
-                            .smem_free
-                            .max(self.smem_side_free[write as usize])
-                            .max(now as f64);
+                        // with the write queues on, an STS takes its turn in its own
+                        // queue (`smem_write_queue_bytes`: its lowest lane address's)
+                        let queue = (write && t.smem_write_queue > 0.0).then(|| {
+                            self.write_queue(self.addrs.iter().copied().min().unwrap_or(0))
+                        });
+                        let side = match queue {
+                            Some(q) => self.smem_write_free[q],
+                            None => self.smem_side_free[write as usize],
+                        };
+                        let start = self.smem_free.max(side).max(now as f64);
                         // an STS shares the write side with a copy's bytes landing at its
                         // turn, an LDS the read side with a bulk store reading
-                        let (waves, written) = if write && t.smem_write_queue > 0.0 {
-                            (waves, self.after_landing(start) + waves)
+                        let (waves, written) = if let Some(q) = queue {
+                            let written = self.after_landing(start, q) + waves;
+                            self.smem_write_free[q] = written;
+                            (waves, written)
                         } else if write {
                             let waves = self.sts_beside_landing(start, waves);
                             (waves, start + waves)
@@ -317,7 +325,14 @@ impl<'a, S: Sink> Engine<'a, S> {
                             (waves, start + waves)
                         };
                         self.smem_free = start + waves;
-                        self.smem_side_free[write as usize] = written;
+                        // (with the queues on, the write side's is their latest: an
+                        // arrive waits for every STS queued before it, `sync.rs`)
+                        let s = &mut self.smem_side_free[write as usize];
+                        *s = if queue.is_some() {
+                            s.max(written)
+                        } else {
+                            written
+                        };
                         self.smem_busy += waves;
                         self.smem_side_busy[write as usize] += waves;
                         self.smem_bytes += d.width as u64 * 32;

@@ -182,7 +182,13 @@ impl<'k> Prepared<'k> {
         .map_err(|e| SimError::Invalid(format!("line {}:{}: {}", e.line, e.col, e.message)))?;
         prog.resolve_results(
             FIXED_CLASSES.map(|c| profile.fixed_latency(c)),
-            [t.lat_mufu as u64, t.lat_convert as u64, t.lat_ldc as u64],
+            [
+                t.lat_mufu as u64,
+                t.lat_convert as u64,
+                t.lat_ldc as u64,
+                t.lat_s2r as u64,
+                t.lat_s2ur as u64,
+            ],
             t.lat_l1_hit as u64,
         );
         let occ = isa::occupancy::occupancy(kernel, &profile.limits());
@@ -494,8 +500,11 @@ struct Engine<'a, S: Sink> {
     l1_free: f64,
     /// Completions of the scattered L1 reads in flight (`l1_crowd`).
     l1_scattered: Vec<u64>,
-    /// Copies landing in shared memory: (from, until) cycles (`smem_share`).
-    landing: Vec<(f64, f64)>,
+    /// Copies landing in shared memory: (from, until) cycles and the write queue their
+    /// bytes go through (`smem_share`).
+    landing: Vec<(f64, f64, usize)>,
+    /// Each write queue's next free cycle, with `smem_write_queue` on (`smem_share`).
+    smem_write_free: [f64; smem_share::WRITE_QUEUES],
     /// Bulk stores reading shared memory: (from, until) cycles (`smem_share`).
     reading: Vec<(f64, f64)>,
     /// Cycles L1TEX's line rate was booked: the LSU bound.
@@ -695,6 +704,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             l1_free: 0.0,
             l1_scattered: Vec::new(),
             landing: Vec::new(),
+            smem_write_free: [0.0; smem_share::WRITE_QUEUES],
             reading: Vec::new(),
             l1_line_time: 1.0 / t.l1_lines_per_clk,
             l1_line_whole: whole_cycles(1.0 / t.l1_lines_per_clk),

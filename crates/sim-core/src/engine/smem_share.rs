@@ -7,17 +7,26 @@
 //! warp-specialized twin at 64x128 tiles lost 419 cycles a tile.) By default an STS whose
 //! crossbar time falls among landing bytes takes `sts_beside_copy_factor` times that time
 //! (`gap.smem.g2s_sts`: STS.128 86.5 B/clk alone, 42.6 beside 16 KiB copies landing at
-//! 58.0). With `smem_write_queue` on, shared memory's writes are one queue in order,
-//! landing bytes first: an STS whose turn falls among them is written after them, and an
+//! 58.0). With `smem_write_queue` on (the H100's profile), shared memory's writes are a
+//! queue in order per 128 KiB, landing bytes first: an STS whose turn falls among them is written after them, and an
 //! mbarrier arrive reaches its barrier once the STS queued before it, any warp's, are
 //! written, as the H100 does (`data/gaps/hold/`: one warp's 8 STS.128 and an arrive take
 //! 200 cycles alone and end 50 to 90 cycles after another warp's tensor copies complete
 //! when the STS meet their bytes; the arrive alone is never held, nor 8 STS and a fence
 //! without it). The queue also gives the STS stream beside copies what it measured: the
 //! copies' 58.0 B/clk land at 107 B/clk 54% of the time, leaving the STS 0.46 x 86.5 = 40
-//! B/clk against 42.6. It is off while the warp-specialized twin issues its tile tail
-//! about 100 cycles off the GPU's: whether the STS meet the next tile's copies turns on
-//! it (on: 32x128 -25%, 64x128 +20%).
+//! B/clk against 42.6.
+//!
+//! The queues are per half (`smem_write_queue_bytes`): on the H100 the warp-specialized
+//! streaming kernel's tail is held by the next tile's copies only when its store buffer
+//! and the load buffers lie in the same 128 KiB of shared memory (`data/gaps/wsstream/`:
+//! the store buffer moved from 64 to 128 KiB takes the 32x128 kernel from 63.9k to 55.4k
+//! cycles; moved below the load buffers, the 64x128 one from 75.1k to 92.2k), so an
+//! STS waits only behind copy bytes landing in its own half, and its turn is its half's.
+//! With one queue for all, the 64x128 twin (store buffer at 128 KiB) was held where the
+//! GPU is not (+20%), which had kept the queue off. The 32x128 twin's STS still pass
+//! before the next tile's bytes land (the twin's tail runs ~140 cycles ahead of the
+//! GPU's), so the 13% its hold costs the GPU is not reproduced yet.
 //!
 //! Read side (`gap.smem.s2g_lds`: LDS.128 96.7 B/clk alone, 56.8 beside bulk stores
 //! draining at 31.9, which they keep; copies in do not slow LDS, stores out do not slow
@@ -28,7 +37,17 @@
 
 use super::*;
 
+/// How many write queues the engine keeps (`smem_write_queue_bytes`): byte offsets past
+/// the last one's share it.
+pub(super) const WRITE_QUEUES: usize = 8;
+
 impl<S: Sink> Engine<'_, S> {
+    /// The write queue that serves shared byte offset `addr` (`smem_write_queue_bytes`).
+    pub(super) fn write_queue(&self, addr: u64) -> usize {
+        let per = self.t.smem_write_queue_bytes.max(1.0) as u64;
+        ((addr / per) as usize).min(WRITE_QUEUES - 1)
+    }
+
     /// When a CTA-scope fence (`MEMBAR.CTA`, the proxy fence) issued at `now` by warp
     /// `slot` lets it go on: `lat_fence` after it, and not before the warp's shared
     /// stores have been written.
@@ -36,15 +55,22 @@ impl<S: Sink> Engine<'_, S> {
         (now + self.t.lat_fence as u64).max(self.warps[slot as usize].sts_written)
     }
 
-    /// A copy of `bytes` into shared memory (of warp `slot`) whose last line lands at
-    /// `done`; its writes take `booked` cycles of shared memory, shown at the window's
-    /// end (the timeline's shared-memory row).
-    pub(super) fn copy_lands(&mut self, slot: u32, bytes: i64, booked: f64, done: u64) {
+    /// A copy of `bytes` into shared memory at byte offset `addr` (of warp `slot`) whose
+    /// last line lands at `done`; its writes take `booked` cycles of shared memory, shown
+    /// at the window's end (the timeline's shared-memory row). A copy whose bytes reach
+    /// into a second write queue lands in each it reaches.
+    pub(super) fn copy_lands(&mut self, slot: u32, addr: u64, bytes: i64, booked: f64, done: u64) {
         let until = done as f64;
         let from = until - bytes as f64 / self.t.tma_bytes_per_clk;
         let now = self.now as f64;
         self.landing.retain(|w| w.1 > now);
-        self.landing.push((from, until));
+        let (q0, q1) = (
+            self.write_queue(addr),
+            self.write_queue(addr + (bytes.max(1) as u64 - 1)),
+        );
+        for q in q0..=q1 {
+            self.landing.push((from, until, q));
+        }
         self.smem_side_busy[1] += booked;
         self.emit_busy(slot, Unit::SharedMemory, (until - booked).max(from), until);
     }
@@ -59,15 +85,15 @@ impl<S: Sink> Engine<'_, S> {
         self.emit_busy(slot, Unit::SharedMemory, from, (from + booked).min(until));
     }
 
-    /// When an STS whose turn at shared memory's write side is `start` is written: after
-    /// the bytes of any copy landing then.
-    pub(super) fn after_landing(&self, start: f64) -> f64 {
+    /// When an STS whose turn at write queue `q` is `start` is written: after the bytes
+    /// of any copy landing in that queue then.
+    pub(super) fn after_landing(&self, start: f64, q: usize) -> f64 {
         let mut at = start;
         // windows may overlap or follow one another: move past each until none holds it
-        while let Some(&(_, until)) = self
+        while let Some(&(_, until, _)) = self
             .landing
             .iter()
-            .find(|&&(from, until)| at >= from && at < until)
+            .find(|&&(from, until, wq)| wq == q && at >= from && at < until)
         {
             at = until;
         }
@@ -82,7 +108,7 @@ impl<S: Sink> Engine<'_, S> {
             && self
                 .landing
                 .iter()
-                .any(|&(from, until)| start < until && start + waves > from)
+                .any(|&(from, until, _)| start < until && start + waves > from)
         {
             waves * factor
         } else {
