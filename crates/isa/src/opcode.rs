@@ -226,7 +226,8 @@ ops! {
     Uflo = "UFLO", Uniform, Fixed(FixedClass::Alu), ["U32", "SH"];
     Upopc = "UPOPC", Uniform, Fixed(FixedClass::Alu), [];
     Uprmt = "UPRMT", Uniform, Fixed(FixedClass::Alu), ["F4E", "B4E", "RC8", "ECL", "ECR", "RC16"];
-    S2ur = "S2UR", Uniform, Fixed(FixedClass::Alu), [];
+    S2ur = "S2UR", Uniform, Variable(Short), [];
+    S2r = "S2R", Mio, Variable(Short), ["U"];
     R2ur = "R2UR", Uniform, Fixed(FixedClass::Alu), [];
 }
 
@@ -803,6 +804,9 @@ pub const FORMS: &[Form] = &[
             ],
         ),
     ),
+    // A special-register read (`SR_CTAID_X` for SASS's `SR_CTAID.X`): a scoreboard, the
+    // profile's `lat_s2ur` (uniform) or `lat_s2r` (vector), as ptxas's control codes
+    // say and data/gaps/sreg/ measured (31 and 23-27 cycles into a dependent use).
     plain(
         Op::S2ur,
         ops(
@@ -810,6 +814,17 @@ pub const FORMS: &[Form] = &[
             2,
             "S2UR URd, SR_CTAID_X",
             &[(Kind::UReg, "destination"), (Kind::Any, "special register")],
+        ),
+    ),
+    // `S2R.U` is an S2UR into a vector register, timed as S2UR: for the calibration
+    // twins, which hold a SASS kernel's uniform registers in vector ones.
+    plain(
+        Op::S2r,
+        ops(
+            2,
+            2,
+            "S2R Rd, SR_TID_X",
+            &[(Kind::Reg, "destination"), (Kind::Any, "special register")],
         ),
     ),
     plain(

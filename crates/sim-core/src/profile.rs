@@ -367,6 +367,13 @@ timing! {
         /// hit, short scoreboard). ULDC's uniform result is a fixed latency (ptxas sets no
         /// scoreboard on it) and takes the ALU's.
         lat_ldc: count => "cycles",
+        /// Result latency of a special-register read into a vector register (S2R of
+        /// SR_TID.X, SR_CTAID.X, SR_CgaCtaId, ...: short scoreboard), from its issue to a
+        /// dependent instruction's.
+        lat_s2r: count => "cycles",
+        /// The same for a read into a uniform register (S2UR; and `S2R.U`, the twins'
+        /// S2UR into a vector register).
+        lat_s2ur: count => "cycles",
         /// The same as `fma_issue_interval` for the branch unit (BRA, EXIT, NOP).
         branch_issue_interval: count => "cycles per warp-instruction",
         /// A taken branch's target instruction is fetched this many cycles after the

@@ -407,16 +407,20 @@ impl RegMap {
 ///   `ISETP` (ALU).
 /// - every other register result: `IADD3` (ALU, `lat_alu`), or `IMAD.WIDE` for a 64-bit
 ///   result (ULDC.64, CS2R). This covers the uniform datapath (UIADD3, ULOP3,
-///   ULEA, USHF, UMOV, ULDC, S2UR), R2UR, MOV, IABS, VIADD, SHF, LEA, SEL, VIMNMX:
+///   ULEA, USHF, UMOV, ULDC), R2UR, MOV, IABS, VIADD, SHF, LEA, SEL, VIMNMX:
 ///   each gets the ALU's fixed latency. For the uniform arithmetic that is measured
 ///   (`kernels/uni.cu`: dependent UIADD3, UIMAD, ULOP3, USHF chains 4.0 cycles per
 ///   step, UISETP -> USEL 8.0 per pair, as their vector forms; twins `lat.u*` in the
-///   fit of `lat_alu`, `lat_imad`); for R2UR, ULDC and S2UR it is a judgment call
+///   fit of `lat_alu`, `lat_imad`); for R2UR and ULDC it is a judgment call
 ///   without a measurement (ptxas keeps an R -> UR -> R chain in vector registers, so
 ///   PTX gives no R2UR round trip to time). A uniform instruction still takes its
 ///   warp's issue slot, as on the GPU.
 /// - a constant load (LDC, LDC.64): the engine's `LDC` (`lat_ldc`, a scoreboard:
 ///   `gap.const.ldc_chain`).
+/// - a special-register read: S2R as the engine's `S2R` (`lat_s2r`), S2UR as `S2R.U`
+///   (`lat_s2ur`: S2UR's timing into the vector register that holds its uniform
+///   destination), both a scoreboard (data/gaps/sreg/: 25 and 31 cycles into a
+///   dependent use).
 /// - no register result (BSSY, BSYNC, WARPSYNC, YIELD, NOP, FENCE): `NOP`; a branch:
 ///   `BRA` (both one issue slot).
 ///
@@ -462,6 +466,20 @@ pub(crate) fn translate_scalar(ins: &str, m: &RegMap) -> String {
             return format!("{guard}MUFU.{f} {dn}, {first}");
         }
         "I2F" | "F2I" => return format!("{guard}{base} {dn}, {first}"),
+        // A special-register read: the engine's S2R (`lat_s2r`) or, for S2UR, whose
+        // uniform destination the twin holds in a vector register, `S2R.U` (`lat_s2ur`);
+        // both a scoreboard, as ptxas's control codes have them (data/gaps/sreg/).
+        // `SR_CTAID.X` is written `SR_CTAID_X` in the kernel format.
+        "S2R" | "S2UR" => {
+            let bare = strip_guard(ins);
+            let rest = bare.split_once(' ').map_or("", |(_, r)| r);
+            let sr = split_operands(rest)
+                .get(1)
+                .map(|o| o.replace('.', "_"))
+                .unwrap_or_else(|| "SR_TID_X".into());
+            let u = if base == "S2UR" { ".U" } else { "" };
+            return format!("{guard}S2R{u} {dn}, {sr}");
+        }
         // a constant load: the engine's LDC (`lat_ldc`, a scoreboard)
         "LDC" => {
             let w = if sc.mnemonic.contains(".64") {
@@ -625,6 +643,16 @@ mod tests {
         assert_eq!(translate_scalar("MUFU.RCP R6, R6", &m), "MUFU.RCP R6, R6");
         assert_eq!(translate_scalar("I2F.RP R6, UR10", &m), "I2F R6, R160");
         assert_eq!(translate_scalar("BSSY B0, 0x1340", &m), "NOP");
+        // special-register reads keep their register and scoreboard; S2UR's uniform
+        // destination moves with the other uniform registers and keeps S2UR's timing
+        assert_eq!(
+            translate_scalar("S2R R82, SR_TID.X", &m),
+            "S2R R82, SR_TID_X"
+        );
+        assert_eq!(
+            translate_scalar("S2UR UR5, SR_CgaCtaId", &m),
+            "S2R.U R155, SR_CgaCtaId"
+        );
         assert_eq!(translate_scalar("@!P0 BRA 0xa20", &m), "@!P0 BRA");
     }
 }

@@ -137,8 +137,8 @@ impl<'k> Validator<'k> {
             // Barrier names and ids are resolved by `bar`.
             Op::Bar => true,
             Op::Bra => true,
-            // S2UR's source names a special register (`SR_CTAID_X`).
-            Op::S2ur => true,
+            // S2UR's and S2R's source names a special register (`SR_CTAID_X`).
+            Op::S2ur | Op::S2r => true,
             _ => false,
         }
     }

@@ -182,7 +182,13 @@ impl<'k> Prepared<'k> {
         .map_err(|e| SimError::Invalid(format!("line {}:{}: {}", e.line, e.col, e.message)))?;
         prog.resolve_results(
             FIXED_CLASSES.map(|c| profile.fixed_latency(c)),
-            [t.lat_mufu as u64, t.lat_convert as u64, t.lat_ldc as u64],
+            [
+                t.lat_mufu as u64,
+                t.lat_convert as u64,
+                t.lat_ldc as u64,
+                t.lat_s2r as u64,
+                t.lat_s2ur as u64,
+            ],
             t.lat_l1_hit as u64,
         );
         let occ = isa::occupancy::occupancy(kernel, &profile.limits());

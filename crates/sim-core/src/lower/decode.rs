@@ -111,7 +111,11 @@ impl<'k> Lowerer<'k> {
     /// the shared decoding of registers and results would be spread over several.)
     pub(super) fn decode(&self, i: &Instr, text: u32) -> Result<DInstr, LowerError> {
         let span = i.span;
-        let op = i.op;
+        // `S2R.U` is an S2UR into a vector register: its pipe and latency are S2UR's.
+        let op = match i.op {
+            Op::S2r if i.has_mod("U") => Op::S2ur,
+            op => op,
+        };
         let mut d = DInstr {
             kind: Kind::Plain,
             op,

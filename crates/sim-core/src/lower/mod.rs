@@ -369,12 +369,12 @@ pub struct Program {
 impl Program {
     /// Fills each instruction's `result` and `own_latency` from the profile's
     /// latencies: `fixed` by `FixedClass`, MUFU's (short scoreboard; the conversions'
-    /// own, `convert`, and LDC's, `constant`) and an L1 hit's (long scoreboard, for the arithmetic that has one);
+    /// own, `convert`, LDC's, `constant`, S2R's, `sreg`, and S2UR's, `usreg`) and an L1 hit's (long scoreboard, for the arithmetic that has one);
     /// moves `waw` into `srcs` where
     /// there is no fixed latency of its own; and, with the result known,
     /// the path its issue takes (`issue`, `dst_reg`).
-    pub fn resolve_results(&mut self, fixed: [u64; 4], short: [u64; 3], long: u64) {
-        let [short, convert, constant] = short;
+    pub fn resolve_results(&mut self, fixed: [u64; 4], short: [u64; 5], long: u64) {
+        let [short, convert, constant, sreg, usreg] = short;
         for role in &mut self.roles {
             for node in &mut role.code {
                 let Node::Instr(d) = node else { continue };
@@ -386,6 +386,8 @@ impl Program {
                     ResultLatency::Variable(Scoreboard::Short) => {
                         let cycles = match d.op {
                             Op::Ldc => constant,
+                            Op::S2r => sreg,
+                            Op::S2ur => usreg,
                             Op::I2f | Op::F2i | Op::F2f => convert,
                             _ => short,
                         };
