@@ -55,6 +55,21 @@ fn a_partial_warps_wait_ends_at_whole_periods_from_its_issue() {
     assert_eq!(sim(&kernel(", lanes=1", 250), &p).unwrap(), 3 * period + 1);
 }
 
+/// A period of 0 (a profile may set it: `whole` allows 0) is no period: the partial
+/// warp's wait is woken as a whole warp's, not divided by zero.
+#[test]
+fn a_zero_period_wakes_a_partial_warp_as_a_whole_one() {
+    let mut p = Profile::builtin("h100").unwrap();
+    p.set("lat_mbarrier_lane_period", 0.0).unwrap();
+    for ns in [100, 400] {
+        assert_eq!(
+            sim(&kernel(", lanes=1", ns), &p).unwrap(),
+            sim(&kernel("", ns), &p).unwrap(),
+            "{ns} ns"
+        );
+    }
+}
+
 /// A phase complete when the partial warp's TRYWAIT issues is probed as by a whole warp
 /// (measured: one lane and one thread alone both 689 cycles after a 300-cycle delay).
 #[test]

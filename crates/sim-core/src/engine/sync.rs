@@ -42,9 +42,12 @@ impl<'a, S: Sink> Engine<'a, S> {
             {
                 // A partial warp's wait is not woken: its spin loop's next try to
                 // return after the completion, at whole periods from its issue, passes.
+                // (A period of 0 is no period: the wait is woken as a whole warp's.)
                 let wake = match w.lane_wait_since {
-                    u64::MAX => now + wake as u64,
-                    since => since + (now - since).div_ceil(period).max(1) * period,
+                    since if since != u64::MAX && period > 0 => {
+                        since + (now - since).div_ceil(period).max(1) * period
+                    }
+                    _ => now + wake as u64,
                 };
                 w.lane_wait_since = u64::MAX;
                 // (Woken, it still waits on the phase until it wakes: its span goes on,
