@@ -17,7 +17,7 @@ use rayon::prelude::*;
 const LOOP_CYCLES: u64 = 690;
 
 fn text(mode: u32, rot: u32, stages: u64, grid: u64, think: u64, k: u64) -> String {
-    let own = matches!(mode, 0 | 2 | 4 | 5);
+    let own = matches!(mode, 0 | 2 | 4 | 5 | 6);
     let tile = mode != 0;
     let flat = matches!(mode, 3 | 4);
     // own boxes of 256 rows in the a_shared stage (mode 5) and alone (mode 0, rot 2)
@@ -33,6 +33,8 @@ fn text(mode: u32, rot: u32, stages: u64, grid: u64, think: u64, k: u64) -> Stri
     );
     let (poff, qoff) = if mode == 5 { (qb, 0) } else { (0, pb) };
     let slot = pb + qb;
+    // mode 6: the own rows' column j mod 8 (in L2 after the launch before)
+    let own_cols = if mode == 6 { 8 } else { 64 };
     let copy = |j: &str| {
         let slab = if rot == 1 {
             format!("((({j}) + cta) % 64)")
@@ -41,7 +43,7 @@ fn text(mode: u32, rot: u32, stages: u64, grid: u64, think: u64, k: u64) -> Stri
         };
         let s = format!("SYNCS.ARRIVE.TRANS64.EXPECT_TX mb[({j}) % {stages}], bytes={slot}\n");
         let own_copy = format!(
-            "      UTMALDG.2D s[(({j}) % {stages}) * {slot} + {poff}], A[cta * {p_rows} * 8192 + (({j}) % 64) * 128], bytes={pb}, row=128, pitch=8192, bar=mb[({j}) % {stages}]\n"
+            "      UTMALDG.2D s[(({j}) % {stages}) * {slot} + {poff}], A[cta * {p_rows} * 8192 + (({j}) % {own_cols}) * 128], bytes={pb}, row=128, pitch=8192, bar=mb[({j}) % {stages}]\n"
         );
         let tile_copy = if flat {
             format!(
@@ -113,7 +115,11 @@ fn main() {
         // either way): the rows without it
         .filter(|v| v["sync"].as_u64() == Some(0))
         .filter(|v| only_grid.is_none_or(|g| v["grid"].as_u64() == Some(g)))
-        .filter(|v| v["mode"].as_u64() != Some(6))
+        .filter(|v| {
+            std::env::var("LSCASE").map_or(true, |c| {
+                c == format!("{}/{}/{}/{}", v["mode"], v["rot"], v["stages"], v["think"])
+            })
+        })
         .collect();
     let out: Vec<String> = rows
         .par_iter()
@@ -125,7 +131,7 @@ fn main() {
             // MiB L2; 66 and 132 SMs stream 66 and 132 MiB through it, taken as cold).
             let warm: &[&str] = match (mode, grid <= 33) {
                 (0, false) => &[],
-                (0, true) => &["A"],
+                (0, true) | (6, _) => &["A", "B", "F"],
                 (_, false) => &["B", "F"],
                 (_, true) => &["A", "B", "F"],
             };
