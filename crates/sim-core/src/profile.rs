@@ -625,8 +625,8 @@ timing! {
         /// rotated per CTA; with 1200 cycles of a consumer's work a k-step, 2813 (2789 to
         /// 2832) against 1932; the tile alone in step 702 against 844 rotated; one stage in
         /// flight and 4 stages (where the SMs drift apart) are not in this case. The twins
-        /// (`cargo run --release -p calibrate --example lstwin`) take 2190 and 2784 at 18
-        /// (with the own lines' share of L2 following the SM's load, `memory/load.rs`).
+        /// (`cargo run --release -p calibrate --example lstwin`, no HBM slow windows, as the
+        /// gemm twins) take 2200 and 2800 at 17.6 (15.7 with the windows drawn).
         l2_shared_lockstep_cycles_per_sm: non_negative => "cycles",
         /// What a tensor copy's box of rows of at most one line, a pitch apart, costs this
         /// SM's share of HBM beyond its lines, for the share of its lines that come from

@@ -11,19 +11,6 @@
 //! with one 32 KiB copy of 128-byte rows in flight): 2633 cycles a copy back to back,
 //! 1633 with 1500 cycles between a copy's arrival and the next one's issue; 16 KiB
 //! copies 1353 and 1165.
-//!
-//! L2: the same share of the chip's L2 rate carries this SM's lines from HBM (`Memory`'s
-//! `l2_fill_share`, booked on the SM's load of the chip's L2 server, hits included), so
-//! that an SM whose copies from HBM leave gaps is not held at the even share of L2
-//! (3934.8 / 132 = 29.8 B/clk), which bound such copies before HBM did. Measured
-//! (crates/calibrate/data/chip/run-20261128T0658Z, 132 SMs, one copy in flight of the
-//! SM's own 32 KiB box of 128-byte rows): 2852 cycles a k-step back to back and 3291 with
-//! 1200 cycles of a consumer's work after each copy: the copy 760 cycles faster; the
-//! twins (`lstwin`) with fills at the even L2 share 2750 and 3826 (about 120 faster),
-//! with this share 2750 and 3005. Hits keep the even share: with it for hits too the
-//! full-chip gemm kernels, whose operands hit in L2 between their consumers' MMAs, run
-//! 12 to 19% fast (ws PIPE 2 -7.1% -> -18.9%, static-v2 PIPE 2 +2.8% -> -13.9%).
-//! (crates/calibrate/data/chip, README "Fills with gaps".)
 
 /// Cycles over which this SM's HBM rate is averaged: a few copies of a stream (a 32 KiB
 /// copy at one SM's even share of HBM, 12 bytes per cycle, takes 2700 cycles), short
@@ -102,20 +89,12 @@ impl HbmShare {
         moved
     }
 
-    /// The even share, the least this SM gets.
-    pub fn least(&self) -> f64 {
-        self.least
-    }
-
     /// Counts a transfer the share carries from `start` to `end` (its FIFO's: it starts
     /// no earlier than the last one ended).
     #[inline(always)]
     pub fn book(&mut self, start: f64, end: f64) {
         let window_end = (self.window + 1) as f64 * HBM_SHARE_WINDOW as f64;
-        // A part already booked (a request's transfers booked again as a whole) counts
-        // once.
-        let start = start.max(self.busy_end);
         self.current += (end.min(window_end) - start).max(0.0);
-        self.busy_end = self.busy_end.max(end);
+        self.busy_end = end;
     }
 }

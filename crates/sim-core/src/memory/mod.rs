@@ -56,14 +56,6 @@ pub struct Memory {
     /// This SM's share of the chip's HBM rate, from its recent traffic (`load.rs`):
     /// `hbm_bw`'s rate.
     hbm_share: HbmShare,
-    /// This SM's share of the chip's L2 rate for its lines from HBM, from its recent load
-    /// on the chip's L2 server (`l2_bw`'s `CHIP`) as `hbm_share` from its HBM traffic: an
-    /// SM whose copies leave gaps moves its lines from HBM through L2 faster than the
-    /// even share. Hits keep the even share (`load.rs`, "L2").
-    l2_fill_share: HbmShare,
-    /// What a line from HBM holds the chip's L2 server per byte against a hit: the even
-    /// share over `l2_fill_share`'s rate (1 while every SM keeps L2 busy).
-    l2_fill_cost: f64,
     /// First reads of wave-shared lines while this SM's HBM lines are in flight
     /// (`first_read.rs`).
     first_reads: FirstReads,
@@ -200,10 +192,6 @@ impl Memory {
                 t.hbm_bytes_per_clk_sm_max.min(t.l2_bytes_per_clk_sm_max),
                 busy_sms,
             ),
-            // No most of its own: one SM's lines from HBM are held by its HBM share and
-            // port (`hbm_line`).
-            l2_fill_share: HbmShare::new(t.l2_bytes_per_clk_chip, f64::INFINITY, busy_sms),
-            l2_fill_cost: 1.0,
             first_reads: FirstReads::new(
                 t.l2_shared_first_read_cycles,
                 t.l2_shared_first_read_cycles_per_sm,
@@ -282,33 +270,14 @@ impl Memory {
         self.l2_bw.busy[PORT].max(self.l2_bw.busy[CHIP])
     }
 
-    /// Sets the fills' cost on the chip's L2 server (`l2_fill_cost`) from this SM's
-    /// recent load on it; returns where the server's next transfer starts, for `l2_book`.
-    #[inline(always)]
-    fn l2_roll(&mut self, t: u64) -> f64 {
-        if self.l2_fill_share.roll(t) {
-            self.l2_fill_cost = self.l2_fill_share.least() / self.l2_fill_share.rate;
-        }
-        later(self.l2_bw.free_at[CHIP], t as i64 as f64)
-    }
-
-    /// Counts the chip's L2 server busy from `from` to where it stands now (a span
-    /// already counted counts once).
-    #[inline(always)]
-    fn l2_book(&mut self, from: f64) {
-        self.l2_fill_share.book(from, self.l2_bw.free_at[CHIP]);
-    }
-
     /// Moves `bytes` between L2 and this SM: through the SM's port and its share of the
     /// chip's L2 bandwidth; returns when both are done.
     fn l2_transfer(&mut self, t: u64, bytes: u64) -> u64 {
-        let from = self.l2_roll(t);
         self.l2_bw.bytes += bytes;
         // (Byte counts are far below 2^63: as in `Bandwidth::carry`.)
         let bytes = bytes as i64 as f64;
         let cycles = self.l2_bw.cycles([bytes, bytes * self.req_l2_chip_cost]);
         let [port, chip] = self.l2_bw.hold(t as i64 as f64, cycles);
-        self.l2_book(from);
         ceil(later(port, chip))
     }
 
@@ -482,12 +451,9 @@ impl Memory {
         // and the chip's L2.
         let burst = self.hbm_burst.carry(t, l2_bytes);
         self.l2_bw.bytes += l2_bytes;
-        let from = self.l2_roll(t);
-        let chip = self.l2_bw.hold_chip(
-            t,
-            l2_bytes as f64 * self.req_l2_chip_cost * self.l2_fill_cost,
-        );
-        self.l2_book(from);
+        let chip = self
+            .l2_bw
+            .hold_chip(t, l2_bytes as f64 * self.req_l2_chip_cost);
         // One rounding of the latest (see `Bandwidth::hold`).
         let arrives = ceil(later(later(burst, credit), chip)).max(t) + lat;
         // A wave-shared line's fill is not this SM's own traffic: counted as such, the
@@ -584,7 +550,6 @@ impl Memory {
     ) -> u64 {
         const SECTORS: u32 = SECTORS_PER_LINE as u32;
         let l2_bytes = self.l2_share(LINE);
-        let chip_from = self.l2_roll(t);
         let lat_near = jittered(self.lat_l2_near, self.req_l2);
         let lat_far = jittered(self.lat_l2_far, self.req_l2);
         let cycles = self
@@ -649,7 +614,6 @@ impl Memory {
             }
         }
         self.l2_bw.bytes += (near + far) * l2_bytes;
-        self.l2_book(chip_from);
         self.req_hbm_lines += hbm;
         for (at, lat) in [(near_at, lat_near), (far_at, lat_far)] {
             if let Some((port, chip)) = at {
