@@ -1064,10 +1064,17 @@ mod tests {
         differ.sort();
         assert_eq!(
             differ,
-            ["hbm_bytes_per_clk_chip", "l2_bytes", "l2_bytes_per_clk_chip"]
+            [
+                "hbm_bytes_per_clk_chip",
+                "l2_bytes",
+                "l2_bytes_per_clk_chip"
+            ]
         );
         let ratio = h200.t.hbm_bytes_per_clk_chip / h100.t.hbm_bytes_per_clk_chip;
-        assert!((ratio - (3201.0 * 6016.0) / (2619.0 * 5120.0)).abs() < 1e-4, "{ratio}");
+        assert!(
+            (ratio - (3201.0 * 6016.0) / (2619.0 * 5120.0)).abs() < 1e-4,
+            "{ratio}"
+        );
     }
 
     #[test]
