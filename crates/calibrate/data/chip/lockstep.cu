@@ -12,8 +12,12 @@
 //   mode 5: the tile first, then own rows (the a_shared gemm's stage: a 16 KiB tile of 128
 //           rows, own boxes of 256 rows, 32 KiB),
 //   mode 6: mode 2 with the own rows' column j mod 8 (own lines in L2 after the launch
-//           before: the b_shared_k1024 gemm, whose A panels are in L2).
-// `./lockstep OUTDIR 2` runs the second set of cases (run_lockstep.sh OUT 2).
+//           before: the b_shared_k1024 gemm, whose A panels are in L2),
+//   mode 7: own boxes of 256 rows (32 KiB), column j mod 8, no tile: own lines that hit
+//           in L2 (branch hbmshare: do gaps between copies buy L2 hits what they buy
+//           lines from HBM?).
+// `./lockstep OUTDIR 2` runs the second set of cases (run_lockstep.sh OUT 2), `3` the
+// third (branch hbmshare: own copies from HBM and from L2 with gaps between them).
 // rot 0: at k-step j every CTA reads the tile's slab j (same lines at the same program
 // point); rot 1: CTA c reads slab (j + c) mod 64 (the same bytes in another order).
 // sync 1: the CTAs leave a grid barrier (an atomic counter) together before the first
@@ -65,9 +69,9 @@ extern "C" __global__ void __launch_bounds__(32, 1) tma_lock(const __grid_consta
   __shared__ __align__(8) u64 bars[8];
   if (threadIdx.x != 0) return;
   u32 base = (smaddr(dsm) + 1023) & ~1023u;
-  bool own = mode == 0 || mode == 2 || mode == 4 || mode == 5 || mode == 6;
-  bool tile = mode != 0, flat = mode == 3 || mode == 4, tile_first = mode == 5;
-  int own_cols = mode == 6 ? 8 : SLABS;
+  bool own = mode == 0 || mode == 2 || mode == 4 || mode == 5 || mode == 6 || mode == 7;
+  bool tile = mode != 0 && mode != 7, flat = mode == 3 || mode == 4, tile_first = mode == 5;
+  int own_cols = mode == 6 || mode == 7 ? 8 : SLABS;
   u32 pbytes = own ? p_rows * 128 : 0, qbytes = tile ? q_rows * 128 : 0;
   // where the tile lands in the stage: after the own rows, or first (mode 5)
   u32 qoff = tile_first ? 0 : pbytes, poff = tile_first ? qbytes : 0;
@@ -174,6 +178,19 @@ int main(int argc, char** argv) {
               cases.push_back({mode, rot, sync, stages, grid, 0});
               if (grid == 132 && (mode == 1 || mode == 2) && stages == 2) cases.push_back({mode, rot, sync, stages, grid, 1200});
             }
+  } else if (set == 3) {
+    // own copies with gaps (a consumer's work) between them, from HBM (mode 0: 16 KiB
+    // boxes; rot 2: 32 KiB) and from L2 (mode 7: 32 KiB); the b_shared_k1024 stage
+    // (mode 6) in step and rotated
+    for (int think : {0, 600, 1200, 2400})
+      for (int stages : {1, 2}) {
+        cases.push_back({0, 2, 0, stages, 132, think});
+        cases.push_back({0, 0, 0, stages, 132, think});
+        cases.push_back({7, 0, 0, stages, 132, think});
+      }
+    for (int think : {0, 1200})
+      for (int stages : {2, 4})
+        for (int rot : {0, 1}) cases.push_back({6, rot, 0, stages, 132, think});
   } else {
     // a consumer's work from none to a serialized schedule's (the gemm's serialized
     // consumers take about 4000 cycles a k-step); the a_shared stage; own rows in L2
@@ -199,13 +216,13 @@ int main(int argc, char** argv) {
   for (auto& c : cases) {
     if (c.grid > sms) continue;
     // rot 2 on mode 0: the a_shared stage's own rows alone (boxes of 256 rows)
-    int P = c.mode == 5 || (c.mode == 0 && c.rot == 2) ? 256 : 128, Q = 384 - P;
-    bool own = c.mode == 0 || c.mode == 2 || c.mode == 4 || c.mode == 5 || c.mode == 6;
-    bool tile = c.mode != 0;
+    int P = c.mode == 5 || c.mode == 7 || (c.mode == 0 && c.rot == 2) ? 256 : 128, Q = 384 - P;
+    bool own = c.mode == 0 || c.mode == 2 || c.mode == 4 || c.mode == 5 || c.mode == 6 || c.mode == 7;
+    bool tile = c.mode != 0 && c.mode != 7;
     u32 slot = (own ? P * 128 : 0) + (tile ? Q * 128 : 0);
     const CUtensorMap& mp = P == 256 ? mp256 : mp128;
     const CUtensorMap& mq = Q == 256 ? mq256 : mq128;
-    int krot = c.mode == 0 ? 0 : c.rot;
+    int krot = c.mode == 0 || c.mode == 7 ? 0 : c.rot;
     // at least 130 KiB: one CTA an SM whatever the grid
     u32 smem = std::max<u32>(c.stages * slot + 1024, 130 * 1024);
     std::vector<double> step, lat, rate, mhz, sp0, sp8, sp32, sp63, start_sp, rs8, rs63;
