@@ -127,6 +127,12 @@ impl Runner {
                     let warps = (threads / 32) as usize;
                     let (mut med_span, mut max_span, mut wall, mut sms) =
                         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                    // Each repetition's spread of the CTAs' starts and ends (%globaltimer,
+                    // ns): the shared-operand launches run in one of two modes, the CTAs in
+                    // step to the end or drifting apart (data/gemm_l2, run-20261128T0516Z:
+                    // 0.3-0.7k cycles apart at the first stage and about a k-step at the
+                    // end, against 1.1-2.4k and 3-10k), and the spread says which.
+                    let mut spread = Vec::new();
                     for _ in 0..reps {
                         let ms = self.launch_timed(kname, grid, threads, smem, &args)?;
                         self.check_err(kname)?;
@@ -134,15 +140,25 @@ impl Runner {
                         let mut spans = Vec::new();
                         let (mut g0, mut g1) = (u64::MAX, 0u64);
                         let mut ids = std::collections::BTreeSet::new();
+                        let (mut starts, mut ends) = (Vec::new(), Vec::new());
                         for c in raw.chunks_exact(per_cta) {
                             let w = &c[..4 * warps];
                             let c0 = w.iter().step_by(4).copied().min().unwrap_or(0);
                             let c1 = w.iter().skip(1).step_by(4).copied().max().unwrap_or(0);
                             spans.push(c1.wrapping_sub(c0) as f64);
-                            g0 = g0.min(w.iter().skip(2).step_by(4).copied().min().unwrap_or(0));
-                            g1 = g1.max(w.iter().skip(3).step_by(4).copied().max().unwrap_or(0));
+                            let s0 = w.iter().skip(2).step_by(4).copied().min().unwrap_or(0);
+                            let s1 = w.iter().skip(3).step_by(4).copied().max().unwrap_or(0);
+                            g0 = g0.min(s0);
+                            g1 = g1.max(s1);
+                            starts.push(s0);
+                            ends.push(s1);
                             ids.insert(c[63]);
                         }
+                        let range = |v: &[u64]| {
+                            let lo = v.iter().copied().min().unwrap_or(0);
+                            v.iter().copied().max().unwrap_or(0).wrapping_sub(lo)
+                        };
+                        spread.push(json!({"start_ns": range(&starts), "end_ns": range(&ends)}));
                         spans.sort_by(f64::total_cmp);
                         med_span.push(spans[spans.len() / 2]);
                         max_span.push(*spans.last().unwrap_or(&f64::NAN));
@@ -182,6 +198,7 @@ impl Runner {
                             ("max_cta_cycles", v(&max_span)),
                             ("wall", v(&wall)),
                             ("distinct_sms", v(&sms)),
+                            ("cta_spread", v(&spread)),
                         ],
                     });
                 }
