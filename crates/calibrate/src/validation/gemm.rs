@@ -209,16 +209,25 @@ pub fn gemm_twin_text(c: &GemmCase) -> Result<String, String> {
 
 /// The twin's text and its loops' translation figures (for the tests).
 pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String> {
+    gemm_twin_sass(c, VALIDATION_SASS, &gemm_sass_name(c))
+}
+
+/// [`gemm_twin`] with the main loops taken from function `func` of another `cuobjdump
+/// -sass` dump: a build of the same kernel with clock stamps (`data/gaps/hgmma/`), so
+/// that the engine and the GPU time the same instructions.
+pub fn gemm_twin_sass(
+    c: &GemmCase,
+    dump: &str,
+    func: &str,
+) -> Result<(String, Vec<LoopTranslation>), String> {
     let structure = gemm_structure_text(c)?;
-    let func = gemm_sass_name(c);
-    let sass = sass_function(&func);
-    if sass.is_empty() {
-        return Err(format!("{func}: not in the committed SASS"));
+    let listing = sass_listing(dump, func);
+    if listing.is_empty() {
+        return Err(format!("{func}: not in the SASS"));
     }
-    let stalls: std::collections::HashMap<u64, u8> = sass_listing(VALIDATION_SASS, &func)
-        .into_iter()
-        .map(|(a, _, s)| (a, s))
-        .collect();
+    let sass: Vec<(u64, String)> = listing.iter().map(|(a, t, _)| (*a, t.clone())).collect();
+    let stalls: std::collections::HashMap<u64, u8> =
+        listing.into_iter().map(|(a, _, s)| (a, s)).collect();
     let loops = sass_main_loops(&sass);
     let lines: Vec<&str> = structure.lines().collect();
     let mut out = String::new();
