@@ -18,12 +18,21 @@ impl Sink for Stamps {
         self.stamp = h
             .roles
             .iter()
-            .map(|r| r.instructions.iter().map(|i| i.text.starts_with("FMNMX")).collect())
+            .map(|r| {
+                r.instructions
+                    .iter()
+                    .map(|i| i.text.starts_with("FMNMX"))
+                    .collect()
+            })
             .collect();
     }
     fn event(&mut self, e: Event) {
         if let Event::Issue {
-            cycle, warp, role, pc, ..
+            cycle,
+            warp,
+            role,
+            pc,
+            ..
         } = e
             && warp.cta == 0
             && self.stamp[role as usize][pc as usize]
@@ -35,11 +44,41 @@ impl Sink for Stamps {
 
 /// The stamped kernels: label, schedule, consumer warpgroups, every lane arrives, function.
 const KERNELS: [(&str, &str, u32, bool, &str); 5] = [
-    ("ws-wait1-2wg", "ws-wait1", 2, false, "_Z13vg_ws_wait1_hILi2ELi0EEv5TmapTS0_iiiPyPfPiPjS4_"),
-    ("ws-wait1-1wg", "ws-wait1", 1, false, "_Z13vg_ws_wait1_hILi1ELi0EEv5TmapTS0_iiiPyPfPiPjS4_"),
-    ("ws-wait1-2wg-all", "ws-wait1", 2, true, "_Z13vg_ws_wait1_hILi2ELi1EEv5TmapTS0_iiiPyPfPiPjS4_"),
-    ("static-v2-2wg", "static-v2", 2, false, "_Z14vg_static_v2_hILi2EEv5TmapTS0_iiiPyPfPiPjS4_"),
-    ("static-v2-1wg", "static-v2", 1, false, "_Z14vg_static_v2_hILi1EEv5TmapTS0_iiiPyPfPiPjS4_"),
+    (
+        "ws-wait1-2wg",
+        "ws-wait1",
+        2,
+        false,
+        "_Z13vg_ws_wait1_hILi2ELi0EEv5TmapTS0_iiiPyPfPiPjS4_",
+    ),
+    (
+        "ws-wait1-1wg",
+        "ws-wait1",
+        1,
+        false,
+        "_Z13vg_ws_wait1_hILi1ELi0EEv5TmapTS0_iiiPyPfPiPjS4_",
+    ),
+    (
+        "ws-wait1-2wg-all",
+        "ws-wait1",
+        2,
+        true,
+        "_Z13vg_ws_wait1_hILi2ELi1EEv5TmapTS0_iiiPyPfPiPjS4_",
+    ),
+    (
+        "static-v2-2wg",
+        "static-v2",
+        2,
+        false,
+        "_Z14vg_static_v2_hILi2EEv5TmapTS0_iiiPyPfPiPjS4_",
+    ),
+    (
+        "static-v2-1wg",
+        "static-v2",
+        1,
+        false,
+        "_Z14vg_static_v2_hILi1EEv5TmapTS0_iiiPyPfPiPjS4_",
+    ),
 ];
 
 /// The twin text of one stamped kernel: its stamps as `FMNMX` (an ALU slot, as the
@@ -85,7 +124,10 @@ fn twin(sched: &str, nwg: u32, pipe: i64, func: &str, dump: &str) -> String {
                     .replace("cta_threads=256", "cta_threads=128")
                     .replace("role main warps=0..7", "role main warps=0..3")
                     .replace("BAR.SYNC 1, 256", "BAR.SYNC 1, 128")
-                    .replace("barrier stage_free id=1 threads=256", "barrier stage_free id=1 threads=128");
+                    .replace(
+                        "barrier stage_free id=1 threads=256",
+                        "barrier stage_free id=1 threads=128",
+                    );
             }
         }
         out.push_str(&l);
@@ -111,8 +153,8 @@ fn main() {
     }
     let show = std::env::var("HGTWIN_TEXT").ok();
     let names = [
-        "ta->tt", "tt->tw", "tw->ti0", "ti0->tr0", "ti1->tr1", "ti2->tr2", "ti3->tr3",
-        "tr0->ti1", "tr1->ti2", "tr2->ti3", "tr3->ta",
+        "ta->tt", "tt->tw", "tw->ti0", "ti0->tr0", "ti1->tr1", "ti2->tr2", "ti3->tr3", "tr0->ti1",
+        "tr1->ti2", "tr2->ti3", "tr3->ta",
     ];
     for pipe in [2, 4] {
         for (label, sched, nwg, _all, func) in KERNELS {
@@ -136,7 +178,10 @@ fn main() {
             };
             let r = sim_core::run_with(&k, &p, &cfg, cfg.policy.build(), &mut s).unwrap();
             let span = calibrate::twins::span(&r);
-            println!("PIPE {pipe} {label}: span {span:.0} ({:.1} a k-step)", span / 64.0);
+            println!(
+                "PIPE {pipe} {label}: span {span:.0} ({:.1} a k-step)",
+                span / 64.0
+            );
             println!("  {}", names.join(" "));
             let mut warps: Vec<u32> = s.out.iter().map(|o| o.1).collect();
             warps.sort();
