@@ -122,6 +122,33 @@ struct Shape {
     nsb: i64,
 }
 
+/// Which build of `ew_tma_pipelined` a twin follows, beside the validation kernel's own
+/// SASS (`STREAM_SASS`): a build with clock reads, whose SASS dump the caller gives.
+#[derive(Clone, Copy, Debug)]
+pub enum Build<'a> {
+    /// `data/gaps/stamp3/`'s `ew_tma_pipelined_st`: stamps of tiles 12 and 13, each
+    /// under its own `if (t == 12)`.
+    Stamped(&'a str),
+    /// `data/gaps/tploop/`'s `ew_tma_pipelined_acc`: nine clock reads a tile, made by
+    /// every lane on every tile (no branch), each segment summed in a register.
+    Segments(&'a str),
+}
+
+impl Build<'_> {
+    fn suffix(self) -> &'static str {
+        match self {
+            Build::Stamped(_) => "_st",
+            Build::Segments(_) => "_acc",
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Build::Stamped(t) | Build::Segments(t) => t,
+        }
+    }
+}
+
 /// The role's tile loop in the SASS: (first index, back branch's index).
 fn tile_loop(lines: &[(u64, String, u8)], role: Role) -> Result<(usize, usize), String> {
     let mut found = Vec::new();
@@ -155,10 +182,12 @@ fn fork(
     skips_lds: bool,
     piece: &mut i64,
     s: Shape,
-    stamped: bool,
+    build: Option<Build>,
 ) -> Result<Fork, String> {
-    if stamped {
-        return stamped_fork(role, addr, skips_lds, piece, s);
+    match build {
+        Some(Build::Stamped(_)) => return stamped_fork(role, addr, skips_lds, piece, s),
+        Some(Build::Segments(_)) => return segments_fork(role, addr, skips_lds, piece, s),
+        None => {}
     }
     if skips_lds {
         // one 512-byte piece: run it if this warp has that many
@@ -222,6 +251,39 @@ fn stamped_fork(
     })
 }
 
+/// `fork` for `data/gaps/tploop/`'s `ew_tma_pipelined_acc`: the validation kernel's
+/// branches at that build's addresses (its clock reads add no branch).
+fn segments_fork(
+    role: Role,
+    addr: u64,
+    skips_lds: bool,
+    piece: &mut i64,
+    s: Shape,
+) -> Result<Fork, String> {
+    if skips_lds {
+        let f = if *piece < s.pieces {
+            Fork::Fall
+        } else {
+            Fork::Jump
+        };
+        *piece += 1;
+        return Ok(f);
+    }
+    let taken = |b: bool| if b { Fork::Jump } else { Fork::Fall };
+    Ok(match (role, addr) {
+        (Role::Pipelined, 0x2650) | (Role::Pipelined, 0x2ce0) => Fork::Region(THREAD0.into()),
+        (Role::Pipelined, 0x2680) => taken(s.nsb < 2),
+        (Role::Pipelined, 0x26a0) => taken(s.nsb == 2),
+        (Role::Pipelined, 0x26c0) => taken(s.nsb != 3),
+        (Role::Pipelined, 0x2dc0) => Fork::Region("(t + NLB) < TILES".into()),
+        _ => {
+            return Err(format!(
+                "{role:?} (segments): no rule for the branch at {addr:#x}"
+            ));
+        }
+    })
+}
+
 /// Whether a SASS instruction reads the clock (a stamp's).
 fn reads_clock(ins: &str) -> bool {
     let b = strip_guard(ins);
@@ -233,7 +295,7 @@ fn tile_path(
     lines: &[(u64, String, u8)],
     role: Role,
     shape: Shape,
-    stamped: bool,
+    build: Option<Build>,
 ) -> Result<Vec<Step>, String> {
     let (s, e) = tile_loop(lines, role)?;
     let index: HashMap<u64, usize> = lines.iter().enumerate().map(|(i, l)| (l.0, i)).collect();
@@ -301,11 +363,12 @@ fn tile_path(
         let skips_lds = lines[i + 1..j]
             .iter()
             .any(|(_, x, _)| strip_guard(x).starts_with("LDS"));
+        let stamped = matches!(build, Some(Build::Stamped(_)));
         let fork = if stamped && reads_clock(&lines[j].1) {
             // a stamp's `if (t == 12)`
             Fork::Jump
         } else {
-            fork(role, *addr, skips_lds, &mut piece, shape, stamped)?
+            fork(role, *addr, skips_lds, &mut piece, shape, build)?
         };
         match fork {
             Fork::Fall => i += 1,
@@ -541,17 +604,17 @@ fn loop_body(
     generator: &[&str],
     first: &str,
     indent: usize,
-    stamped: Option<&str>,
+    build: Option<Build>,
 ) -> Result<String, String> {
-    let func = match stamped {
-        Some(_) => format!("{}_st", role.sass_function()),
+    let func = match build {
+        Some(b) => format!("{}{}", role.sass_function(), b.suffix()),
         None => role.sass_function().to_string(),
     };
-    let lines = sass_listing(stamped.unwrap_or(STREAM_SASS), &func);
+    let lines = sass_listing(build.as_ref().map_or(STREAM_SASS, |b| b.text()), &func);
     if lines.is_empty() {
         return Err(format!("{func}: not in the SASS"));
     }
-    let path = tile_path(&lines, role, shape, stamped.is_some())?;
+    let path = tile_path(&lines, role, shape, build)?;
     let toks: Vec<Tok> = path
         .iter()
         .filter_map(|s| match s {
@@ -614,7 +677,7 @@ fn loop_body(
                         match t.split_whitespace().nth(1) {
                             // a stamp: an ALU slot as before, by an opcode the twin
                             // uses for nothing else (`FMNMX`), so `sstamp` finds it
-                            Some(d) if stamped.is_some() && reads_clock(ins) => {
+                            Some(d) if build.is_some() && reads_clock(ins) => {
                                 format!("FMNMX {} RZ, RZ, !PT", d)
                             }
                             _ => t,
@@ -650,10 +713,24 @@ pub fn stamped_twin_text(c: &LibraryCase, sass: &str) -> Result<String, String> 
             c.schedule
         ));
     }
-    twin_text(c, Some(sass))
+    twin_text(c, Some(Build::Stamped(sass)))
 }
 
-fn twin_text(c: &LibraryCase, stamped: Option<&str>) -> Result<String, String> {
+/// The twin of `data/gaps/tploop/`'s `ew_tma_pipelined_acc` from its SASS dump `sass`:
+/// the validation loop with nine clock reads a tile (ALU slots in the engine, `FMNMX`
+/// as in `stamped_twin_text`), so that the engine's segments between them compare with
+/// the GPU's sums (`examples/segments.rs`). tma-pipelined only.
+pub fn segments_twin_text(c: &LibraryCase, sass: &str) -> Result<String, String> {
+    if c.schedule != "tma-pipelined" {
+        return Err(format!(
+            "{}: no segments twin (tma-pipelined only)",
+            c.schedule
+        ));
+    }
+    twin_text(c, Some(Build::Segments(sass)))
+}
+
+fn twin_text(c: &LibraryCase, build: Option<Build>) -> Result<String, String> {
     let text = traces::generate(c.family, &c.schedule, &c.params)?.to_string();
     let tile = c.get("XBLOCK") * c.get("YBLOCK") * 4;
     let ws = c.schedule == "warp-specialized";
@@ -699,14 +776,7 @@ fn twin_text(c: &LibraryCase, stamped: Option<&str>) -> Result<String, String> {
             Role::Pipelined => format!("warp * {}", shape.pieces),
             _ => format!("(warp - 4) * {}", shape.pieces),
         };
-        out.push_str(&loop_body(
-            r,
-            shape,
-            &lines[i..j],
-            &first,
-            ind + 2,
-            stamped,
-        )?);
+        out.push_str(&loop_body(r, shape, &lines[i..j], &first, ind + 2, build)?);
         i = j;
     }
     // the register budget: every register the translated loops name
