@@ -5,46 +5,10 @@
 //! the tiles, the 32-tile run's subtracted, over 32), as `segments.py` prints the GPU's.
 //! `segments XBLOCK NLB NSB [name=value ...]` (a profile parameter set on the built-in
 //! h100 profile).
-use sim_core::sink::{Event, RunHeader, Sink};
+use calibrate::stream_twin::SEGMENTS;
 
 /// The run's SASS dump (`ew_tma_pipelined_acc`).
 const SASS: &str = "crates/calibrate/data/gaps/tploop/h200-20261128T091509Z-sass.txt.gz";
-
-/// The segments, each named by the clock read that ends it, in the order of the reads
-/// in a tile (the loop top's read ends the previous tile's loop head).
-const SEGMENTS: [&str; 9] = [
-    "head", "wait", "adds", "rdwait", "bar1", "sts", "fence", "bar2", "st+ld",
-];
-
-/// Each warp's clock reads' issue cycles.
-struct Reads {
-    roles: Vec<Vec<String>>,
-    by_warp: std::collections::BTreeMap<u32, Vec<u64>>,
-}
-
-impl Sink for Reads {
-    fn begin(&mut self, h: &RunHeader) {
-        self.roles = h
-            .roles
-            .iter()
-            .map(|r| r.instructions.iter().map(|i| i.text.clone()).collect())
-            .collect();
-    }
-    fn event(&mut self, e: Event) {
-        if let Event::Issue {
-            cycle,
-            warp,
-            role,
-            pc,
-            ..
-        } = e
-            && warp.cta == 0
-            && self.roles[role as usize][pc as usize].starts_with("FMNMX")
-        {
-            self.by_warp.entry(warp.warp).or_default().push(cycle);
-        }
-    }
-}
 
 /// Per warp, the segment sums of a run of `tiles` tiles.
 fn sums(xb: i64, nlb: i64, nsb: i64, tiles: i64, p: &sim_core::Profile) -> Vec<[f64; 9]> {
@@ -64,31 +28,13 @@ fn sums(xb: i64, nlb: i64, nsb: i64, tiles: i64, p: &sim_core::Profile) -> Vec<[
         grid: 1,
     };
     let sass = calibrate::datafile::read_text(std::path::Path::new(SASS)).unwrap();
-    let text = calibrate::stream_twin::segments_twin_text(&c, &sass).unwrap();
     if std::env::var_os("SEGMENTS_TEXT").is_some() {
-        print!("{text}");
+        print!(
+            "{}",
+            calibrate::stream_twin::segments_twin_text(&c, &sass).unwrap()
+        );
     }
-    let k = isa::parse_kernel(&text).unwrap();
-    let cfg = sim_core::RunConfig {
-        warm_l2: vec!["A".into(), "B".into()],
-        ..sim_core::RunConfig::default()
-    };
-    let mut s = Reads {
-        roles: Vec::new(),
-        by_warp: Default::default(),
-    };
-    sim_core::run_with(&k, p, &cfg, cfg.policy.build(), &mut s).unwrap();
-    s.by_warp
-        .values()
-        .map(|reads| {
-            assert_eq!(reads.len() as i64, 9 * tiles, "nine clock reads a tile");
-            let mut out = [0.0; 9];
-            for (i, w) in reads.windows(2).enumerate() {
-                out[(i + 1) % 9] += (w[1] - w[0]) as f64;
-            }
-            out
-        })
-        .collect()
+    calibrate::stream_twin::segment_sums(&c, &sass, p).unwrap()
 }
 
 fn main() {

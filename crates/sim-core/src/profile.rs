@@ -401,7 +401,7 @@ timing! {
         /// try_wait's branch over its spin none (`lat_mbarrier_probe`, fitted on a loop
         /// that takes it, holds its redirect: `DInstr::after_probe`). H100 (13): the
         /// TMA-streaming validation kernel's skipped pieces, 23.4 cycles each with their
-        /// predicate's stall count (`data/gaps/tploop/`, its twin 23.3 at 13); one warp's
+        /// predicate's stall count (`data/gaps/tploop/`, its twin 23.2 at 13); one warp's
         /// back-to-back skipped slots read 15.2 (`data/gaps/diverge/`, `k_slots`).
         taken_branch_cycles: whole => "cycles",
         /// The same as `fma_issue_interval` for synchronisation instructions (BAR, SYNCS,
