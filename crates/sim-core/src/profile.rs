@@ -397,12 +397,12 @@ timing! {
         /// `branch_target_cycles` times): its target issues no sooner than this many
         /// cycles after the branch issued, however early its fetch began
         /// (`branch_resolving`); 0 leaves such a branch to `branch_target_cycles` too. A
-        /// branch not taken costs its issue slot and stall count only. H100: one warp's
-        /// loop of 16 guarded slots of 16 FADDs, every slot skipped
-        /// (`data/gaps/diverge/`, `k_slots`), 388.85 cycles an iteration, 33 taken
-        /// branches a trip of two iterations over 275 cycles of other stall counts: 15.2
-        /// a taken branch. Off (0) in the built-in profile until the twins whose forward
-        /// branches were fitted without it (the TMA bandwidth loop's try_wait) are refit.
+        /// branch not taken costs its issue slot and stall count only, and the
+        /// try_wait's branch over its spin none (`lat_mbarrier_probe`, fitted on a loop
+        /// that takes it, holds its redirect: `DInstr::after_probe`). H100 (13): the
+        /// TMA-streaming validation kernel's skipped pieces, 23.4 cycles each with their
+        /// predicate's stall count (`data/gaps/tploop/`, its twin 23.2 at 13); one warp's
+        /// back-to-back skipped slots read 15.2 (`data/gaps/diverge/`, `k_slots`).
         taken_branch_cycles: whole => "cycles",
         /// The same as `fma_issue_interval` for synchronisation instructions (BAR, SYNCS,
         /// WARPGROUP, DEPBAR, FENCE, MEMBAR, ...).

@@ -56,3 +56,38 @@ fn a_back_branch_is_timed_by_its_fetch_alone() {
     let fetch = p.t.branch_target_cycles as u64;
     assert_eq!(cycles(src, &p), 40 * fetch + 1);
 }
+
+/// The try_wait's branch over its spin (a branch right after a TRYWAIT, NOPs between)
+/// has its redirect in `lat_mbarrier_probe`, fitted on a loop that takes it while its
+/// twin is a bare TRYWAIT: `taken_branch_cycles` does not touch it. One warp, a phase
+/// completed before the loop (`lat.mbarrier.probe_completed`'s twin), `TRYWAIT; [NOP;]
+/// BRA; FADD` an iteration: the TRYWAIT holds the warp `lat_mbarrier_probe` cycles
+/// (its predicate's latency), the branch issues then, and its target the cycle after
+/// (the fetch begun two instructions before it, at the TRYWAIT's issue, ended long
+/// before), the FADD a cycle later: lat_mbarrier_probe + 2 (+1 with the NOP) an
+/// iteration, at any `taken_branch_cycles` (the slope from 20 to 40 iterations: the
+/// first wait also waits for the arrive). With a FADD between the TRYWAIT and the
+/// branch it is an ordinary forward branch: the FADD at the probe's end, the branch a
+/// cycle later, its target `taken_branch_cycles` after it, then the FADD after it.
+#[test]
+fn the_try_waits_branch_is_in_the_probe_latency() {
+    let src = |between: &str, n: u64| {
+        format!(
+            "kernel k\nlaunch cta_threads=32 regs=64 smem=0 grid=1\nmbarrier b[1] count=1\nrole main warps=0..0\n  SYNCS.ARRIVE.TRANS64 b[0]\n  loop i 0..{n}\n    SYNCS.PHASECHK.TRANS64.TRYWAIT b[0], parity=0\n{between}    BRA\n    FADD R4, R5, R6\n  EXIT\n"
+        )
+    };
+    let slope =
+        |between: &str, p: &Profile| cycles(&src(between, 40), p) - cycles(&src(between, 20), p);
+    let on = h100_with(15.0);
+    let probe = on.t.lat_mbarrier_probe as u64;
+    for (between, extra) in [("", 0), ("    NOP\n", 1)] {
+        assert_eq!(slope(between, &on), 20 * (probe + 2 + extra), "{between:?}");
+        assert_eq!(
+            cycles(&src(between, 40), &on),
+            cycles(&src(between, 40), &h100_with(0.0)),
+            "{between:?}"
+        );
+    }
+    let fadd = "    FADD R1, R2, R3\n";
+    assert_eq!(slope(fadd, &on), 20 * (probe + 1 + 15 + 1));
+}

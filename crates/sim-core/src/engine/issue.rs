@@ -148,10 +148,12 @@ impl<'a, S: Sink> Engine<'a, S> {
         // over a skipped slot) has its target issue `taken_branch_cycles` after it at
         // the soonest, however early the fetch began (`data/gaps/diverge/`'s `k_slots`:
         // taken branches back to back, or each 13 cycles after its ISETP, all cost
-        // about 15; branches not taken nothing).
+        // about 15; branches not taken nothing; `data/gaps/tploop/`: the streaming
+        // kernel's skipped pieces and thread 0's regions the same). The try_wait's
+        // branch over its spin (`after_probe`) has its redirect in `lat_mbarrier_probe`.
         let fetched = if d.op == Op::Bra && !off {
             let f = self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64;
-            if d.loop_tail.is_none() {
+            if d.loop_tail.is_none() && !d.after_probe {
                 f.max(self.now + self.t.taken_branch_cycles as u64)
             } else {
                 f

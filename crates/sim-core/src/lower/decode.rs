@@ -149,6 +149,7 @@ impl<'k> Lowerer<'k> {
             dst_count: 1,
             short_result: (0, WarpState::Wait),
             loop_tail: None,
+            after_probe: false,
             stall: match self.key(i, "stall")? {
                 None => 1,
                 Some(CExpr::Const(c)) if (0..=isa::validate::MAX_STALL).contains(&c) => {

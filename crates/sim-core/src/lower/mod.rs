@@ -254,6 +254,12 @@ pub struct DInstr {
     /// The control code's stall count (`stall=`): cycles from this issue before the
     /// warp may issue again (1 without one: the next cycle).
     pub stall: u8,
+    /// A branch right after a TRYWAIT (NOPs between): the try_wait's branch over its
+    /// spin, which reads the try_wait's predicate. Its redirect is in the try_wait's
+    /// own latency as fitted (`lat_mbarrier_probe`, whose benchmark loop takes that
+    /// branch on every wait while its twin is a bare TRYWAIT), so it pays no
+    /// `taken_branch_cycles` of its own.
+    pub after_probe: bool,
     pub kind: Kind,
     pub op: Op,
     /// The profile's timing of the result, resolved before a run
@@ -632,6 +638,19 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
                 && let Node::Instr(d) = &mut rc.code[pc - 1]
             {
                 d.loop_tail = Some((slot, head));
+            }
+        }
+        for pc in 1..rc.code.len() {
+            if !matches!(&rc.code[pc], Node::Instr(d) if d.op == Op::Bra) {
+                continue;
+            }
+            let probe = rc.code[..pc]
+                .iter()
+                .rev()
+                .find(|n| !matches!(n, Node::Instr(d) if d.op == Op::Nop))
+                .is_some_and(|n| matches!(n, Node::Instr(d) if d.kind == Kind::MbarWait));
+            if let Node::Instr(d) = &mut rc.code[pc] {
+                d.after_probe = probe;
             }
         }
         for n in rc.code.iter_mut() {
