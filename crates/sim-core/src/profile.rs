@@ -27,7 +27,12 @@ pub struct ProfileFile {
     pub validated: bool,
     /// How far to trust it (reports print it).
     pub note: String,
-    /// Every parameter, by name.
+    /// A built-in profile this one starts from: its parameters stand wherever the file
+    /// gives none (a GPU with the same SM and other memory is the base's SM model with a
+    /// few memory parameters of its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// Every parameter, by name (once loaded, the base's included).
     pub params: BTreeMap<String, ParamEntry>,
 }
 
@@ -56,6 +61,8 @@ pub enum ProfileError {
     },
     /// No built-in profile of that name.
     NoSuchBuiltin(String),
+    /// A chain of `base` profiles that comes back to itself.
+    BaseCycle(Vec<String>),
 }
 
 impl fmt::Display for ProfileError {
@@ -79,6 +86,11 @@ impl fmt::Display for ProfileError {
                 Ok(())
             }
             ProfileError::Invalid { name, value, why } => write!(f, "`{name}` = {value}: {why}"),
+            ProfileError::BaseCycle(chain) => write!(
+                f,
+                "the profiles' `base` chain comes back to itself: {}",
+                chain.join(" -> ")
+            ),
             ProfileError::NoSuchBuiltin(n) => {
                 write!(
                     f,
@@ -105,6 +117,7 @@ fn similar(a: &str, b: &str) -> bool {
 const BUILTIN: &[(&str, &str)] = &[
     ("h100", include_str!("../profiles/h100.toml")),
     ("b200", include_str!("../profiles/b200.toml")),
+    ("h200", include_str!("../profiles/h200.toml")),
 ];
 
 /// Declares the profile's parameters once: the typed `Timing` the engine reads, the
@@ -804,9 +817,16 @@ impl Profile {
         BUILTIN.iter().map(|b| b.0)
     }
 
-    /// A profile from a TOML file's text: every parameter present, known and in range.
+    /// A profile from a TOML file's text: every parameter present (its own or its `base`'s),
+    /// known and in range.
     pub fn from_toml(text: &str) -> Result<Profile, ProfileError> {
-        let file: ProfileFile =
+        Profile::from_toml_within(text, &mut Vec::new())
+    }
+
+    /// `from_toml`, `chain` naming the profiles whose `base` led here (a cycle is an error,
+    /// not a stack overflow).
+    fn from_toml_within(text: &str, chain: &mut Vec<String>) -> Result<Profile, ProfileError> {
+        let mut file: ProfileFile =
             toml::from_str(text).map_err(|e| ProfileError::Toml(e.to_string()))?;
         let unknown: Vec<&String> = file
             .params
@@ -818,6 +838,22 @@ impl Profile {
                 name: name.to_string(),
                 known: Timing::NAMES.iter().map(|s| s.to_string()).collect(),
             });
+        }
+        if let Some(base) = file.base.clone() {
+            chain.push(file.name.clone());
+            if chain.iter().any(|n| n.eq_ignore_ascii_case(&base)) {
+                chain.push(base);
+                return Err(ProfileError::BaseCycle(chain.clone()));
+            }
+            let text = BUILTIN
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(&base))
+                .map(|(_, t)| *t)
+                .ok_or_else(|| ProfileError::NoSuchBuiltin(base.clone()))?;
+            let base_profile = Profile::from_toml_within(text, chain)?;
+            for (name, entry) in base_profile.file.params {
+                file.params.entry(name).or_insert(entry);
+            }
         }
         let t = Timing::from_params(&file.params)?;
         Ok(Profile {
@@ -998,6 +1034,64 @@ mod tests {
         let e = p.set("smem_bytes_per_clk", 1e-9).unwrap_err();
         assert!(e.to_string().contains("from 0.000001"), "{e}");
         p.set("l2_line_cycles", 1e11).unwrap();
+    }
+
+    /// A profile with a `base` takes the base's value wherever it gives none, its own
+    /// elsewhere; a typo in its own parameters, an unknown base and a cycle are errors.
+    #[test]
+    fn a_base_fills_in_what_the_profile_does_not_set() {
+        let h100 = Profile::builtin("h100").unwrap();
+        let text = "name = \"mine\"\ngpu = \"x\"\nbase = \"H100\"\nvalidated = false\nnote = \"\"\n\
+                    [params]\nlat_fma = { value = 7, source = \"mine\" }\n";
+        let p = Profile::from_toml(text).unwrap();
+        assert_eq!(p.t.lat_fma, 7.0);
+        assert_eq!(p.file.params.len(), h100.file.params.len());
+        let mut q = p.t.clone();
+        q.lat_fma = h100.t.lat_fma;
+        assert_eq!(q, h100.t);
+        assert_eq!(p.source("lat_fma"), Some("mine"));
+        assert_eq!(p.source("lat_alu"), h100.source("lat_alu"));
+        // Loaded again from its own TOML (the base's values now written out) it is the same.
+        assert_eq!(Profile::from_toml(&p.to_toml()).unwrap().t, p.t);
+
+        let typo = text.replace("lat_fma =", "lat_fmaa =");
+        let e = Profile::from_toml(&typo).unwrap_err();
+        assert!(e.to_string().contains("did you mean"), "{e}");
+        let e = Profile::from_toml(&text.replace("H100", "h300")).unwrap_err();
+        assert_eq!(e, ProfileError::NoSuchBuiltin("h300".into()));
+        let e = Profile::from_toml(&text.replace("\"mine\"\ngpu", "\"h100\"\ngpu")).unwrap_err();
+        assert_eq!(
+            e,
+            ProfileError::BaseCycle(vec!["h100".into(), "H100".into()])
+        );
+        assert!(e.to_string().contains("h100 -> H100"), "{e}");
+    }
+
+    /// The built-in H200 is the H100 but for its L2 size and the two chip bandwidths.
+    #[test]
+    fn the_h200_differs_from_the_h100_in_its_memory_only() {
+        let h100 = Profile::builtin("h100").unwrap();
+        let h200 = Profile::builtin("h200").unwrap();
+        let differ: Vec<&str> = Timing::NAMES
+            .iter()
+            .copied()
+            .filter(|n| h100.file.params[*n].value != h200.file.params[*n].value)
+            .collect();
+        let mut differ = differ;
+        differ.sort();
+        assert_eq!(
+            differ,
+            [
+                "hbm_bytes_per_clk_chip",
+                "l2_bytes",
+                "l2_bytes_per_clk_chip"
+            ]
+        );
+        let ratio = h200.t.hbm_bytes_per_clk_chip / h100.t.hbm_bytes_per_clk_chip;
+        assert!(
+            (ratio - (3201.0 * 6016.0) / (2619.0 * 5120.0)).abs() < 1e-4,
+            "{ratio}"
+        );
     }
 
     #[test]

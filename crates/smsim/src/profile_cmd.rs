@@ -6,7 +6,7 @@ use crate::outcome::{Outcome, print, print_json};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A built-in profile (h100, b200) or a profile TOML file.
+    /// A built-in profile (h100, b200, h200) or a profile TOML file.
     #[arg(default_value = "h100")]
     pub profile: String,
     /// Override one parameter, as `run --set` does: `--set lat_hbm=700` (repeatable).

@@ -22,7 +22,7 @@ use crate::outcome::{Fail, Outcome, print, print_json, say};
 pub struct Args {
     /// A kernel file (`.smk`) or a built-in kernel `family/schedule` (see `smsim kernels`).
     pub kernel: String,
-    /// A built-in profile (h100, b200) or a profile TOML file; by default the profile
+    /// A built-in profile (h100, b200, h200) or a profile TOML file; by default the profile
     /// a built-in kernel's family targets (`smsim kernels` lists it), else h100.
     #[arg(long)]
     pub profile: Option<String>,

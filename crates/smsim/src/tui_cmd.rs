@@ -24,7 +24,7 @@ pub struct Args {
     /// e.g. `--compare gemm-mainloop/ws gemm-mainloop/ws@PIPE=2`.
     #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "kernel")]
     pub compare: Option<Vec<String>>,
-    /// A built-in profile (h100, b200) or a profile TOML file; by default the profile
+    /// A built-in profile (h100, b200, h200) or a profile TOML file; by default the profile
     /// a built-in kernel's family targets, else h100.
     #[arg(long)]
     pub profile: Option<String>,

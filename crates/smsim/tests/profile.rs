@@ -89,7 +89,7 @@ fn profile_refuses_what_is_not_a_profile() {
     assert_eq!(code, 2);
     assert_eq!(
         err,
-        "error: no built-in profile or file `a100` (built in: h100, b200)\n"
+        "error: no built-in profile or file `a100` (built in: h100, b200, h200)\n"
     );
     let (code, _, err) = smsim(&["profile", "h100", "--set", "lat_hbmm=3"]);
     assert_eq!(code, 2);

@@ -209,16 +209,25 @@ pub fn gemm_twin_text(c: &GemmCase) -> Result<String, String> {
 
 /// The twin's text and its loops' translation figures (for the tests).
 pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String> {
+    gemm_twin_sass(c, VALIDATION_SASS, &gemm_sass_name(c))
+}
+
+/// [`gemm_twin`] with the main loops taken from function `func` of another `cuobjdump
+/// -sass` dump: a build of the same kernel with clock stamps (`data/gaps/hgmma/`), so
+/// that the engine and the GPU time the same instructions.
+pub fn gemm_twin_sass(
+    c: &GemmCase,
+    dump: &str,
+    func: &str,
+) -> Result<(String, Vec<LoopTranslation>), String> {
     let structure = gemm_structure_text(c)?;
-    let func = gemm_sass_name(c);
-    let sass = sass_function(&func);
-    if sass.is_empty() {
-        return Err(format!("{func}: not in the committed SASS"));
+    let listing = sass_listing(dump, func);
+    if listing.is_empty() {
+        return Err(format!("{func}: not in the SASS"));
     }
-    let stalls: std::collections::HashMap<u64, u8> = sass_listing(VALIDATION_SASS, &func)
-        .into_iter()
-        .map(|(a, _, s)| (a, s))
-        .collect();
+    let sass: Vec<(u64, String)> = listing.iter().map(|(a, t, _)| (*a, t.clone())).collect();
+    let stalls: std::collections::HashMap<u64, u8> =
+        listing.into_iter().map(|(a, _, s)| (a, s)).collect();
     let loops = sass_main_loops(&sass);
     let lines: Vec<&str> = structure.lines().collect();
     let mut out = String::new();
@@ -303,7 +312,77 @@ pub fn gemm_twin(c: &GemmCase) -> Result<(String, Vec<LoopTranslation>), String>
             out.replace_range(p + 6..e, &need.to_string());
         }
     }
-    Ok((out, figures))
+    Ok((lane_zero_regions(&out), figures))
+}
+
+/// Where the kernels run part of a warp, as `sources.rs` writes them: the ws-wait1
+/// consumers' release arrive (`if (k > 0 && lane == 0) mbar_arrive`) and thread 0's copies
+/// in the static kernels (`if (threadIdx.x == 0) load_stage`) are lane 0's regions, the
+/// other 31 lanes parked at the region's `BSYNC`, which rejoins them
+/// (`bsync_rejoin_cycles`, data/gaps/lanewait/). So the `BSYNC` closing a region that holds
+/// a `SYNCS.ARRIVE` or an `UTMALDG` becomes `NOP lanes=32 - 31 * (C)`, C the region's
+/// `if`: where the region runs, one lane ran it; where every lane skipped it, a converged
+/// `BSYNC` (its stall count only). (ptxas predicated the ws consumers' arrive instead,
+/// `@!P0 SYNCS.ARRIVE`: no region, no `BSYNC`.) Measured in place by the stamped builds
+/// (`data/gaps/hgmma/`): ws-wait1's release region run by lane 0 takes 216-235 cycles from
+/// the last DEPBAR, the same code run by every lane (no `BSSY` / `BSYNC`, 5 cycles of
+/// stall counts fewer) 184-198.
+fn lane_zero_regions(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let code = |l: &str| l.split("  #").next().unwrap_or("").trim().to_string();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let sass = |l: &str| l.split_once("  # ").map_or("", |x| x.1).trim().to_string();
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    for (i, l) in lines.iter().enumerate() {
+        let c = code(l);
+        if !sass(l).starts_with("BSYNC") {
+            continue;
+        }
+        let d = indent(l);
+        // the region: back to its BSSY at the same depth
+        let Some(open) = (0..i)
+            .rev()
+            .take_while(|&j| indent(lines[j]) >= d)
+            .find(|&j| indent(lines[j]) == d && sass(lines[j]).starts_with("BSSY"))
+        else {
+            continue;
+        };
+        let conds: Vec<String> = (open + 1..i)
+            .filter(|&j| indent(lines[j]) == d && code(lines[j]).starts_with("if "))
+            .filter(|&j| {
+                lines[j + 1..i]
+                    .iter()
+                    .take_while(|x| indent(x) > d)
+                    .any(|x| {
+                        let c = code(x);
+                        c.starts_with("SYNCS.ARRIVE") || c.starts_with("UTMALDG")
+                    })
+            })
+            .map(|j| code(lines[j]).trim_start_matches("if ").trim().to_string())
+            .collect();
+        if conds.is_empty() {
+            continue;
+        }
+        let stall = c
+            .split_once("stall=")
+            .map_or(String::new(), |x| format!(", stall={}", x.1));
+        let cond = match conds.as_slice() {
+            [c] => c.clone(),
+            _ => conds
+                .iter()
+                .map(|c| format!("({c})"))
+                .collect::<Vec<_>>()
+                .join(" & "),
+        };
+        out[i] = format!(
+            "{}NOP lanes=32 - 31 * ({cond}){stall}  # {}",
+            " ".repeat(d),
+            sass(l)
+        );
+    }
+    let mut s = out.join("\n");
+    s.push('\n');
+    s
 }
 
 /// Simulated cycles (first warp start to last warp end on the simulated SM), and the run.
@@ -591,6 +670,80 @@ mod tests {
             );
         }
         out
+    }
+
+    #[test]
+    fn lane_zero_regions_rejoin_at_their_bsync() {
+        // by hand: a region holding an arrive, its `if` directly inside the BSSY..BSYNC
+        // span; one holding scalar code only; and nested conditions
+        let text = "\
+  loop k 0..KT
+    NOP  # BSSY B0, 0x1390
+    @UP1 BRA stall=5  # @P0 BRA 0x1380
+    if k > 0  # @P0 BRA 0x1380
+      SYNCS.ARRIVE.TRANS64 empty[k % PIPE], stall=3  # SYNCS.ARRIVE.TRANS64.A1T0 RZ, [R6+URZ], RZ
+    NOP stall=5  # BSYNC B0
+    NOP  # BSSY B0, 0x1500
+    IADD3 R6, R6, RZ  # IADD3 R6, R6, 0x1, RZ
+    NOP  # BSYNC B0
+";
+        let out = lane_zero_regions(text);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[5],
+            "    NOP lanes=32 - 31 * (k > 0), stall=5  # BSYNC B0"
+        );
+        // a region without an arrive or a copy is every lane's: unchanged
+        assert_eq!(lines[8], "    NOP  # BSYNC B0");
+        assert_eq!(out.lines().count(), text.lines().count());
+        // the twins: ws-wait1's release region and the static kernels' copies are lane 0's;
+        // ws's arrive is predicated (no region)
+        let rejoins = |c: &GemmCase| -> Vec<String> {
+            code(&gemm_twin_text(c).unwrap())
+                .lines()
+                .filter(|l| l.contains("lanes="))
+                .map(|l| l.trim().to_string())
+                .collect()
+        };
+        assert_eq!(
+            rejoins(&case("ws-wait1")),
+            ["NOP lanes=32 - 31 * (k > 0), stall=5"]
+        );
+        for s in ["static-v1", "static-v2"] {
+            assert_eq!(
+                rejoins(&case(s)),
+                ["NOP lanes=32 - 31 * (warp == 0), stall=5"],
+                "{s}"
+            );
+        }
+        assert!(rejoins(&case("ws")).is_empty());
+    }
+
+    /// The rejoin is the only change: with `bsync_rejoin_cycles` 0 a rejoining `NOP` is a
+    /// converged `BSYNC` (the twin before it), and with its cost the twin runs longer.
+    /// (Not by at most that cost a k-step: the two consumer warpgroups' phase can change
+    /// with it, data/gaps/loopwait/ "two steady states"; at K 1024 it adds 1830 cycles.)
+    #[test]
+    fn lane_zero_rejoin_is_the_only_change() {
+        let mut c = case("ws-wait1");
+        c.k = 1024;
+        let p = sim_core::Profile::builtin("h100").unwrap();
+        let text = gemm_twin_text(&c).unwrap();
+        let converged: String = text
+            .lines()
+            .map(|l| match l.split_once("NOP lanes=") {
+                Some((ind, rest)) => {
+                    format!("{ind}NOP {}\n", rest.split_once(", ").map_or("", |x| x.1))
+                }
+                None => format!("{l}\n"),
+            })
+            .collect();
+        assert!(!converged.contains("lanes="));
+        let run = |t: &str, q: &Profile| span(&sim_text_warm(t, 0, q, &["A", "B"]).unwrap());
+        let mut off = p.clone();
+        off.set("bsync_rejoin_cycles", 0.0).unwrap();
+        assert_eq!(run(&text, &off), run(&converged, &off));
+        assert!(run(&text, &p) > run(&converged, &p));
     }
 
     #[test]
