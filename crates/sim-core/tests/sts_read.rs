@@ -34,10 +34,7 @@ fn later(src: &str, rate: f64) -> i64 {
 fn a_write_to_a_stored_register_waits_for_the_read() {
     // STS at c, its registers read at c + 512 / 64 = c + 8; the IADD3 that writes R4
     // issues then, 7 cycles later than at c + 1.
-    let src = kernel(
-        1,
-        "  STS.128 s[lane * 16], R4\n  IADD3 R4, R8, R9, RZ\n",
-    );
+    let src = kernel(1, "  STS.128 s[lane * 16], R4\n  IADD3 R4, R8, R9, RZ\n");
     assert_eq!(later(&src, 64.0), 7);
     // It waits in short_scoreboard, charged to the store.
     let r = sim(&src, 64.0);

@@ -59,7 +59,11 @@ pub fn sts_probe_body(func: &str, q: u32) -> Result<Vec<String>, String> {
                 .and_then(|o| u64::from_str_radix(o.trim().trim_start_matches("0x"), 16).ok())
                 .unwrap_or(0);
             let j = off / 512;
-            let sts = format!("STS.128 s[warp * 8192 + {} + lane * 16], {}", off, data.trim());
+            let sts = format!(
+                "STS.128 s[warp * 8192 + {} + lane * 16], {}",
+                off,
+                data.trim()
+            );
             if j < u64::from(q) {
                 sts
             } else if free_pred {
@@ -144,7 +148,10 @@ mod tests {
         };
         for (func, kernel) in [("k_slots", "slots"), ("k_distinct", "distinct")] {
             for q in [8, 16] {
-                let (s, m) = (extra(func, q, &p), measured(kernel, 1, q) - measured(kernel, 1, 0));
+                let (s, m) = (
+                    extra(func, q, &p),
+                    measured(kernel, 1, q) - measured(kernel, 1, 0),
+                );
                 assert!((s - m).abs() <= 12.0, "{func} q {q}: {s} against {m}");
             }
         }

@@ -462,7 +462,10 @@ fn mark_war(code: &mut [Node]) {
     let mut stored = [false; REG_SLOTS];
     for n in code.iter() {
         if let Node::Instr(d) = n
-            && d.kind == (Kind::Store { space: Space::Shared })
+            && d.kind
+                == (Kind::Store {
+                    space: Space::Shared,
+                })
         {
             for &r in d.srcs.iter() {
                 if let Some(x) = stored.get_mut(r as usize) {
