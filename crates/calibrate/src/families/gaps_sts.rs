@@ -45,9 +45,9 @@ pub fn sts_probe_body(func: &str, q: u32) -> Result<Vec<String>, String> {
     let mut body = Vec::new();
     for (i, (_, ins, stall)) in path.iter().enumerate() {
         let bare = crate::validation::strip_guard(ins).trim();
-        let line = if bare.starts_with("STS.128") {
+        let line = if let Some(operands) = bare.strip_prefix("STS.128") {
             // `[R10+UR5+0x200], R4`: slot 0x200 / 512, data R4..R7
-            let (addr, data) = bare["STS.128".len()..]
+            let (addr, data) = operands
                 .rsplit_once(',')
                 .ok_or_else(|| format!("STS without data: {ins}"))?;
             let off = addr
