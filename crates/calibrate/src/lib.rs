@@ -27,6 +27,8 @@ pub mod singe_twin;
 pub mod slots_twin;
 pub mod sources;
 pub mod stream_twin;
+/// The STS probe's twins (`data/gaps/stsissue/`), for `examples/stsprobe.rs`.
+pub use families::gaps_sts;
 pub mod twins;
 pub mod validation;
 

@@ -230,6 +230,14 @@ fn non_negative(v: f64) -> Result<(), &'static str> {
         Err("must be zero or more, below 10^12")
     }
 }
+/// A rate that may be off: 0, or a positive number as `positive`'s.
+fn rate_or_off(v: f64) -> Result<(), &'static str> {
+    if v == 0.0 || (1e-6..1e12).contains(&v) {
+        Ok(())
+    } else {
+        Err("must be 0 (off) or a positive number from 0.000001 up to below 10^12")
+    }
+}
 /// A switch: 0 (off) or 1 (on).
 fn flag(v: f64) -> Result<(), &'static str> {
     if v == 0.0 || v == 1.0 {
@@ -466,6 +474,15 @@ timing! {
         /// 56.8 beside 16 KiB bulk stores draining at 31.9 B/clk: 1.70
         /// (`gap.smem.lds.shared`, `gap.smem.s2g_lds`, data/gaps).
         lds_beside_store_factor: at_least_one => "ratio",
+        /// The rate at which a sub-partition's shared stores (STS) read their registers
+        /// (address and data) and hand them to shared memory, one store at a time in
+        /// issue order; a store's registers are read at the end of its turn (not before
+        /// its write's turn at the crossbar), and an instruction that writes one of them
+        /// waits until then (`short_scoreboard`: ptxas makes the next writer wait on the
+        /// store's read scoreboard). Sub-partitions whose paths are busy share the
+        /// crossbar's `smem_bytes_per_clk`. 0: off (registers read at issue).
+        /// `engine/sts_read.rs`; H100/H200 (`data/gaps/stsissue/`).
+        sts_read_bytes_per_clk: rate_or_off => "bytes per cycle",
         /// The MIO queue per sub-partition (shared-memory loads and stores, shuffles): full,
         /// the next such instruction waits (`mio_throttle`).
         mio_queue_depth: queue_depth => "instructions",

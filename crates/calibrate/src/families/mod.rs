@@ -11,6 +11,7 @@ pub(crate) mod gaps;
 mod gaps_const;
 mod gaps_ctx;
 mod gaps_shape;
+pub mod gaps_sts;
 pub mod gaps_twins;
 mod gemm_l2;
 pub(crate) mod ldg;

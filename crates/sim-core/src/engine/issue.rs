@@ -327,6 +327,16 @@ impl<'a, S: Sink> Engine<'a, S> {
                             (waves, start + waves)
                         };
                         self.smem_free = start + waves;
+                        // a store's registers are read in its turn on its sub-partition's
+                        // store path, and it is written no sooner (`sts_read`)
+                        let written = if write && t.sts_read_bytes_per_clk > 0.0 {
+                            let bytes = d.width as f64 * 32.0;
+                            let read = self.sts_read(sp, now, bytes, start + waves);
+                            self.sts_registers_read(slot, d, memory::ceil(read));
+                            written.max(read)
+                        } else {
+                            written
+                        };
                         // (with the queues on, the write side's is their latest: an
                         // arrive waits for every STS queued before it, `sync.rs`)
                         let s = &mut self.smem_side_free[write as usize];

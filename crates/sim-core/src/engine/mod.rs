@@ -18,6 +18,7 @@ mod races;
 mod report;
 mod smem_share;
 mod stall;
+mod sts_read;
 mod sync;
 mod warp;
 mod watchdog;
@@ -505,6 +506,9 @@ struct Engine<'a, S: Sink> {
     landing: Vec<(f64, f64, usize)>,
     /// Each write queue's next free cycle, with `smem_write_queue` on (`smem_share`).
     smem_write_free: [f64; smem_share::WRITE_QUEUES],
+    /// Per sub-partition, when its store path has read the registers of its last
+    /// shared store (`sts_read`).
+    sts_path_free: [f64; 4],
     /// Bulk stores reading shared memory: (from, until) cycles (`smem_share`).
     reading: Vec<(f64, f64)>,
     /// Cycles L1TEX's line rate was booked: the LSU bound.
@@ -705,6 +709,7 @@ impl<'a, S: Sink> Engine<'a, S> {
             l1_scattered: Vec::new(),
             landing: Vec::new(),
             smem_write_free: [0.0; smem_share::WRITE_QUEUES],
+            sts_path_free: [0.0; 4],
             reading: Vec::new(),
             l1_line_time: 1.0 / t.l1_lines_per_clk,
             l1_line_whole: whole_cycles(1.0 / t.l1_lines_per_clk),

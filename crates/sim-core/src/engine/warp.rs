@@ -81,6 +81,9 @@ pub(super) struct Warp<'a> {
     /// (`REG_ARRAY` entries, the first `REG_SLOTS` used: an index masked to the array
     /// needs no bounds check.)
     pub(super) regs: Box<[RegState; REG_ARRAY]>,
+    /// Per register, when the shared store that reads it last has read it (`ready`; the
+    /// store as `writer`): a write to it waits until then (`DInstr::war`, `sts_read`).
+    pub(super) reads: Box<[RegState; REG_ARRAY]>,
     /// From this cycle on, the registers of the instruction at `pc` are ready
     /// (`operands_wait` finds nothing) and nothing of the warp's own holds it (no block,
     /// no stall count, an instruction); u64::MAX: not known. Only the warp's own issue
@@ -300,6 +303,15 @@ impl Warp<'_> {
                 }
             }
         }
+        if let Some((base, end)) = d.war {
+            // Write after read: a shared store before it has not read them yet.
+            for reg in &self.reads[base as usize..end as usize] {
+                if reg.ready > ready {
+                    ready = reg.ready;
+                    latest = reg;
+                }
+            }
+        }
         if ready <= now {
             return None;
         }
@@ -401,6 +413,9 @@ impl<'a, S: Sink> Engine<'a, S> {
             warp.pc = 0;
             warp.block = Block::None;
             warp.regs[..REG_SLOTS].fill(RegState::EMPTY);
+            if self.prog.has_war {
+                warp.reads[..REG_SLOTS].fill(RegState::EMPTY);
+            }
             warp.operands_clear_from = u64::MAX;
             warp.state = WarpState::Selected;
             warp.cause = Cause::OWN;
@@ -604,6 +619,7 @@ impl Warp<'_> {
             vars: [0; MAX_LOOP_DEPTH],
             ends: [0; MAX_LOOP_DEPTH],
             regs: Box::new([RegState::EMPTY; REG_ARRAY]),
+            reads: Box::new([RegState::EMPTY; REG_ARRAY]),
             operands_clear_from: u64::MAX,
             block: Block::None,
             block_pc: 0,

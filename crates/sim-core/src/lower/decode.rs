@@ -123,6 +123,7 @@ impl<'k> Lowerer<'k> {
             latency: op.result_latency(),
             dst: None,
             waw: None,
+            war: None,
             srcs: Srcs::default(),
             bank_conflict_cycles: 0,
             operand_regs: Box::new([]),

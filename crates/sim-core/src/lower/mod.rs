@@ -240,6 +240,11 @@ pub struct DInstr {
     /// `Program::resolve_results` where the instruction has no fixed latency of its own
     /// (the range is then appended to `srcs`).
     pub waw: Option<(u16, u16)>,
+    /// The destination registers that a shared store of the role reads (its address or
+    /// data), as a range of register slots: an issue waits until the store before it
+    /// has read them (write after read; the engine's `sts_read`). None where no
+    /// destination is such a register.
+    pub war: Option<(u16, u16)>,
     /// The first register that a `Plain` or `GlobalLoad` issue writes (`NO_RESULT_REG`
     /// for a `Plain` one without a `result`).
     pub dst_reg: u16,
@@ -370,6 +375,8 @@ pub struct Program {
     pub mbar_total: u32,
     pub flops_per_cta: Option<f64>,
     pub bytes_per_cta: Option<f64>,
+    /// Some instruction waits for a shared store to read its registers (`DInstr::war`).
+    pub has_war: bool,
 }
 
 impl Program {
@@ -448,6 +455,42 @@ impl Program {
                     IssueClass::GlobalLoad => (0, WarpState::LongScoreboard),
                     _ => d.result.unwrap_or((0, WarpState::Wait)),
                 };
+            }
+        }
+    }
+}
+
+/// Marks each instruction of a role's code that writes a register some shared store of
+/// the role reads (`DInstr::war`): on the GPU a store reads its registers when its turn on
+/// the store path comes, and ptxas makes the next writer of any of them wait on the
+/// store's read scoreboard (`data/gaps/stsissue/`).
+fn mark_war(code: &mut [Node]) {
+    let mut stored = [false; REG_SLOTS];
+    for n in code.iter() {
+        if let Node::Instr(d) = n
+            && d.kind
+                == (Kind::Store {
+                    space: Space::Shared,
+                })
+        {
+            for &r in d.srcs.iter() {
+                if let Some(x) = stored.get_mut(r as usize) {
+                    *x = true;
+                }
+            }
+        }
+    }
+    if !stored.contains(&true) {
+        return;
+    }
+    for n in code.iter_mut() {
+        if let Node::Instr(d) = n
+            && let Some((base, count)) = d.dst
+        {
+            let end = (base as usize + count as usize).min(REG_SLOTS);
+            let base = (base as usize).min(end);
+            if stored[base..end].contains(&true) {
+                d.war = Some((base as u16, end as u16));
             }
         }
     }
@@ -577,6 +620,7 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
             rc.text_pc.push(rc.code.len() as u32);
         }
         rc.code.push(Node::End);
+        mark_war(&mut rc.code);
         // Back from the end, each node takes the first text at or after it.
         rc.node_text = vec![0; rc.code.len()];
         let mut next_text = rc.texts.len();
@@ -685,7 +729,13 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
         Some(w) => (work(&w.flops)?, work(&w.bytes)?),
         None => (None, None),
     };
+    let has_war = roles.iter().any(|r| {
+        r.code
+            .iter()
+            .any(|n| matches!(n, Node::Instr(d) if d.war.is_some()))
+    });
     Ok(Program {
+        has_war,
         roles,
         mbar_base,
         mbar_total: total,
