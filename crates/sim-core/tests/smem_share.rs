@@ -17,8 +17,13 @@ fn end_of(r: &RunResult, role: &str) -> u64 {
     r.warps.iter().find(|w| w.role == role).unwrap().finished
 }
 
+/// The h100 profile with `sets`, the store path's register read off
+/// (`sts_read_bytes_per_clk` 0): these tests time the crossbar and the write queue, and
+/// one warp's STS.128 read at 45 B/clk would leave the crossbar idle between them
+/// (`tests/sts_read.rs` times that path).
 fn h100_with(sets: &[(&str, f64)]) -> Profile {
     let mut p = Profile::builtin("h100").unwrap();
+    p.set("sts_read_bytes_per_clk", 0.0).unwrap();
     for (k, v) in sets {
         p.set(k, *v).unwrap();
     }
