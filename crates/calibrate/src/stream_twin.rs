@@ -173,9 +173,44 @@ fn tile_loop(lines: &[(u64, String, u8)], role: Role) -> Result<(usize, usize), 
         .ok_or_else(|| format!("{}: no tile loop for role {role:?}", role.sass_function()))
 }
 
+/// Where a build of `ew_tma_pipelined` has its forward conditional branches (each build's
+/// SASS puts the same branches at its own addresses).
+struct PipelinedBranches {
+    /// tid != 0 skips the bulk-store wait, and later the store and the next loads.
+    thread0: [u64; 2],
+    /// The bulk-store wait's depth by NSB: nsb < 2 -> 0; nsb == 2 -> 1; nsb != 3 -> 3;
+    /// else 2. The branches taken when nsb < 2, nsb == 2 and nsb != 3.
+    depth: [u64; 3],
+    /// The last NLB tiles load nothing.
+    loads: u64,
+}
+
+/// The validation kernel's (`STREAM_SASS`).
+const PLAIN_BRANCHES: PipelinedBranches = PipelinedBranches {
+    thread0: [0x2510, 0x2b00],
+    depth: [0x2540, 0x2560, 0x2580],
+    loads: 0x2c00,
+};
+
+/// `data/gaps/stamp3/`'s `ew_tma_pipelined_st`; its stamps' `if (t == 12)` are taken by
+/// `tile_path` (its clock read runs on every tile, as the GPU's does on tile 12).
+const STAMPED_BRANCHES: PipelinedBranches = PipelinedBranches {
+    thread0: [0x2a30, 0x30d0],
+    depth: [0x2a60, 0x2a80, 0x2aa0],
+    loads: 0x3280,
+};
+
+/// `data/gaps/tploop/`'s `ew_tma_pipelined_acc` (its clock reads add no branch).
+const SEGMENTS_BRANCHES: PipelinedBranches = PipelinedBranches {
+    thread0: [0x2650, 0x2ce0],
+    depth: [0x2680, 0x26a0, 0x26c0],
+    loads: 0x2dc0,
+};
+
 /// What the role's path does at the forward conditional branch at `addr` (not a
 /// try_wait's branch over its spin, not an elect loop). The addresses are the committed
-/// SASS's; the test `every_fork_is_the_instruction_it_names` checks each one's text.
+/// SASS's (or the `build`'s); the test `every_fork_is_the_instruction_it_names` checks
+/// the validation kernel's.
 fn fork(
     role: Role,
     addr: u64,
@@ -184,11 +219,6 @@ fn fork(
     s: Shape,
     build: Option<Build>,
 ) -> Result<Fork, String> {
-    match build {
-        Some(Build::Stamped(_)) => return stamped_fork(role, addr, skips_lds, piece, s),
-        Some(Build::Segments(_)) => return segments_fork(role, addr, skips_lds, piece, s),
-        None => {}
-    }
     if skips_lds {
         // one 512-byte piece: run it if this warp has that many
         let f = if *piece < s.pieces {
@@ -199,86 +229,24 @@ fn fork(
         *piece += 1;
         return Ok(f);
     }
-    let thread0 = || Fork::Region(THREAD0.into());
+    let (b, name) = match build {
+        None => (&PLAIN_BRANCHES, ""),
+        Some(Build::Stamped(_)) => (&STAMPED_BRANCHES, " (stamped)"),
+        Some(Build::Segments(_)) => (&SEGMENTS_BRANCHES, " (segments)"),
+    };
     let taken = |b: bool| if b { Fork::Jump } else { Fork::Fall };
     Ok(match (role, addr) {
-        // tid != 0 skips the bulk-store wait, and later the store and the next loads
-        (Role::Pipelined, 0x2510) | (Role::Pipelined, 0x2b00) => thread0(),
-        // the wait's depth by NSB: nsb < 2 -> 0; nsb == 2 -> 1; nsb != 3 -> 3; else 2
-        (Role::Pipelined, 0x2540) => taken(s.nsb < 2),
-        (Role::Pipelined, 0x2560) => taken(s.nsb == 2),
-        (Role::Pipelined, 0x2580) => taken(s.nsb != 3),
-        // the last NLB tiles load nothing
-        (Role::Pipelined, 0x2c00) => Fork::Region("(t + NLB) < TILES".into()),
-        (Role::Store, 0x0db0) => taken(s.nsb >= 2),
+        (Role::Pipelined, a) if b.thread0.contains(&a) => Fork::Region(THREAD0.into()),
+        (Role::Pipelined, a) if a == b.depth[0] => taken(s.nsb < 2),
+        (Role::Pipelined, a) if a == b.depth[1] => taken(s.nsb == 2),
+        (Role::Pipelined, a) if a == b.depth[2] => taken(s.nsb != 3),
+        (Role::Pipelined, a) if a == b.loads => Fork::Region("(t + NLB) < TILES".into()),
+        (Role::Store, 0x0db0) if build.is_none() => taken(s.nsb >= 2),
         // with two store buffers, the first tile releases nothing
-        (Role::Store, 0x0e20) => Fork::Region("t > 0".into()),
-        _ => return Err(format!("{role:?}: no rule for the branch at {addr:#x}")),
-    })
-}
-
-/// `fork` for the stamped build of `data/gaps/stamp3/` (`ew_tma_pipelined_st`): its
-/// addresses, and every stamp's `if (t == 12)` taken (its clock read runs on every tile,
-/// as the GPU's does on tile 12; a branch to a clock read is that `if`'s).
-fn stamped_fork(
-    role: Role,
-    addr: u64,
-    skips_lds: bool,
-    piece: &mut i64,
-    s: Shape,
-) -> Result<Fork, String> {
-    if skips_lds {
-        let f = if *piece < s.pieces {
-            Fork::Fall
-        } else {
-            Fork::Jump
-        };
-        *piece += 1;
-        return Ok(f);
-    }
-    let taken = |b: bool| if b { Fork::Jump } else { Fork::Fall };
-    Ok(match (role, addr) {
-        (Role::Pipelined, 0x2a30) | (Role::Pipelined, 0x30d0) => Fork::Region(THREAD0.into()),
-        (Role::Pipelined, 0x2a60) => taken(s.nsb < 2),
-        (Role::Pipelined, 0x2a80) => taken(s.nsb == 2),
-        (Role::Pipelined, 0x2aa0) => taken(s.nsb != 3),
-        (Role::Pipelined, 0x3280) => Fork::Region("(t + NLB) < TILES".into()),
+        (Role::Store, 0x0e20) if build.is_none() => Fork::Region("t > 0".into()),
         _ => {
             return Err(format!(
-                "{role:?} (stamped): no rule for the branch at {addr:#x}"
-            ));
-        }
-    })
-}
-
-/// `fork` for `data/gaps/tploop/`'s `ew_tma_pipelined_acc`: the validation kernel's
-/// branches at that build's addresses (its clock reads add no branch).
-fn segments_fork(
-    role: Role,
-    addr: u64,
-    skips_lds: bool,
-    piece: &mut i64,
-    s: Shape,
-) -> Result<Fork, String> {
-    if skips_lds {
-        let f = if *piece < s.pieces {
-            Fork::Fall
-        } else {
-            Fork::Jump
-        };
-        *piece += 1;
-        return Ok(f);
-    }
-    let taken = |b: bool| if b { Fork::Jump } else { Fork::Fall };
-    Ok(match (role, addr) {
-        (Role::Pipelined, 0x2650) | (Role::Pipelined, 0x2ce0) => Fork::Region(THREAD0.into()),
-        (Role::Pipelined, 0x2680) => taken(s.nsb < 2),
-        (Role::Pipelined, 0x26a0) => taken(s.nsb == 2),
-        (Role::Pipelined, 0x26c0) => taken(s.nsb != 3),
-        (Role::Pipelined, 0x2dc0) => Fork::Region("(t + NLB) < TILES".into()),
-        _ => {
-            return Err(format!(
-                "{role:?} (segments): no rule for the branch at {addr:#x}"
+                "{role:?}{name}: no rule for the branch at {addr:#x}"
             ));
         }
     })
