@@ -824,8 +824,9 @@ impl Profile {
         Profile::from_toml_within(text, &mut Vec::new())
     }
 
-    /// `from_toml`, `chain` naming the profiles whose `base` led here (a cycle is an error,
-    /// not a stack overflow).
+    /// `from_toml`, `chain` naming the built-in bases already loaded on the way here (a
+    /// built-in whose bases come back to it is an error, not a stack overflow; a file may
+    /// share its base's name, as a tweaked `h100` based on the built-in one).
     fn from_toml_within(text: &str, chain: &mut Vec<String>) -> Result<Profile, ProfileError> {
         let mut file: ProfileFile =
             toml::from_str(text).map_err(|e| ProfileError::Toml(e.to_string()))?;
@@ -841,9 +842,9 @@ impl Profile {
             });
         }
         if let Some(base) = file.base.clone() {
-            chain.push(file.name.clone());
-            if chain.iter().any(|n| n.eq_ignore_ascii_case(&base)) {
-                chain.push(base);
+            let seen = chain.iter().any(|n| n.eq_ignore_ascii_case(&base));
+            chain.push(base.clone());
+            if seen {
                 return Err(ProfileError::BaseCycle(chain.clone()));
             }
             let text = BUILTIN
@@ -1060,7 +1061,12 @@ mod tests {
         assert!(e.to_string().contains("did you mean"), "{e}");
         let e = Profile::from_toml(&text.replace("H100", "h300")).unwrap_err();
         assert_eq!(e, ProfileError::NoSuchBuiltin("h300".into()));
-        let e = Profile::from_toml(&text.replace("\"mine\"\ngpu", "\"h100\"\ngpu")).unwrap_err();
+        // A file may take its base's name (a tweaked h100 on the built-in one).
+        let same_name = text.replace("\"mine\"\ngpu", "\"h100\"\ngpu");
+        let tweaked = Profile::from_toml(&same_name).unwrap();
+        assert_eq!((tweaked.name(), tweaked.t.lat_fma), ("h100", 7.0));
+        // A base reached again on the way (a built-in whose bases come back to it).
+        let e = Profile::from_toml_within(text, &mut vec!["h100".into()]).unwrap_err();
         assert_eq!(
             e,
             ProfileError::BaseCycle(vec!["h100".into(), "H100".into()])
@@ -1092,6 +1098,12 @@ mod tests {
         assert!(
             (ratio - (3201.0 * 6016.0) / (2619.0 * 5120.0)).abs() < 1e-4,
             "{ratio}"
+        );
+        // and the L2 rate by the ratio of L2 sizes
+        let l2 = h200.t.l2_bytes_per_clk_chip / h100.t.l2_bytes_per_clk_chip;
+        assert!(
+            (l2 - h200.t.l2_bytes / h100.t.l2_bytes).abs() < 1e-4,
+            "{l2}"
         );
     }
 
