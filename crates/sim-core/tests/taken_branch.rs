@@ -121,8 +121,14 @@ fn a_back_branch_over_more_code_than_the_cache_holds_refetches_its_target() {
     assert_eq!(plain, n * fetch + 1);
     assert_eq!(cycles(&src("BRA bytes=-5168"), &p), plain);
     assert_eq!(cycles(&src(&format!("BRA bytes={}", -l0)), &p), plain);
-    assert_eq!(cycles(&src("BRA bytes=-6192"), &p), n * (2 + fetch + miss) + 1);
-    assert_eq!(cycles(&src("BRA bytes=-7104"), &p), n * (2 + fetch + miss) + 1);
+    assert_eq!(
+        cycles(&src("BRA bytes=-6192"), &p),
+        n * (2 + fetch + miss) + 1
+    );
+    assert_eq!(
+        cycles(&src("BRA bytes=-7104"), &p),
+        n * (2 + fetch + miss) + 1
+    );
 }
 
 /// `bytes=` on a forward branch changes nothing: its distance costs nothing
