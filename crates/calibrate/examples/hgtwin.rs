@@ -146,6 +146,60 @@ fn twin(sched: &str, nwg: u32, pipe: i64, func: &str, dump: &str) -> String {
     out
 }
 
+/// Every issue and mbarrier phase of CTA 0, as `itrace` prints them, with A and B warm.
+fn issues(text: &str, p: &sim_core::Profile) {
+    struct Issues {
+        roles: Vec<Vec<String>>,
+        out: Vec<(u64, u32, String)>,
+    }
+    impl Sink for Issues {
+        fn begin(&mut self, h: &RunHeader) {
+            self.roles = h
+                .roles
+                .iter()
+                .map(|r| r.instructions.iter().map(|i| i.text.clone()).collect())
+                .collect();
+        }
+        fn event(&mut self, e: Event) {
+            match e {
+                Event::MbarrierPhase {
+                    cycle,
+                    cta: 0,
+                    mbarrier,
+                    phase,
+                } => self
+                    .out
+                    .push((cycle, 99, format!("MBAR {mbarrier} phase {phase}"))),
+                Event::Issue {
+                    cycle,
+                    warp,
+                    role,
+                    pc,
+                    ..
+                } if warp.cta == 0 => {
+                    let t = self.roles[role as usize][pc as usize].clone();
+                    self.out.push((cycle, warp.warp, t));
+                }
+                _ => {}
+            }
+        }
+    }
+    let k = isa::parse_kernel(text).unwrap();
+    let cfg = sim_core::RunConfig {
+        max_cycles: 400_000_000,
+        warm_l2: vec!["A".into(), "B".into()],
+        ..sim_core::RunConfig::default()
+    };
+    let mut s = Issues {
+        roles: Vec::new(),
+        out: Vec::new(),
+    };
+    sim_core::run_with(&k, p, &cfg, cfg.policy.build(), &mut s).unwrap();
+    for (c, w, t) in s.out {
+        println!("{c:8} w{w} {t}");
+    }
+}
+
 /// The plain kernels of `plain.cu` (no clock reads in the loop): label, schedule, consumer
 /// warpgroups, function.
 const PLAIN: [(&str, &str, u32, &str); 5] = [
@@ -187,6 +241,20 @@ fn plain(dump: &str, p: &sim_core::Profile) {
                         "parity=((k / PIPE) & 1) ^ 1, stall",
                         "parity=((k / PIPE) & 1) ^ 1, lanes=1, stall",
                     );
+                }
+                if let Ok(want) = std::env::var("HGTWIN_TEXT") {
+                    if want == format!("{label}.pipe_{pipe}") && kt == 64 {
+                        print!("{text}");
+                    }
+                    continue;
+                }
+                // HGTWIN_ISSUES=NAME: that twin's issues at KT 64 (cycle, warp, text), its
+                // mbarrier phases as warp 99, as the span is timed (A and B warm)
+                if let Ok(want) = std::env::var("HGTWIN_ISSUES") {
+                    if want == format!("{label}.pipe_{pipe}") && kt == 64 {
+                        issues(&text, p);
+                    }
+                    continue;
                 }
                 let k = isa::parse_kernel(&text).unwrap_or_else(|e| panic!("{label}: {e:?}"));
                 let cfg = sim_core::RunConfig {
