@@ -97,7 +97,13 @@ fn twin(sched: &str, nwg: u32, pipe: i64, func: &str, dump: &str) -> String {
         k: 4096,
         boxes: true,
     };
-    let (text, _) = calibrate::validation::gemm_twin_sass(&c, dump, func).unwrap();
+    let (text, _) = match calibrate::validation::gemm_twin_sass(&c, dump, func) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{func}: no twin: {e}");
+            return String::new();
+        }
+    };
     let mut out = String::new();
     for l in text.lines() {
         let mut l = l.to_string();
@@ -202,7 +208,31 @@ fn issues(text: &str, p: &sim_core::Profile) {
 
 /// The plain kernels of `plain.cu` (no clock reads in the loop): label, schedule, consumer
 /// warpgroups, function.
-const PLAIN: [(&str, &str, u32, &str); 5] = [
+const PLAIN: [(&str, &str, u32, &str); 9] = [
+    (
+        "ws-wait1 nodiv",
+        "ws-wait1",
+        2,
+        "_Z13vg_ws_wait1_nILi2ELi0EEv5TmapTS0_iiiPyPfPi",
+    ),
+    (
+        "ws-wait1 nodiv 1wg",
+        "ws-wait1",
+        1,
+        "_Z13vg_ws_wait1_nILi1ELi0EEv5TmapTS0_iiiPyPfPi",
+    ),
+    (
+        "static-v2 nodiv",
+        "static-v2",
+        2,
+        "_Z14vg_static_v2_nILi2EEv5TmapTS0_iiiPyPfPi",
+    ),
+    (
+        "static-v2 nodiv 1wg",
+        "static-v2",
+        1,
+        "_Z14vg_static_v2_nILi1EEv5TmapTS0_iiiPyPfPi",
+    ),
     ("ws-wait1 plain", "ws-wait1", 2, "vg_ws_wait1"),
     (
         "ws-wait1 plain 1wg",
@@ -231,10 +261,17 @@ const PLAIN: [(&str, &str, u32, &str); 5] = [
 fn plain(dump: &str, p: &sim_core::Profile) {
     for pipe in [2, 4] {
         for (label, sched, nwg, func) in PLAIN {
+            // (each dump holds some of them: plain.cu's or nodiv.cu's)
+            if !dump.contains(&format!("Function : {func}\n")) {
+                continue;
+            }
             let mut sp = [0.0; 3];
             for (i, kt) in [16, 32, 64].into_iter().enumerate() {
                 let mut text =
                     twin(sched, nwg, pipe, func, dump).replace(" KT=64 ", &format!(" KT={kt} "));
+                if text.is_empty() {
+                    break;
+                }
                 // HGTWIN_LANES=1: the producer's empty wait as lane 0's (`lanes=1`)
                 if std::env::var_os("HGTWIN_LANES").is_some() {
                     text = text.replace(
@@ -257,9 +294,16 @@ fn plain(dump: &str, p: &sim_core::Profile) {
                     continue;
                 }
                 let k = isa::parse_kernel(&text).unwrap_or_else(|e| panic!("{label}: {e:?}"));
+                let policy = match std::env::var("HGTWIN_POLICY").as_deref() {
+                    Ok("gto") => sim_core::scheduler::Policy::Gto,
+                    Ok("lrr") => sim_core::scheduler::Policy::Lrr,
+                    Ok("oldest") => sim_core::scheduler::Policy::Oldest,
+                    _ => sim_core::scheduler::Policy::TwoLevel,
+                };
                 let cfg = sim_core::RunConfig {
                     max_cycles: 400_000_000,
                     warm_l2: vec!["A".into(), "B".into()],
+                    policy,
                     ..sim_core::RunConfig::default()
                 };
                 let r = sim_core::run_with(
