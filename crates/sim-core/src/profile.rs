@@ -452,7 +452,9 @@ timing! {
         sts_beside_copy_factor: at_least_one => "ratio",
         /// 1: shared memory's writes are a queue in order (one per
         /// `smem_write_queue_bytes`), a copy's landing bytes first:
-        /// an STS whose turn falls while a copy's bytes land is written after them, and an
+        /// an STS whose turn (once its registers are read on the store path,
+        /// `sts_read_bytes_per_clk`, or at its crossbar turn with that path off) falls
+        /// while a copy's bytes land is written after them, and an
         /// mbarrier arrive reaches its barrier once the STS queued before it (any warp's)
         /// are written; 0: an STS beside a landing copy is slowed by
         /// `sts_beside_copy_factor` and an arrive is not held. H100 (`data/gaps/hold/`):
