@@ -655,9 +655,11 @@ fn loop_body(
                 // the loop's back branch (the path's last step) with its distance as
                 // compiled, which times its target's fetch (`icache_l0_bytes`: the
                 // 7104-byte loop misses, `data/gaps/brdist/`). tma-pipelined only: the
-                // warp-specialized compute loop (7152 bytes) misses too on the GPU, but
-                // its 32x128 twins, 15% fast for want of the shared-memory hold, then
-                // scatter by +-2.5% (88 -> 81 of 88 library ties), so it waits for that
+                // warp-specialized compute loop (7152 bytes) misses too on the GPU, and
+                // with it every ws case moves toward the GPU (1 / 8 CTAs 5.59 / 4.80 ->
+                // 5.09 / 4.27% MAPE) but ws 64x128 then passes tma-pipelined 64x128 NLB 3
+                // (4 of 47 library orderings lost, that twin -4.3% itself): left to the
+                // ws twin's owner (`data/gaps/tploop/README.md`)
                 let line = match (k + 1 == path.len(), branch_target(&format!(" {ins}"))) {
                     (true, Some(t))
                         if role == Role::Pipelined
