@@ -222,3 +222,38 @@ fn with_the_write_queue_only_stores_in_the_copys_half_wait_for_it() {
         "{one_queue} against {other_half}"
     );
 }
+
+/// With the store path on (`sts_read_bytes_per_clk`), an STS takes its turn in the write
+/// queue once its registers are read, not at its issue (`data/gaps/wshold/`): eight
+/// STS.128 issued 40 cycles before a copy's bytes begin to land have their data read at
+/// 45 B/clk, 11.4 cycles each, the last ~91 cycles after the first issues, inside the
+/// landing window: those stores are written after the copy's bytes and the arrive behind
+/// them waits; with the path off every turn comes at issue, before the window, and none
+/// is held.
+#[test]
+fn with_the_store_path_an_sts_meets_the_landing_bytes_when_its_data_arrives() {
+    let mut on = Profile::builtin("h100").unwrap();
+    on.set("smem_write_queue", 1.0).unwrap();
+    assert_eq!(on.t.sts_read_bytes_per_clk, 45.0);
+    let off = h100_with(&[("smem_write_queue", 1.0)]);
+    let alone = sim(&hold_src(1, false), &on);
+    let done = end_of(&alone, "copy") - on.t.lat_mbarrier_probe as u64 - 1;
+    let window = (32768.0 / on.t.tma_bytes_per_clk) as u64;
+    // the STS warp wakes 40 cycles before the first landing byte
+    let wake = done - window - 40;
+    let ns = (wake as f64 * 1000.0 / on.t.clock_mhz_light).floor() as u64;
+    // the eighth store's registers are read 8 x 512 / 45 = 91 cycles after the first
+    // issues: 51 cycles into the window, so it is written after the landing, and the
+    // arrive (and the warp) no sooner
+    let read_end = 8.0 * 512.0 / on.t.sts_read_bytes_per_clk;
+    assert!(read_end > 40.0 + 10.0 && read_end < window as f64);
+    let held = end_of(&sim(&hold_src(ns, true), &on), "sts");
+    assert!(held >= done, "held {held}, landing done {done}");
+    // the path off: the STS are written at their turns, before the window, and the
+    // warp is done long before the copy
+    let free = end_of(&sim(&hold_src(ns, true), &off), "sts");
+    assert!(
+        free < done - window / 2,
+        "free {free}, landing done {done}, window {window}"
+    );
+}

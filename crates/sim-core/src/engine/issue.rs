@@ -151,10 +151,24 @@ impl<'a, S: Sink> Engine<'a, S> {
         // about 15; branches not taken nothing; `data/gaps/tploop/`: the streaming
         // kernel's skipped pieces and thread 0's regions the same). The try_wait's
         // branch over its spin (`after_probe`) has its redirect in `lat_mbarrier_probe`.
+        // A loop's back branch over more code than the nearest instruction cache holds
+        // (`icache_l0_bytes`, the branch's `bytes=`) finds its target gone every trip:
+        // the fetch begins at the branch and takes `icache_miss_cycles` more
+        // (`data/gaps/brdist/`: 13 cycles over the counts a trip from 6192 bytes on, 4
+        // up to 5168).
         let fetched = if d.op == Op::Bra && !off {
             let f = self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64;
             if d.loop_tail.is_none() && !d.after_probe {
                 f.max(self.now + self.t.taken_branch_cycles as u64)
+            } else if d.loop_tail.is_some()
+                && d.branch_bytes != 0
+                && d.branch_bytes.unsigned_abs() as f64 > self.t.icache_l0_bytes
+            {
+                f.max(
+                    self.now
+                        + self.t.branch_target_cycles as u64
+                        + self.t.icache_miss_cycles as u64,
+                )
             } else {
                 f
             }
@@ -315,27 +329,39 @@ impl<'a, S: Sink> Engine<'a, S> {
                         let start = self.smem_free.max(side).max(now as f64);
                         // an STS shares the write side with a copy's bytes landing at its
                         // turn, an LDS the read side with a bulk store reading
-                        let (waves, written) = if let Some(q) = queue {
-                            let written = self.after_landing(start, q) + waves;
-                            self.smem_write_free[q] = written;
-                            (waves, written)
-                        } else if write {
-                            let waves = self.sts_beside_landing(start, waves);
-                            (waves, start + waves)
-                        } else {
-                            let waves = self.beside_stores(start, waves);
-                            (waves, start + waves)
-                        };
-                        self.smem_free = start + waves;
                         // a store's registers are read in its turn on its sub-partition's
                         // store path, and it is written no sooner (`sts_read`)
-                        let written = if write && t.sts_read_bytes_per_clk > 0.0 {
-                            let bytes = d.width as f64 * 32.0;
-                            let read = self.sts_read(sp, now, bytes, start + waves);
-                            self.sts_registers_read(slot, d, memory::ceil(read));
-                            written.max(read)
+                        let path = write && t.sts_read_bytes_per_clk > 0.0;
+                        let bytes = d.width as f64 * 32.0;
+                        let (waves, written, read) = if let Some(q) = queue {
+                            let read = path.then(|| self.sts_read(sp, now, bytes, start + waves));
+                            // its turn in the queue comes once its registers are read: a
+                            // store whose data reaches shared memory among a copy's
+                            // landing bytes is written after them, and holds the queue
+                            let turn = read.map_or(start, |r| (r - waves).max(start));
+                            let landed = self.after_landing(turn, q);
+                            let written = if landed > turn {
+                                landed + waves
+                            } else {
+                                start + waves
+                            };
+                            self.smem_write_free[q] = written;
+                            (waves, written, read)
+                        } else if write {
+                            let waves = self.sts_beside_landing(start, waves);
+                            let read = path.then(|| self.sts_read(sp, now, bytes, start + waves));
+                            (waves, start + waves, read)
                         } else {
-                            written
+                            let waves = self.beside_stores(start, waves);
+                            (waves, start + waves, None)
+                        };
+                        self.smem_free = start + waves;
+                        let written = match read {
+                            Some(read) => {
+                                self.sts_registers_read(slot, d, memory::ceil(read));
+                                written.max(read)
+                            }
+                            None => written,
                         };
                         // (with the queues on, the write side's is their latest: an
                         // arrive waits for every STS queued before it, `sync.rs`)

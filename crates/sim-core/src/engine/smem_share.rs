@@ -24,9 +24,17 @@
 //! cycles; moved below the load buffers, the 64x128 one from 75.1k to 92.2k), so an
 //! STS waits only behind copy bytes landing in its own half, and its turn is its half's.
 //! With one queue for all, the 64x128 twin (store buffer at 128 KiB) was held where the
-//! GPU is not (+20%), which had kept the queue off. The 32x128 twin's STS still pass
-//! before the next tile's bytes land (the twin's tail runs ~140 cycles ahead of the
-//! GPU's), so the 13% its hold costs the GPU is not reproduced yet.
+//! GPU is not (+20%), which had kept the queue off.
+//!
+//! An STS takes its turn in its queue when its data reaches shared memory: once its
+//! registers have been read on its sub-partition's store path (`sts_read.rs`), not at
+//! its issue. A warp's eight STS.128 issue in a few cycles but are read at 45 B/clk
+//! (`data/gaps/stsissue/`: sixteen written ~170 cycles after the first issues), so the
+//! later ones of a warp whose stores issue just before a copy's bytes begin to land meet
+//! them and are written after them. (Taken at issue, the 32x128 warp-specialized twin's
+//! STS all passed before the next tile's bytes and its tail was held on every other tile
+//! only: 56.2k cycles against the GPU's 66.4k, 53.4k with the store buffer in the other
+//! half; with the turn at the read, 59.8k. `data/gaps/wshold/`.)
 //!
 //! Read side (`gap.smem.s2g_lds`: LDS.128 96.7 B/clk alone, 56.8 beside bulk stores
 //! draining at 31.9, which they keep; copies in do not slow LDS, stores out do not slow

@@ -11,7 +11,9 @@
 //! register. Stores of several sub-partitions share the crossbar: a store whose turn
 //! starts while k other sub-partitions' paths are busy reads at most
 //! `smem_bytes_per_clk / (k + 1)`, and its registers are read no sooner than its write's
-//! crossbar turn ends.
+//! crossbar turn ends. With the write queues on, that read's end is also the store's turn
+//! in its queue (`smem_share.rs`): a store whose data arrives among a copy's landing bytes
+//! is written after them.
 
 use super::*;
 
