@@ -325,21 +325,24 @@ mod tests {
         assert!(spread_out_reps(&b).is_empty());
     }
 
-    /// The H200 run of the 48 gemm kernels with CTA spreads (data/gemm_l2,
-    /// run-20261128T1021Z-h200: each kernel's repetitions in one mode) has none set aside.
+    /// The two H200 runs of the 48 gemm kernels with CTA spreads (data/gemm_l2,
+    /// run-20261128T1021Z-h200, and data/h200/gpu-6420e068's validation collect: each
+    /// kernel's repetitions in one mode) have none set aside.
     #[test]
-    fn the_h200_gemm_run_sets_none_aside() {
-        let mut m = crate::load_data(
+    fn the_h200_gemm_runs_set_none_aside() {
+        for f in [
             "crates/calibrate/data/gemm_l2/run-20261128T1021Z-h200/h200-20261128T102135Z.json",
-        )
-        .unwrap();
-        let with_spread = m
-            .benchmarks
-            .iter()
-            .filter(|b| b.extra.contains_key("cta_spread"))
-            .count();
-        assert_eq!(with_spread, 48);
-        assert_eq!(set_aside_spread_out(&mut m), Vec::new());
+            "crates/calibrate/data/h200/gpu-6420e068/val-h200-20261128T124936Z.json",
+        ] {
+            let mut m = crate::load_data(f).unwrap();
+            let with_spread = m
+                .benchmarks
+                .iter()
+                .filter(|b| b.extra.contains_key("cta_spread"))
+                .count();
+            assert_eq!(with_spread, 48, "{f}");
+            assert_eq!(set_aside_spread_out(&mut m), Vec::new(), "{f}");
+        }
     }
 
     /// No file, or a file that is not there, is a clear error naming it.
