@@ -43,7 +43,9 @@ impl Sink for Stamps {
 }
 
 /// The stamped kernels: label, schedule, consumer warpgroups, every lane arrives, function.
-const KERNELS: [(&str, &str, u32, bool, &str); 5] = [
+const KERNELS: [(&str, &str, u32, bool, &str); 7] = [
+    ("ws-wait1-plain", "ws-wait1", 2, false, "vg_ws_wait1"),
+    ("static-v2-plain", "static-v2", 2, false, "vg_static_v2"),
     (
         "ws-wait1-2wg",
         "ws-wait1",
@@ -95,7 +97,13 @@ fn twin(sched: &str, nwg: u32, pipe: i64, func: &str, dump: &str) -> String {
         k: 4096,
         boxes: true,
     };
-    let (text, _) = calibrate::validation::gemm_twin_sass(&c, dump, func).unwrap();
+    let (text, _) = match calibrate::validation::gemm_twin_sass(&c, dump, func) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{func}: no twin: {e}");
+            return String::new();
+        }
+    };
     let mut out = String::new();
     for l in text.lines() {
         let mut l = l.to_string();
@@ -111,6 +119,14 @@ fn twin(sched: &str, nwg: u32, pipe: i64, func: &str, dump: &str) -> String {
                 .map(|s| format!(", stall={s}"))
                 .unwrap_or_default();
             l = format!("{ind}FMNMX {reg}, RZ, RZ, !PT{stall}  # {sass}");
+        }
+        // The raw-record region's branch (`twin_sass.py` left the region out): taken on
+        // the GPU's other 58 k-steps, so taken here, a forward taken branch.
+        if l.trim_start().starts_with("@UP0 BRA") && l.contains("# @P0 BRA 0x") {
+            l = l.replacen("@UP0 BRA", "@UP5 BRA", 1);
+        }
+        if l.starts_with("pred UP0 = 0") {
+            l.push_str("\npred UP5 = 1");
         }
         if nwg == 1 {
             l = l
@@ -136,6 +152,183 @@ fn twin(sched: &str, nwg: u32, pipe: i64, func: &str, dump: &str) -> String {
     out
 }
 
+/// Every issue and mbarrier phase of CTA 0, as `itrace` prints them, with A and B warm.
+fn issues(text: &str, p: &sim_core::Profile) {
+    struct Issues {
+        roles: Vec<Vec<String>>,
+        out: Vec<(u64, u32, String)>,
+    }
+    impl Sink for Issues {
+        fn begin(&mut self, h: &RunHeader) {
+            self.roles = h
+                .roles
+                .iter()
+                .map(|r| r.instructions.iter().map(|i| i.text.clone()).collect())
+                .collect();
+        }
+        fn event(&mut self, e: Event) {
+            match e {
+                Event::MbarrierPhase {
+                    cycle,
+                    cta: 0,
+                    mbarrier,
+                    phase,
+                } => self
+                    .out
+                    .push((cycle, 99, format!("MBAR {mbarrier} phase {phase}"))),
+                Event::Issue {
+                    cycle,
+                    warp,
+                    role,
+                    pc,
+                    ..
+                } if warp.cta == 0 => {
+                    let t = self.roles[role as usize][pc as usize].clone();
+                    self.out.push((cycle, warp.warp, t));
+                }
+                _ => {}
+            }
+        }
+    }
+    let k = isa::parse_kernel(text).unwrap();
+    let cfg = sim_core::RunConfig {
+        max_cycles: 400_000_000,
+        warm_l2: vec!["A".into(), "B".into()],
+        ..sim_core::RunConfig::default()
+    };
+    let mut s = Issues {
+        roles: Vec::new(),
+        out: Vec::new(),
+    };
+    sim_core::run_with(&k, p, &cfg, cfg.policy.build(), &mut s).unwrap();
+    for (c, w, t) in s.out {
+        println!("{c:8} w{w} {t}");
+    }
+}
+
+/// The plain kernels of `plain.cu` (no clock reads in the loop): label, schedule, consumer
+/// warpgroups, function.
+const PLAIN: [(&str, &str, u32, &str); 9] = [
+    (
+        "ws-wait1 nodiv",
+        "ws-wait1",
+        2,
+        "_Z13vg_ws_wait1_nILi2ELi0EEv5TmapTS0_iiiPyPfPi",
+    ),
+    (
+        "ws-wait1 nodiv 1wg",
+        "ws-wait1",
+        1,
+        "_Z13vg_ws_wait1_nILi1ELi0EEv5TmapTS0_iiiPyPfPi",
+    ),
+    (
+        "static-v2 nodiv",
+        "static-v2",
+        2,
+        "_Z14vg_static_v2_nILi2EEv5TmapTS0_iiiPyPfPi",
+    ),
+    (
+        "static-v2 nodiv 1wg",
+        "static-v2",
+        1,
+        "_Z14vg_static_v2_nILi1EEv5TmapTS0_iiiPyPfPi",
+    ),
+    ("ws-wait1 plain", "ws-wait1", 2, "vg_ws_wait1"),
+    (
+        "ws-wait1 plain 1wg",
+        "ws-wait1",
+        1,
+        "_Z13vg_ws_wait1_pILi1ELi0EEv5TmapTS0_iiiPyPfPi",
+    ),
+    (
+        "ws-wait1 plain 2wg, every lane arrives",
+        "ws-wait1",
+        2,
+        "_Z13vg_ws_wait1_pILi2ELi1EEv5TmapTS0_iiiPyPfPi",
+    ),
+    ("static-v2 plain", "static-v2", 2, "vg_static_v2"),
+    (
+        "static-v2 plain 1wg",
+        "static-v2",
+        1,
+        "_Z14vg_static_v2_pILi1EEv5TmapTS0_iiiPyPfPi",
+    ),
+];
+
+/// `HGTWIN_PLAIN=1 hgtwin PLAIN_SASS`: each plain kernel's twin at KT 16, 32 and 64, its
+/// k-step the slope from 32 to 64 and what is left at 64 (prologue and last wait), as
+/// `plain.cu` prints the GPU's.
+fn plain(dump: &str, p: &sim_core::Profile) {
+    for pipe in [2, 4] {
+        for (label, sched, nwg, func) in PLAIN {
+            // (each dump holds some of them: plain.cu's or nodiv.cu's)
+            if !dump.contains(&format!("Function : {func}\n")) {
+                continue;
+            }
+            let mut sp = [0.0; 3];
+            for (i, kt) in [16, 32, 64].into_iter().enumerate() {
+                let mut text =
+                    twin(sched, nwg, pipe, func, dump).replace(" KT=64 ", &format!(" KT={kt} "));
+                if text.is_empty() {
+                    break;
+                }
+                // HGTWIN_LANES=1: the producer's empty wait as lane 0's (`lanes=1`)
+                if std::env::var_os("HGTWIN_LANES").is_some() {
+                    text = text.replace(
+                        "parity=((k / PIPE) & 1) ^ 1, stall",
+                        "parity=((k / PIPE) & 1) ^ 1, lanes=1, stall",
+                    );
+                }
+                if let Ok(want) = std::env::var("HGTWIN_TEXT") {
+                    if want == format!("{label}.pipe_{pipe}") && kt == 64 {
+                        print!("{text}");
+                    }
+                    continue;
+                }
+                // HGTWIN_ISSUES=NAME: that twin's issues at KT 64 (cycle, warp, text), its
+                // mbarrier phases as warp 99, as the span is timed (A and B warm)
+                if let Ok(want) = std::env::var("HGTWIN_ISSUES") {
+                    if want == format!("{label}.pipe_{pipe}") && kt == 64 {
+                        issues(&text, p);
+                    }
+                    continue;
+                }
+                let k = isa::parse_kernel(&text).unwrap_or_else(|e| panic!("{label}: {e:?}"));
+                let policy = match std::env::var("HGTWIN_POLICY").as_deref() {
+                    Ok("gto") => sim_core::scheduler::Policy::Gto,
+                    Ok("lrr") => sim_core::scheduler::Policy::Lrr,
+                    Ok("oldest") => sim_core::scheduler::Policy::Oldest,
+                    _ => sim_core::scheduler::Policy::TwoLevel,
+                };
+                let cfg = sim_core::RunConfig {
+                    max_cycles: 400_000_000,
+                    warm_l2: vec!["A".into(), "B".into()],
+                    policy,
+                    ..sim_core::RunConfig::default()
+                };
+                let r = sim_core::run_with(
+                    &k,
+                    p,
+                    &cfg,
+                    cfg.policy.build(),
+                    &mut sim_core::sink::NoSink,
+                )
+                .unwrap();
+                sp[i] = calibrate::twins::span(&r);
+            }
+            let step = (sp[2] - sp[1]) / 32.0;
+            println!(
+                "PIPE {pipe} {label}: span {:.0} / {:.0} / {:.0}, k-step {step:.1} (16 -> 32 {:.1}); KT 64 less 64 k-steps {:.0}",
+                sp[0],
+                sp[1],
+                sp[2],
+                (sp[1] - sp[0]) / 16.0,
+                sp[2] - 64.0 * step
+            );
+        }
+    }
+}
+
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let Some(file) = a.get(1) else {
@@ -150,6 +343,10 @@ fn main() {
         if let Some((k, v)) = kv.split_once('=') {
             p.set(k, v.parse().unwrap()).unwrap();
         }
+    }
+    if std::env::var_os("HGTWIN_PLAIN").is_some() {
+        plain(&dump, &p);
+        return;
     }
     let show = std::env::var("HGTWIN_TEXT").ok();
     let names = [
