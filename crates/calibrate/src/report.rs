@@ -24,7 +24,7 @@ use crate::validation::{
 mod input;
 mod rank;
 mod scatter;
-pub use input::{ValidationInput, ValidationRun};
+pub use input::{SetAside, ValidationInput, ValidationRun};
 use rank::Tally;
 pub use rank::{RankMiss, Ranking, TIE};
 
@@ -204,6 +204,10 @@ pub struct Report {
     pub library_ranking: Ranking,
     pub warp_states: Vec<StateRow>,
     pub not_measured: Vec<String>,
+    /// Validation repetitions set aside as spread out (run file, repetition;
+    /// `input::spread_out_reps`); the committed runs predate the CTA spreads, so none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub validation_set_aside: Vec<(String, input::SetAside)>,
     /// The gemm-mainloop validation kernels simulated at the SM clock each one ran at
     /// (its cycles over its %globaltimer span) instead of the profile's `clock_mhz`: a
     /// diagnostic of how much of their error is the clock's (memory rates are per
@@ -566,6 +570,7 @@ pub fn compute_with(
         gemm_at_measured_clock: groups(&at_clock),
         gemm_measured_clock_mhz: (r2(clock_range.0), r2(clock_range.1)),
         not_measured: vec!["gemm-mainloop as the schedules intend with wait_group 1: ptxas 13.0 serialized the wgmma of the static-v2 and ws-wait1 kernels (C7514; data/validation/README.md), so what was measured, and what their twins run, is the serialized instruction stream".into()],
+        validation_set_aside: val.set_aside.clone(),
     })
 }
 
@@ -703,6 +708,22 @@ pub fn markdown(r: &Report) -> String {
     }
     for n in &r.not_measured {
         let _ = writeln!(s, "- Not measured: {n}.");
+    }
+    if !r.validation_set_aside.is_empty() {
+        let _ = writeln!(
+            s,
+            "- Set aside, as spread out (a repetition whose CTAs ended more than {} times its kernel's median end spread apart and more than {} ns beyond it, while most of its repetitions ran together; its kernel's value the median of the others): {}.",
+            input::SPREAD_OUT_FACTOR,
+            input::SPREAD_OUT_MIN_NS,
+            r.validation_set_aside
+                .iter()
+                .map(|(f, a)| format!(
+                    "`{}` repetition {} in {f} ({}, ends {} ns apart against {} ns; median {} -> {})",
+                    a.bench, a.rep, a.value, a.end_ns, a.median_end_ns, a.median_before, a.median_after
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
     }
     let _ = writeln!(s, "\n![predicted against measured](scatter.png)\n");
     s.push_str(GAPS);

@@ -617,7 +617,7 @@ fn loop_body(
                 depth -= 2;
                 closed = open.pop();
             }
-            Step::Ins(_, ins, stall) => {
+            Step::Ins(addr, ins, stall) => {
                 let rejoin =
                     closed.take() == Some(THREAD0) && strip_guard(ins).starts_with("BSYNC");
                 let line = match map.map(ins)? {
@@ -651,6 +651,22 @@ fn loop_body(
                             _ => t,
                         }
                     }
+                };
+                // the loop's back branch (the path's last step) with its distance as
+                // compiled, which times its target's fetch (`icache_l0_bytes`: the
+                // 7104-byte loop misses, `data/gaps/brdist/`). tma-pipelined only: the
+                // warp-specialized compute loop (7152 bytes) misses too on the GPU, but
+                // its 32x128 twins, 15% fast for want of the shared-memory hold, then
+                // scatter by +-2.5% (88 -> 81 of 88 library ties), so it waits for that
+                let line = match (k + 1 == path.len(), branch_target(&format!(" {ins}"))) {
+                    (true, Some(t))
+                        if role == Role::Pipelined
+                            && t < *addr
+                            && strip_guard(ins).starts_with("BRA") =>
+                    {
+                        format!("{line} bytes={}", t as i64 - *addr as i64)
+                    }
+                    _ => line,
                 };
                 out.push_str(&format!(
                     "{}{}  # {ins}\n",

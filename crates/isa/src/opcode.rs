@@ -1095,7 +1095,12 @@ pub const FORMS: &[Form] = &[
         Op::Nanosleep,
         ops(1, 1, "NANOSLEEP NS", &[(Kind::Int, "duration")]),
     ),
-    plain(Op::Bra, ops(0, 1, "BRA target", &[])),
+    // `bytes=`: the branch's distance to its target as compiled (target less the branch's
+    // address; negative for a loop's back branch), for the instruction fetch's timing.
+    Form {
+        keys: &[key("bytes")],
+        ..plain(Op::Bra, ops(0, 1, "BRA target[, bytes=N]", &[]))
+    },
 ];
 
 impl Op {

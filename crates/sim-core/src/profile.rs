@@ -412,6 +412,20 @@ timing! {
         /// predicate's stall count (`data/gaps/tploop/`, its twin 23.2 at 13); one warp's
         /// back-to-back skipped slots read 15.2 (`data/gaps/diverge/`, `k_slots`).
         taken_branch_cycles: whole => "cycles",
+        /// A loop's back branch over more code than this (its `bytes=`, the branch's
+        /// distance to its target as compiled) misses the SM's nearest instruction cache
+        /// every trip: its target's fetch begins at the branch's issue, not two
+        /// instructions before it, and takes `icache_miss_cycles` longer. A branch without
+        /// `bytes=` never misses. H100 (6144): one warp's FMUL loops run 4 cycles a trip
+        /// over their stall counts up to 5168 bytes and 13 from 6192 bytes on
+        /// (`data/gaps/brdist/`), so the capacity lies between; a forward branch's
+        /// distance costs nothing in a loop that fits (256 bytes to 4 KiB alike).
+        icache_l0_bytes: whole => "bytes",
+        /// What a loop's back branch beyond `icache_l0_bytes` adds to the fetch of its
+        /// target, counted from the branch's issue after `branch_target_cycles`. H100 (7):
+        /// the FMUL loops of 6192 to 8240 bytes (stall count 6 on the branch) issue their
+        /// first instruction 19 cycles after the branch, 12 + 7 (`data/gaps/brdist/`).
+        icache_miss_cycles: whole => "cycles",
         /// The same as `fma_issue_interval` for synchronisation instructions (BAR, SYNCS,
         /// WARPGROUP, DEPBAR, FENCE, MEMBAR, ...).
         sync_issue_interval: count => "cycles per warp-instruction",

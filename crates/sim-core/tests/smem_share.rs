@@ -252,5 +252,8 @@ fn with_the_store_path_an_sts_meets_the_landing_bytes_when_its_data_arrives() {
     // the path off: the STS are written at their turns, before the window, and the
     // warp is done long before the copy
     let free = end_of(&sim(&hold_src(ns, true), &off), "sts");
-    assert!(free < done - window / 2, "free {free}, landing done {done}, window {window}");
+    assert!(
+        free < done - window / 2,
+        "free {free}, landing done {done}, window {window}"
+    );
 }

@@ -91,3 +91,81 @@ fn the_try_waits_branch_is_in_the_probe_latency() {
     let fadd = "    FADD R1, R2, R3\n";
     assert_eq!(slope(fadd, &on), 20 * (probe + 1 + 15 + 1));
 }
+
+/// A loop's back branch with `bytes=` (its distance to its target as compiled): over more
+/// than `icache_l0_bytes` it misses the nearest instruction cache every trip, and its
+/// target's fetch begins at the branch, `branch_target_cycles` + `icache_miss_cycles`
+/// long (`data/gaps/brdist/`: one warp's FMUL loops, 4 cycles a trip over their stall
+/// counts up to 5168 bytes, 13 from 6192 on). `FADD; FADD; BRA` a trip, one warp: the
+/// branch issues at f + 2 and the next trip's first FADD once the target is there,
+/// f + 2 + 12 + 7 (the fetch begun two instructions before it, at f, would end at
+/// f + 12): 21 cycles a trip, EXIT once the last trip's target is there, at 21 n, and the
+/// warp retires a cycle later. Within the capacity, or without `bytes=`, or a forward
+/// branch at any distance: as before (`a_back_branch_is_timed_by_its_fetch_alone`).
+#[test]
+fn a_back_branch_over_more_code_than_the_cache_holds_refetches_its_target() {
+    let n = 40u64;
+    let src = |bra: &str| {
+        format!(
+            "kernel k\nlaunch cta_threads=32 regs=64 smem=0 grid=1\nrole main warps=0..0\n  loop i 0..{n}\n    FADD R1, R2, R3\n    FADD R4, R5, R6\n    {bra}\n  EXIT\n"
+        )
+    };
+    let p = h100_with(13.0);
+    let (fetch, miss) = (
+        p.t.branch_target_cycles as u64,
+        p.t.icache_miss_cycles as u64,
+    );
+    let l0 = p.t.icache_l0_bytes as i64;
+    assert!(miss > 0 && l0 >= 5168 && l0 < 6192, "the measured bounds");
+    let plain = cycles(&src("BRA"), &p);
+    assert_eq!(plain, n * fetch + 1);
+    assert_eq!(cycles(&src("BRA bytes=-5168"), &p), plain);
+    assert_eq!(cycles(&src(&format!("BRA bytes={}", -l0)), &p), plain);
+    assert_eq!(
+        cycles(&src("BRA bytes=-6192"), &p),
+        n * (2 + fetch + miss) + 1
+    );
+    assert_eq!(
+        cycles(&src("BRA bytes=-7104"), &p),
+        n * (2 + fetch + miss) + 1
+    );
+}
+
+/// `bytes=` on a forward branch changes nothing: its distance costs nothing
+/// (`data/gaps/brdist/`: 256 bytes to 4 KiB alike).
+#[test]
+fn a_forward_branchs_distance_costs_nothing() {
+    let src = |bytes: &str| {
+        format!(
+            "kernel k\nlaunch cta_threads=32 regs=64 smem=0 grid=1\nrole main warps=0..0\n  loop i 0..40\n    FADD R1, R2, R3\n    BRA{bytes}\n    FADD R4, R5, R6\n  EXIT\n"
+        )
+    };
+    let p = h100_with(13.0);
+    let near = cycles(&src(""), &p);
+    for b in [" bytes=272", " bytes=4112", " bytes=65536"] {
+        assert_eq!(cycles(&src(b), &p), near, "{b}");
+    }
+}
+
+/// `bytes=` must be the distance as compiled: a nonzero whole number of 16-byte
+/// instructions; anything else is a clear error, not a panic.
+#[test]
+fn a_branch_distance_that_is_not_one_is_an_error() {
+    let src = |bytes: &str| {
+        format!(
+            "kernel k\nlaunch cta_threads=32 regs=64 smem=0 grid=1\nrole main warps=0..0\n  loop i 0..4\n    FADD R1, R2, R3\n    BRA bytes={bytes}\n  EXIT\n"
+        )
+    };
+    let p = Profile::builtin("h100").unwrap();
+    for bad in ["7", "0", "-100", "warp", "i * 16", "33554432"] {
+        let text = src(bad);
+        let err = match isa::parse_kernel(&text) {
+            Err(e) => e.render("test", &text),
+            Ok(k) => match run(&k, &p, &RunConfig::default()) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("bytes={bad} accepted"),
+            },
+        };
+        assert!(err.contains("bytes="), "bytes={bad}: {err}");
+    }
+}

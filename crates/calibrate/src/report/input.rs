@@ -4,7 +4,101 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::schema::Measurement;
+use crate::schema::{Benchmark, Measurement};
+
+/// A repetition counts as spread out when its CTAs ended more than this many times its
+/// benchmark's median end spread apart (the median over the benchmark's repetitions of
+/// `extra.cta_spread[i].end_ns`) ...
+pub const SPREAD_OUT_FACTOR: f64 = 4.0;
+/// ... and more than this many nanoseconds beyond that median. The H100's `b_shared`
+/// PIPE 2 launches run in one of two modes (data/gemm_l2, run-20261128T0516Z): in step,
+/// their CTAs within 0.4 to 2.9k cycles of each other to the end (0.2 to 1.6 us at 1.8
+/// GHz), or spread out, 3 to 10k cycles apart by k-step 8 and 15 to 40% faster; the
+/// twins run the first. On the H200 (data/gemm_l2, run-20261128T1021Z-h200), whose 48
+/// gemm kernels' repetitions all ran in one mode each, the widest repetition is 3.9 times
+/// its kernel's median end spread and 1.7 us beyond it, so neither bound alone would do.
+pub const SPREAD_OUT_MIN_NS: f64 = 2000.0;
+
+/// A repetition of a validation kernel set aside: it ran spread out while most of its
+/// kernel's repetitions ran together ([`spread_out_reps`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SetAside {
+    pub bench: String,
+    /// The repetition's index in `reps`.
+    pub rep: usize,
+    /// Its value, and the benchmark's median before and after it was set aside.
+    pub value: f64,
+    pub median_before: f64,
+    pub median_after: f64,
+    /// Its CTAs' end spread and the benchmark's median end spread, in ns.
+    pub end_ns: f64,
+    pub median_end_ns: f64,
+}
+
+/// The repetitions of `b` that ran spread out: their CTAs' end spread (`extra.cta_spread`,
+/// one `{start_ns, end_ns}` per repetition, as the collector records the gemm-mainloop
+/// kernels since 2026-11-28) more than [`SPREAD_OUT_FACTOR`] times the median over the
+/// repetitions and more than [`SPREAD_OUT_MIN_NS`] beyond it (so at most half of them: the
+/// kept ones are the kernel's usual mode). None when the benchmark has no spreads or they
+/// do not match its repetitions one to one.
+pub fn spread_out_reps(b: &Benchmark) -> Vec<usize> {
+    let Some(spread) = b.extra.get("cta_spread").and_then(|v| v.as_array()) else {
+        return Vec::new();
+    };
+    let ends: Vec<f64> = spread
+        .iter()
+        .filter_map(|s| s.get("end_ns").and_then(|e| e.as_f64()))
+        .collect();
+    if ends.len() != b.reps.len() || ends.is_empty() {
+        return Vec::new();
+    }
+    let Some(med) = crate::schema::median(&ends) else {
+        return Vec::new();
+    };
+    ends.iter()
+        .enumerate()
+        .filter(|(_, e)| **e > SPREAD_OUT_FACTOR * med && **e > med + SPREAD_OUT_MIN_NS)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Sets aside every benchmark's spread-out repetitions ([`spread_out_reps`]): the
+/// benchmark's median becomes the median of the others (its `reps` keep every value, as
+/// measured). Returns what was set aside.
+pub fn set_aside_spread_out(m: &mut Measurement) -> Vec<SetAside> {
+    let mut out = Vec::new();
+    for b in &mut m.benchmarks {
+        let gone = spread_out_reps(b);
+        if gone.is_empty() {
+            continue;
+        }
+        let kept: Vec<f64> = (0..b.reps.len())
+            .filter(|i| !gone.contains(i))
+            .map(|i| b.reps[i])
+            .collect();
+        let Some(after) = crate::schema::median(&kept) else {
+            continue;
+        };
+        let ends: Vec<f64> = b.extra["cta_spread"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|s| s["end_ns"].as_f64()).collect())
+            .unwrap_or_default();
+        let median_end_ns = crate::schema::median(&ends).unwrap_or(f64::NAN);
+        for &i in &gone {
+            out.push(SetAside {
+                bench: b.name.clone(),
+                rep: i,
+                value: b.reps[i],
+                median_before: b.median,
+                median_after: after,
+                end_ns: ends[i],
+                median_end_ns,
+            });
+        }
+        b.median = after;
+    }
+    out
+}
 
 /// The validation measurements a report scores: the file's measurement, its name as the
 /// report cites it, and Nsight Compute's warp-state ratios for the same kernels (the CSV
@@ -18,6 +112,9 @@ pub struct ValidationInput {
     pub ncu_csv: Option<String>,
     /// Every run of the validation kernels the rankings read, this measurement's first.
     pub runs: Vec<ValidationRun>,
+    /// The repetitions set aside as spread out, in every run read ([`spread_out_reps`]):
+    /// run file, and the repetition.
+    pub set_aside: Vec<(String, SetAside)>,
 }
 
 /// One run of the validation kernels, as the rankings read it.
@@ -49,11 +146,12 @@ impl ValidationRun {
 fn read_validation(
     rel: &str,
     env: Option<&str>,
-) -> Result<(Measurement, String, PathBuf, Option<String>), String> {
+) -> Result<(Measurement, String, PathBuf, Option<String>, Vec<SetAside>), String> {
     let path = crate::datafile::plain_name(&crate::workspace_path(rel));
     let text = crate::datafile::read_text(&path)?;
-    let measurement =
+    let mut measurement =
         Measurement::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let set_aside = set_aside_spread_out(&mut measurement);
     let file = path
         .file_name()
         .map(|s| s.to_string_lossy().to_string())
@@ -65,7 +163,7 @@ fn read_validation(
     let gpu = std::fs::read_to_string(env_path)
         .ok()
         .and_then(|t| crate::across::gpu_uuid(&t));
-    Ok((measurement, file, path, gpu))
+    Ok((measurement, file, path, gpu, set_aside))
 }
 
 impl ValidationInput {
@@ -75,8 +173,10 @@ impl ValidationInput {
         // VALIDATION_RUNS[0] is VALIDATION_DATA with the `.env.txt` beside it: `load`'s run.
         let mut v = Self::load(crate::VALIDATION_DATA)?;
         for (file, env) in &crate::VALIDATION_RUNS[1..] {
-            let (m, name, _, gpu) = read_validation(file, Some(env))?;
+            let (m, name, _, gpu, aside) = read_validation(file, Some(env))?;
             v.runs.push(ValidationRun::of(&name, gpu, &m));
+            v.set_aside
+                .extend(aside.into_iter().map(|a| (name.clone(), a)));
         }
         Ok(v)
     }
@@ -89,8 +189,10 @@ impl ValidationInput {
             .ok_or("no validation measurement file given")?;
         let mut v = Self::load(first)?;
         for f in rest {
-            let (m, name, _, gpu) = read_validation(f, None)?;
+            let (m, name, _, gpu, aside) = read_validation(f, None)?;
             v.runs.push(ValidationRun::of(&name, gpu, &m));
+            v.set_aside
+                .extend(aside.into_iter().map(|a| (name.clone(), a)));
         }
         Ok(v)
     }
@@ -99,7 +201,7 @@ impl ValidationInput {
     /// one ([`crate::VALIDATION_DATA`]) comes with its Nsight Compute ratios. Its rankings
     /// read this one run.
     pub fn load(rel: &str) -> Result<Self, String> {
-        let (measurement, file, path, gpu) = read_validation(rel, None)?;
+        let (measurement, file, path, gpu, aside) = read_validation(rel, None)?;
         let committed = Path::new(crate::VALIDATION_DATA).file_name();
         let ncu_csv = if path.file_name() == committed {
             let ncu_path = crate::workspace_path(crate::VALIDATION_NCU);
@@ -109,6 +211,7 @@ impl ValidationInput {
         };
         Ok(ValidationInput {
             runs: vec![ValidationRun::of(&file, gpu, &measurement)],
+            set_aside: aside.into_iter().map(|a| (file.clone(), a)).collect(),
             measurement,
             file,
             ncu_csv,
@@ -137,6 +240,84 @@ mod tests {
                 assert!(r.values.contains_key(&b.name), "{}: no {}", r.file, b.name);
             }
         }
+    }
+
+    /// A gemm benchmark with `reps` and one `{start_ns, end_ns}` per repetition.
+    fn bench(reps: &[f64], ends: &[f64]) -> Benchmark {
+        let spread: Vec<serde_json::Value> = ends
+            .iter()
+            .map(|e| serde_json::json!({"start_ns": 128, "end_ns": e}))
+            .collect();
+        Benchmark {
+            name: "val.gemm_mainloop.ws.pipe_2.grid_132_b_shared".into(),
+            group: "validation".into(),
+            unit: "cycles".into(),
+            params: BTreeMap::new(),
+            reps: reps.to_vec(),
+            median: crate::schema::median(reps).unwrap(),
+            source: String::new(),
+            kernel: String::new(),
+            method: String::new(),
+            extra: [("cta_spread".to_string(), serde_json::json!(spread))].into(),
+        }
+    }
+
+    /// A repetition whose CTAs ended 6 us apart, where the others ended within 0.5 us, is
+    /// set aside and the median is the others' (101.5, the mean of the middle two of four);
+    /// its value stays in `reps`.
+    #[test]
+    fn a_spread_out_repetition_is_set_aside() {
+        let b = bench(
+            &[100.0, 101.0, 102.0, 103.0, 70.0],
+            &[300.0, 400.0, 350.0, 500.0, 6000.0],
+        );
+        assert_eq!(spread_out_reps(&b), vec![4]);
+        let mut m = Measurement {
+            benchmarks: vec![b],
+            ..crate::load_data(crate::VALIDATION_DATA).unwrap()
+        };
+        let aside = set_aside_spread_out(&mut m);
+        assert_eq!(aside.len(), 1);
+        assert_eq!((aside[0].rep, aside[0].value), (4, 70.0));
+        assert_eq!(
+            (aside[0].median_before, aside[0].median_after),
+            (101.0, 101.5)
+        );
+        assert_eq!((aside[0].end_ns, aside[0].median_end_ns), (6000.0, 400.0));
+        assert_eq!(m.benchmarks[0].median, 101.5);
+        assert_eq!(m.benchmarks[0].reps.len(), 5);
+    }
+
+    /// Both bounds must hold: 3.9 times the median and 1.7 us beyond it (the H200's widest,
+    /// ws-wait1 PIPE 4), or 5 times it but 1.6 us beyond, stays; so do benchmarks without
+    /// spreads or with a spread per repetition missing.
+    #[test]
+    fn spreads_within_either_bound_stay() {
+        let reps = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert!(spread_out_reps(&bench(&reps, &[480.0, 2240.0, 576.0, 576.0, 500.0])).is_empty());
+        assert!(spread_out_reps(&bench(&reps, &[400.0, 2000.0, 400.0, 350.0, 450.0])).is_empty());
+        assert!(spread_out_reps(&bench(&reps, &[400.0, 9000.0, 400.0, 350.0])).is_empty());
+        let mut b = bench(&reps, &[400.0, 9000.0, 400.0, 350.0, 450.0]);
+        assert_eq!(spread_out_reps(&b), vec![1]);
+        b.extra.clear();
+        assert!(spread_out_reps(&b).is_empty());
+    }
+
+    /// The H200 run of the 48 gemm kernels with CTA spreads (data/gemm_l2,
+    /// run-20261128T1021Z-h200: each kernel's repetitions in one mode) has none set aside.
+    #[test]
+    fn the_h200_gemm_run_sets_none_aside() {
+        let mut m = crate::load_data(
+            "crates/calibrate/data/gemm_l2/run-20261128T1021Z-h200/h200-20261128T102135Z.json",
+        )
+        .unwrap();
+        let with_spread = m
+            .benchmarks
+            .iter()
+            .filter(|b| b.extra.contains_key("cta_spread"))
+            .count();
+        assert_eq!(with_spread, 48);
+        assert_eq!(set_aside_spread_out(&mut m), Vec::new());
     }
 
     /// No file, or a file that is not there, is a clear error naming it.

@@ -151,10 +151,24 @@ impl<'a, S: Sink> Engine<'a, S> {
         // about 15; branches not taken nothing; `data/gaps/tploop/`: the streaming
         // kernel's skipped pieces and thread 0's regions the same). The try_wait's
         // branch over its spin (`after_probe`) has its redirect in `lat_mbarrier_probe`.
+        // A loop's back branch over more code than the nearest instruction cache holds
+        // (`icache_l0_bytes`, the branch's `bytes=`) finds its target gone every trip:
+        // the fetch begins at the branch and takes `icache_miss_cycles` more
+        // (`data/gaps/brdist/`: 13 cycles over the counts a trip from 6192 bytes on, 4
+        // up to 5168).
         let fetched = if d.op == Op::Bra && !off {
             let f = self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64;
             if d.loop_tail.is_none() && !d.after_probe {
                 f.max(self.now + self.t.taken_branch_cycles as u64)
+            } else if d.loop_tail.is_some()
+                && d.branch_bytes != 0
+                && d.branch_bytes.unsigned_abs() as f64 > self.t.icache_l0_bytes
+            {
+                f.max(
+                    self.now
+                        + self.t.branch_target_cycles as u64
+                        + self.t.icache_miss_cycles as u64,
+                )
             } else {
                 f
             }

@@ -51,6 +51,22 @@ impl<'k> Lowerer<'k> {
         }
     }
 
+    /// A branch's `bytes=` (its distance to its target as compiled): a whole number of
+    /// 16-byte instructions, not 0, within 16 MiB; 0 where the branch gives none.
+    pub(super) fn branch_bytes(&self, i: &Instr) -> Result<i32, LowerError> {
+        const LIMIT: i64 = 1 << 24;
+        match self.key(i, "bytes")? {
+            None => Ok(0),
+            Some(CExpr::Const(b)) if b != 0 && b % 16 == 0 && b.abs() < LIMIT => Ok(b as i32),
+            Some(_) => Err(err(
+                i.span,
+                "BRA bytes= needs the branch's distance to its target as compiled: a nonzero \
+                 multiple of 16 bytes below 16 MiB, as a number (e.g. `bytes=-7104`, a loop's \
+                 back branch from 0x2fa0 to 0x13e0)",
+            )),
+        }
+    }
+
     pub(super) fn need_key(&self, i: &Instr, key: &str) -> Result<CExpr, LowerError> {
         self.key(i, key)?
             .ok_or_else(|| err(i.span, format!("{} needs {key}=", i.mnemonic())))
@@ -151,6 +167,7 @@ impl<'k> Lowerer<'k> {
             short_result: (0, WarpState::Wait),
             loop_tail: None,
             after_probe: false,
+            branch_bytes: self.branch_bytes(i)?,
             stall: match self.key(i, "stall")? {
                 None => 1,
                 Some(CExpr::Const(c)) if (0..=isa::validate::MAX_STALL).contains(&c) => {

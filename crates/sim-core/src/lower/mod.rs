@@ -265,6 +265,10 @@ pub struct DInstr {
     /// branch on every wait while its twin is a bare TRYWAIT), so it pays no
     /// `taken_branch_cycles` of its own.
     pub after_probe: bool,
+    /// A branch's distance to its target in bytes as compiled (`BRA bytes=N`; 0 where not
+    /// given): a loop's back branch over more than `icache_l0_bytes` misses the nearest
+    /// instruction cache (`data/gaps/brdist/`).
+    pub branch_bytes: i32,
     pub kind: Kind,
     pub op: Op,
     /// The profile's timing of the result, resolved before a run
