@@ -116,7 +116,10 @@ fn a_back_branch_over_more_code_than_the_cache_holds_refetches_its_target() {
         p.t.icache_miss_cycles as u64,
     );
     let l0 = p.t.icache_l0_bytes as i64;
-    assert!(miss > 0 && (5168..6192).contains(&l0), "the measured bounds");
+    assert!(
+        miss > 0 && (5168..6192).contains(&l0),
+        "the measured bounds"
+    );
     let plain = cycles(&src("BRA"), &p);
     assert_eq!(plain, n * fetch + 1);
     assert_eq!(cycles(&src("BRA bytes=-5168"), &p), plain);
