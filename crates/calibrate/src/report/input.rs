@@ -141,12 +141,19 @@ impl ValidationRun {
     }
 }
 
+/// A validation file as read: its measurement (spread-out repetitions set aside), name,
+/// path, GPU, and what was set aside.
+struct ReadRun {
+    measurement: Measurement,
+    file: String,
+    path: PathBuf,
+    gpu: Option<String>,
+    set_aside: Vec<SetAside>,
+}
+
 /// A validation file's measurement and name (workspace-relative or absolute, gzipped or
 /// not), and its GPU from `env` (an `.env.txt`; by default the one beside the file).
-fn read_validation(
-    rel: &str,
-    env: Option<&str>,
-) -> Result<(Measurement, String, PathBuf, Option<String>, Vec<SetAside>), String> {
+fn read_validation(rel: &str, env: Option<&str>) -> Result<ReadRun, String> {
     let path = crate::datafile::plain_name(&crate::workspace_path(rel));
     let text = crate::datafile::read_text(&path)?;
     let mut measurement =
@@ -163,20 +170,32 @@ fn read_validation(
     let gpu = std::fs::read_to_string(env_path)
         .ok()
         .and_then(|t| crate::across::gpu_uuid(&t));
-    Ok((measurement, file, path, gpu, set_aside))
+    Ok(ReadRun {
+        measurement,
+        file,
+        path,
+        gpu,
+        set_aside,
+    })
 }
 
 impl ValidationInput {
+    /// Adds a run the rankings read, and what it set aside.
+    fn add_run(&mut self, r: ReadRun) {
+        self.runs
+            .push(ValidationRun::of(&r.file, r.gpu, &r.measurement));
+        let file = r.file;
+        self.set_aside
+            .extend(r.set_aside.into_iter().map(|a| (file.clone(), a)));
+    }
+
     /// The committed validation runs: [`crate::VALIDATION_DATA`] scored, with its Nsight
     /// Compute ratios, and every run of [`crate::VALIDATION_RUNS`] read by the rankings.
     pub fn committed() -> Result<Self, String> {
         // VALIDATION_RUNS[0] is VALIDATION_DATA with the `.env.txt` beside it: `load`'s run.
         let mut v = Self::load(crate::VALIDATION_DATA)?;
         for (file, env) in &crate::VALIDATION_RUNS[1..] {
-            let (m, name, _, gpu, aside) = read_validation(file, Some(env))?;
-            v.runs.push(ValidationRun::of(&name, gpu, &m));
-            v.set_aside
-                .extend(aside.into_iter().map(|a| (name.clone(), a)));
+            v.add_run(read_validation(file, Some(env))?);
         }
         Ok(v)
     }
@@ -189,10 +208,7 @@ impl ValidationInput {
             .ok_or("no validation measurement file given")?;
         let mut v = Self::load(first)?;
         for f in rest {
-            let (m, name, _, gpu, aside) = read_validation(f, None)?;
-            v.runs.push(ValidationRun::of(&name, gpu, &m));
-            v.set_aside
-                .extend(aside.into_iter().map(|a| (name.clone(), a)));
+            v.add_run(read_validation(f, None)?);
         }
         Ok(v)
     }
@@ -201,7 +217,13 @@ impl ValidationInput {
     /// one ([`crate::VALIDATION_DATA`]) comes with its Nsight Compute ratios. Its rankings
     /// read this one run.
     pub fn load(rel: &str) -> Result<Self, String> {
-        let (measurement, file, path, gpu, aside) = read_validation(rel, None)?;
+        let ReadRun {
+            measurement,
+            file,
+            path,
+            gpu,
+            set_aside,
+        } = read_validation(rel, None)?;
         let committed = Path::new(crate::VALIDATION_DATA).file_name();
         let ncu_csv = if path.file_name() == committed {
             let ncu_path = crate::workspace_path(crate::VALIDATION_NCU);
@@ -211,7 +233,7 @@ impl ValidationInput {
         };
         Ok(ValidationInput {
             runs: vec![ValidationRun::of(&file, gpu, &measurement)],
-            set_aside: aside.into_iter().map(|a| (file.clone(), a)).collect(),
+            set_aside: set_aside.into_iter().map(|a| (file.clone(), a)).collect(),
             measurement,
             file,
             ncu_csv,
@@ -303,21 +325,24 @@ mod tests {
         assert!(spread_out_reps(&b).is_empty());
     }
 
-    /// The H200 run of the 48 gemm kernels with CTA spreads (data/gemm_l2,
-    /// run-20261128T1021Z-h200: each kernel's repetitions in one mode) has none set aside.
+    /// The two H200 runs of the 48 gemm kernels with CTA spreads (data/gemm_l2,
+    /// run-20261128T1021Z-h200, and data/h200/gpu-6420e068's validation collect: each
+    /// kernel's repetitions in one mode) have none set aside.
     #[test]
-    fn the_h200_gemm_run_sets_none_aside() {
-        let mut m = crate::load_data(
+    fn the_h200_gemm_runs_set_none_aside() {
+        for f in [
             "crates/calibrate/data/gemm_l2/run-20261128T1021Z-h200/h200-20261128T102135Z.json",
-        )
-        .unwrap();
-        let with_spread = m
-            .benchmarks
-            .iter()
-            .filter(|b| b.extra.contains_key("cta_spread"))
-            .count();
-        assert_eq!(with_spread, 48);
-        assert_eq!(set_aside_spread_out(&mut m), Vec::new());
+            "crates/calibrate/data/h200/gpu-6420e068/val-h200-20261128T124936Z.json",
+        ] {
+            let mut m = crate::load_data(f).unwrap();
+            let with_spread = m
+                .benchmarks
+                .iter()
+                .filter(|b| b.extra.contains_key("cta_spread"))
+                .count();
+            assert_eq!(with_spread, 48, "{f}");
+            assert_eq!(set_aside_spread_out(&mut m), Vec::new(), "{f}");
+        }
     }
 
     /// No file, or a file that is not there, is a clear error naming it.

@@ -387,7 +387,12 @@ fn lane_zero_regions(text: &str) -> String {
 
 /// Simulated cycles (first warp start to last warp end on the simulated SM), and the run.
 /// A and B start in L2, as on the GPU (one launch before the timed ones read them: 3 MiB
-/// for one CTA, 34.5 MiB for the full chip, both within the 50 MiB L2). The kernels'
+/// for one CTA, 34.5 MiB for the full chip, both within the 50 MiB L2). Not all of it
+/// stays there: the `b_shared_k1024` kernels' 33.5 MiB are 0.67 of the L2, and on an H200
+/// the same kernels at 0.70 of its L2 run ws PIPE 2 19% slower a k-step than at 0.56, tied
+/// with static-v1 as the H100 measures them at K 1024 (data/gemm_l2,
+/// run-20261128T1200Z-h200): part of A misses, which this fill (every line a hit) leaves
+/// out; a partial fill takes the twins to all misses (the lockstep wait, README there). The kernels'
 /// operands are near-constant (1.0 and 1.0078), so they run at the profile's
 /// `clock_mhz_tensor_uniform`, not at `clock_mhz` (random operands). HBM's slow windows
 /// (`hbm_tail_*`) are off: they were fitted on copies timed right after an L2 flush, a
