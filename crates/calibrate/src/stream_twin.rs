@@ -652,19 +652,13 @@ fn loop_body(
                         }
                     }
                 };
-                // the loop's back branch (the path's last step) with its distance as
-                // compiled, which times its target's fetch (`icache_l0_bytes`: the
-                // 7104-byte loop misses, `data/gaps/brdist/`). tma-pipelined only: the
-                // warp-specialized compute loop (7152 bytes) misses too on the GPU, and
-                // with it every ws case moves toward the GPU (1 / 8 CTAs 5.59 / 4.80 ->
-                // 5.09 / 4.27% MAPE) but ws 64x128 then passes tma-pipelined 64x128 NLB 3
-                // (4 of 47 library orderings lost, that twin -4.3% itself): left to the
-                // ws twin's owner (`data/gaps/tploop/README.md`)
+                // every role's loop back branch (the path's last step) carries its
+                // distance as compiled, which times its target's fetch
+                // (`icache_l0_bytes`, `data/gaps/brdist/`): the tma-pipelined loop (7104
+                // bytes) and the warp-specialized compute loop (7152) miss on the GPU,
+                // the load and store warps' short loops do not
                 let line = match (k + 1 == path.len(), branch_target(&format!(" {ins}"))) {
-                    (true, Some(t))
-                        if role == Role::Pipelined
-                            && t < *addr
-                            && strip_guard(ins).starts_with("BRA") =>
+                    (true, Some(t)) if t < *addr && strip_guard(ins).starts_with("BRA") =>
                     {
                         format!("{line} bytes={}", t as i64 - *addr as i64)
                     }
