@@ -658,8 +658,7 @@ fn loop_body(
                 // bytes) and the warp-specialized compute loop (7152) miss on the GPU,
                 // the load and store warps' short loops do not
                 let line = match (k + 1 == path.len(), branch_target(&format!(" {ins}"))) {
-                    (true, Some(t)) if t < *addr && strip_guard(ins).starts_with("BRA") =>
-                    {
+                    (true, Some(t)) if t < *addr && strip_guard(ins).starts_with("BRA") => {
                         format!("{line} bytes={}", t as i64 - *addr as i64)
                     }
                     _ => line,
