@@ -20,7 +20,7 @@ pub const SPREAD_OUT_FACTOR: f64 = 4.0;
 pub const SPREAD_OUT_MIN_NS: f64 = 2000.0;
 
 /// A repetition of a validation kernel set aside: it ran spread out while most of its
-/// kernel's repetitions ran together ([`spread_out_reps`]).
+/// kernel's repetitions ran together (`spread_out_reps`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SetAside {
     pub bench: String,
@@ -62,7 +62,7 @@ pub fn spread_out_reps(b: &Benchmark) -> Vec<usize> {
         .collect()
 }
 
-/// Sets aside every benchmark's spread-out repetitions ([`spread_out_reps`]): the
+/// Sets aside every benchmark's spread-out repetitions (`spread_out_reps`): the
 /// benchmark's median becomes the median of the others (its `reps` keep every value, as
 /// measured). Returns what was set aside.
 pub fn set_aside_spread_out(m: &mut Measurement) -> Vec<SetAside> {
@@ -112,7 +112,7 @@ pub struct ValidationInput {
     pub ncu_csv: Option<String>,
     /// Every run of the validation kernels the rankings read, this measurement's first.
     pub runs: Vec<ValidationRun>,
-    /// The repetitions set aside as spread out, in every run read ([`spread_out_reps`]):
+    /// The repetitions set aside as spread out, in every run read (`spread_out_reps`):
     /// run file, and the repetition.
     pub set_aside: Vec<(String, SetAside)>,
 }
