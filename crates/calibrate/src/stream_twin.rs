@@ -835,7 +835,11 @@ impl sim_core::sink::Sink for ClockReads {
 /// for case `c` (its YNUMEL / YBLOCK tiles, A and B in L2): each warp's cycles in each
 /// of the `SEGMENTS`, summed over the tiles (the GPU's sums; the first read of the run
 /// ends no segment).
-pub fn segment_sums(c: &LibraryCase, sass: &str, p: &Profile) -> Result<Vec<[f64; 9]>, String> {
+pub fn segment_sums(
+    c: &LibraryCase,
+    sass: &str,
+    p: &Profile,
+) -> Result<Vec<[f64; SEGMENTS.len()]>, String> {
     let text = segments_twin_text(c, sass)?;
     let k = isa::parse_kernel(&text).map_err(|e| e.render("segments twin", &text))?;
     let cfg = sim_core::RunConfig {
@@ -851,15 +855,16 @@ pub fn segment_sums(c: &LibraryCase, sass: &str, p: &Profile) -> Result<Vec<[f64
     s.by_warp
         .values()
         .map(|reads| {
-            if reads.len() as i64 != 9 * tiles {
+            let n = SEGMENTS.len();
+            if reads.len() as i64 != n as i64 * tiles {
                 return Err(format!(
                     "{} clock reads for {tiles} tiles, not nine a tile",
                     reads.len()
                 ));
             }
-            let mut out = [0.0; 9];
+            let mut out = [0.0; SEGMENTS.len()];
             for (i, w) in reads.windows(2).enumerate() {
-                out[(i + 1) % 9] += (w[1] - w[0]) as f64;
+                out[(i + 1) % n] += (w[1] - w[0]) as f64;
             }
             Ok(out)
         })

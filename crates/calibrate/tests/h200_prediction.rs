@@ -4,6 +4,7 @@
 //! twins must land within 5% of what each H200 measured, where the H100's memory puts them
 //! far off (so the test is of the derivation, not of slack), and a core benchmark must not
 //! move.
+
 use std::path::Path;
 
 use calibrate::schema::Measurement;

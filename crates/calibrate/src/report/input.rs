@@ -39,27 +39,25 @@ pub struct SetAside {
 /// one `{start_ns, end_ns}` per repetition, as the collector records the gemm-mainloop
 /// kernels since 2026-11-28) more than [`SPREAD_OUT_FACTOR`] times the median over the
 /// repetitions and more than [`SPREAD_OUT_MIN_NS`] beyond it (so at most half of them: the
-/// kept ones are the kernel's usual mode). None when the benchmark has no spreads or they
-/// do not match its repetitions one to one.
-pub fn spread_out_reps(b: &Benchmark) -> Vec<usize> {
-    let Some(spread) = b.extra.get("cta_spread").and_then(|v| v.as_array()) else {
-        return Vec::new();
-    };
+/// kept ones are the kernel's usual mode); with the end spreads and their median. None
+/// when the benchmark has no spreads or they do not match its repetitions one to one.
+fn spread_out_reps(b: &Benchmark) -> Option<(Vec<f64>, f64, Vec<usize>)> {
+    let spread = b.extra.get("cta_spread")?.as_array()?;
     let ends: Vec<f64> = spread
         .iter()
         .filter_map(|s| s.get("end_ns").and_then(|e| e.as_f64()))
         .collect();
-    if ends.len() != b.reps.len() || ends.is_empty() {
-        return Vec::new();
+    if ends.len() != b.reps.len() {
+        return None;
     }
-    let Some(med) = crate::schema::median(&ends) else {
-        return Vec::new();
-    };
-    ends.iter()
+    let med = crate::schema::median(&ends)?;
+    let gone = ends
+        .iter()
         .enumerate()
         .filter(|(_, e)| **e > SPREAD_OUT_FACTOR * med && **e > med + SPREAD_OUT_MIN_NS)
         .map(|(i, _)| i)
-        .collect()
+        .collect();
+    Some((ends, med, gone))
 }
 
 /// Sets aside every benchmark's spread-out repetitions (`spread_out_reps`): the
@@ -68,7 +66,9 @@ pub fn spread_out_reps(b: &Benchmark) -> Vec<usize> {
 pub fn set_aside_spread_out(m: &mut Measurement) -> Vec<SetAside> {
     let mut out = Vec::new();
     for b in &mut m.benchmarks {
-        let gone = spread_out_reps(b);
+        let Some((ends, median_end_ns, gone)) = spread_out_reps(b) else {
+            continue;
+        };
         if gone.is_empty() {
             continue;
         }
@@ -79,11 +79,6 @@ pub fn set_aside_spread_out(m: &mut Measurement) -> Vec<SetAside> {
         let Some(after) = crate::schema::median(&kept) else {
             continue;
         };
-        let ends: Vec<f64> = b.extra["cta_spread"]
-            .as_array()
-            .map(|a| a.iter().filter_map(|s| s["end_ns"].as_f64()).collect())
-            .unwrap_or_default();
-        let median_end_ns = crate::schema::median(&ends).unwrap_or(f64::NAN);
         for &i in &gone {
             out.push(SetAside {
                 bench: b.name.clone(),
@@ -264,6 +259,11 @@ mod tests {
         }
     }
 
+    /// The repetitions `spread_out_reps` sets aside (none without matching spreads).
+    fn gone(b: &Benchmark) -> Vec<usize> {
+        spread_out_reps(b).map_or_else(Vec::new, |(_, _, gone)| gone)
+    }
+
     /// A gemm benchmark with `reps` and one `{start_ns, end_ns}` per repetition.
     fn bench(reps: &[f64], ends: &[f64]) -> Benchmark {
         let spread: Vec<serde_json::Value> = ends
@@ -293,7 +293,7 @@ mod tests {
             &[100.0, 101.0, 102.0, 103.0, 70.0],
             &[300.0, 400.0, 350.0, 500.0, 6000.0],
         );
-        assert_eq!(spread_out_reps(&b), vec![4]);
+        assert_eq!(gone(&b), vec![4]);
         let mut m = Measurement {
             benchmarks: vec![b],
             ..crate::load_data(crate::VALIDATION_DATA).unwrap()
@@ -316,13 +316,13 @@ mod tests {
     #[test]
     fn spreads_within_either_bound_stay() {
         let reps = [1.0, 2.0, 3.0, 4.0, 5.0];
-        assert!(spread_out_reps(&bench(&reps, &[480.0, 2240.0, 576.0, 576.0, 500.0])).is_empty());
-        assert!(spread_out_reps(&bench(&reps, &[400.0, 2000.0, 400.0, 350.0, 450.0])).is_empty());
-        assert!(spread_out_reps(&bench(&reps, &[400.0, 9000.0, 400.0, 350.0])).is_empty());
+        assert!(gone(&bench(&reps, &[480.0, 2240.0, 576.0, 576.0, 500.0])).is_empty());
+        assert!(gone(&bench(&reps, &[400.0, 2000.0, 400.0, 350.0, 450.0])).is_empty());
+        assert!(gone(&bench(&reps, &[400.0, 9000.0, 400.0, 350.0])).is_empty());
         let mut b = bench(&reps, &[400.0, 9000.0, 400.0, 350.0, 450.0]);
-        assert_eq!(spread_out_reps(&b), vec![1]);
+        assert_eq!(gone(&b), vec![1]);
         b.extra.clear();
-        assert!(spread_out_reps(&b).is_empty());
+        assert!(gone(&b).is_empty());
     }
 
     /// The two H200 runs of the 48 gemm kernels with CTA spreads (data/gemm_l2,

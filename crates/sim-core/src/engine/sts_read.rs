@@ -22,8 +22,8 @@ impl<S: Sink> Engine<'_, S> {
     /// been read, its crossbar turn ending at `crossbar_end`; the path's turn booked.
     pub(super) fn sts_read(&mut self, sp: usize, now: u64, bytes: f64, crossbar_end: f64) -> f64 {
         let start = self.sts_path_free[sp].max(now as f64);
-        let others = (0..4)
-            .filter(|&s| s != sp && self.sts_path_free[s] > start)
+        let others = (self.sts_path_free.iter().enumerate())
+            .filter(|&(s, &free)| s != sp && free > start)
             .count();
         let rate = self
             .t

@@ -688,17 +688,16 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
                 d.loop_tail = Some((slot, head));
             }
         }
-        for pc in 1..rc.code.len() {
-            if !matches!(&rc.code[pc], Node::Instr(d) if d.op == Op::Bra) {
-                continue;
-            }
-            let probe = rc.code[..pc]
-                .iter()
-                .rev()
-                .find(|n| !matches!(n, Node::Instr(d) if d.op == Op::Nop))
-                .is_some_and(|n| matches!(n, Node::Instr(d) if d.kind == Kind::MbarWait));
-            if let Node::Instr(d) = &mut rc.code[pc] {
-                d.after_probe = probe;
+        // a branch whose last instruction before it, NOPs aside, is a TRYWAIT
+        let mut after_wait = false;
+        for n in rc.code.iter_mut() {
+            match n {
+                Node::Instr(d) if d.op == Op::Nop => {}
+                Node::Instr(d) => {
+                    d.after_probe = d.op == Op::Bra && after_wait;
+                    after_wait = d.kind == Kind::MbarWait;
+                }
+                _ => after_wait = false,
             }
         }
         for n in rc.code.iter_mut() {
