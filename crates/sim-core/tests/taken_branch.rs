@@ -200,10 +200,7 @@ fn a_taken_branch_on_a_per_thread_predicate_redirects_later() {
         n * (3 + taken + per_thread) + 1
     );
     // the same slot without the BSSY (a NOP): a uniform branch
-    assert_eq!(
-        cycles(&src("    NOP\n    BRA\n"), &p),
-        n * (3 + taken) + 1
-    );
+    assert_eq!(cycles(&src("    NOP\n    BRA\n"), &p), n * (3 + taken) + 1);
     // not taken (its guard false): its slot only, as a uniform branch's
     assert_eq!(
         cycles(&src("    BSSY\n    @P1 BRA\n"), &p),
@@ -216,7 +213,10 @@ fn a_taken_branch_on_a_per_thread_predicate_redirects_later() {
     );
     // only the first branch after the BSSY is its region's
     assert_eq!(
-        cycles(&src("    BSSY\n    BRA\n    FADD R7, R8, R9\n    BRA\n"), &p),
+        cycles(
+            &src("    BSSY\n    BRA\n    FADD R7, R8, R9\n    BRA\n"),
+            &p
+        ),
         n * (3 + taken + per_thread + 1 + taken) + 1
     );
 }
