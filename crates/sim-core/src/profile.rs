@@ -536,11 +536,23 @@ timing! {
         /// data/gaps).
         l1_crowded_requests: whole => "requests",
         /// What a crowded scattered read holds L1TEX's tag stage per line, in place of
-        /// `1 / l1_lines_per_clk` (at or below it: no crowding cost). H100: lanes 1 KiB
-        /// apart at 13 to 32 warps 1.13 to 1.19 cycles a line (median 1.18; lanes 1152 B
-        /// and 2 KiB apart 1.18 to 1.25; one run of lines, a page a line, and `.cg` loads
-        /// 1.00 to 1.01).
+        /// `1 / l1_lines_per_clk` (at or below it: no crowding cost), up to
+        /// `l1_crowded_many_requests` others. H100: lanes 1 KiB apart at 13 to 20 warps
+        /// 1.17 to 1.19 cycles a line (1.18 at 16 warps on two GPUs; lanes 1152 B and 2 KiB
+        /// apart 1.18 to 1.25; one run of lines, a page a line, and `.cg` loads 1.00 to
+        /// 1.01).
         l1_crowded_line_cycles: non_negative => "cycles per line",
+        /// A crowded scattered read entering with this many others or more in flight takes
+        /// `l1_crowded_many_line_cycles` a line instead of `l1_crowded_line_cycles`. H100:
+        /// lanes 1 KiB apart 1.17 to 1.19 cycles a line with 13 to 20 warps (up to 19
+        /// others), 1.13 to 1.15 with 24 to 32 (23 and more; `gap.l1_spread.*`,
+        /// `gap.l1sets.*`); nothing measured between: 22, the midpoint.
+        l1_crowded_many_requests: whole => "requests",
+        /// What a scattered read crowded by `l1_crowded_many_requests` or more others holds
+        /// L1TEX's tag stage per line (not below L1's line time). H100: lanes 1 KiB apart
+        /// at 24 and 32 warps 1.131 and 1.147 cycles a line (`gap.l1_spread.*`), 1.13 and
+        /// 1.13 (`gap.l1sets.*`, another GPU): 1.14.
+        l1_crowded_many_line_cycles: non_negative => "cycles per line",
         /// The lines of one uncoalesced request that miss L1 leave for L2 this many cycles
         /// apart, up to `l2_line_cap` lines.
         l2_line_cycles: non_negative => "cycles per line",
