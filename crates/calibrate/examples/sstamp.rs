@@ -75,7 +75,12 @@ fn main() {
     let mut a: Vec<String> = std::env::args().collect();
     // `--stamped`: the twin of the stamped build, whose clock reads are the stamps
     let flag = |f: &str| a.iter().any(|x| x == f);
-    let (stamped, wsacc, ns, c1) = (flag("--stamped"), flag("--wsacc"), flag("--ns"), flag("--c1"));
+    let (stamped, wsacc, ns, c1) = (
+        flag("--stamped"),
+        flag("--wsacc"),
+        flag("--ns"),
+        flag("--c1"),
+    );
     a.retain(|x| !x.starts_with("--"));
     let arg = |i: usize, d: &str| a.get(i).cloned().unwrap_or_else(|| d.to_string());
     let num = |i: usize, d: i64| arg(i, "").parse().unwrap_or(d);
