@@ -412,6 +412,15 @@ timing! {
         /// predicate's stall count (`data/gaps/tploop/`, its twin 23.2 at 13); one warp's
         /// back-to-back skipped slots read 15.2 (`data/gaps/diverge/`, `k_slots`).
         taken_branch_cycles: whole => "cycles",
+        /// What a taken branch on a per-thread predicate adds to `taken_branch_cycles`:
+        /// the branch a `BSSY` opened a convergence region for (ptxas writes none where
+        /// it proved the predicate warp-uniform), when its warp takes it whole. H100
+        /// (8): one warp's 656-byte FMUL loop with such a branch taken by every lane runs
+        /// 17 cycles a trip over its stall counts (the BSSY's and the BSYNC's counted),
+        /// the 624-byte loop with a uniform branch 9, over 256 bytes to 4 KiB alike
+        /// (`data/gaps/brdist/` item 3). A region some lanes run costs its rejoin
+        /// instead (`bsync_rejoin_cycles`).
+        per_thread_branch_cycles: whole => "cycles",
         /// A loop's back branch over more code than this (its `bytes=`, the branch's
         /// distance to its target as compiled) misses the SM's nearest instruction cache
         /// every trip: its target's fetch begins at the branch's issue, not two
@@ -527,11 +536,23 @@ timing! {
         /// data/gaps).
         l1_crowded_requests: whole => "requests",
         /// What a crowded scattered read holds L1TEX's tag stage per line, in place of
-        /// `1 / l1_lines_per_clk` (at or below it: no crowding cost). H100: lanes 1 KiB
-        /// apart at 13 to 32 warps 1.13 to 1.19 cycles a line (median 1.18; lanes 1152 B
-        /// and 2 KiB apart 1.18 to 1.25; one run of lines, a page a line, and `.cg` loads
-        /// 1.00 to 1.01).
+        /// `1 / l1_lines_per_clk` (at or below it: no crowding cost), up to
+        /// `l1_crowded_many_requests` others. H100: lanes 1 KiB apart at 13 to 20 warps
+        /// 1.17 to 1.19 cycles a line (1.18 at 16 warps on two GPUs; lanes 1152 B and 2 KiB
+        /// apart 1.18 to 1.25; one run of lines, a page a line, and `.cg` loads 1.00 to
+        /// 1.01).
         l1_crowded_line_cycles: non_negative => "cycles per line",
+        /// A crowded scattered read entering with this many others or more in flight takes
+        /// `l1_crowded_many_line_cycles` a line instead of `l1_crowded_line_cycles`. H100:
+        /// lanes 1 KiB apart 1.17 to 1.19 cycles a line with 13 to 20 warps (up to 19
+        /// others), 1.13 to 1.15 with 24 to 32 (23 and more; `gap.l1_spread.*`,
+        /// `gap.l1sets.*`); nothing measured between: 22, the midpoint.
+        l1_crowded_many_requests: whole => "requests",
+        /// What a scattered read crowded by `l1_crowded_many_requests` or more others holds
+        /// L1TEX's tag stage per line (not below L1's line time). H100: lanes 1 KiB apart
+        /// at 24 and 32 warps 1.131 and 1.147 cycles a line (`gap.l1_spread.*`), 1.13 and
+        /// 1.13 (`gap.l1sets.*`, another GPU): 1.14.
+        l1_crowded_many_line_cycles: non_negative => "cycles per line",
         /// The lines of one uncoalesced request that miss L1 leave for L2 this many cycles
         /// apart, up to `l2_line_cap` lines.
         l2_line_cycles: non_negative => "cycles per line",

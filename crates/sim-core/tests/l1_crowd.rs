@@ -3,8 +3,9 @@
 //! `STRIDE` bytes apart, as `gap.l1_spread.*` in data/gaps): once the lines are in L1,
 //! the tag stage is the bound, so a step of all W warps takes W x 32 x the tag stage's
 //! cycles a line. Scattered reads (lanes 1 KiB apart) with `l1_crowded_requests` or more
-//! others in flight take `l1_crowded_line_cycles` a line, others one line a cycle
-//! (`l1_lines_per_clk` 1).
+//! others in flight take `l1_crowded_line_cycles` a line, with
+//! `l1_crowded_many_requests` or more `l1_crowded_many_line_cycles`, others one line a
+//! cycle (`l1_lines_per_clk` 1).
 
 use sim_core::{Profile, RunConfig, run};
 
@@ -62,6 +63,38 @@ fn scattered_reads_slow_the_tag_stage_only_once_l1_is_crowded() {
             &format!("{w} warps"),
         );
     }
+}
+
+#[test]
+fn a_larger_crowd_costs_less_a_line() {
+    let p = Profile::builtin("h100").unwrap();
+    let (many, per_line) = (
+        p.t.l1_crowded_many_requests,
+        p.t.l1_crowded_many_line_cycles,
+    );
+    assert_eq!(many, 22.0, "between 20 and 24 warps");
+    // 20 warps: 19 others in flight, the first crowd's cost (GPU 1.170)
+    near(
+        per_step(20, 1024, "LDG.E", &p),
+        20.0 * 32.0 * p.t.l1_crowded_line_cycles,
+        "20 warps",
+    );
+    // 24 and 32 warps: 23 and 31 others, the larger crowd's cost (GPU 1.131, 1.147)
+    for w in [24u32, 32] {
+        near(
+            per_step(w, 1024, "LDG.E", &p),
+            f64::from(w) * 32.0 * per_line,
+            &format!("{w} warps"),
+        );
+    }
+    // at or below L1's line time a crowd costs nothing, never less than uncrowded
+    let mut q = p.clone();
+    q.set("l1_crowded_many_line_cycles", 0.5).unwrap();
+    near(
+        per_step(24, 1024, "LDG.E", &q),
+        24.0 * 32.0,
+        "no faster than L1",
+    );
 }
 
 #[test]

@@ -8,11 +8,20 @@
 //! do not allocate in L1 (`.cg`): the cost is the L1 lookups' of these layouts, not the
 //! tag stage's rate.
 //!
+//! The cost per line falls as the crowd grows: 1.17 to 1.19 cycles a line with 13 to 20
+//! warps, 1.13 to 1.15 with 24 to 32, on the probe (1.189, 1.194, 1.194, 1.180, 1.170 at
+//! 13, 14, 15, 16, 20 warps; 1.131, 1.147 at 24, 32), on `gap.l1sets` (another GPU: 1.18
+//! at 16 warps, 1.13 at 24 and 32) and in the latency-hiding validation kernels with K =
+//! 1, 4, 16 (1.16 to 1.19 at 16 and 20 warps, 1.13 to 1.14 at 24, 28, 32): 32 lines cost
+//! about 6 cycles more than L1's line time with up to 19 others in flight, 4.5 with 23
+//! or more. No measurement puts the step between 20 and 24 warps.
+//!
 //! Model: the engine keeps the completions of the scattered L1 reads in flight; a
 //! scattered read that enters L1TEX while `l1_crowded_requests` or more others are in
 //! flight holds its tag stage `l1_crowded_line_cycles` per line instead of
-//! `1 / l1_lines_per_clk` (the requests behind it wait the difference). Its own lines
-//! leave as before.
+//! `1 / l1_lines_per_clk` (the requests behind it wait the difference), and
+//! `l1_crowded_many_line_cycles` per line with `l1_crowded_many_requests` or more others.
+//! Its own lines leave as before.
 
 use super::*;
 
@@ -60,8 +69,15 @@ impl<S: Sink> Engine<'_, S> {
         }
         let now = self.now;
         self.l1_scattered.retain(|&done| done > now);
-        if self.l1_scattered.len() as f64 >= self.t.l1_crowded_requests {
-            let extra = self.lines.len() as f64 * (per_line - self.l1_line_time);
+        let others = self.l1_scattered.len() as f64;
+        if others >= self.t.l1_crowded_requests {
+            let per_line = if others >= self.t.l1_crowded_many_requests {
+                self.t.l1_crowded_many_line_cycles
+            } else {
+                per_line
+            };
+            // never below L1's own line time: a crowd does not speed the tag stage up
+            let extra = self.lines.len() as f64 * (per_line - self.l1_line_time).max(0.0);
             self.l1_free += extra;
             self.l1_busy += extra;
         }
