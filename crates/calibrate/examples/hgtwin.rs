@@ -206,9 +206,9 @@ fn issues(text: &str, p: &sim_core::Profile) {
     }
 }
 
-/// The plain kernels of `plain.cu` (no clock reads in the loop): label, schedule, consumer
+/// The plain kernels of `plain.cu`, `nodiv.cu` and `divs.cu` (no clock reads in the loop): label, schedule, consumer
 /// warpgroups, function.
-const PLAIN: [(&str, &str, u32, &str); 9] = [
+const PLAIN: [(&str, &str, u32, &str); 29] = [
     (
         "ws-wait1 nodiv",
         "ws-wait1",
@@ -252,6 +252,126 @@ const PLAIN: [(&str, &str, u32, &str); 9] = [
         "static-v2",
         1,
         "_Z14vg_static_v2_pILi1EEv5TmapTS0_iiiPyPfPi",
+    ),
+    (
+        "divs none 2wg",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi0ELi0ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs none 1wg",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi0ELi0ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs P 2wg",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi1ELi0ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs P 1wg",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi1ELi0ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs H 2wg",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi0ELi1ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs H 1wg",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi0ELi1ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs R 2wg",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi0ELi0ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs R 1wg",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi0ELi0ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs HR 2wg",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi0ELi1ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs HR 1wg",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi0ELi1ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs PHR 2wg",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi1ELi1ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs PHR 1wg",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi1ELi1ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs none 2wg ST",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi0ELi0ELi0ELi1EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs none 1wg ST",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi0ELi0ELi0ELi1EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs H 2wg ST",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi0ELi1ELi0ELi1EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs H 1wg ST",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi0ELi1ELi0ELi1EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs R 2wg ST",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi0ELi0ELi1ELi1EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs R 1wg ST",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi0ELi0ELi1ELi1EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs PHR 2wg ST",
+        "ws-wait1",
+        2,
+        "_Z7vg_ws_vILi2ELi1ELi1ELi1ELi1EEv5TmapTS0_iiiPyPfPiPj",
+    ),
+    (
+        "divs PHR 1wg ST",
+        "ws-wait1",
+        1,
+        "_Z7vg_ws_vILi1ELi1ELi1ELi1ELi1EEv5TmapTS0_iiiPyPfPiPj",
     ),
 ];
 

@@ -4,8 +4,10 @@
 //! GPU's stamps sit between). `sstamp SCHEDULE XBLOCK NLB NSB T0 T1 [name=value ...]
 //! [--stamped]`. `--stamped` (tma-pipelined): the twin of the stamped build of
 //! `data/gaps/stamp3/` instead, whose stamps (clock reads) print as `FMNMX`, so that
-//! stamp-to-stamp intervals compare with the GPU's (`stamp3/phases.py`); `SSTAMP_ALL=1`
-//! prints every instruction, `SSTAMP_TEXT=1` the twin's text first.
+//! stamp-to-stamp intervals compare with the GPU's (`stamp3/phases.py`); `--wsacc`
+//! (warp-specialized): the twin of `data/gaps/wshold/`'s `ew_ws_acc` (`--ns`: `_ns`;
+//! `--c1`: its store buffer at 128 KiB); `SSTAMP_ALL=1` prints every instruction,
+//! `SSTAMP_TEXT=1` the twin's text first.
 use sim_core::sink::{Event, RunHeader, Sink};
 
 struct Issues {
@@ -62,6 +64,9 @@ impl Sink for Issues {
     }
 }
 
+/// `data/gaps/wshold/`'s SASS, for `--wsacc`.
+const WSACC_SASS: &str = "crates/calibrate/data/gaps/wshold/h200-20261128T115432Z-sass.txt.gz";
+
 /// The stamped build's SASS (`data/gaps/stamp3/`), for `--stamped`.
 const STAMPED_SASS: &str =
     "crates/calibrate/data/gaps/stamp3/h100-20261127T230437Z-nvrtc.sass3.txt.gz";
@@ -69,8 +74,14 @@ const STAMPED_SASS: &str =
 fn main() {
     let mut a: Vec<String> = std::env::args().collect();
     // `--stamped`: the twin of the stamped build, whose clock reads are the stamps
-    let stamped = a.iter().any(|x| x == "--stamped");
-    a.retain(|x| x != "--stamped");
+    let flag = |f: &str| a.iter().any(|x| x == f);
+    let (stamped, wsacc, ns, c1) = (
+        flag("--stamped"),
+        flag("--wsacc"),
+        flag("--ns"),
+        flag("--c1"),
+    );
+    a.retain(|x| !x.starts_with("--"));
     let arg = |i: usize, d: &str| a.get(i).cloned().unwrap_or_else(|| d.to_string());
     let num = |i: usize, d: i64| arg(i, "").parse().unwrap_or(d);
     let (xb, nlb, nsb, t0, t1) = (num(2, 32), num(3, 2), num(4, 1), num(5, 10), num(6, 12));
@@ -95,7 +106,10 @@ fn main() {
         ],
         grid: 1,
     };
-    let text = if stamped {
+    let text = if wsacc {
+        let sass = calibrate::datafile::read_text(std::path::Path::new(WSACC_SASS)).unwrap();
+        calibrate::stream_twin::ws_segments_twin_text(&c, &sass, !ns, c1).unwrap()
+    } else if stamped {
         let sass = calibrate::datafile::read_text(std::path::Path::new(STAMPED_SASS)).unwrap();
         calibrate::stream_twin::stamped_twin_text(&c, &sass).unwrap()
     } else {

@@ -31,6 +31,7 @@ pub mod stream_twin;
 pub use families::gaps_sts;
 pub mod twins;
 pub mod validation;
+pub mod ws_segments;
 
 pub use schema::{Benchmark, Measurement, Provenance};
 

@@ -109,7 +109,11 @@ impl Role {
             && match self {
                 Role::Pipelined | Role::Compute => has("LDS"),
                 Role::Load => has("UTMALDG") && !has("LDS"),
-                Role::Store => has("UTMASTG") && !has("LDS"),
+                // `wshold/`'s `ew_ws_acc_ns` stores nothing: its store warp's loop waits
+                // and releases
+                Role::Store => {
+                    (has("UTMASTG") || has("SYNCS.ARRIVE")) && !has("LDS") && !has("UTMALDG")
+                }
             }
     }
 }
@@ -132,19 +136,27 @@ pub enum Build<'a> {
     /// `data/gaps/tploop/`'s `ew_tma_pipelined_acc`: nine clock reads a tile, made by
     /// every lane on every tile (no branch), each segment summed in a register.
     Segments(&'a str),
+    /// `data/gaps/wshold/`'s `ew_ws_acc` (`store`) or `ew_ws_acc_ns` (not `store`: the
+    /// store warp releases each buffer at once, no bulk store): the warp-specialized
+    /// kernel with eight clock reads a tile in each compute warp, made by every lane on
+    /// every tile (no branch); the load and store warps unstamped.
+    WsSegments { sass: &'a str, store: bool },
 }
 
 impl Build<'_> {
-    fn suffix(self) -> &'static str {
+    /// The SASS function of this build that `role` runs.
+    fn function(self, role: Role) -> String {
         match self {
-            Build::Stamped(_) => "_st",
-            Build::Segments(_) => "_acc",
+            Build::Stamped(_) => format!("{}_st", role.sass_function()),
+            Build::Segments(_) => format!("{}_acc", role.sass_function()),
+            Build::WsSegments { store: true, .. } => "ew_ws_acc".into(),
+            Build::WsSegments { store: false, .. } => "ew_ws_acc_ns".into(),
         }
     }
 
     fn text(&self) -> &str {
         match self {
-            Build::Stamped(t) | Build::Segments(t) => t,
+            Build::Stamped(t) | Build::Segments(t) | Build::WsSegments { sass: t, .. } => t,
         }
     }
 }
@@ -233,7 +245,9 @@ fn fork(
         None => (&PLAIN_BRANCHES, ""),
         Some(Build::Stamped(_)) => (&STAMPED_BRANCHES, " (stamped)"),
         Some(Build::Segments(_)) => (&SEGMENTS_BRANCHES, " (segments)"),
+        Some(Build::WsSegments { .. }) => (&PLAIN_BRANCHES, " (ws segments)"),
     };
+    let ws_acc = matches!(build, Some(Build::WsSegments { store: true, .. }));
     let taken = |b: bool| if b { Fork::Jump } else { Fork::Fall };
     Ok(match (role, addr) {
         (Role::Pipelined, a) if b.thread0.contains(&a) => Fork::Region(THREAD0.into()),
@@ -244,6 +258,9 @@ fn fork(
         (Role::Store, 0x0db0) if build.is_none() => taken(s.nsb >= 2),
         // with two store buffers, the first tile releases nothing
         (Role::Store, 0x0e20) if build.is_none() => Fork::Region("t > 0".into()),
+        // `ew_ws_acc`'s store warp: the same two branches (`wshold/`'s SASS)
+        (Role::Store, 0x0de0) if ws_acc => taken(s.nsb >= 2),
+        (Role::Store, 0x0e50) if ws_acc => Fork::Region("t > 0".into()),
         _ => {
             return Err(format!(
                 "{role:?}{name}: no rule for the branch at {addr:#x}"
@@ -395,6 +412,9 @@ struct Lines<'a> {
     ldg_seen: usize,
     waits_seen: usize,
     arrives_seen: usize,
+    /// The store warp stores nothing and releases each buffer as it fills (`wshold/`'s
+    /// `ew_ws_acc_ns`), whatever NSB.
+    releases_at_once: bool,
 }
 
 impl Lines<'_> {
@@ -485,6 +505,9 @@ impl Lines<'_> {
             // the generator's arrive in this branch of the role
             // (the store warp's loop has one, whichever NSB's branch it is in)
             self.arrives_seen += 1;
+            if self.role == Role::Store && self.releases_at_once {
+                return Ok(Some("SYNCS.ARRIVE.TRANS64 c_empty[t % NSB]".into()));
+            }
             let k = if self.role == Role::Compute {
                 self.arrives_seen - 1
             } else {
@@ -575,7 +598,7 @@ fn loop_body(
     build: Option<Build>,
 ) -> Result<String, String> {
     let func = match build {
-        Some(b) => format!("{}{}", role.sass_function(), b.suffix()),
+        Some(b) => b.function(role),
         None => role.sass_function().to_string(),
     };
     let lines = sass_listing(build.as_ref().map_or(STREAM_SASS, |b| b.text()), &func);
@@ -600,6 +623,7 @@ fn loop_body(
         ldg_seen: 0,
         waits_seen: 0,
         arrives_seen: 0,
+        releases_at_once: matches!(build, Some(Build::WsSegments { store: false, .. })),
     };
     let mut out = String::new();
     let mut depth = indent;
@@ -709,6 +733,59 @@ pub fn segments_twin_text(c: &LibraryCase, sass: &str) -> Result<String, String>
     twin_text(c, Some(Build::Segments(sass)))
 }
 
+/// The twin of `data/gaps/wshold/`'s `ew_ws_acc` (`store`) or `ew_ws_acc_ns` from its
+/// SASS dump `sass`: the warp-specialized kernel with eight clock reads a tile in each
+/// compute warp (`FMNMX`, as in `stamped_twin_text`); with `store_half` its store
+/// buffer(s) at 128 KiB, the other half of shared memory from the load buffers (the
+/// run's `cpos` 1), as a region declared before `sC` fills the space below
+/// (`ws_segments.rs`). warp-specialized, NLB * 2 * TB at most 128 KiB.
+pub fn ws_segments_twin_text(
+    c: &LibraryCase,
+    sass: &str,
+    store: bool,
+    store_half: bool,
+) -> Result<String, String> {
+    if c.schedule != "warp-specialized" {
+        return Err(format!(
+            "{}: no ws segments twin (warp-specialized only)",
+            c.schedule
+        ));
+    }
+    let text = twin_text(c, Some(Build::WsSegments { sass, store }))?;
+    if !store_half {
+        return Ok(text);
+    }
+    let half: i64 = 128 * 1024;
+    let below = 2 * c.get("NUM_LOAD_BUFFERS") * c.get("XBLOCK") * c.get("YBLOCK") * 4;
+    if below > half {
+        return Err(format!("the load buffers ({below} bytes) pass 128 KiB"));
+    }
+    if below == half {
+        return Ok(text);
+    }
+    let pad = half - below;
+    let sc = text
+        .lines()
+        .find(|l| l.starts_with("shared sC "))
+        .ok_or("the twin declares no sC")?;
+    let smem = text
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("smem="))
+        .and_then(|v| v.parse::<i64>().ok())
+        .ok_or("the twin's launch sets no smem")?;
+    Ok(text
+        .replacen(
+            &format!("{sc}\n"),
+            &format!("shared below_sC size={pad}\n{sc}\n"),
+            1,
+        )
+        .replacen(
+            &format!(" smem={smem} "),
+            &format!(" smem={} ", smem + pad),
+            1,
+        ))
+}
+
 fn twin_text(c: &LibraryCase, build: Option<Build>) -> Result<String, String> {
     let text = traces::generate(c.family, &c.schedule, &c.params)?.to_string();
     let tile = c.get("XBLOCK") * c.get("YBLOCK") * 4;
@@ -797,9 +874,9 @@ pub const SEGMENTS: [&str; 9] = [
 ];
 
 /// Each warp's clock reads' (`FMNMX`) issue cycles, CTA 0.
-struct ClockReads {
-    roles: Vec<Vec<bool>>,
-    by_warp: std::collections::BTreeMap<u32, Vec<u64>>,
+pub(crate) struct ClockReads {
+    pub(crate) roles: Vec<Vec<bool>>,
+    pub(crate) by_warp: std::collections::BTreeMap<u32, Vec<u64>>,
 }
 
 impl sim_core::sink::Sink for ClockReads {

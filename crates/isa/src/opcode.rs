@@ -213,6 +213,7 @@ ops! {
     Bra = "BRA", Branch, ResultLatency::None, ["U", "DIV"];
     Exit = "EXIT", Branch, ResultLatency::None, [];
     Nop = "NOP", Branch, ResultLatency::None, [];
+    Bssy = "BSSY", Branch, ResultLatency::None, [];
     Uldc = "ULDC", Uniform, Fixed(FixedClass::Alu), ["64", "U8", "S8", "U16", "S16"];
     Ldc = "LDC", Mio, Variable(Short), ["64", "U8", "S8", "U16", "S16"];
     Umov = "UMOV", Uniform, Fixed(FixedClass::Alu), ["64"];
@@ -841,6 +842,11 @@ pub const FORMS: &[Form] = &[
     none(Op::Fence, "FENCE"),
     none(Op::Membar, "MEMBAR"),
     none(Op::Exit, "EXIT"),
+    // The SASS's `BSSY` (a convergence barrier set up for a branch that may diverge):
+    // the next `BRA` of its block branches on a per-thread predicate
+    // (`per_thread_branch_cycles`); where ptxas proved the predicate warp-uniform it
+    // wrote no BSSY.
+    none(Op::Bssy, "BSSY"),
     // `lanes=N`: the NOP stands for the BSYNC that ends a region N lanes ran (the
     // others parked at it), which rejoins them (`bsync_rejoin_cycles`)
     Form {

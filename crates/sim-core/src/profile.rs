@@ -412,6 +412,15 @@ timing! {
         /// predicate's stall count (`data/gaps/tploop/`, its twin 23.2 at 13); one warp's
         /// back-to-back skipped slots read 15.2 (`data/gaps/diverge/`, `k_slots`).
         taken_branch_cycles: whole => "cycles",
+        /// What a taken branch on a per-thread predicate adds to `taken_branch_cycles`:
+        /// the branch a `BSSY` opened a convergence region for (ptxas writes none where
+        /// it proved the predicate warp-uniform), when its warp takes it whole. H100
+        /// (8): one warp's 656-byte FMUL loop with such a branch taken by every lane runs
+        /// 17 cycles a trip over its stall counts (the BSSY's and the BSYNC's counted),
+        /// the 624-byte loop with a uniform branch 9, over 256 bytes to 4 KiB alike
+        /// (`data/gaps/brdist/` item 3). A region some lanes run costs its rejoin
+        /// instead (`bsync_rejoin_cycles`).
+        per_thread_branch_cycles: whole => "cycles",
         /// A loop's back branch over more code than this (its `bytes=`, the branch's
         /// distance to its target as compiled) misses the SM's nearest instruction cache
         /// every trip: its target's fetch begins at the branch's issue, not two

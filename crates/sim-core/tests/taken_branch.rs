@@ -172,3 +172,66 @@ fn a_branch_distance_that_is_not_one_is_an_error() {
         assert!(err.contains("bytes="), "bytes={bad}: {err}");
     }
 }
+
+/// A branch a `BSSY` opened a convergence region for (a per-thread predicate, as ptxas
+/// writes it), taken by its warp whole, has its target issue `per_thread_branch_cycles`
+/// after a uniform one's (`data/gaps/brdist/` item 3: 17 cycles a trip over the stall
+/// counts against 9). `FADD; BSSY; BRA; FADD` a trip, one warp: FADD at f, BSSY at f + 1,
+/// the branch at f + 2, the second FADD at f + 2 + 13 + 8 (the fetch begun two
+/// instructions before the branch, at f, ends at f + 12), the next trip's FADD a cycle
+/// later: 3 + 13 + 8 = 24 cycles a trip; EXIT at 24 n, the warp retired a cycle later.
+#[test]
+fn a_taken_branch_on_a_per_thread_predicate_redirects_later() {
+    let n = 40u64;
+    let src = |region: &str| {
+        format!(
+            "kernel k\nlaunch cta_threads=32 regs=64 smem=0 grid=1\npred P1 = 0\nrole main warps=0..0\n  loop i 0..{n}\n    FADD R1, R2, R3\n{region}    FADD R4, R5, R6\n  EXIT\n"
+        )
+    };
+    let p = h100_with(13.0);
+    let (taken, per_thread) = (
+        p.t.taken_branch_cycles as u64,
+        p.t.per_thread_branch_cycles as u64,
+    );
+    assert_eq!((taken, per_thread), (13, 8), "the measured figures");
+    assert!(p.t.branch_target_cycles < 3.0 + 13.0);
+    assert_eq!(
+        cycles(&src("    BSSY\n    BRA\n"), &p),
+        n * (3 + taken + per_thread) + 1
+    );
+    // the same slot without the BSSY (a NOP): a uniform branch
+    assert_eq!(cycles(&src("    NOP\n    BRA\n"), &p), n * (3 + taken) + 1);
+    // not taken (its guard false): its slot only, as a uniform branch's
+    assert_eq!(
+        cycles(&src("    BSSY\n    @P1 BRA\n"), &p),
+        cycles(&src("    NOP\n    @P1 BRA\n"), &p)
+    );
+    // the BSSY's region closed (its BSYNC, `NOP lanes=`) before the branch: uniform
+    assert_eq!(
+        cycles(&src("    BSSY\n    NOP lanes=32\n    BRA\n"), &p),
+        cycles(&src("    NOP\n    NOP\n    BRA\n"), &p)
+    );
+    // only the first branch after the BSSY is its region's
+    assert_eq!(
+        cycles(
+            &src("    BSSY\n    BRA\n    FADD R7, R8, R9\n    BRA\n"),
+            &p
+        ),
+        n * (3 + taken + per_thread + 1 + taken) + 1
+    );
+}
+
+/// A BSSY takes no operand in the kernel format (the SASS's `B0, target` are the
+/// region's, which the format's blocks say): the validator names it.
+#[test]
+fn a_bssy_with_operands_is_an_error() {
+    let text = "kernel k\nlaunch cta_threads=32 regs=64 smem=0 grid=1\nrole main warps=0..0\n  BSSY B0, 0x1340\n  BRA\n  EXIT\n";
+    let k = isa::parse_kernel(text).unwrap_or_else(|e| panic!("{}", e.render("test", text)));
+    let diags = isa::validate::validate(&k);
+    assert!(
+        diags.iter().any(|d| format!("{d:?}").contains("BSSY")),
+        "{diags:?}"
+    );
+    let ok = text.replace("BSSY B0, 0x1340", "BSSY");
+    assert!(isa::validate::validate(&isa::parse_kernel(&ok).unwrap()).is_empty());
+}

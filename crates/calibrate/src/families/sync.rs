@@ -144,10 +144,59 @@ fn barsync(bench: &str, warps: u32) -> Twin {
     }
 }
 
+/// One iteration of `lat_mbar_pingpong`'s loop as each warp runs it (micro.cu; its SASS in
+/// `MICRO_SASS`, 0x280 to 0x5a0, with every instruction's stall count): the loop head
+/// (ISETP, VIADD, YIELD, ULDC, BSSY, ISETP) and the branch on the warp, then ping arrives on
+/// b0 and waits on b1, pong waits on b0 and arrives on b1, each wait's success branch over
+/// its spin (the engine's TRYWAIT suspends), the BSYNCs, the parity's LOP3 and the back
+/// branch. YIELD, BSSY and BSYNC are NOPs with their counts, ULDC an ALU slot. The twin used
+/// to be the two synchronization instructions alone, so `lat_mbarrier_wake` held this path
+/// too (102 cycles), which the gemm twins, running their own SASS path, then paid twice:
+/// `data/gaps/hgmma/` (ties3) measured the ws producer's wake 85 to 88 cycles from the
+/// consumer's clock read before its arrive to the producer's after its wait, where the twin
+/// of the same code gave 142.
+const PINGPONG_PATH: [&str; 2] = [
+    "    ISETP.NE.AND P0, PT, R0, RZ, PT
+    IADD3 R10, R10, RZ
+    NOP stall=5
+    IADD3 R11, RZ, RZ
+    NOP
+    ISETP.NE.AND P1, PT, R10, R11, PT, stall=4
+    @UP5 BRA stall=9
+    IADD3 R6, R5, RZ
+    SYNCS.ARRIVE.TRANS64 b[0], stall=3
+    SYNCS.PHASECHK.TRANS64.TRYWAIT b[1], parity=i & 1, stall=2
+    @UP5 BRA stall=5
+    NOP stall=5
+    IADD3 R5, R5, RZ
+    @!P1 BRA stall=6
+",
+    "    ISETP.NE.AND P0, PT, R0, RZ, PT
+    IADD3 R10, R10, RZ
+    NOP stall=5
+    IADD3 R11, RZ, RZ
+    NOP
+    ISETP.NE.AND P1, PT, R10, R11, PT, stall=4
+    @UP0 BRA stall=9
+    IADD3 R6, R5, RZ
+    NOP stall=3
+    SYNCS.PHASECHK.TRANS64.TRYWAIT b[0], parity=i & 1, stall=2
+    @UP5 BRA stall=5
+    NOP stall=5
+    SYNCS.ARRIVE.TRANS64 b[1]
+    @UP5 BRA stall=5
+    NOP stall=5
+    IADD3 R5, R5, RZ
+    @!P1 BRA stall=6
+",
+];
+
 fn mbar_pingpong(bench: &str, per: f64) -> Twin {
     let src = format!(
-        "{}mbarrier b[2] count=1\nrole ping warps=0..0\n  loop i 0..{{N}}\n    SYNCS.ARRIVE.TRANS64 b[0]\n    SYNCS.PHASECHK.TRANS64.TRYWAIT b[1], parity=i & 1\n  EXIT\nrole pong warps=1..1\n  loop i 0..{{N}}\n    SYNCS.PHASECHK.TRANS64.TRYWAIT b[0], parity=i & 1\n    SYNCS.ARRIVE.TRANS64 b[1]\n  EXIT\n",
-        header("mbar_pingpong", 64, 32, 0, 1)
+        "{}mbarrier b[2] count=1\npred UP0 = 0\npred UP5 = 1\nrole ping warps=0..0\n  loop i 0..{{N}}\n{}  EXIT\nrole pong warps=1..1\n  loop i 0..{{N}}\n{}  EXIT\n",
+        header("mbar_pingpong", 64, 32, 0, 1),
+        PINGPONG_PATH[0],
+        PINGPONG_PATH[1]
     );
     Twin {
         bench: bench.into(),
@@ -159,8 +208,10 @@ fn mbar_pingpong(bench: &str, per: f64) -> Twin {
             hi: 320,
             per,
         },
-        what: "two warps hand an mbarrier phase back and forth (arrive, the other's wait returns)"
-            .into(),
+        what:
+            "two warps hand an mbarrier phase back and forth (arrive, the other's wait returns), \
+               each running its loop's SASS path"
+                .into(),
     }
 }
 
@@ -219,4 +270,41 @@ pub(crate) fn twins(v: &mut Vec<Twin>) {
     v.push(mbar_pingpong("lat.mbarrier.arrive_to_wait", 2.0));
     v.push(mbar_self("lat.mbarrier.self_arrive_wait"));
     v.push(mbar_probe("lat.mbarrier.probe_completed"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ping-pong's round trip is two wakes and the two warps' loop paths, which do not
+    /// depend on the wake: each cycle of `lat_mbarrier_wake` is two of the round trip, and
+    /// the profile's value reproduces the measured round trip (the median over the
+    /// committed GPUs) within the fit's tolerance.
+    #[test]
+    fn pingpong_round_trip_is_two_wakes_and_the_path() {
+        let t = mbar_pingpong("lat.mbarrier.pingpong_roundtrip", 1.0);
+        let p = sim_core::Profile::builtin("h100").unwrap();
+        let at = |w: f64| {
+            let mut q = p.clone();
+            q.set("lat_mbarrier_wake", w).unwrap();
+            t.eval(&q).unwrap()
+        };
+        let path = at(60.0) - 120.0;
+        for w in [40.0, 73.0, 110.0] {
+            assert_eq!(at(w), 2.0 * w + path, "wake {w}");
+        }
+        // The path is at least the stall counts from each wake to that warp's arrive:
+        // pong's BRA and BSYNC (5 + 5), ping's BRA, BSYNC, LOP3, back branch, loop head,
+        // its forward branch (at its count 9) and SHF (5 + 5 + 1 + 6 + 1 + 1 + 5 + 1 + 1 +
+        // 4 + 9 + 1).
+        assert!(path >= 50.0, "path {path}");
+        let (m, _) =
+            crate::across::median_data(&crate::workspace_path(crate::DATA_DIR), None).unwrap();
+        let measured = m.get("lat.mbarrier.pingpong_roundtrip").unwrap().median;
+        let sim = t.eval(&p).unwrap();
+        assert!(
+            (sim / measured - 1.0).abs() < 0.005,
+            "simulated {sim} against measured {measured}"
+        );
+    }
 }

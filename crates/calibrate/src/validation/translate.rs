@@ -421,8 +421,9 @@ impl RegMap {
 ///   (`lat_s2ur`: S2UR's timing into the vector register that holds its uniform
 ///   destination), both a scoreboard (data/gaps/sreg/: 25 and 31 cycles into a
 ///   dependent use).
-/// - no register result (BSSY, BSYNC, WARPSYNC, YIELD, NOP, FENCE): `NOP`; a branch:
-///   `BRA` (both one issue slot).
+/// - no register result (BSYNC, WARPSYNC, YIELD, NOP, FENCE): `NOP`; a branch: `BRA`;
+///   a `BSSY`: itself, which makes the next branch a per-thread one
+///   (`per_thread_branch_cycles`) (all one issue slot).
 ///
 /// Guards stay (the engine issues a guarded instruction whatever the predicate, and
 /// waits for the predicate as for a source).
@@ -453,8 +454,8 @@ pub(crate) fn translate_scalar(ins: &str, m: &RegMap) -> String {
         }
         v.join(", ")
     };
-    if base == "BRA" {
-        return format!("{guard}BRA");
+    if base == "BRA" || base == "BSSY" {
+        return format!("{guard}{base}");
     }
     let Some(d) = sc.dest.first().copied() else {
         return format!("{guard}NOP");
@@ -642,7 +643,7 @@ mod tests {
         );
         assert_eq!(translate_scalar("MUFU.RCP R6, R6", &m), "MUFU.RCP R6, R6");
         assert_eq!(translate_scalar("I2F.RP R6, UR10", &m), "I2F R6, R160");
-        assert_eq!(translate_scalar("BSSY B0, 0x1340", &m), "NOP");
+        assert_eq!(translate_scalar("BSSY B0, 0x1340", &m), "BSSY");
         // special-register reads keep their register and scoreboard; S2UR's uniform
         // destination moves with the other uniform registers and keeps S2UR's timing
         assert_eq!(

@@ -159,7 +159,14 @@ impl<'a, S: Sink> Engine<'a, S> {
         let fetched = if d.op == Op::Bra && !off {
             let f = self.warps[slot as usize].issued_before + self.t.branch_target_cycles as u64;
             if d.loop_tail.is_none() && !d.after_probe {
-                f.max(self.now + self.t.taken_branch_cycles as u64)
+                // (a branch on a per-thread predicate, the one a BSSY opened a region
+                // for, redirects later: `per_thread_branch_cycles`, `data/gaps/brdist/`)
+                let per_thread = if d.per_thread {
+                    self.t.per_thread_branch_cycles as u64
+                } else {
+                    0
+                };
+                f.max(self.now + self.t.taken_branch_cycles as u64 + per_thread)
             } else if d.loop_tail.is_some()
                 && d.branch_bytes != 0
                 && d.branch_bytes.unsigned_abs() as f64 > self.t.icache_l0_bytes

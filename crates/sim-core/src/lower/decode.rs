@@ -167,6 +167,7 @@ impl<'k> Lowerer<'k> {
             short_result: (0, WarpState::Wait),
             loop_tail: None,
             after_probe: false,
+            per_thread: false,
             branch_bytes: self.branch_bytes(i)?,
             stall: match self.key(i, "stall")? {
                 None => 1,
@@ -476,7 +477,7 @@ impl<'k> Lowerer<'k> {
                 d.n = self.need_key(i, "lanes")?;
                 Rejoin
             }
-            Op::Bra | Op::Nop | Op::Setmaxnreg | Op::Tmemdealloc => Plain,
+            Op::Bra | Op::Nop | Op::Bssy | Op::Setmaxnreg | Op::Tmemdealloc => Plain,
             _ => Compute,
         };
         srcs.sort_unstable();

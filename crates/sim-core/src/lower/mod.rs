@@ -265,6 +265,11 @@ pub struct DInstr {
     /// branch on every wait while its twin is a bare TRYWAIT), so it pays no
     /// `taken_branch_cycles` of its own.
     pub after_probe: bool,
+    /// A branch on a per-thread predicate: the first `BRA` after a `BSSY` in its block
+    /// (ptxas sets up a convergence barrier before a branch that may diverge, none where
+    /// it proved the predicate warp-uniform). Taken, its target comes
+    /// `per_thread_branch_cycles` later than a uniform branch's (`data/gaps/brdist/`).
+    pub per_thread: bool,
     /// A branch's distance to its target in bytes as compiled (`BRA bytes=N`; 0 where not
     /// given): a loop's back branch over more than `icache_l0_bytes` misses the nearest
     /// instruction cache (`data/gaps/brdist/`).
@@ -698,6 +703,21 @@ pub fn lower(k: &Kernel, banks: u32, ports: u32, penalty: u32) -> Result<Program
                     after_wait = d.kind == Kind::MbarWait;
                 }
                 _ => after_wait = false,
+            }
+        }
+        // the branch a BSSY opens its region for: the next BRA before the block ends
+        // (a loop or `if` boundary) or the region rejoins (`NOP lanes=`, its BSYNC)
+        let mut opened = false;
+        for n in rc.code.iter_mut() {
+            match n {
+                Node::Instr(d) if d.op == Op::Bssy => opened = true,
+                Node::Instr(d) if d.op == Op::Bra => {
+                    d.per_thread = opened;
+                    opened = false;
+                }
+                Node::Instr(d) if d.kind == Kind::Rejoin => opened = false,
+                Node::Instr(_) => {}
+                _ => opened = false,
             }
         }
         for n in rc.code.iter_mut() {
