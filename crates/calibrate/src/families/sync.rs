@@ -201,7 +201,13 @@ fn mbar_pingpong(bench: &str, per: f64) -> Twin {
     Twin {
         bench: bench.into(),
         group: "sync",
-        params: &["lat_mbarrier_wake", "sync_issue_interval"],
+        // the path's ALU slots and its branches' target fetch too
+        params: &[
+            "lat_mbarrier_wake",
+            "sync_issue_interval",
+            "lat_alu",
+            "branch_target_cycles",
+        ],
         method: Method::Slope {
             src,
             lo: 64,
