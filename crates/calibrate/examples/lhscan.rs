@@ -1,6 +1,8 @@
 //! The latency-hiding validation twins against every committed GPU run:
 //! `lhscan [l1|l2] [name=value ...]` prints, per K and WARPS, the simulated cycles per
-//! iteration, the five runs' min and max, and the error against the scored run.
+//! iteration, the five runs' min and max, and the error against the scored run (`LHK=16
+//! LHW=16` in the environment: that K and WARPS only); `lhscan probe [name=value ...]`
+//! the chase of `gap.l1_spread` (data/gaps) by warps, cycles a step and a line.
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let level = a.get(1).cloned().unwrap_or_else(|| "l1".into());

@@ -951,3 +951,40 @@ extern "C" __global__ void gap_l1_spread(const char* base, u64 region, u64 lane_
   }
   sink[i] = p;
 }
+
+// gap_l1_hide_kK (data/gaps/l1hide): the latency-hiding validation kernel
+// (validation.cu's VH_CHASE, ld.global.f32: through L1) at more K, each warp starting
+// its walk `stagger * warp` lines into its lanes' 8-line cycles (stagger 0: the
+// validation kernel's walk, every warp on the same line of its lanes at a step).
+#define GAP_L1_HIDE(NAME, K)                                                                          \
+  extern "C" __global__ void __launch_bounds__(1024, 1) NAME(const char* P, int iters, int lines,      \
+                                                             float r2, float r3, int stagger,          \
+                                                             u64* times, float* sink) {                \
+    const char* mine = P + (u64)threadIdx.x * lines * 128;                                            \
+    const char* end = mine + (u64)lines * 128;                                                         \
+    const char* q = mine + (u64)(((threadIdx.x / 32) * stagger) % lines) * 128;                        \
+    float r1 = 0.f;                                                                                    \
+    __syncthreads();                                                                                   \
+    u64 c0 = clk();                                                                                    \
+    _Pragma("unroll 1") for (int i = 0; i < iters; ++i) {                                              \
+      asm volatile("ld.global.f32 %0, [%1];" : "=f"(r1) : "l"(q) : "memory");                          \
+      _Pragma("unroll") for (int j = 0; j < K; ++j)                                                    \
+          asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(r1) : "f"(r2), "f"(r3));                    \
+      q += 128;                                                                                        \
+      if (q == end) q = mine;                                                                          \
+    }                                                                                                  \
+    u64 c1 = clk();                                                                                    \
+    if ((threadIdx.x & 31) == 0) {                                                                     \
+      times[2 * (threadIdx.x / 32)] = c0;                                                              \
+      times[2 * (threadIdx.x / 32) + 1] = c1;                                                          \
+    }                                                                                                  \
+    sink[threadIdx.x] = r1;                                                                            \
+  }
+GAP_L1_HIDE(gap_l1_hide_k1, 1)
+GAP_L1_HIDE(gap_l1_hide_k4, 4)
+GAP_L1_HIDE(gap_l1_hide_k8, 8)
+GAP_L1_HIDE(gap_l1_hide_k12, 12)
+GAP_L1_HIDE(gap_l1_hide_k16, 16)
+GAP_L1_HIDE(gap_l1_hide_k20, 20)
+GAP_L1_HIDE(gap_l1_hide_k24, 24)
+GAP_L1_HIDE(gap_l1_hide_k32, 32)

@@ -355,6 +355,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
             r.section("gaps.shape_stream", Runner::gaps_shape_stream);
             r.section("gaps.ctx", Runner::gaps_ctx);
             r.section("gaps.l1_spread", Runner::gaps_l1_spread);
+            r.section("gaps.l1hide", Runner::gaps_l1hide);
         }
         // Opt-in (`--only map.hbm`, `--only tp.own_lines`): exploratory, not fitted.
         if opts.only.iter().any(|o| o.starts_with("map.hbm")) {
@@ -450,6 +451,7 @@ pub(crate) fn kernel_names(text: &str) -> Vec<String> {
             ("UNI_LAT(", 0),
             ("CHASE_OWN(", 0),
             ("TC_MMA_LAT(", 0),
+            ("GAP_L1_HIDE(", 0),
         ] {
             if let Some(rest) = line.strip_prefix(mac)
                 && let Some(end) = rest.find(',')
@@ -697,6 +699,16 @@ mod tests {
             kernel_names(&sources::singe_source(60)),
             ["sv_data_parallel_n60", "sv_warp_specialized_n60"]
         );
+    }
+
+    #[test]
+    fn the_l1hide_kernels_are_found_in_the_gaps_source() {
+        let names = kernel_names(&crate::families::gaps::source());
+        for k in [1, 4, 8, 12, 16, 20, 24, 32] {
+            let n = format!("gap_l1_hide_k{k}");
+            assert!(names.contains(&n), "{n}");
+        }
+        assert!(!names.iter().any(|n| n == "NAME"));
     }
 
     #[test]

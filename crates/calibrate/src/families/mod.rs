@@ -10,6 +10,7 @@ pub(crate) mod copy;
 pub(crate) mod gaps;
 mod gaps_const;
 mod gaps_ctx;
+mod gaps_l1hide;
 mod gaps_shape;
 pub mod gaps_sts;
 pub mod gaps_twins;
