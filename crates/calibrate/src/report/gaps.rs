@@ -186,4 +186,65 @@ mod tests {
             ]
         );
     }
+
+    /// The places the items send a reader ("More: data/README.md, \"Report item 0\"",
+    /// "(data/gaps/hgmma/)") exist: each cited path under this crate, and each quoted
+    /// heading after a README as a heading or a bold row label of that file (`"X" there`:
+    /// the last file cited), so a renamed folder or heading fails here rather than in a reader's hands.
+    #[test]
+    fn every_pointer_names_what_exists() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<(usize, std::path::PathBuf)> = Vec::new();
+        let mut checked = 0;
+        let mut rest = SOURCE;
+        while let Some(at) = rest.find("data/") {
+            let tail = &rest[at..];
+            let end = tail
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "/._-".contains(c)))
+                .unwrap_or(tail.len());
+            let path = tail[..end].trim_end_matches('.');
+            let full = root.join(path);
+            assert!(
+                full.exists(),
+                "report/gaps.md cites {path}, which does not exist"
+            );
+            checked += 1;
+            if full.is_file() {
+                files.push((SOURCE.len() - tail.len(), full.clone()));
+            }
+            rest = &tail[end..];
+            let heading = rest
+                .strip_prefix(", \"")
+                .or_else(|| rest.strip_prefix(" there, \""))
+                .and_then(|h| h.split_once('"'));
+            if let Some((heading, _)) = heading {
+                assert!(full.is_file(), "{path}: a heading is cited in a folder");
+                assert_has_heading(&full, heading);
+            }
+        }
+        for (at, _) in SOURCE.match_indices("\" there") {
+            let open = SOURCE[..at].rfind('"').expect("an opening quote");
+            let (_, file) = files
+                .iter()
+                .rev()
+                .find(|(pos, _)| *pos < open)
+                .expect("a file cited before \"there\"");
+            assert_has_heading(file, &SOURCE[open + 1..at]);
+        }
+        assert!(
+            checked >= 10,
+            "only {checked} paths cited: the parser lost them"
+        );
+    }
+
+    fn assert_has_heading(file: &std::path::Path, heading: &str) {
+        let text = std::fs::read_to_string(file).expect("a cited README reads");
+        assert!(
+            text.lines()
+                .any(|l| (l.starts_with('#') && l.contains(heading))
+                    || l.contains(&format!("**{heading}**"))),
+            "{} has no heading or bold label \"{heading}\"",
+            file.display()
+        );
+    }
 }
