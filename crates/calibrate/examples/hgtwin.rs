@@ -206,9 +206,9 @@ fn issues(text: &str, p: &sim_core::Profile) {
     }
 }
 
-/// The plain kernels of `plain.cu`, `nodiv.cu` and `divs.cu` (no clock reads in the loop): label, schedule, consumer
-/// warpgroups, function.
-const PLAIN: [(&str, &str, u32, &str); 29] = [
+/// The plain kernels of `plain.cu` and `nodiv.cu` (no clock reads in the loop): label,
+/// schedule, consumer warpgroups, function.
+const PLAIN: [(&str, &str, u32, &str); 9] = [
     (
         "ws-wait1 nodiv",
         "ws-wait1",
@@ -253,134 +253,59 @@ const PLAIN: [(&str, &str, u32, &str); 29] = [
         1,
         "_Z14vg_static_v2_pILi1EEv5TmapTS0_iiiPyPfPi",
     ),
-    (
-        "divs none 2wg",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi0ELi0ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs none 1wg",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi0ELi0ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs P 2wg",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi1ELi0ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs P 1wg",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi1ELi0ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs H 2wg",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi0ELi1ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs H 1wg",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi0ELi1ELi0ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs R 2wg",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi0ELi0ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs R 1wg",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi0ELi0ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs HR 2wg",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi0ELi1ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs HR 1wg",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi0ELi1ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs PHR 2wg",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi1ELi1ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs PHR 1wg",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi1ELi1ELi1ELi0EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs none 2wg ST",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi0ELi0ELi0ELi1EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs none 1wg ST",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi0ELi0ELi0ELi1EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs H 2wg ST",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi0ELi1ELi0ELi1EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs H 1wg ST",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi0ELi1ELi0ELi1EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs R 2wg ST",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi0ELi0ELi1ELi1EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs R 1wg ST",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi0ELi0ELi1ELi1EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs PHR 2wg ST",
-        "ws-wait1",
-        2,
-        "_Z7vg_ws_vILi2ELi1ELi1ELi1ELi1EEv5TmapTS0_iiiPyPfPiPj",
-    ),
-    (
-        "divs PHR 1wg ST",
-        "ws-wait1",
-        1,
-        "_Z7vg_ws_vILi1ELi1ELi1ELi1ELi1EEv5TmapTS0_iiiPyPfPiPj",
-    ),
 ];
+
+/// `divs.cu`'s kernels, `vg_ws_v<WG, P, H, R, ST>`: ws-wait1 with `WG` consumer
+/// warpgroups and its divisions put back where the flag is 1 (P the producer's, H the
+/// consumers' head, R their release region; ST with clock stamps), as `run_divs.sh` builds
+/// them: label, schedule, consumer warpgroups, function.
+fn divs() -> Vec<(String, &'static str, u32, String)> {
+    let put_back = [
+        (0, 0, 0, 0),
+        (1, 0, 0, 0),
+        (0, 1, 0, 0),
+        (0, 0, 1, 0),
+        (0, 1, 1, 0),
+        (1, 1, 1, 0),
+        (0, 0, 0, 1),
+        (0, 1, 0, 1),
+        (0, 0, 1, 1),
+        (1, 1, 1, 1),
+    ];
+    let mut v = Vec::new();
+    for (pr, h, r, st) in put_back {
+        for wg in [2u32, 1] {
+            let mut which: String = [(pr, 'P'), (h, 'H'), (r, 'R')]
+                .iter()
+                .filter(|(on, _)| *on == 1)
+                .map(|(_, c)| *c)
+                .collect();
+            if which.is_empty() {
+                which = "none".into();
+            }
+            let stamped = if st == 1 { " ST" } else { "" };
+            v.push((
+                format!("divs {which} {wg}wg{stamped}"),
+                "ws-wait1",
+                wg,
+                format!("_Z7vg_ws_vILi{wg}ELi{pr}ELi{h}ELi{r}ELi{st}EEv5TmapTS0_iiiPyPfPiPj"),
+            ));
+        }
+    }
+    v
+}
 
 /// `HGTWIN_PLAIN=1 hgtwin PLAIN_SASS`: each plain kernel's twin at KT 16, 32 and 64, its
 /// k-step the slope from 32 to 64 and what is left at 64 (prologue and last wait), as
 /// `plain.cu` prints the GPU's.
 fn plain(dump: &str, p: &sim_core::Profile) {
     for pipe in [2, 4] {
-        for (label, sched, nwg, func) in PLAIN {
+        let kernels = PLAIN
+            .iter()
+            .map(|&(l, s, n, f)| (l.to_string(), s, n, f.to_string()))
+            .chain(divs());
+        for (label, sched, nwg, func) in kernels {
+            let (label, func) = (label.as_str(), func.as_str());
             // (each dump holds some of them: plain.cu's or nodiv.cu's)
             if !dump.contains(&format!("Function : {func}\n")) {
                 continue;

@@ -874,9 +874,9 @@ pub const SEGMENTS: [&str; 9] = [
 ];
 
 /// Each warp's clock reads' (`FMNMX`) issue cycles, CTA 0.
-pub(crate) struct ClockReads {
-    pub(crate) roles: Vec<Vec<bool>>,
-    pub(crate) by_warp: std::collections::BTreeMap<u32, Vec<u64>>,
+struct ClockReads {
+    roles: Vec<Vec<bool>>,
+    by_warp: std::collections::BTreeMap<u32, Vec<u64>>,
 }
 
 impl sim_core::sink::Sink for ClockReads {
@@ -908,6 +908,34 @@ impl sim_core::sink::Sink for ClockReads {
     }
 }
 
+/// Runs a stamped build's twin `text` (A and B in L2, as on the GPU): the run, and each
+/// warp's clock reads' (`FMNMX`) issue cycles in CTA 0, by warp. `what` names the twin
+/// in a parse error.
+pub(crate) fn run_clock_reads(
+    text: &str,
+    what: &str,
+    p: &Profile,
+) -> Result<
+    (
+        sim_core::RunResult,
+        std::collections::BTreeMap<u32, Vec<u64>>,
+    ),
+    String,
+> {
+    let k = isa::parse_kernel(text).map_err(|e| e.render(what, text))?;
+    let cfg = sim_core::RunConfig {
+        warm_l2: vec!["A".into(), "B".into()],
+        ..sim_core::RunConfig::default()
+    };
+    let mut s = ClockReads {
+        roles: Vec::new(),
+        by_warp: Default::default(),
+    };
+    let r =
+        sim_core::run_with(&k, p, &cfg, cfg.policy.build(), &mut s).map_err(|e| e.to_string())?;
+    Ok((r, s.by_warp))
+}
+
 /// The twin of `ew_tma_pipelined_acc` (`segments_twin_text`, the SASS dump `sass`) run
 /// for case `c` (its YNUMEL / YBLOCK tiles, A and B in L2): each warp's cycles in each
 /// of the `SEGMENTS`, summed over the tiles (the GPU's sums; the first read of the run
@@ -917,19 +945,9 @@ pub fn segment_sums(
     sass: &str,
     p: &Profile,
 ) -> Result<Vec<[f64; SEGMENTS.len()]>, String> {
-    let text = segments_twin_text(c, sass)?;
-    let k = isa::parse_kernel(&text).map_err(|e| e.render("segments twin", &text))?;
-    let cfg = sim_core::RunConfig {
-        warm_l2: vec!["A".into(), "B".into()],
-        ..sim_core::RunConfig::default()
-    };
-    let mut s = ClockReads {
-        roles: Vec::new(),
-        by_warp: Default::default(),
-    };
-    sim_core::run_with(&k, p, &cfg, cfg.policy.build(), &mut s).map_err(|e| e.to_string())?;
+    let (_, by_warp) = run_clock_reads(&segments_twin_text(c, sass)?, "segments twin", p)?;
     let tiles = c.get("YNUMEL") / c.get("YBLOCK");
-    s.by_warp
+    by_warp
         .values()
         .map(|reads| {
             let n = SEGMENTS.len();

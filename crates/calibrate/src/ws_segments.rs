@@ -13,7 +13,7 @@
 use sim_core::Profile;
 
 use crate::library::LibraryCase;
-use crate::stream_twin::{ClockReads, ws_segments_twin_text};
+use crate::stream_twin::{run_clock_reads, ws_segments_twin_text};
 use crate::twins::span;
 
 /// The eight segments of a compute warp's tile, each named by what ends at the clock
@@ -25,7 +25,13 @@ pub const WS_SEGMENTS: [&str; 8] = [
     "head", "wait", "adds", "arrive", "c_empty", "sts", "fence", "c_full",
 ];
 
-/// A tile whose tail (the fence and the `c_full` arrive, `WS_SEGMENTS[6..8]`) took more
+/// How many segments a tile has.
+const N: usize = WS_SEGMENTS.len();
+
+/// Where the tile's tail (the fence and the `c_full` arrive) begins in `WS_SEGMENTS`.
+const TAIL: usize = 6;
+
+/// A tile whose tail (`WS_SEGMENTS[TAIL..]`) took more
 /// than this many cycles counts as held (the GPU kernel's own count, `ws_acc_kernels.cu`).
 pub const HELD_CYCLES: f64 = 150.0;
 
@@ -35,16 +41,16 @@ pub const HELD_CYCLES: f64 = 150.0;
 #[derive(Clone, Debug)]
 pub struct WsRun {
     pub span: f64,
-    pub warps: Vec<(u32, Vec<[f64; 8]>)>,
+    pub warps: Vec<(u32, Vec<[f64; N]>)>,
 }
 
 impl WsRun {
     /// Per warp, the segment sums over the tiles.
-    pub fn sums(&self) -> Vec<(u32, [f64; 8])> {
+    pub fn sums(&self) -> Vec<(u32, [f64; N])> {
         self.warps
             .iter()
             .map(|(w, tiles)| {
-                let mut s = [0.0; 8];
+                let mut s = [0.0; N];
                 for t in tiles {
                     for (a, b) in s.iter_mut().zip(t) {
                         *a += b;
@@ -62,7 +68,7 @@ impl WsRun {
             .map(|(w, tiles)| {
                 let tails: Vec<f64> = tiles
                     .iter()
-                    .map(|t| t[6] + t[7])
+                    .map(|t| t[TAIL..].iter().sum::<f64>())
                     .filter(|&x| x > HELD_CYCLES)
                     .collect();
                 let mean = if tails.is_empty() {
@@ -87,37 +93,25 @@ pub fn ws_segment_run(
     p: &Profile,
 ) -> Result<WsRun, String> {
     let text = ws_segments_twin_text(c, sass, store, store_half)?;
-    let k = isa::parse_kernel(&text).map_err(|e| e.render("ws segments twin", &text))?;
-    let cfg = sim_core::RunConfig {
-        warm_l2: vec!["A".into(), "B".into()],
-        ..sim_core::RunConfig::default()
-    };
-    let mut s = ClockReads {
-        roles: Vec::new(),
-        by_warp: Default::default(),
-    };
-    let r =
-        sim_core::run_with(&k, p, &cfg, cfg.policy.build(), &mut s).map_err(|e| e.to_string())?;
+    let (r, by_warp) = run_clock_reads(&text, "ws segments twin", p)?;
     let tiles = (c.get("YNUMEL") / c.get("YBLOCK")) as usize;
-    let n = WS_SEGMENTS.len();
-    let warps = s
-        .by_warp
+    let warps = by_warp
         .iter()
         .map(|(&w, reads)| {
-            if reads.len() != n * tiles {
+            if reads.len() != N * tiles {
                 return Err(format!(
-                    "warp {w}: {} clock reads for {tiles} tiles, not {n} a tile",
+                    "warp {w}: {} clock reads for {tiles} tiles, not {N} a tile",
                     reads.len()
                 ));
             }
             let per = (0..tiles)
                 .map(|t| {
-                    let mut seg = [0.0; 8];
+                    let mut seg = [0.0; N];
                     for (j, x) in seg.iter_mut().enumerate().skip(1) {
-                        *x = (reads[n * t + j] - reads[n * t + j - 1]) as f64;
+                        *x = (reads[N * t + j] - reads[N * t + j - 1]) as f64;
                     }
                     if t + 1 < tiles {
-                        seg[0] = (reads[n * (t + 1)] - reads[n * t + n - 1]) as f64;
+                        seg[0] = (reads[N * (t + 1)] - reads[N * t + N - 1]) as f64;
                     }
                     seg
                 })
@@ -176,7 +170,7 @@ mod tests {
                     assert_eq!(text.contains("shared below_sC size=65536"), half);
                     let r = ws_segment_run(&c, &sass, store, half, &p).unwrap();
                     assert_eq!(r.warps.len(), 4);
-                    assert!(r.warps.iter().all(|(_, t)| t.len() == 8));
+                    assert!(r.warps.iter().all(|(_, t)| t.len() == 8), "eight tiles");
                 }
             }
         }

@@ -149,12 +149,12 @@ fn barsync(bench: &str, warps: u32) -> Twin {
 /// (ISETP, VIADD, YIELD, ULDC, BSSY, ISETP) and the branch on the warp, then ping arrives on
 /// b0 and waits on b1, pong waits on b0 and arrives on b1, each wait's success branch over
 /// its spin (the engine's TRYWAIT suspends), the BSYNCs, the parity's LOP3 and the back
-/// branch. YIELD, BSSY and BSYNC are NOPs with their counts, ULDC an ALU slot. The twin used
-/// to be the two synchronization instructions alone, so `lat_mbarrier_wake` held this path
-/// too (102 cycles), which the gemm twins, running their own SASS path, then paid twice:
-/// `data/gaps/hgmma/` (ties3) measured the ws producer's wake 85 to 88 cycles from the
-/// consumer's clock read before its arrive to the producer's after its wait, where the twin
-/// of the same code gave 142.
+/// branch. YIELD, BSSY and BSYNC are NOPs with their counts, ULDC an ALU slot. The path is
+/// here so that `lat_mbarrier_wake` is the wake alone: fitted on the two synchronization
+/// instructions by themselves it would hold the path too, which twins running their own
+/// SASS path (the gemm ws producer) would then pay twice (`data/gaps/hgmma/`: the
+/// producer's wake measures 85 to 88 cycles from the consumer's clock read before its
+/// arrive to the producer's after its wait).
 const PINGPONG_PATH: [&str; 2] = [
     "    ISETP.NE.AND P0, PT, R0, RZ, PT
     IADD3 R10, R10, RZ
