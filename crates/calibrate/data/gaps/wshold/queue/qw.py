@@ -26,7 +26,7 @@ for k in sorted(runs, key=lambda k: (k[6], k[5], k[0], k[1])):
     xb, n, op, nsts, pofs, fofs, poll, delay = k
     if op == 0:
         v = runs[k]
-        print(f"  {poll} {fofs:3d}K {xb:3d} {n} {xb * 512 * n:6d} | {med([r[0] for r in v]):6.0f} {med([r[1] for r in v]):6.0f} {med([r[2] for r in v]):6.0f}")
+        print(f"  {poll} {fofs:3d}K {xb:5d} {n} {xb % 1000 * 512 * n:6d} | {med([r[0] for r in v]):6.0f} {med([r[1] for r in v]):6.0f} {med([r[2] for r in v]):6.0f}")
 base = defaultdict(list)
 for k, v in runs.items():
     if k[1] == 0 and k[2] > 0:
