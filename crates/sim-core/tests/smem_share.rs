@@ -25,6 +25,9 @@ fn end_of(r: &RunResult, role: &str) -> u64 {
 fn h100_with(sets: &[(&str, f64)]) -> Profile {
     let mut p = Profile::builtin("h100").unwrap();
     p.set("sts_read_bytes_per_clk", 0.0).unwrap();
+    // the landing rule (a copy holds the queue while its bytes land), which these tests
+    // time; `smem_write_hold_from_turn` is timed by its own test below
+    p.set("smem_write_hold_from_turn", 0.0).unwrap();
     for (k, v) in sets {
         p.set(k, *v).unwrap();
     }
@@ -235,6 +238,7 @@ fn with_the_write_queue_only_stores_in_the_copys_half_wait_for_it() {
 fn with_the_store_path_an_sts_meets_the_landing_bytes_when_its_data_arrives() {
     let mut on = Profile::builtin("h100").unwrap();
     on.set("smem_write_queue", 1.0).unwrap();
+    on.set("smem_write_hold_from_turn", 0.0).unwrap();
     assert_eq!(on.t.sts_read_bytes_per_clk, 45.0);
     let off = h100_with(&[("smem_write_queue", 1.0)]);
     let alone = sim(&hold_src(1, false), &on);
