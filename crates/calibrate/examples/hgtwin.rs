@@ -396,6 +396,10 @@ fn stamps(dump: &str, p: &sim_core::Profile) {
                 print!("{text}");
                 continue;
             }
+            if std::env::var("HGTWIN_ISSUES").ok() == Some(format!("{name}.pipe_{pipe}")) {
+                issues(&text, p);
+                continue;
+            }
             let k = isa::parse_kernel(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
             let cfg = sim_core::RunConfig {
                 max_cycles: 400_000_000,
