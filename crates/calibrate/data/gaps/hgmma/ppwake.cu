@@ -36,7 +36,7 @@ DEV int mbar_wait(u32 bar, u32 parity) {
   }
   return 1;
 }
-template <int PLAIN, int DLY>
+template <int PLAIN, int DLY, int TOP = 0>
 __global__ void pp(int iters, u64* out, u32* st, int* err) {
   __shared__ __align__(8) u64 bars[2];
   u32 b0 = smaddr(&bars[0]), b1 = smaddr(&bars[1]);
@@ -47,18 +47,21 @@ __global__ void pp(int iters, u64* out, u32* st, int* err) {
   u32 ph = 0;
   u64 t0 = clk();
   for (int i = 0; i < iters; ++i) {
+    u32 e = TOP ? clk32() : 0;  // TOP: a read at the loop top too (st[2048 + 2 * i + warp])
     if (warp == 0) {
       u32 a = PLAIN ? 0 : clk32();
       mbar_arrive(b0);
       if (DLY) { u32 t = clk32(); while (clk32() - t < (u32)DLY) {} }
       if (!mbar_wait(b1, ph)) { err[0] = 1; return; }
       if (!PLAIN) { u32 d = clk32(); st[4 * i] = a; st[4 * i + 3] = d; }
+      if (TOP) st[2048 + 2 * i] = e;
     } else {
       if (!mbar_wait(b0, ph)) { err[0] = 2; return; }
       u32 b = PLAIN ? 0 : clk32();
       u32 c = PLAIN ? 0 : clk32();
       mbar_arrive(b1);
       if (!PLAIN) { st[4 * i + 1] = b; st[4 * i + 2] = c; }
+      if (TOP) st[2048 + 2 * i + 1] = e;
     }
     ph ^= 1;
   }
@@ -71,29 +74,34 @@ static double pct(std::vector<double> v, double p) { std::sort(v.begin(), v.end(
 static int idf(u32 x, u32 y) { return (int)(x - y); }
 int main() {
   u64* out; u32* st; int* err;
-  CK(cudaMalloc(&out, 64)); CK(cudaMalloc(&st, 4 * 4 * 512)); CK(cudaMalloc(&err, 4));
+  CK(cudaMalloc(&out, 64)); CK(cudaMalloc(&st, 4 * 4 * 1024)); CK(cudaMalloc(&err, 4));
   struct { const char* name; void (*f)(int, u64*, u32*, int*); } vs[] = {
-    {"plain", pp<1, 0>}, {"stamped", pp<0, 0>}, {"stamped, ping waits 200 after its arrive", pp<0, 200>}, {"plain, ping waits 200", pp<1, 200>}};
+    {"plain", pp<1, 0>}, {"stamped", pp<0, 0>}, {"stamped, ping waits 200 after its arrive", pp<0, 200>}, {"plain, ping waits 200", pp<1, 200>}, {"stamped, loop top read", pp<0, 0, 1>}};
   for (auto& v : vs) {
-    std::vector<double> slope, wp, pathp, wpi, pathpi, rt;
+    std::vector<double> slope, wp, pathp, wpi, pathpi, rt, dtop, topa, ptop;
     for (int r = 0; r < 8; ++r) {
       double sp[2];
       int its[2] = {64, 320};
       for (int q = 0; q < 2; ++q) {
-        cudaMemset(err, 0, 4); cudaMemset(st, 0, 4 * 4 * 512);
+        cudaMemset(err, 0, 4); cudaMemset(st, 0, 4 * 4 * 1024);
         v.f<<<1, 64>>>(its[q], out, st, err);
         CK(cudaDeviceSynchronize());
         u64 h; int he; cudaMemcpy(&h, out, 8, cudaMemcpyDeviceToHost); cudaMemcpy(&he, err, 4, cudaMemcpyDeviceToHost);
         if (he) printf("%s: timeout\n", v.name);
         sp[q] = (double)h;
         if (q == 1 && r > 0) {
-          std::vector<u32> s(4 * 320); cudaMemcpy(s.data(), st, 4 * 4 * 320, cudaMemcpyDeviceToHost);
+          std::vector<u32> s(4096); cudaMemcpy(s.data(), st, 4 * 4096, cudaMemcpyDeviceToHost);
           for (int i = 8; i + 1 < 312; ++i) {
             wp.push_back(idf(s[4 * i + 1], s[4 * i]));         // ping a -> pong b
             pathp.push_back(idf(s[4 * i + 2], s[4 * i + 1]));  // pong b -> c
             wpi.push_back(idf(s[4 * i + 3], s[4 * i + 2]));    // pong c -> ping d
             pathpi.push_back(idf(s[4 * i + 4], s[4 * i + 3])); // ping d -> next a
             rt.push_back(idf(s[4 * i + 4], s[4 * i]));
+            if (s[2048 + 2 * i + 2]) {
+              dtop.push_back(idf(s[2048 + 2 * (i + 1)], s[4 * i + 3]));  // ping d -> its next loop top
+              topa.push_back(idf(s[4 * i + 4], s[2048 + 2 * (i + 1)]));  // ping loop top -> a
+              ptop.push_back(idf(s[2048 + 2 * (i + 1) + 1], s[4 * i + 2]));  // pong c -> its next loop top
+            }
           }
         }
       }
@@ -103,6 +111,9 @@ int main() {
     if (wp.size())
       printf("  ping a -> pong b %.0f (p10 %.0f p90 %.0f); pong b -> c %.0f; pong c -> ping d %.0f (p10 %.0f p90 %.0f); ping d -> next a %.0f (p10 %.0f p90 %.0f); a -> a %.0f\n",
              med(wp), pct(wp, .1), pct(wp, .9), med(pathp), med(wpi), pct(wpi, .1), pct(wpi, .9), med(pathpi), pct(pathpi, .1), pct(pathpi, .9), med(rt));
+    if (dtop.size())
+      printf("  ping d -> loop top %.0f (p10 %.0f p90 %.0f); ping loop top -> a %.0f (p10 %.0f p90 %.0f); pong c -> loop top %.0f\n",
+             med(dtop), pct(dtop, .1), pct(dtop, .9), med(topa), pct(topa, .1), pct(topa, .9), med(ptop));
   }
   printf("# %s\n", cudaGetErrorString(cudaGetLastError()));
   return 0;
