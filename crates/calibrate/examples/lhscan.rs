@@ -12,6 +12,36 @@ fn main() {
             p.set(k, v.parse().unwrap()).unwrap();
         }
     }
+    if level == "text" {
+        let c = calibrate::validation::VCase {
+            bench: String::new(),
+            l1: true,
+            k: 16,
+            warps: 16,
+            iters: 4,
+        };
+        print!("{}", calibrate::validation::twin_text(&c, 4).unwrap());
+        return;
+    }
+    if level == "hide" {
+        // the 96 gap.l1hide points (data/gaps/l1hide): simulated against every launch
+        let m = calibrate::load_data(calibrate::validation::L1HIDE_DATA).unwrap();
+        let (mut sum, mut n) = (0.0, 0);
+        for pt in calibrate::validation::l1hide_points(&m) {
+            let s = calibrate::validation::simulate_l1hide(&pt, 64, &p).unwrap();
+            let e = (s / pt.median - 1.0) * 100.0;
+            sum += e.abs();
+            n += 1;
+            let lines = 32.0 * pt.warps as f64;
+            let reps: Vec<String> = pt.reps.iter().map(|r| format!("{:.2}", r / lines)).collect();
+            println!(
+                "s{} k{:<3} w{:<3} gpu {:7.1} ({:.3}/line; launches {})  sim {:7.1} ({:.3})  {:+6.2}%",
+                pt.stagger, pt.k, pt.warps, pt.median, pt.median / lines, reps.join(" "), s, s / lines, e
+            );
+        }
+        println!("MAPE {:.2}% over {n}", sum / n as f64);
+        return;
+    }
     if level == "probe" {
         // gap.l1_spread's walk: every lane chases its own 8 lines (lanes 1 KiB apart),
         // the next load waiting for the last (data/gaps h100-20261127T191229Z)
