@@ -25,7 +25,7 @@ fn main() {
     }
     if level == "hide" {
         // the 96 gap.l1hide points (data/gaps/l1hide): simulated against every launch
-        let m = calibrate::load_data(calibrate::validation::L1HIDE_DATA).unwrap();
+        let m = calibrate::load_data(calibrate::validation::L1HIDE_RUNS[0]).unwrap();
         let (mut sum, mut n) = (0.0, 0);
         for pt in calibrate::validation::l1hide_points(&m) {
             let s = calibrate::validation::simulate_l1hide(&pt, 64, &p).unwrap();
@@ -33,10 +33,22 @@ fn main() {
             sum += e.abs();
             n += 1;
             let lines = 32.0 * pt.warps as f64;
-            let reps: Vec<String> = pt.reps.iter().map(|r| format!("{:.2}", r / lines)).collect();
+            let reps: Vec<String> = pt
+                .reps
+                .iter()
+                .map(|r| format!("{:.2}", r / lines))
+                .collect();
             println!(
                 "s{} k{:<3} w{:<3} gpu {:7.1} ({:.3}/line; launches {})  sim {:7.1} ({:.3})  {:+6.2}%",
-                pt.stagger, pt.k, pt.warps, pt.median, pt.median / lines, reps.join(" "), s, s / lines, e
+                pt.stagger,
+                pt.k,
+                pt.warps,
+                pt.median,
+                pt.median / lines,
+                reps.join(" "),
+                s,
+                s / lines,
+                e
             );
         }
         println!("MAPE {:.2}% over {n}", sum / n as f64);

@@ -157,9 +157,14 @@ pub fn simulate(c: &VCase, p: &Profile) -> Result<(f64, RunResult), String> {
     Ok(((span(&full) - span(&base)) / c.iters as f64, full))
 }
 
-/// The committed `gaps.l1hide` run (data/gaps/l1hide): the latency-hiding L1 walk at
-/// more K and warps, and staggered.
-pub const L1HIDE_DATA: &str = "crates/calibrate/data/gaps/l1hide/h200-20261128T153605Z.json.gz";
+/// The committed `gaps.l1hide` runs (data/gaps/l1hide; two H200s, the SM's L1 the
+/// H100's): the latency-hiding L1 walk at more K and warps, and staggered. The first is
+/// the one scored by its medians; the launches of both give each point's band (near the
+/// crowding edge a launch runs in one of two states: data/gaps/l1hide/README.md).
+pub const L1HIDE_RUNS: [&str; 2] = [
+    "crates/calibrate/data/gaps/l1hide/h200-20261128T153605Z.json.gz",
+    "crates/calibrate/data/gaps/l1hide/h200-20261128T175325Z.json.gz",
+];
 
 /// One `gap.l1hide.stagger_S.kK.warps_W` point: its configuration and every launch's
 /// cycles per iteration (the median is the benchmark's value).
@@ -209,7 +214,11 @@ pub fn l1hide_twin_text(k: u32, warps: u32, stagger: u32, iters: u32) -> Result<
     let text = twin_text(&c, iters)?;
     let ffma = |l: &str| l.trim_start().starts_with("FFMA ");
     // (with no iterations the twin has no loop, and no FFMA)
-    let first = text.lines().find(|l| ffma(l)).unwrap_or_default().to_string();
+    let first = text
+        .lines()
+        .find(|l| ffma(l))
+        .unwrap_or_default()
+        .to_string();
     let bare = first.split(", stall=").next().unwrap_or(&first).to_string();
     let mut out = String::new();
     let mut done = iters == 0;
