@@ -27,7 +27,11 @@ fn main() {
         // the 96 gap.l1hide points (data/gaps/l1hide): simulated against every launch
         let m = calibrate::load_data(calibrate::validation::L1HIDE_RUNS[0]).unwrap();
         let (mut sum, mut n) = (0.0, 0);
+        let only = |v: &str, x: u32| std::env::var(v).map(|s| s == x.to_string()).unwrap_or(true);
         for pt in calibrate::validation::l1hide_points(&m) {
+            if !only("LHK", pt.k) || !only("LHW", pt.warps) || !only("LHS", pt.stagger) {
+                continue;
+            }
             let s = calibrate::validation::simulate_l1hide(&pt, 64, &p).unwrap();
             let e = (s / pt.median - 1.0) * 100.0;
             sum += e.abs();
