@@ -2,7 +2,10 @@
 //! `lhscan [l1|l2] [name=value ...]` prints, per K and WARPS, the simulated cycles per
 //! iteration, the five runs' min and max, and the error against the scored run (`LHK=16
 //! LHW=16` in the environment: that K and WARPS only); `lhscan probe [name=value ...]`
-//! the chase of `gap.l1_spread` (data/gaps) by warps, cycles a step and a line.
+//! the chase of `gap.l1_spread` (data/gaps) by warps, cycles a step and a line; `lhscan
+//! hide [name=value ...]` the 96 `gap.l1hide` points (data/gaps/l1hide) against the first
+//! run's medians, each launch's cycles a line beside them (`LHK`, `LHW`, `LHS`: that K,
+//! WARPS, stagger only); `lhscan text` prints the K = 16, 16-warp L1 twin.
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let level = a.get(1).cloned().unwrap_or_else(|| "l1".into());
