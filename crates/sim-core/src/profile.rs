@@ -452,6 +452,17 @@ timing! {
         /// Result latency of a shared-memory load (LDS) without bank conflicts, from the
         /// wavefront's turn at the shared-memory crossbar.
         lat_lds: count => "cycles",
+        /// What each bank-conflict wavefront of a shared load after its first adds to its
+        /// result latency, beyond its own turn at the crossbar (`smem_bytes_per_clk`). H100
+        /// (1): one warp's LDS.32 chase at 2 and 4 lanes a bank runs 25 and 29 cycles a
+        /// link against 23 conflict-free, 2 a wavefront (`data/gaps/ldsw/`).
+        lat_lds_conflict_wave: non_negative => "cycles",
+        /// The same for each wavefront a wide load (LDS.64, LDS.128) takes for its width
+        /// after its first. H100 (2.63): one warp's conflict-free LDS.128 chase runs 33.88
+        /// cycles a link, 26 without it (`lat_lds` and four crossbar turns): 7.88 over its
+        /// three further wavefronts; LDS.64 27.38, where it gives 27; an FMUL reading the
+        /// load's data sees it no sooner than a load's address does (`data/gaps/ldsw2/`).
+        lat_lds_width_wave: non_negative => "cycles",
         /// Result latency of a shuffle (SHFL), which crosses the shared-memory crossbar like a
         /// load.
         lat_shfl: count => "cycles",

@@ -322,8 +322,8 @@ impl<'a, S: Sink> Engine<'a, S> {
                     Space::Shared => {
                         let m = &d.mem[0];
                         self.lane_addrs(slot, m, d.width, true)?;
-                        let waves = memory::smem_wavefronts(&self.addrs, d.width) as f64 * 128.0
-                            / t.smem_bytes_per_clk;
+                        let fronts = memory::smem_wavefronts(&self.addrs, d.width);
+                        let waves = fronts as f64 * 128.0 / t.smem_bytes_per_clk;
                         // with the write queues on, an STS takes its turn in its own
                         // queue (`smem_write_queue_bytes`: its lowest lane address's)
                         let queue = (write && t.smem_write_queue > 0.0).then(|| {
@@ -383,7 +383,18 @@ impl<'a, S: Sink> Engine<'a, S> {
                         self.smem_bytes += d.width as u64 * 32;
                         self.queue_push(Pipe::Mio, sp, now, memory::ceil(start));
                         self.emit_busy(slot, Unit::SharedMemory, start, self.smem_free);
-                        let done = memory::ceil(start + waves) + t.lat_lds as u64 - 1;
+                        // a load's wavefronts after its first lengthen its latency beyond
+                        // their crossbar turns: those its width takes (LDS.64, LDS.128) by
+                        // `lat_lds_width_wave` each, bank-conflict replays by
+                        // `lat_lds_conflict_wave` (`data/gaps/ldsw/`, `ldsw2/`)
+                        let extra = if write {
+                            0.0
+                        } else {
+                            let wide = (d.width / 4).clamp(1, fronts.max(1));
+                            f64::from(fronts.saturating_sub(wide)) * t.lat_lds_conflict_wave
+                                + f64::from(wide - 1) * t.lat_lds_width_wave
+                        };
+                        let done = memory::ceil(start + waves + extra) + t.lat_lds as u64 - 1;
                         self.emit_mem(slot, MemLevel::Shared, d.width * 32, done, write);
                         if !write {
                             self.set_dst(slot, d, done, WarpState::ShortScoreboard);
