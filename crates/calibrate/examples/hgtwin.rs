@@ -374,6 +374,78 @@ fn plain(dump: &str, p: &sim_core::Profile) {
     }
 }
 
+/// `HGTWIN_STAMPS=1 hgtwin STAMPS_SASS`: `stamps.cu`'s kernels (`vg_ws_s<WG, P, H, R>`) run
+/// as twins of their own SASS at KT 64, each clock read's issue printed as the GPU's raw lines
+/// (`R pipe name rep k q0 q1 q2 | c0..c4 per consumer warp`), for `timeline.py`.
+fn stamps(dump: &str, p: &sim_core::Profile) {
+    let variants = [
+        ("PHR 2wg", 2u32, "2ELi1ELi1ELi1"),
+        ("HR 2wg", 2, "2ELi0ELi1ELi1"),
+        ("PHR 1wg", 1, "1ELi1ELi1ELi1"),
+        ("HR 1wg", 1, "1ELi0ELi1ELi1"),
+        ("none 2wg", 2, "2ELi0ELi0ELi0"),
+    ];
+    for pipe in [4, 2] {
+        for (name, nwg, tpl) in variants {
+            let func = format!("_Z7vg_ws_sILi{tpl}EEv5TmapTS0_iiiPyPfPiPj");
+            let text = twin("ws-wait1", nwg, pipe, &func, dump);
+            if text.is_empty() {
+                continue;
+            }
+            if std::env::var("HGTWIN_TEXT").ok() == Some(format!("{name}.pipe_{pipe}")) {
+                print!("{text}");
+                continue;
+            }
+            if std::env::var("HGTWIN_ISSUES").ok() == Some(format!("{name}.pipe_{pipe}")) {
+                issues(&text, p);
+                continue;
+            }
+            let k = isa::parse_kernel(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let cfg = sim_core::RunConfig {
+                max_cycles: 400_000_000,
+                warm_l2: vec!["A".into(), "B".into()],
+                ..sim_core::RunConfig::default()
+            };
+            let mut s = Stamps {
+                stamp: Vec::new(),
+                out: Vec::new(),
+            };
+            let r = sim_core::run_with(&k, p, &cfg, cfg.policy.build(), &mut s).unwrap();
+            let of =
+                |w: u32| -> Vec<u64> { s.out.iter().filter(|o| o.1 == w).map(|o| o.0).collect() };
+            let q = of(0);
+            let cs: Vec<Vec<u64>> = (4..4 + 4 * nwg).map(of).collect();
+            if q.len() != 3 * 64 || cs.iter().any(|c| c.len() != 5 * 64 - 1) {
+                let n: Vec<usize> = cs.iter().map(|c| c.len()).collect();
+                println!(
+                    "{name} PIPE {pipe}: producer {} stamps, consumers {n:?}",
+                    q.len()
+                );
+                continue;
+            }
+            for kk in 0..64 {
+                let mut l = format!(
+                    "R {pipe} {name} 1 {kk} {} {} {} |",
+                    q[3 * kk],
+                    q[3 * kk + 1],
+                    q[3 * kk + 2]
+                );
+                for c in &cs {
+                    // k-step 0 has no arrive: four stamps, then five a k-step
+                    let at = |i: usize| if kk == 0 { c[i] } else { c[5 * kk - 1 + i] };
+                    let c4 = if kk == 0 { 0 } else { at(4) };
+                    l.push_str(&format!(" {} {} {} {} {c4}", at(0), at(1), at(2), at(3)));
+                }
+                println!("{l}");
+            }
+            println!(
+                "PIPE {pipe} KT 64 {name}: span {:.0}",
+                calibrate::twins::span(&r)
+            );
+        }
+    }
+}
+
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let Some(file) = a.get(1) else {
@@ -388,6 +460,10 @@ fn main() {
         if let Some((k, v)) = kv.split_once('=') {
             p.set(k, v.parse().unwrap()).unwrap();
         }
+    }
+    if std::env::var_os("HGTWIN_STAMPS").is_some() {
+        stamps(&dump, &p);
+        return;
     }
     if std::env::var_os("HGTWIN_PLAIN").is_some() {
         plain(&dump, &p);
