@@ -45,14 +45,17 @@ DEV int mbar_wait(u32 bar, u32 parity) {
 // sits on the path; clock64 is a CS2R into vector registers).
 // SHAPE 1: each side's wait a single try_wait (no spin loop; SELF's always succeeds);
 // SHAPE 2: no else side (warp 0 runs the region; its branch around it not taken).
-template <int SELF, int UNI, int STAMP = 0, int SHAPE = 0>
+// LIVE: lanes 1-31 do not exit; they wait at the end of lane 0's region (its BSYNC, as the
+// gemm producer's lanes do) while lane 0 runs the loop.
+template <int SELF, int UNI, int STAMP = 0, int SHAPE = 0, int LIVE = 0>
 __global__ void pp(int iters, int sel, u64* out, int* err) {
   __shared__ __align__(8) u64 bars[2];
   u32 b0 = smaddr(&bars[0]), b1 = smaddr(&bars[1]);
   int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (threadIdx.x == 0) { mbar_init(b0, 1); mbar_init(b1, 1); mbar_fence_init(); }
   __syncthreads();
-  if (lane != 0 || warp > (SELF ? 0 : 1)) return;
+  if (warp > (SELF ? 0 : 1) || (!LIVE && lane != 0)) return;
+  if (!LIVE || lane == 0) {
   int who = UNI ? sel : warp;
   u32 ph = 0;
   typedef typename std::conditional<STAMP == 2, u64, u32>::type T;
@@ -79,6 +82,8 @@ __global__ void pp(int iters, int sel, u64* out, int* err) {
   }
   u64 t1 = clk();
   if (warp == 0) { out[0] = t1 - t0; out[1] = s_dt; out[2] = s_ta; out[3] = s_ad; }
+  }
+  if (LIVE) out[4] = lane;  // the parked lanes run on after lane 0's region
 }
 // lat_mbar_self's loop, one thread.
 __global__ void straight(int iters, int sel, u64* out, int* err) {
@@ -117,7 +122,11 @@ int main() {
       {"self pingpong, single try_wait (no spin loop)", pp<1, 0, 0, 1>},
       {"self pingpong, single try_wait, stamped with clock64", pp<1, 0, 2, 1>},
       {"self pingpong, no else side", pp<1, 0, 0, 2>},
-      {"self pingpong, no else side, stamped with clock64", pp<1, 0, 2, 2>}};
+      {"self pingpong, no else side, stamped with clock64", pp<1, 0, 2, 2>},
+      {"self pingpong, lanes 1-31 live (parked at __syncwarp)", pp<1, 0, 0, 0, 1>},
+      {"self pingpong, lanes 1-31 live, stamped with clock64", pp<1, 0, 2, 0, 1>},
+      {"self pingpong, single try_wait, lanes 1-31 live", pp<1, 0, 0, 1, 1>},
+      {"self pingpong, single try_wait, lanes 1-31 live, stamped with clock64", pp<1, 0, 2, 1, 1>}};
   for (int pass = 0; pass < 2; ++pass)
     for (auto& v : vs) {
       std::vector<double> slope, sdt, sta, sad;
