@@ -2,7 +2,10 @@
 //! `lhscan [l1|l2] [name=value ...]` prints, per K and WARPS, the simulated cycles per
 //! iteration, the five runs' min and max, and the error against the scored run (`LHK=16
 //! LHW=16` in the environment: that K and WARPS only); `lhscan probe [name=value ...]`
-//! the chase of `gap.l1_spread` (data/gaps) by warps, cycles a step and a line.
+//! the chase of `gap.l1_spread` (data/gaps) by warps, cycles a step and a line; `lhscan
+//! hide [name=value ...]` the 96 `gap.l1hide` points (data/gaps/l1hide) against the first
+//! run's medians, each launch's cycles a line beside them (`LHK`, `LHW`, `LHS`: that K,
+//! WARPS, stagger only); `lhscan text` prints the K = 16, 16-warp L1 twin.
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let level = a.get(1).cloned().unwrap_or_else(|| "l1".into());
@@ -11,6 +14,52 @@ fn main() {
         if let Some((k, v)) = kv.split_once('=') {
             p.set(k, v.parse().unwrap()).unwrap();
         }
+    }
+    if level == "text" {
+        let c = calibrate::validation::VCase {
+            bench: String::new(),
+            l1: true,
+            k: 16,
+            warps: 16,
+            iters: 4,
+        };
+        print!("{}", calibrate::validation::twin_text(&c, 4).unwrap());
+        return;
+    }
+    if level == "hide" {
+        // the 96 gap.l1hide points (data/gaps/l1hide): simulated against every launch
+        let m = calibrate::load_data(calibrate::validation::L1HIDE_RUNS[0]).unwrap();
+        let (mut sum, mut n) = (0.0, 0);
+        let only = |v: &str, x: u32| std::env::var(v).map(|s| s == x.to_string()).unwrap_or(true);
+        for pt in calibrate::validation::l1hide_points(&m) {
+            if !only("LHK", pt.k) || !only("LHW", pt.warps) || !only("LHS", pt.stagger) {
+                continue;
+            }
+            let s = calibrate::validation::simulate_l1hide(&pt, 64, &p).unwrap();
+            let e = (s / pt.median - 1.0) * 100.0;
+            sum += e.abs();
+            n += 1;
+            let lines = 32.0 * pt.warps as f64;
+            let reps: Vec<String> = pt
+                .reps
+                .iter()
+                .map(|r| format!("{:.2}", r / lines))
+                .collect();
+            println!(
+                "s{} k{:<3} w{:<3} gpu {:7.1} ({:.3}/line; launches {})  sim {:7.1} ({:.3})  {:+6.2}%",
+                pt.stagger,
+                pt.k,
+                pt.warps,
+                pt.median,
+                pt.median / lines,
+                reps.join(" "),
+                s,
+                s / lines,
+                e
+            );
+        }
+        println!("MAPE {:.2}% over {n}", sum / n as f64);
+        return;
     }
     if level == "probe" {
         // gap.l1_spread's walk: every lane chases its own 8 lines (lanes 1 KiB apart),

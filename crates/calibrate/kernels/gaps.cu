@@ -988,3 +988,42 @@ GAP_L1_HIDE(gap_l1_hide_k16, 16)
 GAP_L1_HIDE(gap_l1_hide_k20, 20)
 GAP_L1_HIDE(gap_l1_hide_k24, 24)
 GAP_L1_HIDE(gap_l1_hide_k32, 32)
+
+// gap_l1_trap_kK (data/gaps/l1hide): gap_l1_hide_kK's walk (stagger 0) with warp w
+// holding back `delay * w` cycles after the barrier before its first load, so the warps
+// reach L1 one after another rather than all at once: whether the crowded state is
+// one that the bunched start falls into. Each warp's own span (after its delay) counts.
+#define GAP_L1_TRAP(NAME, K)                                                                          \
+  extern "C" __global__ void __launch_bounds__(1024, 1) NAME(const char* P, int iters, int lines,      \
+                                                             float r2, float r3, int delay,            \
+                                                             u64* times, float* sink) {                \
+    const char* mine = P + (u64)threadIdx.x * lines * 128;                                            \
+    const char* end = mine + (u64)lines * 128;                                                         \
+    const char* q = mine;                                                                              \
+    float r1 = 0.f;                                                                                    \
+    __syncthreads();                                                                                   \
+    u64 s0 = clk();                                                                                    \
+    while (clk() - s0 < (u64)delay * (threadIdx.x / 32)) {                                             \
+    }                                                                                                  \
+    u64 c0 = clk();                                                                                    \
+    _Pragma("unroll 1") for (int i = 0; i < iters; ++i) {                                              \
+      asm volatile("ld.global.f32 %0, [%1];" : "=f"(r1) : "l"(q) : "memory");                          \
+      _Pragma("unroll") for (int j = 0; j < K; ++j)                                                    \
+          asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(r1) : "f"(r2), "f"(r3));                    \
+      q += 128;                                                                                        \
+      if (q == end) q = mine;                                                                          \
+    }                                                                                                  \
+    u64 c1 = clk();                                                                                    \
+    if ((threadIdx.x & 31) == 0) {                                                                     \
+      times[2 * (threadIdx.x / 32)] = c0;                                                              \
+      times[2 * (threadIdx.x / 32) + 1] = c1;                                                          \
+    }                                                                                                  \
+    sink[threadIdx.x] = r1;                                                                            \
+  }
+GAP_L1_TRAP(gap_l1_trap_k1, 1)
+GAP_L1_TRAP(gap_l1_trap_k4, 4)
+GAP_L1_TRAP(gap_l1_trap_k8, 8)
+GAP_L1_TRAP(gap_l1_trap_k12, 12)
+GAP_L1_TRAP(gap_l1_trap_k16, 16)
+GAP_L1_TRAP(gap_l1_trap_k24, 24)
+GAP_L1_TRAP(gap_l1_trap_k32, 32)

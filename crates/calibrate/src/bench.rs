@@ -356,6 +356,7 @@ pub(crate) fn run(opts: &CollectOptions, date_utc: String) -> Result<Measurement
             r.section("gaps.ctx", Runner::gaps_ctx);
             r.section("gaps.l1_spread", Runner::gaps_l1_spread);
             r.section("gaps.l1hide", Runner::gaps_l1hide);
+            r.section("gaps.l1trap", Runner::gaps_l1trap);
         }
         // Opt-in (`--only map.hbm`, `--only tp.own_lines`): exploratory, not fitted.
         if opts.only.iter().any(|o| o.starts_with("map.hbm")) {
@@ -452,6 +453,7 @@ pub(crate) fn kernel_names(text: &str) -> Vec<String> {
             ("CHASE_OWN(", 0),
             ("TC_MMA_LAT(", 0),
             ("GAP_L1_HIDE(", 0),
+            ("GAP_L1_TRAP(", 0),
         ] {
             if let Some(rest) = line.strip_prefix(mac)
                 && let Some(end) = rest.find(',')
@@ -706,6 +708,10 @@ mod tests {
         let names = kernel_names(&crate::families::gaps::source());
         for k in [1, 4, 8, 12, 16, 20, 24, 32] {
             let n = format!("gap_l1_hide_k{k}");
+            assert!(names.contains(&n), "{n}");
+        }
+        for k in [1, 4, 8, 12, 16, 24, 32] {
+            let n = format!("gap_l1_trap_k{k}");
             assert!(names.contains(&n), "{n}");
         }
         assert!(!names.iter().any(|n| n == "NAME"));

@@ -157,6 +157,105 @@ pub fn simulate(c: &VCase, p: &Profile) -> Result<(f64, RunResult), String> {
     Ok(((span(&full) - span(&base)) / c.iters as f64, full))
 }
 
+/// The committed `gaps.l1hide` runs (data/gaps/l1hide; two H200s, the SM's L1 the
+/// H100's): the latency-hiding L1 walk at more K and warps, and staggered. The first is
+/// the one scored by its medians; the launches of both give each point's band (near the
+/// crowding edge a launch runs in one of two states: data/gaps/l1hide/README.md).
+pub const L1HIDE_RUNS: [&str; 2] = [
+    "crates/calibrate/data/gaps/l1hide/h200-20261128T153605Z.json.gz",
+    "crates/calibrate/data/gaps/l1hide/h200-20261128T175325Z.json.gz",
+];
+
+/// One `gap.l1hide.stagger_S.kK.warps_W` point: its configuration and every launch's
+/// cycles per iteration (the median is the benchmark's value).
+#[derive(Clone, Debug)]
+pub struct HidePoint {
+    pub bench: String,
+    pub k: u32,
+    pub warps: u32,
+    pub stagger: u32,
+    pub reps: Vec<f64>,
+    pub median: f64,
+}
+
+/// The `gap.l1hide` points of a measurement file.
+pub fn l1hide_points(m: &crate::Measurement) -> Vec<HidePoint> {
+    m.benchmarks
+        .iter()
+        .filter(|b| b.name.starts_with("gap.l1hide."))
+        .filter_map(|b| {
+            let g = |k: &str| b.params.get(k).and_then(|v| v.as_i64());
+            Some(HidePoint {
+                bench: b.name.clone(),
+                k: u32::try_from(g("K")?).ok()?,
+                warps: u32::try_from(g("WARPS")?).ok()?,
+                stagger: u32::try_from(g("stagger")?).ok()?,
+                reps: b.reps.clone(),
+                median: b.median,
+            })
+        })
+        .collect()
+}
+
+/// The twin of `gap_l1_hide_kK` (`kernels/gaps.cu`): its loop is `vh_chase_l1_k16`'s
+/// instruction for instruction (data/gaps/l1hide/README.md) with K dependent FFMAs, and
+/// warp w's lanes start `stagger * w` lines into their 8-line cycles.
+pub fn l1hide_twin_text(k: u32, warps: u32, stagger: u32, iters: u32) -> Result<String, String> {
+    if k == 0 || warps == 0 || warps > 32 {
+        return Err(format!("l1hide twin: K={k} WARPS={warps} out of range"));
+    }
+    let c = VCase {
+        bench: String::new(),
+        l1: true,
+        k: 16,
+        warps,
+        iters,
+    };
+    let text = twin_text(&c, iters)?;
+    let ffma = |l: &str| l.trim_start().starts_with("FFMA ");
+    // (with no iterations the twin has no loop, and no FFMA)
+    let first = text
+        .lines()
+        .find(|l| ffma(l))
+        .unwrap_or_default()
+        .to_string();
+    let bare = first.split(", stall=").next().unwrap_or(&first).to_string();
+    let mut out = String::new();
+    let mut done = iters == 0;
+    for l in text.lines() {
+        if ffma(l) {
+            if !done {
+                // K - 1 chained FFMAs as the SASS's (stall 4), the last as its last
+                for _ in 1..k {
+                    out.push_str(&first);
+                    out.push('\n');
+                }
+                out.push_str(&bare);
+                out.push('\n');
+                done = true;
+            }
+            continue;
+        }
+        let l = l
+            .replace("param LINES=8", &format!("param LINES=8 STAGGER={stagger}"))
+            .replace("+ i % LINES)", "+ (i + STAGGER * warp) % LINES)");
+        out.push_str(&l);
+        out.push('\n');
+    }
+    if !done {
+        return Err("vh_chase_l1_k16's loop has no FFMA".into());
+    }
+    Ok(out)
+}
+
+/// Simulated cycles per iteration of an l1hide point: (span at `iters` - span at 0) /
+/// `iters`, as `simulate`.
+pub fn simulate_l1hide(pt: &HidePoint, iters: u32, p: &Profile) -> Result<f64, String> {
+    let full = sim_text(&l1hide_twin_text(pt.k, pt.warps, pt.stagger, iters)?, 0, p)?;
+    let base = sim_text(&l1hide_twin_text(pt.k, pt.warps, pt.stagger, 0)?, 0, p)?;
+    Ok((span(&full) - span(&base)) / iters as f64)
+}
+
 /// The configurations in a validation measurement file.
 pub fn cases(m: &crate::Measurement) -> Vec<(VCase, f64)> {
     m.benchmarks

@@ -458,10 +458,13 @@ timing! {
         /// link against 23 conflict-free, 2 a wavefront (`data/gaps/ldsw/`).
         lat_lds_conflict_wave: non_negative => "cycles",
         /// The same for each wavefront a wide load (LDS.64, LDS.128) takes for its width
-        /// after its first. H100 (2.63): one warp's conflict-free LDS.128 chase runs 33.88
-        /// cycles a link, 26 without it (`lat_lds` and four crossbar turns): 7.88 over its
-        /// three further wavefronts; LDS.64 27.38, where it gives 27; an FMUL reading the
-        /// load's data sees it no sooner than a load's address does (`data/gaps/ldsw2/`).
+        /// after its first. Measured on the H100's SM, 2.63: one warp's conflict-free
+        /// LDS.128 chase runs 33.88 cycles a link, 26 without it (`lat_lds` and four
+        /// crossbar turns): 7.88 over its three further wavefronts; LDS.64 27.38, where it
+        /// gives 27; an FMUL reading the load's data sees it no sooner than a load's
+        /// address does (`data/gaps/ldsw2/`). The h100 profile has 0 until the twins'
+        /// pieces lose what they count and the GPU does not (`ldsw2/`: with 2.63 the
+        /// TMA-streaming piece runs 85.6 cycles against the GPU's 79.75).
         lat_lds_width_wave: non_negative => "cycles",
         /// Result latency of a shuffle (SHFL), which crosses the shared-memory crossbar like a
         /// load.

@@ -392,9 +392,12 @@ fn the_example_runs_the_same_with_and_without_fast_forward_and_a_sink() {
 fn a_lane_guard_limits_the_wavefronts_to_its_lanes() {
     let p = h100();
     let n = 16u64;
-    // One step: the wavefronts at `smem_bytes_per_clk`, then `lat_lds` (lowering's
-    // `done`: the wavefronts' end rounded up, plus the latency less one).
-    let wave_cycles = |w: f64| (w * 128.0 / p.t.smem_bytes_per_clk).ceil() as u64;
+    // One step: the wavefronts at `smem_bytes_per_clk`, each bank-conflict replay after
+    // the first `lat_lds_conflict_wave` longer, then `lat_lds` (lowering's `done`: the
+    // wavefronts' end rounded up, plus the latency less one).
+    let wave_cycles = |w: f64| {
+        (w * 128.0 / p.t.smem_bytes_per_clk + (w - 1.0) * p.t.lat_lds_conflict_wave).ceil() as u64
+    };
     let src = |lanes: u32| {
         format!(
             "{}shared s size=65536\npred P0 = lane < {lanes}\nrole main warps=0..0\n  loop i 0..{n}\n    @P0 LDS R1, s[lane * 128]\n  EXIT\n",

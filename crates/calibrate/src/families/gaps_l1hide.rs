@@ -77,4 +77,74 @@ impl Runner {
         }
         Ok(())
     }
+
+    /// `gaps.l1trap`: the validation walk (stagger 0) around the crowding edge with warp
+    /// w starting `delay * w` cycles after the others (0, 32, 64), 12 launches a point:
+    /// whether the bunched start is what puts a launch in the crowded state. Value: the
+    /// median over launches of the mean warp's own cycles per iteration (each warp from
+    /// its first load); `extra.raw`: every launch's per-warp spans.
+    pub(crate) fn gaps_l1trap(&mut self) -> Result<()> {
+        let iters: i32 = 512;
+        let footprint: u32 = 1024;
+        let lines = (footprint / 128) as i32;
+        let (r2, r3) = (0.999f32, 0.001f32);
+        let (p, out, sink) = (self.arena.ptr, self.out.ptr, self.sink.ptr);
+        let init: Vec<f32> = (0..(32 * 32 * footprint / 4))
+            .map(|i| 1.0 + (i % 97) as f32 * 1e-3)
+            .collect();
+        self.arena.upload(&init)?;
+        let points: [(u32, &[u32]); 4] = [
+            (14, &[1, 4, 8]),
+            (16, &[1, 4, 8, 12, 16, 32]),
+            (18, &[8, 16, 24]),
+            (20, &[8, 32]),
+        ];
+        for delay in [0i32, 32, 64] {
+            for (warps, ks) in points {
+                for &k in ks {
+                    let kname = format!("gap_l1_trap_k{k}");
+                    let args = [
+                        arg(&p),
+                        arg(&iters),
+                        arg(&lines),
+                        arg(&r2),
+                        arg(&r3),
+                        arg(&delay),
+                        arg(&out),
+                        arg(&sink),
+                    ];
+                    self.launch(&kname, 1, 32 * warps, 0, &args)?;
+                    let (mut per, mut raw) = (Vec::new(), Vec::new());
+                    for _ in 0..self.reps(12, 2) {
+                        self.launch(&kname, 1, 32 * warps, 0, &args)?;
+                        let o = self.out_u64(2 * warps as usize)?;
+                        let spans: Vec<u64> =
+                            o.chunks_exact(2).map(|c| c[1].wrapping_sub(c[0])).collect();
+                        let mean = spans.iter().sum::<u64>() as f64 / spans.len() as f64;
+                        per.push(mean / f64::from(iters));
+                        raw.push(spans);
+                    }
+                    self.push(Rec {
+                        name: format!("gap.l1trap.delay_{delay}.k{k}.warps_{warps}"),
+                        group: "gaps",
+                        unit: "cycles_per_iter",
+                        kernel: &kname,
+                        method: "gap.l1hide's walk (stagger 0) with warp w waiting delay x w \
+                                 cycles after the barrier before its first load; the mean \
+                                 warp's own span (from its first load) / ITERS, per launch; \
+                                 extra.raw: every warp's span per launch",
+                        params: vec![
+                            ("WARPS", v(warps)),
+                            ("K", v(k)),
+                            ("delay", v(delay)),
+                            ("ITERS", v(iters)),
+                        ],
+                        reps: per,
+                        extra: vec![("raw", v(&raw))],
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
 }
