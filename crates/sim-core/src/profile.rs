@@ -507,6 +507,18 @@ timing! {
         /// tail is held by the next tile's copies when its store buffer and the load
         /// buffers lie in the same 128 KiB, and not otherwise (`data/gaps/wsstream/`).
         smem_write_queue_bytes: count => "bytes",
+        /// With `smem_write_queue` on, when a copy into shared memory holds its write
+        /// queue: an STS reaching the queue from this many cycles after the copy's turn at
+        /// the TMA unit, for as long as the unit works on the copy (`tma_issue_cycles` +
+        /// n / `tma_bytes_per_clk`), is written when that span (shifted by this) ends; one
+        /// reaching it later passes, though the copy's bytes still land. 0: the landing
+        /// rule, held while the bytes land (the n / `tma_bytes_per_clk` cycles before the
+        /// last line) and written after them. H200, the H100's SM
+        /// (`data/gaps/wshold/queue/`): another warp's STS in the copy's 128 KiB are held
+        /// from ~96 cycles after a tensor copy's issue, before any byte could return from
+        /// L2, for 120 / 283 / 300 cycles with one 16 KiB box, one 32 KiB box, two 16 KiB
+        /// boxes (the unit's 158 / 311 / 316), and one reaching it later is not held.
+        smem_write_hold_from_turn: whole => "cycles",
         /// While a bulk store reads its bytes out of shared memory (from its turn at the TMA
         /// unit for bytes / `tma_store_bytes_per_clk` cycles), an LDS takes this many times
         /// its crossbar time (1: no slowing). H100: LDS.128 from 8 warps 96.7 B/clk alone,

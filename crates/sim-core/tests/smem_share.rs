@@ -5,6 +5,7 @@
 //! (`gap.smem.s2g_lds`: LDS.128 at 56.8 B/clk beside stores draining at 31.9, 96.7
 //! alone).
 
+use sim_core::sink::{Event, Unit, VecSink};
 use sim_core::{Profile, RunConfig, RunResult, run};
 
 fn sim(src: &str, p: &Profile) -> RunResult {
@@ -24,6 +25,9 @@ fn end_of(r: &RunResult, role: &str) -> u64 {
 fn h100_with(sets: &[(&str, f64)]) -> Profile {
     let mut p = Profile::builtin("h100").unwrap();
     p.set("sts_read_bytes_per_clk", 0.0).unwrap();
+    // the landing rule (a copy holds the queue while its bytes land), which these tests
+    // time; `smem_write_hold_from_turn` is timed by its own test below
+    p.set("smem_write_hold_from_turn", 0.0).unwrap();
     for (k, v) in sets {
         p.set(k, *v).unwrap();
     }
@@ -234,6 +238,7 @@ fn with_the_write_queue_only_stores_in_the_copys_half_wait_for_it() {
 fn with_the_store_path_an_sts_meets_the_landing_bytes_when_its_data_arrives() {
     let mut on = Profile::builtin("h100").unwrap();
     on.set("smem_write_queue", 1.0).unwrap();
+    on.set("smem_write_hold_from_turn", 0.0).unwrap();
     assert_eq!(on.t.sts_read_bytes_per_clk, 45.0);
     let off = h100_with(&[("smem_write_queue", 1.0)]);
     let alone = sim(&hold_src(1, false), &on);
@@ -255,5 +260,91 @@ fn with_the_store_path_an_sts_meets_the_landing_bytes_when_its_data_arrives() {
     assert!(
         free < done - window / 2,
         "free {free}, landing done {done}, window {window}"
+    );
+}
+
+/// Warp 0 copies 32 KiB (from HBM: its last line lands long after the TMA unit is done)
+/// into shared memory at 0; warp 1 sleeps `ns`, stores one STS.128 at shared byte `at`
+/// and arrives on `other`; warp 2 waits on `other`. Run with every event kept.
+fn unit_hold_run(ns: u64, at: u64, p: &Profile) -> (RunResult, VecSink) {
+    let src = format!(
+        "kernel unit_hold\nlaunch cta_threads=96 regs=32 smem=196608 grid=1\nbuffer G global size=1MiB\nshared stage size=196608\nmbarrier full[1] count=1\nmbarrier other[1] count=1\nrole copy warps=0..0\n  SYNCS.ARRIVE.TRANS64.EXPECT_TX full[0], bytes=32768\n  UBLKCP.S.G stage[0], G[0], bytes=32768, bar=full[0]\n  SYNCS.PHASECHK.TRANS64.TRYWAIT full[0], parity=0\n  EXIT\nrole sts warps=1..1\n  NANOSLEEP {ns}\n  STS.128 stage[{at} + lane * 16], R4\n  SYNCS.ARRIVE.TRANS64 other[0]\n  EXIT\nrole waiter warps=2..2\n  SYNCS.PHASECHK.TRANS64.TRYWAIT other[0], parity=0\n  EXIT\n"
+    );
+    let k = isa::parse_kernel(&src).unwrap_or_else(|e| panic!("{}", e.render("test", &src)));
+    let cfg = RunConfig::default();
+    let mut sink = VecSink::default();
+    let r = sim_core::run_with(&k, p, &cfg, cfg.policy.build(), &mut sink)
+        .unwrap_or_else(|e| panic!("{e}"));
+    (r, sink)
+}
+
+/// The TMA unit's busy span (start, end) and the STS warp's STS issue cycle.
+fn unit_and_sts(sink: &VecSink) -> ((u64, u64), u64) {
+    let tma = sink.events.iter().find_map(|e| match e {
+        Event::UnitBusy {
+            start,
+            end,
+            unit: Unit::Tma,
+            ..
+        } => Some((*start, *end)),
+        _ => None,
+    });
+    // the STS is warp 1's second instruction (pc 1, after the NANOSLEEP)
+    let sts = sink.events.iter().find_map(|e| match e {
+        Event::Issue {
+            cycle, warp, pc, ..
+        } if warp.warp == 1 && *pc == 1 => Some(*cycle),
+        _ => None,
+    });
+    (tma.expect("a TMA busy span"), sts.expect("the STS issued"))
+}
+
+/// `smem_write_hold_from_turn` (`data/gaps/wshold/queue/`): an STS reaching the copy's
+/// write queue from `hold` cycles after the copy's turn at the TMA unit, while the unit
+/// works on it (shifted by `hold`), is written when that span ends, `hold` after the
+/// unit's end: the store warp ends exactly that much later than the same STS in the other
+/// 128 KiB. One reaching the queue after the span passes, though the copy's bytes (from
+/// HBM) are still landing.
+#[test]
+fn an_sts_in_the_copys_half_waits_out_the_units_span_shifted_by_the_hold() {
+    let mut p = h100_with(&[]);
+    p.set("smem_write_hold_from_turn", 96.0).unwrap();
+    let hold = p.t.smem_write_hold_from_turn as u64;
+    let ns_at = |cycle: u64| (cycle as f64 * 1000.0 / p.t.clock_mhz_light).floor() as u64;
+    let (lower, upper) = (65536, 131072 + 32768);
+    // where the unit works on the copy, from a run whose STS comes early, in the other half
+    let ((s, e), _) = unit_and_sts(&unit_hold_run(1, upper, &p).1);
+    assert!(e - s >= 300, "32 KiB at the unit: {s}..{e}");
+    // the STS issued (with the store path off, its turn) in the middle of the span
+    let ns = ns_at((s + hold + e + hold) / 2);
+    let (free, fs) = unit_hold_run(ns, upper, &p);
+    let (held, hs) = unit_hold_run(ns, lower, &p);
+    let ((_, _), t) = unit_and_sts(&fs);
+    assert_eq!(unit_and_sts(&hs).1, t, "the same issue in both halves");
+    assert!(
+        t >= s + hold && t < e + hold,
+        "STS at {t}, span {}..{}",
+        s + hold,
+        e + hold
+    );
+    // written at e + hold (the span's end, to the cycle the unit's end rounds up to)
+    let want = (e + hold - t) as i64;
+    let got = end_of(&held, "sts") as i64 - end_of(&free, "sts") as i64;
+    assert!(
+        (got - want).abs() <= 1,
+        "held {got} cycles later, want {want}"
+    );
+    // after the span: not held, though the copy's last line has not landed
+    let late = ns_at(e + hold + 40);
+    let (late_held, ls) = unit_hold_run(late, lower, &p);
+    let t_late = unit_and_sts(&ls).1;
+    assert!(t_late >= e + hold, "late STS at {t_late}");
+    assert!(
+        end_of(&late_held, "copy") > t_late + 100,
+        "the copy still lands"
+    );
+    assert_eq!(
+        end_of(&late_held, "sts"),
+        end_of(&unit_hold_run(late, upper, &p).0, "sts")
     );
 }

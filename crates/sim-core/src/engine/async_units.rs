@@ -125,7 +125,15 @@ impl<'a, S: Sink> Engine<'a, S> {
         if t.smem_copy_cost > 0.0 && d.kind == Kind::TmaLoad {
             // into shared memory: its bytes land with its lines (`smem_share`)
             let booked = bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;
-            self.copy_lands(slot, d.mem[si].base + soff as u64, bytes, booked, done);
+            let unit = (start, self.tma_free);
+            self.copy_lands(
+                slot,
+                d.mem[si].base + soff as u64,
+                bytes,
+                booked,
+                unit,
+                done,
+            );
         } else if t.smem_copy_cost > 0.0 {
             // out of shared memory: read while the unit drains it (`smem_share`)
             let booked = bytes as f64 * t.smem_copy_cost / t.smem_bytes_per_clk;

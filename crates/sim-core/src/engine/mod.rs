@@ -501,9 +501,10 @@ struct Engine<'a, S: Sink> {
     l1_free: f64,
     /// Completions of the scattered L1 reads in flight (`l1_crowd`).
     l1_scattered: Vec<u64>,
-    /// Copies landing in shared memory: (from, until) cycles and the write queue their
-    /// bytes go through (`smem_share`).
-    landing: Vec<(f64, f64, usize)>,
+    /// Copies landing in shared memory: (from, held until, until) cycles and the write
+    /// queue their bytes go through (`smem_share`): a store reaching the queue in
+    /// `from..held until` is written at `until`.
+    landing: Vec<(f64, f64, f64, usize)>,
     /// Each write queue's next free cycle, with `smem_write_queue` on (`smem_share`).
     smem_write_free: [f64; smem_share::WRITE_QUEUES],
     /// Per sub-partition, when its store path has read the registers of its last

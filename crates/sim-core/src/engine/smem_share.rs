@@ -17,6 +17,16 @@
 //! copies' 58.0 B/clk land at 107 B/clk 54% of the time, leaving the STS 0.46 x 86.5 = 40
 //! B/clk against 42.6.
 //!
+//! When a copy holds the queue (`smem_write_hold_from_turn`, the H100's profile): not
+//! while its bytes land but while the TMA unit works on it, from a fixed time after its
+//! turn there (`data/gaps/wshold/queue/`: on the H200's GH100 SM another warp's STS in the
+//! copy's half are held from ~96 cycles after a tensor copy's issue, before a byte could
+//! have returned from L2, for about the unit's time on the copy; later ones pass while its
+//! bytes still land). A store reaching the queue in that span is written at its end. (With
+//! the landing window, 152 cycles of a 16 KiB copy before its last line, the 32x128
+//! warp-specialized twin's tail mostly passed before the next tile's copies landed: its
+//! hold cost 42 cycles a tile where the GPU's costs 129, `data/gaps/wshold/tiles/`.)
+//!
 //! The queues are per half (`smem_write_queue_bytes`): on the H100 the warp-specialized
 //! streaming kernel's tail is held by the next tile's copies only when its store buffer
 //! and the load buffers lie in the same 128 KiB of shared memory (`data/gaps/wsstream/`:
@@ -63,21 +73,36 @@ impl<S: Sink> Engine<'_, S> {
         (now + self.t.lat_fence as u64).max(self.warps[slot as usize].sts_written)
     }
 
-    /// A copy of `bytes` into shared memory at byte offset `addr` (of warp `slot`) whose
-    /// last line lands at `done`; its writes take `booked` cycles of shared memory, shown
+    /// A copy of `bytes` into shared memory at byte offset `addr` (of warp `slot`), at the
+    /// TMA unit over `unit` (its turn to the unit's end), whose last line lands at `done`; its writes take `booked` cycles of shared memory, shown
     /// at the window's end (the timeline's shared-memory row). A copy whose bytes reach
     /// into a second write queue lands in each it reaches.
-    pub(super) fn copy_lands(&mut self, slot: u32, addr: u64, bytes: i64, booked: f64, done: u64) {
+    pub(super) fn copy_lands(
+        &mut self,
+        slot: u32,
+        addr: u64,
+        bytes: i64,
+        booked: f64,
+        unit: (f64, f64),
+        done: u64,
+    ) {
         let until = done as f64;
-        let from = until - bytes as f64 / self.t.tma_bytes_per_clk;
+        let hold = self.t.smem_write_hold_from_turn;
+        // (from, held until): while the unit works on the copy, `hold` later
+        // (`smem_write_hold_from_turn`, data/gaps/wshold/queue/), or while its bytes land
+        let (from, held) = if hold > 0.0 {
+            (unit.0 + hold, (unit.1 + hold).min(until))
+        } else {
+            (until - bytes as f64 / self.t.tma_bytes_per_clk, until)
+        };
         let now = self.now as f64;
-        self.landing.retain(|w| w.1 > now);
+        self.landing.retain(|w| w.2 > now);
         let (q0, q1) = (
             self.write_queue(addr),
             self.write_queue(addr + (bytes.max(1) as u64 - 1)),
         );
         for q in q0..=q1 {
-            self.landing.push((from, until, q));
+            self.landing.push((from, held, until, q));
         }
         self.smem_side_busy[1] += booked;
         self.emit_busy(slot, Unit::SharedMemory, (until - booked).max(from), until);
@@ -94,16 +119,21 @@ impl<S: Sink> Engine<'_, S> {
     }
 
     /// When an STS whose turn at write queue `q` is `start` is written: after the bytes
-    /// of any copy landing in that queue then.
+    /// of any copy landing in that queue then, or (`smem_write_hold_from_turn`) at the end
+    /// of the span a copy holds it.
     pub(super) fn after_landing(&self, start: f64, q: usize) -> f64 {
         let mut at = start;
         // windows may overlap or follow one another: move past each until none holds it
-        while let Some(&(_, until, _)) = self
+        while let Some(&(_, held, until, _)) = self
             .landing
             .iter()
-            .find(|&&(from, until, wq)| wq == q && at >= from && at < until)
+            .find(|&&(from, held, until, wq)| wq == q && at >= from && at < held && at < until)
         {
-            at = until;
+            at = if self.t.smem_write_hold_from_turn > 0.0 {
+                held
+            } else {
+                until
+            };
         }
         at
     }
@@ -116,7 +146,7 @@ impl<S: Sink> Engine<'_, S> {
             && self
                 .landing
                 .iter()
-                .any(|&(from, until, _)| start < until && start + waves > from)
+                .any(|&(from, _, until, _)| start < until && start + waves > from)
         {
             waves * factor
         } else {
