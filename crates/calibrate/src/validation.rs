@@ -212,6 +212,16 @@ pub fn l1hide_twin_text(k: u32, warps: u32, stagger: u32, iters: u32) -> Result<
         iters,
     };
     let text = twin_text(&c, iters)?;
+    // the stagger goes into the loop's line index; refuse a twin whose text moved away
+    // from the form it is written into rather than run it unstaggered (with no
+    // iterations there is no loop to stagger)
+    const LINES: &str = "param LINES=8";
+    const INDEX: &str = "+ i % LINES)";
+    if iters > 0 && !(text.contains(LINES) && text.contains(INDEX)) {
+        return Err(format!(
+            "l1hide twin: vh_chase_l1_k16's twin has no `{LINES}` or `{INDEX}`"
+        ));
+    }
     let ffma = |l: &str| l.trim_start().starts_with("FFMA ");
     // (with no iterations the twin has no loop, and no FFMA)
     let first = text
@@ -237,8 +247,8 @@ pub fn l1hide_twin_text(k: u32, warps: u32, stagger: u32, iters: u32) -> Result<
             continue;
         }
         let l = l
-            .replace("param LINES=8", &format!("param LINES=8 STAGGER={stagger}"))
-            .replace("+ i % LINES)", "+ (i + STAGGER * warp) % LINES)");
+            .replace(LINES, &format!("{LINES} STAGGER={stagger}"))
+            .replace(INDEX, "+ (i + STAGGER * warp) % LINES)");
         out.push_str(&l);
         out.push('\n');
     }
@@ -319,5 +329,36 @@ mod tests {
         ))
         .unwrap();
         assert!(isa::validate(&k).is_empty());
+    }
+
+    #[test]
+    fn the_l1hide_twin_has_k_ffmas_and_its_stagger() {
+        let ffmas = |t: &str| {
+            t.lines()
+                .filter(|l| l.trim_start().starts_with("FFMA "))
+                .count()
+        };
+        let k16 = twin_text(
+            &VCase {
+                bench: String::new(),
+                l1: true,
+                k: 16,
+                warps: 16,
+                iters: 8,
+            },
+            8,
+        )
+        .unwrap();
+        // the K = 16 loop's FFMAs are every FFMA of the twin, so K replaces them all
+        assert_eq!(ffmas(&k16), 16);
+        for k in [1, 4, 32] {
+            let t = l1hide_twin_text(k, 16, 1, 8).unwrap();
+            assert_eq!(ffmas(&t), k as usize, "K={k}");
+            assert!(t.contains("STAGGER=1") && t.contains("(i + STAGGER * warp) % LINES"));
+            let k = isa::parse_kernel(&t).unwrap();
+            assert!(isa::validate(&k).is_empty());
+        }
+        assert!(l1hide_twin_text(0, 16, 0, 8).is_err());
+        assert!(l1hide_twin_text(4, 33, 0, 8).is_err());
     }
 }

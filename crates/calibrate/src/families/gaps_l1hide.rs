@@ -13,14 +13,9 @@ impl Runner {
     /// warp's span in `extra.raw`.
     pub(crate) fn gaps_l1hide(&mut self) -> Result<()> {
         let iters: i32 = 256;
-        let footprint: u32 = 1024;
-        let lines = (footprint / 128) as i32;
+        let lines = self.upload_latency_walk()?;
         let (r2, r3) = (0.999f32, 0.001f32);
         let (p, out, sink) = (self.arena.ptr, self.out.ptr, self.sink.ptr);
-        let init: Vec<f32> = (0..(32 * 32 * footprint / 4))
-            .map(|i| 1.0 + (i % 97) as f32 * 1e-3)
-            .collect();
-        self.arena.upload(&init)?;
         for stagger in [0i32, 1] {
             for k in [1u32, 4, 8, 12, 16, 20, 24, 32] {
                 let kname = format!("gap_l1_hide_k{k}");
@@ -42,8 +37,7 @@ impl Runner {
                         self.launch(&kname, 1, 32 * warps, 0, &args)?;
                         let o = self.out_u64(2 * warps as usize)?;
                         per.push(self.warp_span(&o) / f64::from(iters));
-                        let spans: Vec<u64> =
-                            o.chunks_exact(2).map(|c| c[1].wrapping_sub(c[0])).collect();
+                        let spans = Self::warp_spans(&o);
                         let min = spans.iter().copied().min().unwrap_or(0);
                         fast.push(min as f64 / f64::from(iters));
                         raw.push(spans);
@@ -85,14 +79,9 @@ impl Runner {
     /// its first load); `extra.raw`: every launch's per-warp spans.
     pub(crate) fn gaps_l1trap(&mut self) -> Result<()> {
         let iters: i32 = 512;
-        let footprint: u32 = 1024;
-        let lines = (footprint / 128) as i32;
+        let lines = self.upload_latency_walk()?;
         let (r2, r3) = (0.999f32, 0.001f32);
         let (p, out, sink) = (self.arena.ptr, self.out.ptr, self.sink.ptr);
-        let init: Vec<f32> = (0..(32 * 32 * footprint / 4))
-            .map(|i| 1.0 + (i % 97) as f32 * 1e-3)
-            .collect();
-        self.arena.upload(&init)?;
         let points: [(u32, &[u32]); 4] = [
             (14, &[1, 4, 8]),
             (16, &[1, 4, 8, 12, 16, 32]),
@@ -118,8 +107,7 @@ impl Runner {
                     for _ in 0..self.reps(12, 2) {
                         self.launch(&kname, 1, 32 * warps, 0, &args)?;
                         let o = self.out_u64(2 * warps as usize)?;
-                        let spans: Vec<u64> =
-                            o.chunks_exact(2).map(|c| c[1].wrapping_sub(c[0])).collect();
+                        let spans = Self::warp_spans(&o);
                         let mean = spans.iter().sum::<u64>() as f64 / spans.len() as f64;
                         per.push(mean / f64::from(iters));
                         raw.push(spans);

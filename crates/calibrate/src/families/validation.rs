@@ -5,20 +5,27 @@ use crate::gpu::{Result, arg, tensor_map_2d_bf16_sw128, tensor_map_2d_u32};
 use crate::sources::{self};
 use serde_json::json;
 
+/// Bytes of each lane's own walk in the latency-hiding kernels (8 lines of 128 bytes).
+pub(crate) const LATENCY_WALK_FOOTPRINT: u32 = 1024;
+
 impl Runner {
+    /// Uploads the latency-hiding walk's arena (32 warps x 32 lanes, each lane's 1 KiB
+    /// of 8 lines holding finite values, not zeros) and returns its lines per lane.
+    pub(crate) fn upload_latency_walk(&mut self) -> Result<i32> {
+        let init: Vec<f32> = (0..(32 * 32 * LATENCY_WALK_FOOTPRINT / 4))
+            .map(|i| 1.0 + (i % 97) as f32 * 1e-3)
+            .collect();
+        self.arena.upload(&init)?;
+        Ok((LATENCY_WALK_FOOTPRINT / 128) as i32)
+    }
+
     /// latency-hiding (traces::latency): WARPS x K x {L1, L2}; cycles per iteration.
     pub(crate) fn val_latency_hiding(&mut self) -> Result<()> {
         let reps = self.reps(5, 2);
         let iters: i32 = 256;
-        let footprint: u32 = 1024;
-        let lines = (footprint / 128) as i32;
+        let lines = self.upload_latency_walk()?;
         let (r2, r3) = (0.999f32, 0.001f32);
         let (p, out, sink) = (self.arena.ptr, self.out.ptr, self.sink.ptr);
-        // the chains hold finite values, not zeros
-        let init: Vec<f32> = (0..(32 * 32 * footprint / 4))
-            .map(|i| 1.0 + (i % 97) as f32 * 1e-3)
-            .collect();
-        self.arena.upload(&init)?;
         let warps_list: &[u32] = if self.quick {
             &[1, 8, 32]
         } else {
@@ -46,11 +53,7 @@ impl Runner {
                         self.launch(&kname, 1, block, 0, &args)?;
                         let raw = self.out_u64(2 * warps as usize)?;
                         per.push(self.warp_span(&raw) / f64::from(iters));
-                        warp_cycles.push(
-                            raw.chunks_exact(2)
-                                .map(|c| c[1].wrapping_sub(c[0]))
-                                .collect::<Vec<u64>>(),
-                        );
+                        warp_cycles.push(Self::warp_spans(&raw));
                     }
                     self.push(Rec {
                         name: format!("val.latency_hiding.{level}.k{k}.warps_{warps}"),
@@ -63,7 +66,7 @@ impl Runner {
                         params: vec![
                             ("WARPS", v(warps)),
                             ("K", v(k)),
-                            ("FOOTPRINT", v(footprint)),
+                            ("FOOTPRINT", v(LATENCY_WALK_FOOTPRINT)),
                             ("L1", v(l1)),
                             ("ITERS", v(iters)),
                             ("family", v("latency-hiding")),

@@ -81,6 +81,13 @@ impl Runner {
         ends.wrapping_sub(starts) as f64
     }
 
+    /// Every warp's own span from a per-warp (start, end) clock buffer.
+    pub(crate) fn warp_spans(raw: &[u64]) -> Vec<u64> {
+        raw.chunks_exact(2)
+            .map(|c| c[1].wrapping_sub(c[0]))
+            .collect()
+    }
+
     /// One and two warpgroups issuing groups of K m64n256k16 (wait_group 0 after each):
     /// cycles per wgmma on the SM.
     pub(crate) fn tp_wgmma_pair(&mut self) -> Result<()> {

@@ -74,9 +74,10 @@ impl<S: Sink> Engine<'_, S> {
     }
 
     /// A copy of `bytes` into shared memory at byte offset `addr` (of warp `slot`), at the
-    /// TMA unit over `unit` (its turn to the unit's end), whose last line lands at `done`; its writes take `booked` cycles of shared memory, shown
-    /// at the window's end (the timeline's shared-memory row). A copy whose bytes reach
-    /// into a second write queue lands in each it reaches.
+    /// TMA unit over `unit` (its turn to the unit's end), whose last line lands at `done`;
+    /// its writes take `booked` cycles of shared memory, shown at the window's end (the
+    /// timeline's shared-memory row). A copy whose bytes reach into a second write queue
+    /// lands in each it reaches.
     pub(super) fn copy_lands(
         &mut self,
         slot: u32,
@@ -118,22 +119,18 @@ impl<S: Sink> Engine<'_, S> {
         self.emit_busy(slot, Unit::SharedMemory, from, (from + booked).min(until));
     }
 
-    /// When an STS whose turn at write queue `q` is `start` is written: after the bytes
-    /// of any copy landing in that queue then, or (`smem_write_hold_from_turn`) at the end
-    /// of the span a copy holds it.
+    /// When an STS whose turn at write queue `q` is `start` is written: at the end of the
+    /// span any copy holds that queue then (its bytes' landing, or with
+    /// `smem_write_hold_from_turn` the unit's span shifted; `copy_lands`).
     pub(super) fn after_landing(&self, start: f64, q: usize) -> f64 {
         let mut at = start;
         // windows may overlap or follow one another: move past each until none holds it
-        while let Some(&(_, held, until, _)) = self
+        while let Some(&(_, held, _, _)) = self
             .landing
             .iter()
-            .find(|&&(from, held, until, wq)| wq == q && at >= from && at < held && at < until)
+            .find(|&&(from, held, _, wq)| wq == q && at >= from && at < held)
         {
-            at = if self.t.smem_write_hold_from_turn > 0.0 {
-                held
-            } else {
-                until
-            };
+            at = held;
         }
         at
     }
